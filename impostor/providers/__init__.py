@@ -1,0 +1,1 @@
+"""Inspect model providers shipped with impostor-bench (bots, local llama.cpp, litellm)."""

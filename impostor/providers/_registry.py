@@ -1,0 +1,1 @@
+"""Entry point module for Inspect: importing it registers our model providers."""

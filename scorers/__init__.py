@@ -1,0 +1,1 @@
+"""scorers package of impostor-bench."""

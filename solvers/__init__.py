@@ -1,0 +1,1 @@
+"""solvers package of impostor-bench."""
