@@ -1,0 +1,1 @@
+"""Subcommands of the impostor CLI, one module each."""

