@@ -1,0 +1,290 @@
+"""Description enforcement and vote parsing: turning raw model text into game facts.
+
+A response that cannot be read is a *parse* problem (re-prompted once, then
+recorded as an invalid ballot); a readable response that breaks a rule is a
+*rule* problem (a leaked word, an over-long text).  Neither ever raises.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Optional
+
+from pydantic import BaseModel, Field
+
+from impostor.records import player_label, seat_of_label
+
+MAX_DESCRIPTION_CHARS = 750
+MAX_REASONING_CHARS = 2000
+N_PLAYERS = 4
+
+# ----------------------------------------------------------------- descriptions
+
+
+def _word_forms(word: str) -> list[str]:
+    """The word and its simple inflections (plural, past, gerund, agent, adverb)."""
+    w = word.lower()
+    forms = {w, w + "s", w + "es", w + "ed", w + "d", w + "ing", w + "er", w + "ers", w + "ly", w + "'s"}
+    if w.endswith("e"):
+        forms |= {w[:-1] + "ing", w[:-1] + "er"}
+    if w.endswith("y") and len(w) > 2:
+        forms |= {w[:-1] + "ies", w[:-1] + "ied", w[:-1] + "ier", w[:-1] + "ily"}
+    if re.search(r"[^aeiou][aeiou][bdgklmnprt]$", w):  # run -> running, stop -> stopped
+        forms |= {w + w[-1] + "ing", w + w[-1] + "ed", w + w[-1] + "er"}
+    return sorted(forms, key=len, reverse=True)
+
+
+def find_word_leak(text: str, word: str) -> Optional[str]:
+    """The leaked form of ``word`` in ``text`` (whole word, any case, simple inflection,
+    or spelled out letter by letter like "c-a-t"), or None."""
+    forms = "|".join(re.escape(f) for f in _word_forms(word))
+    m = re.search(rf"(?<![A-Za-z]){'(?:' + forms + ')'}(?![A-Za-z])", text, flags=re.IGNORECASE)
+    if m:
+        return m.group(0)
+    if len(word) >= 3:
+        spelled = r"[\s\-\.\*_,'/]+".join(re.escape(c) for c in word)
+        m = re.search(rf"(?<![A-Za-z]){spelled}(?![A-Za-z])", text, flags=re.IGNORECASE)
+        if m:
+            return m.group(0)
+    return None
+
+
+def description_violation(text: str, word: str, max_chars: int = MAX_DESCRIPTION_CHARS) -> Optional[str]:
+    """Why a description breaks the rules of A.3, or None if it is valid."""
+    stripped = (text or "").strip()
+    if not stripped:
+        return "the description is empty"
+    if len(stripped) > max_chars:
+        return f"the description is {len(stripped)} characters long; the limit is {max_chars}"
+    leak = find_word_leak(stripped, word)
+    if leak is not None:
+        return f'the description contains your word ("{leak}")'
+    return None
+
+
+# ------------------------------------------------------------------------ votes
+
+
+class VoteModel(BaseModel):
+    """The ballot JSON of Prompt A.2 after coercion (ids are player numbers 1-4)."""
+
+    suspected_impostor_id: Optional[int] = Field(default=None, ge=1, le=N_PLAYERS)
+    confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
+    reasoning: Optional[str] = None
+    self_declaration: bool = False
+    word_guess: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class ParsedVote:
+    vote: Optional[int]  # seat 0-3, None when no countable vote
+    confidence: Optional[float]
+    reasoning: Optional[str]
+    self_declared: bool
+    word_guess: Optional[str]
+    error: Optional[str]  # why the ballot (or its vote) is not countable
+    retry: bool  # whether a re-prompt could fix it (a parse problem)
+
+
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "first": 1, "second": 2, "third": 3, "fourth": 4}
+_TRUE = {"true", "yes", "y", "1", "t"}
+_FALSE = {"false", "no", "n", "0", "f", "null", "none", ""}
+_NULLS = {"", "null", "none", "n/a", "na"}
+
+
+def _balanced_objects(text: str) -> list[str]:
+    """Every top-level {...} span, respecting strings (so braces inside text do not count)."""
+    spans, depth, start, in_str, quote, esc = [], 0, None, False, "", False
+    for i, ch in enumerate(text):
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == quote:
+                in_str = False
+        elif ch in "\"'" and depth > 0:
+            in_str, quote = True, ch
+        elif ch == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "}" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                spans.append(text[start : i + 1])
+    return spans
+
+
+def _repair(candidate: str) -> str:
+    s = re.sub(r",\s*([}\]])", r"\1", candidate)  # trailing commas
+    if '"' not in s:
+        s = s.replace("'", '"')  # single-quoted JSON
+    else:
+        s = re.sub(r"'([A-Za-z_]+)'\s*:", r'"\1":', s)
+    s = re.sub(r"\bTrue\b", "true", s)
+    s = re.sub(r"\bFalse\b", "false", s)
+    return re.sub(r"\bNone\b", "null", s)
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_conflicting_duplicates(pairs: list[tuple[str, Any]]) -> dict:
+    out: dict = {}
+    for k, v in pairs:
+        if k in out and out[k] != v:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
+
+
+def _load_object(candidate: str) -> Optional[dict]:
+    for text in (candidate, _repair(candidate)):
+        try:
+            obj = json.loads(text, object_pairs_hook=_no_conflicting_duplicates)
+        except _DuplicateKey:
+            raise
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(obj, dict):
+            return obj
+    return None
+
+
+def _find_ballot(obj: dict) -> Optional[dict]:
+    """The dict holding suspected_impostor_id, also when nested one level ({"vote": {...}})."""
+    if "suspected_impostor_id" in obj or "self_declaration" in obj:
+        return obj
+    for value in obj.values():
+        if isinstance(value, dict) and ("suspected_impostor_id" in value or "self_declaration" in value):
+            return value
+    return None
+
+
+def extract_ballot_object(text: str) -> tuple[Optional[dict], Optional[str]]:
+    """The ballot dict in a response (code fences, prose around it, repairs), or an error."""
+    if not text or not text.strip():
+        return None, "the response is empty"
+    body = re.sub(r"```(?:json|JSON)?", "", text)
+    ballots: list[dict] = []
+    try:
+        for cand in _balanced_objects(body):
+            obj = _load_object(cand)
+            found = _find_ballot(obj) if obj is not None else None
+            if found is not None and found not in ballots:
+                ballots.append(found)
+    except _DuplicateKey as dup:
+        return None, f'the JSON repeats the key "{dup}" with different values'
+    if not ballots:
+        return None, "no JSON object with suspected_impostor_id was found"
+    if len(ballots) > 1:
+        return None, "the response holds several different JSON ballots"
+    return ballots[0], None
+
+
+def parse_player_id(value: Any) -> Optional[int]:
+    """A player number 1-4 from 3, "3", "Player 3", "p3", "three", "#3"; None if unreadable."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return int(value) if float(value).is_integer() else None
+    s = str(value).strip().lower()
+    s = re.sub(r"^(?:player|p|#|id)[\s_#:\-]*", "", s).strip().strip(".")
+    if s in _NUMBER_WORDS:
+        return _NUMBER_WORDS[s]
+    return int(s) if re.fullmatch(r"\d+", s) else None
+
+
+def _coerce_bool(value: Any) -> Optional[bool]:
+    if isinstance(value, bool):
+        return value
+    if value is None:
+        return False
+    if isinstance(value, (int, float)):
+        return value != 0
+    s = str(value).strip().lower()
+    if s in _TRUE:
+        return True
+    if s in _FALSE:
+        return False
+    return None
+
+
+def _coerce_confidence(value: Any) -> Optional[float]:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        s = str(value).strip()
+        conf = float(s[:-1]) / 100 if s.endswith("%") else float(s)
+    except ValueError:
+        return None
+    return conf if 0.0 <= conf <= 1.0 else None
+
+
+def _coerce_guess(value: Any) -> Optional[str]:
+    if value is None or isinstance(value, (dict, list)):
+        return None
+    s = str(value).strip()
+    return None if s.lower() in _NULLS else s[:100]
+
+
+def parse_vote(text: str, own_seat: int) -> ParsedVote:
+    """Parse one voting response for the player in ``own_seat``; never raises."""
+    obj, error = extract_ballot_object(text)
+    if obj is None:
+        return ParsedVote(None, None, None, False, None, error, True)
+    declared = _coerce_bool(obj.get("self_declaration", False))
+    reasoning = obj.get("reasoning")
+    reasoning = None if reasoning is None else str(reasoning)[:MAX_REASONING_CHARS]
+    guess = _coerce_guess(obj.get("word_guess"))
+    confidence = _coerce_confidence(obj.get("confidence"))
+    if declared is None:
+        return ParsedVote(None, confidence, reasoning, False, guess,
+                          f"self_declaration must be true or false, got {obj.get('self_declaration')!r}", True)
+    ballot = VoteModel(
+        suspected_impostor_id=None, confidence=confidence, reasoning=reasoning,
+        self_declaration=declared, word_guess=guess,
+    )
+    raw_id = obj.get("suspected_impostor_id")
+    label = parse_player_id(raw_id)
+    if label is None:
+        return ParsedVote(None, ballot.confidence, reasoning, declared, guess,
+                          f"suspected_impostor_id {raw_id!r} is not a player number", True)
+    if not 1 <= label <= N_PLAYERS:
+        return ParsedVote(None, ballot.confidence, reasoning, declared, guess,
+                          f"there is no Player {label} (players are 1-{N_PLAYERS})", True)
+    seat = seat_of_label(label)
+    if seat == own_seat:
+        # Not re-prompted: a self-declaring impostor naturally names itself.
+        return ParsedVote(None, ballot.confidence, reasoning, declared, guess,
+                          f"voted for itself (Player {player_label(own_seat)})", False)
+    ballot = ballot.model_copy(update={"suspected_impostor_id": label})
+    return ParsedVote(seat, ballot.confidence, reasoning, declared, guess, None, False)
+
+
+def vote_json_schema(own_seat: Optional[int] = None, *, reasoning_max: Optional[int] = None) -> dict:
+    """JSON schema of a ballot.  With ``own_seat`` it is *constrained*: the id is an
+    enum of the other players' numbers and reasoning is length-capped (needed by
+    tiny local models to produce usable votes)."""
+    schema: dict = {
+        "type": "object",
+        "properties": {
+            "suspected_impostor_id": {"type": "string"},
+            "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+            "reasoning": {"type": "string"},
+            "self_declaration": {"type": "boolean"},
+            "word_guess": {"type": ["string", "null"]},
+        },
+        "required": ["suspected_impostor_id", "confidence", "reasoning", "self_declaration", "word_guess"],
+        "additionalProperties": False,
+    }
+    if own_seat is not None:
+        others = [str(player_label(s)) for s in range(N_PLAYERS) if s != own_seat]
+        schema["properties"]["suspected_impostor_id"] = {"type": "string", "enum": others}
+    if reasoning_max is not None:
+        schema["properties"]["reasoning"]["maxLength"] = reasoning_max
+    return schema
