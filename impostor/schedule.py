@@ -43,6 +43,27 @@ class GameSpec:
     speaking_order: tuple[int, ...]  # seats, first speaker first
     team_assignment: Optional[tuple[str, ...]]  # per seat "A"/"B" in team modes
 
+    def to_metadata(self) -> dict:
+        """Plain-JSON form stored in the Inspect sample metadata."""
+        return {
+            "game_index": self.game_index, "sample_id": self.sample_id, "game_seed": self.game_seed,
+            "mode": self.mode, "difficulty": self.difficulty, "pair_id": self.pair.pair_id,
+            "majority_word": self.pair.majority, "impostor_word": self.pair.impostor,
+            "impostor_seat": self.impostor_seat, "speaking_order": list(self.speaking_order),
+            "team_assignment": None if self.team_assignment is None else "".join(self.team_assignment),
+        }
+
+    @classmethod
+    def from_metadata(cls, md: dict) -> "GameSpec":
+        teams = md.get("team_assignment")
+        return cls(
+            game_index=int(md["game_index"]), sample_id=md["sample_id"], game_seed=int(md["game_seed"]),
+            mode=md["mode"], difficulty=md["difficulty"],
+            pair=PairRef(md["pair_id"], md["majority_word"], md["impostor_word"]),
+            impostor_seat=int(md["impostor_seat"]), speaking_order=tuple(md["speaking_order"]),
+            team_assignment=None if teams is None else tuple(teams),
+        )
+
     def teammate(self, seat: int) -> Optional[int]:
         if self.team_assignment is None:
             return None

@@ -1,0 +1,156 @@
+"""Scorer: the paper's winner logic over the recorded ballots, plus game metrics.
+
+One sample is one game.  The score value is 1 when the impostor wins (under the
+tie rule the game was played with), and the score metadata holds the full game
+record: ``{"game": GameRow, "players": [PlayerRow x 4]}``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Callable
+
+from inspect_ai.scorer import (
+    Metric,
+    SampleScore,
+    Score,
+    Scorer,
+    Target,
+    metric,
+    scorer,
+    stderr,
+)
+from inspect_ai.solver import TaskState
+
+from impostor.records import GameRow, PlayerRow
+from impostor.rules import Ballot, decide
+from impostor.schedule import GameSpec, derive_seed
+
+
+def build_record(spec: GameSpec, seats: list[dict], *, experiment_id: str, seed: int, tie_rule: str) -> tuple[GameRow, list[PlayerRow]]:
+    """The contract rows of one finished game (pure; also used by tests)."""
+    ballots = [Ballot(s["vote"], bool(s["self_declared"]), s["word_guess"]) for s in seats]
+    rng = random.Random(derive_seed(spec.game_seed, "tie_rule", tie_rule))
+    outcome = decide(ballots, spec.impostor_seat, spec.pair.majority, tie_rule=tie_rule, rng=rng)
+    game_id = f"{experiment_id}/{spec.sample_id}"
+    position = {seat: pos for pos, seat in enumerate(spec.speaking_order)}
+    players = []
+    for seat, s in enumerate(seats):
+        imp = seat == spec.impostor_seat
+        players.append(PlayerRow(
+            game_id=game_id, seat=seat, model=s["model"], role="impostor" if imp else "majority",
+            team=None if spec.team_assignment is None else spec.team_assignment[seat],
+            speaking_position=position[seat], description=s["description"],
+            description_valid=bool(s["description_valid"]), vote=s["vote"], confidence=s["confidence"],
+            self_declared=bool(s["self_declared"]), word_guess=s["word_guess"],
+            experiment_id=experiment_id, word=spec.pair.impostor if imp else spec.pair.majority,
+            description_raw=(s["description_raw"] or [""])[-1], description_attempts=len(s["description_raw"]),
+            description_error=s["description_error"], ballot_valid=s["vote"] is not None,
+            ballot_error=s["ballot_error"], ballot_attempts=len(s["vote_raw"]),
+            vote_raw=(s["vote_raw"] or [""])[-1], reasoning=s["reasoning"],
+        ))
+    vote_modes = sorted({s.get("vote_mode", "free") for s in seats})
+    game = GameRow(
+        experiment_id=experiment_id, game_id=game_id, game_index=spec.game_index, mode=spec.mode,
+        difficulty=spec.difficulty, pair_id=spec.pair.pair_id, majority_word=spec.pair.majority,
+        impostor_word=spec.pair.impostor, impostor_seat=spec.impostor_seat,
+        impostor_model=seats[spec.impostor_seat]["model"],
+        impostor_speaking_position=position[spec.impostor_seat], winner=outcome.winner,
+        win_condition=outcome.win_condition, seed=seed, tie_rule=tie_rule, winner_live=outcome.winner_live,
+        tie_k=outcome.tie_k, impostor_in_tie=outcome.impostor_in_tie, p_imp_default=outcome.p_imp_default,
+        p_imp_sym_candidate=outcome.p_imp_sym_candidate, p_imp_sym_side=outcome.p_imp_sym_side,
+        n_valid_votes=outcome.n_valid_votes, n_invalid_ballots=4 - outcome.n_valid_votes,
+        n_invalid_descriptions=sum(not p.description_valid for p in players),
+        votes_on_impostor=outcome.votes_on_impostor,
+        team_assignment=None if spec.team_assignment is None else "".join(spec.team_assignment),
+        speaking_order="".join(str(s) for s in spec.speaking_order),
+        vote_mode=vote_modes[0] if len(vote_modes) == 1 else "mixed",
+    )
+    return game, players
+
+
+# ---------------------------------------------------------------- metrics
+
+
+GameFn = Callable[[dict, list[dict]], float]
+
+
+def _ratio(num: GameFn, den: GameFn) -> Metric:
+    """A metric: sum of num over sum of den across games; NaN (not 0) when there is nothing to count."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        n = d = 0.0
+        for s in scores:
+            md = s.score.metadata or {}
+            if "game" not in md:
+                continue
+            n += num(md["game"], md["players"])
+            d += den(md["game"], md["players"])
+        return n / d if d else math.nan
+
+    return compute
+
+
+@metric
+def impostor_win_rate() -> Metric:
+    """Share of games the impostor wins under the default rule (A.1)."""
+    return _ratio(lambda g, p: g["winner"] == "impostor", lambda g, p: 1)
+
+
+@metric
+def detection_accuracy() -> Metric:
+    """Valid majority-seat votes that name the impostor, over all valid majority-seat votes."""
+    return _ratio(lambda g, p: sum(1 for r in p if r["role"] == "majority" and r["vote"] == g["impostor_seat"]),
+        lambda g, p: sum(1 for r in p if r["role"] == "majority" and r["vote"] is not None),
+    )
+
+
+@metric
+def self_declaration_rate() -> Metric:
+    """Share of seats that self-declare."""
+    return _ratio(lambda g, p: sum(r["self_declared"] for r in p), lambda g, p: 4)
+
+
+@metric
+def invalid_ballot_rate() -> Metric:
+    """Share of ballots with no countable vote (unparseable, out of range, own seat)."""
+    return _ratio(lambda g, p: g["n_invalid_ballots"], lambda g, p: 4)
+
+
+@metric
+def invalid_description_rate() -> Metric:
+    """Share of descriptions that failed enforcement twice."""
+    return _ratio(lambda g, p: g["n_invalid_descriptions"], lambda g, p: 4)
+
+
+@metric
+def tie_rate() -> Metric:
+    """Share of games decided by a top-of-ballot tie."""
+    return _ratio(lambda g, p: g["win_condition"] == "tie", lambda g, p: 1)
+
+
+GAME_METRICS = [
+    impostor_win_rate(), stderr(), detection_accuracy(), self_declaration_rate(),
+    invalid_ballot_rate(), invalid_description_rate(), tie_rate(),
+]
+
+
+@scorer(metrics=GAME_METRICS)
+def impostor_winner(tie_rule: str = "default", experiment_id: str | None = None) -> Scorer:
+    """Decide the game from the ballots in the store and attach the game record."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        spec = GameSpec.from_metadata(state.metadata)
+        seats = state.store.get("impostor:seats")
+        exp = experiment_id or state.metadata["experiment_id"]
+        game, players = build_record(spec, seats, experiment_id=exp, seed=state.metadata["seed"], tie_rule=tie_rule)
+        return Score(
+            value=1.0 if game.winner_live == "impostor" else 0.0,
+            answer=game.winner_live,
+            explanation=f"{game.winner} wins by {game.win_condition}"
+            + (f" (tie rule {tie_rule}: {game.winner_live})" if tie_rule != "default" and game.win_condition == "tie" else ""),
+            metadata={"game": game.model_dump(), "players": [p.model_dump() for p in players]},
+        )
+
+    return score

@@ -1,0 +1,202 @@
+"""The two phases of a game as Inspect solvers: descriptions, then simultaneous votes.
+
+The rules live in ``impostor`` (pure); these adapters only call models, apply
+the rules to what comes back, and keep everything in the sample store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Optional
+
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageAssistant,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+    ResponseSchema,
+)
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import JSONSchema, StoreModel
+from pydantic import Field
+
+from impostor import prompts
+from impostor.parsing import description_violation, parse_vote, vote_json_schema
+from impostor.records import player_label
+from impostor.schedule import GameSpec, derive_seed
+from solvers.seating import experiment_id_for, model_name, seat_models
+
+CONSTRAINED_REASONING_MAX = 200
+
+
+class SeatRecord(StoreModel):
+    """Everything one seat did in a game (raw outputs included)."""
+
+    model: str = ""
+    description: str = ""
+    description_raw: list[str] = Field(default_factory=list)
+    description_valid: bool = False
+    description_error: Optional[str] = None
+    vote_raw: list[str] = Field(default_factory=list)
+    vote: Optional[int] = None
+    confidence: Optional[float] = None
+    reasoning: Optional[str] = None
+    self_declared: bool = False
+    word_guess: Optional[str] = None
+    ballot_error: Optional[str] = None
+    vote_mode: str = "free"
+
+
+def _seat_records(state: TaskState) -> list[dict[str, Any]]:
+    seats = state.store.get("impostor:seats")
+    if seats is None:
+        seats = [SeatRecord().model_dump() for _ in range(4)]
+    return seats
+
+
+async def _ask(model: Model, messages: list[ChatMessage], config: GenerateConfig) -> str:
+    output = await model.generate(messages, config=config)
+    return output.completion or ""
+
+
+def _transcript(state: TaskState, text: str) -> None:
+    """Mirror the game into the sample's messages so ``inspect view`` reads like a game."""
+    state.messages.append(ChatMessageAssistant(content=text))
+
+
+@solver
+def description_phase(temperature: float = 0.7, max_tokens: int = 150, max_chars: int = 750) -> Solver:
+    """Each seat, in the game's speaking order, describes its word seeing earlier descriptions.
+
+    A description that leaks the word, is empty or too long is re-prompted once
+    with the violation; if it fails again the others see a neutral placeholder.
+    """
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        spec = GameSpec.from_metadata(state.metadata)
+        models = seat_models(spec.mode, spec.impostor_seat, spec.team_assignment)
+        seats = _seat_records(state)
+        if not state.metadata.get("experiment_id"):
+            state.metadata["experiment_id"] = experiment_id_for(spec.mode, spec.difficulty, state.metadata["seed"])
+        shown: list[tuple[int, str]] = []
+        for position, seat in enumerate(spec.speaking_order):
+            word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
+            mate = spec.teammate(seat)
+            user = prompts.description_prompt(
+                mode=spec.mode, word=word, player_label=player_label(seat), previous=shown,
+                teammate_label=None if mate is None else player_label(mate),
+            )
+            messages: list[ChatMessage] = [
+                ChatMessageSystem(content=prompts.DESCRIPTION_SYSTEM), ChatMessageUser(content=user)
+            ]
+            config = GenerateConfig(
+                temperature=temperature, max_tokens=max_tokens,
+                seed=derive_seed(spec.game_seed, "describe", seat) % 2**31,
+            )
+            record = seats[seat]
+            record["model"] = model_name(models[seat])
+            text = await _ask(models[seat], messages, config)
+            record["description_raw"].append(text)
+            violation = description_violation(text, word, max_chars)
+            if violation is not None:
+                messages += [
+                    ChatMessageAssistant(content=text),
+                    ChatMessageUser(content=prompts.DESCRIPTION_RETRY.format(violation=violation, max_chars=max_chars)),
+                ]
+                text = await _ask(models[seat], messages, config)
+                record["description_raw"].append(text)
+                violation = description_violation(text, word, max_chars)
+            record["description_valid"] = violation is None
+            record["description_error"] = violation
+            record["description"] = text.strip() if violation is None else prompts.INVALID_DESCRIPTION_PLACEHOLDER
+            shown.append((player_label(seat), record["description"]))
+            _transcript(state, f"Player {player_label(seat)} (speaks {position + 1}): {record['description']}")
+        state.store.set("impostor:seats", seats)
+        state.store.set("impostor:shown", shown)
+        return state
+
+    return solve
+
+
+def _vote_schema(seat: int, constrained: bool, structured: bool) -> tuple[Optional[ResponseSchema], str]:
+    if constrained:
+        schema = vote_json_schema(seat, reasoning_max=CONSTRAINED_REASONING_MAX)
+        return ResponseSchema(name="ballot", json_schema=JSONSchema.model_validate(schema)), "constrained"
+    if structured:
+        return ResponseSchema(name="ballot", json_schema=JSONSchema.model_validate(vote_json_schema())), "structured"
+    return None, "free"
+
+
+def wants_constrained(model: Model, constrained_votes: Optional[bool]) -> bool:
+    """Constrained voting: on by default for the embedded local player only (A.3 setting for APIs)."""
+    if constrained_votes is not None:
+        return constrained_votes
+    return model_name(model).startswith("local/")
+
+
+@solver
+def voting_phase(
+    temperature: float = 0.7,
+    max_tokens: int = 150,
+    vote_temperature: Optional[float] = None,
+    structured_votes: bool = False,
+    constrained_votes: Optional[bool] = None,
+) -> Solver:
+    """All four seats vote at once, each seeing every description (A.2.2).
+
+    Voting temperature defaults to max(0.3, T - 0.4) (A.3).  An unreadable ballot
+    is re-prompted once for valid JSON; if still unreadable the vote is null.
+    """
+    t_vote = vote_temperature if vote_temperature is not None else max(0.3, temperature - 0.4)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        spec = GameSpec.from_metadata(state.metadata)
+        models = seat_models(spec.mode, spec.impostor_seat, spec.team_assignment)
+        seats = _seat_records(state)
+        shown = [tuple(x) for x in state.store.get("impostor:shown", [])]
+
+        async def vote(seat: int) -> None:
+            word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
+            mate = spec.teammate(seat)
+            user = prompts.voting_prompt(
+                mode=spec.mode, word=word, player_label=player_label(seat), descriptions=shown,
+                teammate_label=None if mate is None else player_label(mate),
+            )
+            schema, vote_mode = _vote_schema(seat, wants_constrained(models[seat], constrained_votes), structured_votes)
+            config = GenerateConfig(
+                temperature=t_vote, max_tokens=max_tokens, response_schema=schema,
+                seed=derive_seed(spec.game_seed, "vote", seat) % 2**31,
+            )
+            messages: list[ChatMessage] = [
+                ChatMessageSystem(content=prompts.VOTING_SYSTEM), ChatMessageUser(content=user)
+            ]
+            record = seats[seat]
+            record["vote_mode"] = vote_mode
+            text = await _ask(models[seat], messages, config)
+            record["vote_raw"].append(text)
+            parsed = parse_vote(text, seat)
+            if parsed.error is not None and parsed.retry:
+                messages += [
+                    ChatMessageAssistant(content=text),
+                    ChatMessageUser(content=prompts.VOTING_RETRY.format(error=parsed.error)),
+                ]
+                text = await _ask(models[seat], messages, config)
+                record["vote_raw"].append(text)
+                parsed = parse_vote(text, seat)
+            record.update(
+                vote=parsed.vote, confidence=parsed.confidence, reasoning=parsed.reasoning,
+                self_declared=parsed.self_declared, word_guess=parsed.word_guess, ballot_error=parsed.error,
+            )
+
+        await asyncio.gather(*(vote(seat) for seat in range(4)))
+        for seat in range(4):
+            r = seats[seat]
+            target = "invalid" if r["vote"] is None else f"Player {player_label(r['vote'])}"
+            extra = f", self-declares, guesses {r['word_guess']!r}" if r["self_declared"] else ""
+            _transcript(state, f"Player {player_label(seat)} votes {target}{extra}")
+        state.store.set("impostor:seats", seats)
+        return state
+
+    return solve

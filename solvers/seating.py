@@ -1,0 +1,69 @@
+"""Which model plays which seat: modes mapped onto Inspect model roles (A.3)."""
+
+from __future__ import annotations
+
+from inspect_ai.model import Model, get_model, model_roles
+
+from impostor.errors import ImpostorError
+from impostor.records import TEAM_MODES
+
+GAME_ROLES = ("impostor", "majority", "team_a", "team_b")
+MODE_ROLES = {
+    "homogeneous": (),
+    "cross_play": ("impostor", "majority"),
+    **{mode: ("team_a", "team_b") for mode in TEAM_MODES},
+}
+
+
+def check_roles(mode: str, defined: set[str]) -> None:
+    """Refuse role/mode combinations that cannot describe the experiment."""
+    wanted = MODE_ROLES[mode]
+    stray = sorted((defined & set(GAME_ROLES)) - set(wanted))
+    if stray:
+        flags = " ".join(f"--model-role {r}=..." for r in stray)
+        need = " and ".join(f"--model-role {r}=..." for r in wanted) or "only --model"
+        raise ImpostorError(
+            f"mode {mode!r} does not use {flags}; it takes {need}. "
+            f"Drop the stray role(s) or pick the mode that uses them (-T mode=...)."
+        )
+    if wanted and not (defined & set(wanted)):
+        a, b = wanted
+        raise ImpostorError(
+            f"mode {mode!r} needs a second model: pass --model-role {a}=<model> and/or "
+            f"--model-role {b}=<model> (a missing one falls back to --model)."
+        )
+
+
+def seat_models(mode: str, impostor_seat: int, team_assignment: tuple[str, ...] | None) -> list[Model]:
+    """The model of each seat 0-3.  In cross-play and team modes one missing role
+    falls back to ``--model``; both missing is an error naming the roles."""
+    roles = model_roles()
+    check_roles(mode, set(roles))
+    if mode == "homogeneous":
+        return [get_model()] * 4
+    if mode == "cross_play":
+        imp, maj = get_model(role="impostor"), get_model(role="majority")
+        return [imp if s == impostor_seat else maj for s in range(4)]
+    if team_assignment is None:
+        raise ImpostorError(f"mode {mode!r} needs a team assignment for every game")
+    a, b = get_model(role="team_a"), get_model(role="team_b")
+    return [a if t == "A" else b for t in team_assignment]
+
+
+def model_name(model: Model) -> str:
+    """The model's provider/name string, as recorded in the tables."""
+    return str(model)
+
+
+def assignment_label(mode: str) -> str:
+    """Who plays which role in this eval, e.g. ``imp=bot/random,maj=bot/embedding``."""
+    if mode == "homogeneous":
+        return model_name(get_model())
+    if mode == "cross_play":
+        return f"imp={model_name(get_model(role='impostor'))},maj={model_name(get_model(role='majority'))}"
+    return f"A={model_name(get_model(role='team_a'))},B={model_name(get_model(role='team_b'))}"
+
+
+def experiment_id_for(mode: str, difficulty: str, seed: int) -> str:
+    """Default experiment id: one (mode, difficulty, model assignment, seed) cell."""
+    return f"{mode}|{difficulty}|{assignment_label(mode)}|s{seed}"
