@@ -1,0 +1,152 @@
+"""Vote parsing on malformed outputs and description enforcement (A.3)."""
+
+import json
+
+import pytest
+
+from impostor.parsing import (
+    description_violation,
+    find_word_leak,
+    parse_player_id,
+    parse_vote,
+    vote_json_schema,
+)
+
+ME = 0  # parsing as Player 1 (seat 0)
+
+
+def ballot(**kw):
+    base = {"suspected_impostor_id": "3", "confidence": 0.7, "reasoning": "r", "self_declaration": False, "word_guess": None}
+    base.update(kw)
+    return json.dumps(base)
+
+
+# (raw text, expected seat or None, expected self_declared, error fragment or None, retry)
+CASES = [
+    (ballot(), 2, False, None, False),
+    (ballot(suspected_impostor_id=3), 2, False, None, False),
+    (ballot(suspected_impostor_id="Player 3"), 2, False, None, False),
+    (ballot(suspected_impostor_id="player3"), 2, False, None, False),
+    (ballot(suspected_impostor_id="p3"), 2, False, None, False),
+    (ballot(suspected_impostor_id="P 4"), 3, False, None, False),
+    (ballot(suspected_impostor_id="three"), 2, False, None, False),
+    (ballot(suspected_impostor_id="#2"), 1, False, None, False),
+    (ballot(suspected_impostor_id=2.0), 1, False, None, False),
+    ("```json\n" + ballot() + "\n```", 2, False, None, False),
+    ("```\n" + ballot() + "\n```", 2, False, None, False),
+    ("Sure! Here is my vote:\n" + ballot() + "\nGood luck everyone.", 2, False, None, False),
+    ('{"suspected_impostor_id": "3", "confidence": 0.5, "reasoning": "r", "self_declaration": false, "word_guess": null,}', 2, False, None, False),
+    ("{'suspected_impostor_id': '3', 'confidence': 0.5, 'reasoning': 'r', 'self_declaration': False, 'word_guess': None}", 2, False, None, False),
+    ('{"vote": {"suspected_impostor_id": "4", "self_declaration": false}}', 3, False, None, False),
+    ('{"suspected_impostor_id": "3", "suspected_impostor_id": "3"}', 2, False, None, False),  # same value twice
+    (ballot(self_declaration="true"), 2, True, None, False),
+    (ballot(self_declaration="yes"), 2, True, None, False),
+    (ballot(self_declaration="no"), 2, False, None, False),
+    (ballot(self_declaration=1), 2, True, None, False),
+    (ballot(confidence="0.9"), 2, False, None, False),
+    (ballot(reasoning="Player 2 said {curly} things"), 2, False, None, False),
+    ('{"suspected_impostor_id": "2", "reasoning": "a } brace in a string", "self_declaration": false}', 1, False, None, False),
+    # --- invalid: re-prompted ---
+    ("", None, False, "empty", True),
+    ("   \n\t ", None, False, "empty", True),
+    ("I'm sorry, but I can't help with that.", None, False, "no JSON object", True),
+    ("I think Player 3 is the impostor.", None, False, "no JSON object", True),
+    ('{"suspected_impostor_id": "3", "confidence": 0.5', None, False, "no JSON object", True),  # truncated
+    ('{"suspected_impostor_id": "3", "suspected_impostor_id": "4"}', None, False, "repeats the key", True),
+    (ballot(suspected_impostor_id="7"), None, False, "no Player 7", True),
+    (ballot(suspected_impostor_id=0), None, False, "no Player 0", True),
+    (ballot(suspected_impostor_id="the quiet one"), None, False, "not a player number", True),
+    (ballot(suspected_impostor_id=None), None, False, "not a player number", True),
+    (ballot(suspected_impostor_id=True), None, False, "not a player number", True),
+    (ballot(self_declaration="maybe"), None, False, "self_declaration", True),
+    ('[' + ballot() + ']', 2, False, None, False),  # array around the object: object still found
+    (ballot() + "\n" + ballot(suspected_impostor_id="4"), None, False, "several different JSON ballots", True),
+    ('Player 2 wrote {"suspected_impostor_id": "2"} but my answer is ' + ballot(), None, False, "several", True),
+    ('{"answer": 3}', None, False, "no JSON object", True),
+    ("x" * 10_000, None, False, "no JSON object", True),
+    # --- own seat: recorded, not counted, not re-prompted ---
+    (ballot(suspected_impostor_id="1"), None, False, "voted for itself", False),
+    (ballot(suspected_impostor_id="1", self_declaration=True, word_guess="cat"), None, True, "voted for itself", False),
+]
+
+
+@pytest.mark.parametrize("raw, seat, declared, error, retry", CASES)
+def test_parse_vote(raw, seat, declared, error, retry):
+    parsed = parse_vote(raw, ME)
+    assert parsed.vote == seat
+    assert parsed.self_declared is declared
+    assert parsed.retry is retry
+    if error is None:
+        assert parsed.error is None
+    else:
+        assert parsed.error is not None and error in parsed.error
+
+
+def test_malformed_corpus_is_large_enough():
+    assert sum(1 for c in CASES if c[3] is not None or c[0] != ballot()) >= 30
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("0.9", 0.9), (0.25, 0.25), ("80%", 0.8), (1.5, None), (-0.1, None), ("high", None), (True, None), (None, None),
+])
+def test_confidence_coercion(value, expected):
+    parsed = parse_vote(ballot(confidence=value), ME)
+    assert parsed.vote == 2  # a bad confidence never invalidates the vote
+    assert parsed.confidence == (pytest.approx(expected) if expected is not None else None)
+
+
+def test_word_guess_is_kept_without_self_declaration_but_flagged_by_rules():
+    parsed = parse_vote(ballot(word_guess="dog"), ME)
+    assert parsed.word_guess == "dog" and parsed.self_declared is False
+    assert parse_vote(ballot(word_guess="null"), ME).word_guess is None
+    assert parse_vote(ballot(word_guess=""), ME).word_guess is None
+
+
+def test_reasoning_is_capped():
+    parsed = parse_vote(ballot(reasoning="r" * 50_000), ME)
+    assert parsed.vote == 2 and len(parsed.reasoning) == 2000
+
+
+@pytest.mark.parametrize("raw, label", [
+    (3, 3), ("3", 3), ("Player 3", 3), ("player_4", 4), ("P2", 2), ("p-1", 1), ("two", 2), (" 4. ", 4),
+    ("3.5", None), (3.5, None), ("", None), ([3], None),
+])
+def test_parse_player_id(raw, label):
+    assert parse_player_id(raw) == label
+
+
+# ------------------------------------------------------------- descriptions
+
+
+@pytest.mark.parametrize("text, word, leak", [
+    ("A loyal dog that barks.", "dog", "dog"),
+    ("Loyal DOGS bark.", "dog", "DOGS"),
+    ("It was dogged by fleas.", "dog", "dogged"),  # consonant-doubling inflection counts
+    ("Hot-dog stands sell it.", "dog", "dog"),
+    ("A hotdog is food.", "dog", None),  # compound word, not the word itself
+    ("She was running late.", "run", "running"),
+    ("Berries grow here.", "berry", "Berries"),
+    ("We are baking bread.", "bake", "baking"),
+    ("It spells D-O-G.", "dog", "D-O-G"),
+    ("It spells c a t.", "cat", "c a t"),
+    ("Describe the feline.", "cat", None),
+    ("Education matters.", "cat", None),
+    ("The piano's keys.", "piano", "piano's"),
+])
+def test_word_leak(text, word, leak):
+    assert find_word_leak(text, word) == leak
+
+
+def test_description_rules():
+    assert description_violation("A loyal companion that barks.", "dog") is None
+    assert "empty" in description_violation("   ", "dog")
+    assert "751 characters" in description_violation("a" * 751, "dog")
+    assert description_violation("a" * 750, "dog") is None
+    assert "contains your word" in description_violation("My DOG is great", "dog")
+
+
+def test_constrained_vote_schema_lists_only_other_players():
+    schema = vote_json_schema(2, reasoning_max=200)
+    assert schema["properties"]["suspected_impostor_id"]["enum"] == ["1", "2", "4"]
+    assert schema["properties"]["reasoning"]["maxLength"] == 200
+    assert "enum" not in vote_json_schema()["properties"]["suspected_impostor_id"]
