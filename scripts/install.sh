@@ -39,6 +39,8 @@ python -c "import litellm" 2>/dev/null || {
   pip install -q "fastuuid>=0.14,<1" "tiktoken>=0.8,<1" "tokenizers>=0.21,<1" \
     "huggingface-hub>=0.34,<2" "jinja2>=3.1.6,<4" "aiohttp>=3.14.2,<4" "jsonschema>=4,<5" \
     "python-dotenv>=1,<2" "click>=8,<9" "importlib-metadata>=8,<9" "openai>=2.20,<4" \
-    "pydantic-settings>=2.14.1,<3" "boto3>=1.43.117,<2"
+    "pydantic-settings>=2.14.1,<3" "boto3>=1.43.117,<2" \
+    "httpx[http2]>=0.28,<1" "filelock>=3.16.1,<5" "anyio>=4.14,<5" "packaging>=24" \
+    "pyyaml>=6.0.3,<7" "typing-extensions>=4.13,<5"
 }
 log "done: activate with '. .venv/bin/activate'"
