@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Install (if needed) and run the whole test suite, offline. Used by .ci/run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install.sh
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 LITELLM_LOCAL_MODEL_COST_MAP=True
+exec .venv/bin/python -m pytest -q "$@"
