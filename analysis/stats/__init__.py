@@ -1,0 +1,52 @@
+"""Statistics of the report bundle (paper Appendices B-M; definitions in docs/analysis.md).
+
+``TABLES`` maps every bundle table name to ``fn(data: AnalysisData, config: StatsConfig)
+-> DataFrame`` whose leading columns are the data contract's. A table that cannot be
+computed comes back empty (contract columns only) with the reason in ``data.notes``.
+Results are cached per (data, table, config), so calling several tables (or one twice)
+recomputes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import pandas as pd
+
+from analysis.data import AnalysisData
+from analysis.stats import balance as _balance
+from analysis.stats import categorical as _categorical
+from analysis.stats import coordination as _coordination
+from analysis.stats import correlations as _correlations
+from analysis.stats import headline as _headline
+from analysis.stats import multiple as _multiple
+from analysis.stats import network as _network
+from analysis.stats import odds as _odds
+from analysis.stats import recognition as _recognition
+from analysis.stats import robustness as _robustness
+from analysis.stats import scaling as _scaling
+from analysis.stats import speaking as _speaking
+from analysis.stats import ties as _ties
+from analysis.stats._base import COLUMNS, CONTRACT, REGISTRY, StatsUnavailable
+from analysis.stats.config import StatsConfig
+from analysis.stats.network import game_metrics, model_network, network_for_game
+from analysis.stats.ties import game_ties
+
+REQUIRED = list(CONTRACT)
+
+TABLES: dict[str, Callable[[AnalysisData, StatsConfig], pd.DataFrame]] = {
+    **{name: REGISTRY[name] for name in REQUIRED},
+    **{name: fn for name, fn in REGISTRY.items() if name not in CONTRACT},
+}
+
+
+def compute_all(data: AnalysisData, config: StatsConfig | None = None) -> dict[str, pd.DataFrame]:
+    """Every table of ``TABLES`` (convenience for the report and benchmarks)."""
+    config = config or StatsConfig()
+    return {name: fn(data, config) for name, fn in TABLES.items()}
+
+
+__all__ = [
+    "TABLES", "REQUIRED", "COLUMNS", "CONTRACT", "StatsConfig", "StatsUnavailable", "compute_all",
+    "network_for_game", "game_metrics", "model_network", "game_ties",
+]

@@ -1,0 +1,368 @@
+"""Shared plumbing of the statistics tables: contract columns, the table registry,
+the per-data cache, the prepared (vectorised) view of the games and small helpers.
+
+Every table function is registered with :func:`table`; the wrapper
+
+* caches the result per (AnalysisData, table, StatsConfig) so that tables which
+  reuse others (multiple comparisons, correlations) do not recompute them and
+  notes are not appended twice;
+* turns :class:`StatsUnavailable` ("cannot compute: <reason>") into an empty table
+  with the contract columns plus a note in ``data.notes``;
+* turns any other error into the same (unless ``config.strict``), so the report
+  never crashes on odd data;
+* puts the contract's leading columns first.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import numpy as np
+import pandas as pd
+from statsmodels.stats.proportion import proportion_confint
+
+from analysis.data import AnalysisData
+from analysis.stats.config import StatsConfig
+
+N_SEATS = 4
+
+MODES = ("homogeneous", "cross_play", "team_blind", "team_aware", "team_semi_aware")
+DIFFICULTIES = ("easy", "medium", "hard", "expert")
+ALL = "ALL"
+
+# Leading columns of the report bundle's tables (shared/data-contract.md, section 2).
+CONTRACT: dict[str, list[str]] = {
+    "headline": ["model", "imp_win_pct", "imp_win_ci", "maj_win_pct", "maj_win_ci", "det_acc_pct",
+                 "det_acc_ci", "centrality", "reach", "coal_eff_pct", "n_imp_games", "n_maj_seats"],
+    "odds_ratios": ["comparison", "or", "ci_low", "ci_high", "p"],
+    "evalues": ["comparison", "or", "evalue"],
+    "chi2": ["test", "chi2", "df", "p", "cramers_v", "magnitude"],
+    "balance": ["mode", "p_imp", "balance"],
+    "tie_sizes": ["mode", "ties", "k2", "k3", "k4", "impostor_in_tie_pct"],
+    "tiebreak_mode": ["mode", "default", "sym_cand", "sym_side", "delta_cand", "delta_side", "ties"],
+    "tiebreak_mode_difficulty": ["mode", "difficulty", "default", "sym_cand", "sym_side", "delta_cand",
+                                 "delta_side", "ties"],
+    "speaking_itt": ["mode", "difficulty", "n", "n_mid", "mid_rand_pp", "ci_low", "ci_high", "p"],
+    "opponent_baseline": ["model", "difficulty", "or_per_10pp", "ci_low", "ci_high", "q"],
+    "scaling": ["fit", "or_per_10x", "ci_low", "ci_high", "p"],
+    "coordination": ["model", "brokerage", "vote_coord_pct", "self_decl_pct", "guess_succ_pct"],
+    "correlations": ["x", "y", "n", "pearson_r", "pearson_ci_low", "pearson_ci_high", "spearman_rho",
+                     "spearman_p"],
+    "bootstrap": ["quantity", "estimate", "ci_low", "ci_high", "reps"],
+    "permutation": ["contrast", "observed", "p", "reps"],
+    "multiple_comparisons": ["family", "hypothesis", "p", "p_bh", "p_bonferroni", "p_holm"],
+}
+
+REGISTRY: dict[str, Callable[..., pd.DataFrame]] = {}
+COLUMNS: dict[str, list[str]] = dict(CONTRACT)
+
+
+class StatsUnavailable(Exception):
+    """Raised inside a table function when it cannot be computed; the message is the reason."""
+
+
+# --------------------------------------------------------------------------- notes / cache
+
+
+def note(data: AnalysisData, msg: str) -> None:
+    """Append a human-readable caveat once."""
+    if msg not in data.notes:
+        data.notes.append(msg)
+
+
+def _cache(data: AnalysisData) -> dict:
+    key = (id(data.games), id(data.players), id(data.models), len(data.games), len(data.players))
+    c = data.__dict__.get("_stats_cache")
+    if c is None or c.get("key") != key:
+        c = {"key": key, "tables": {}, "misc": {}}
+        data.__dict__["_stats_cache"] = c
+    return c
+
+
+def memo(data: AnalysisData, key: tuple, fn: Callable[[], object]):
+    """Memoise an intermediate result (e.g. bootstrap weights) on the data object."""
+    misc = _cache(data)["misc"]
+    if key not in misc:
+        misc[key] = fn()
+    return misc[key]
+
+
+def empty(name: str) -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype=object) for c in COLUMNS[name]})
+
+
+def _lead(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
+    df = df.copy()
+    for c in cols:
+        if c not in df.columns:
+            df[c] = np.nan
+    rest = [c for c in df.columns if c not in cols]
+    return df[cols + rest].reset_index(drop=True)
+
+
+def table(name: str, columns: Optional[list[str]] = None):
+    """Register a table function ``fn(data, config) -> DataFrame`` under ``name``."""
+    if columns is not None:
+        COLUMNS[name] = list(columns)
+    if name not in COLUMNS:
+        raise KeyError(f"no column spec for table {name!r}")
+
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapper(data: AnalysisData, config: Optional[StatsConfig] = None) -> pd.DataFrame:
+            config = config or StatsConfig()
+            tables = _cache(data)["tables"]
+            key = (name, config)
+            if key not in tables:
+                try:
+                    out = fn(data, config)
+                    if out is None or len(out) == 0:
+                        out = empty(name)
+                except StatsUnavailable as e:
+                    note(data, f"{name}: not computed: {e}")
+                    out = empty(name)
+                except Exception as e:  # never crash the report on odd data
+                    if config.strict:
+                        raise
+                    note(data, f"{name}: failed ({type(e).__name__}: {e}); table left empty")
+                    out = empty(name)
+                tables[key] = _lead(out, COLUMNS[name])
+            return tables[key].copy()
+
+        wrapper.table_name = name
+        REGISTRY[name] = wrapper
+        return wrapper
+
+    return deco
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def wilson(count, nobs, alpha: float = 0.05):
+    """Wilson score interval (statsmodels) -> (low, high) arrays; NaN where nobs == 0."""
+    count = np.asarray(count, dtype=float)
+    nobs = np.asarray(nobs, dtype=float)
+    ok = nobs > 0
+    lo = np.full(count.shape, np.nan)
+    hi = np.full(count.shape, np.nan)
+    if np.any(ok):
+        l, h = proportion_confint(count[ok], nobs[ok], alpha=alpha, method="wilson")
+        lo[ok], hi[ok] = l, h
+    return lo, hi
+
+
+def pct_and_halfwidth(count, nobs, alpha: float = 0.05):
+    """(percentage, half-width of the Wilson interval in percentage points)."""
+    count = np.asarray(count, dtype=float)
+    nobs = np.asarray(nobs, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(nobs > 0, count / np.where(nobs > 0, nobs, 1), np.nan)
+    lo, hi = wilson(count, nobs, alpha)
+    return 100 * p, 100 * (hi - lo) / 2
+
+
+def require(df: Optional[pd.DataFrame], cols, what: str) -> None:
+    if df is None:
+        raise StatsUnavailable(f"{what} is missing")
+    missing = [c for c in cols if c not in df.columns]
+    if missing:
+        raise StatsUnavailable(f"{what} lacks column(s) {', '.join(missing)}")
+
+
+def str_col(s: pd.Series) -> np.ndarray:
+    return s.astype(object).where(s.notna(), None).to_numpy(dtype=object)
+
+
+# --------------------------------------------------------------------------- prepared data
+
+GAME_CORE = ["experiment_id", "game_id", "mode", "difficulty", "impostor_seat", "impostor_model",
+             "impostor_speaking_position", "winner"]
+PLAYER_CORE = ["game_id", "seat", "model", "role", "vote", "self_declared"]
+
+
+@dataclass
+class Prepared:
+    """Column-oriented view of the games: one row per game, (N, 4) arrays per seat."""
+
+    games: pd.DataFrame  # contract games, index 0..N-1
+    n: int
+    y: np.ndarray  # (N,) 1 = impostor won (logged winner, default rule)
+    imp_seat: np.ndarray  # (N,) int
+    imp_pos: np.ndarray  # (N,) int speaking position of the impostor
+    mode: np.ndarray  # (N,) object
+    difficulty: np.ndarray  # (N,) object
+    exp_code: np.ndarray  # (N,) int code of experiment_id
+    exp_names: np.ndarray  # experiment ids by code
+    exp_mode: np.ndarray  # mode of each experiment (first game)
+    exp_difficulty: np.ndarray
+    imp_model: np.ndarray  # (N,) object
+    # per-seat arrays (N, 4); absent seats are invalid ballots of unknown model
+    present: Optional[np.ndarray] = None
+    vote: Optional[np.ndarray] = None  # float, NaN = invalid / missing ballot
+    self_decl: Optional[np.ndarray] = None
+    is_imp: Optional[np.ndarray] = None
+    model: Optional[np.ndarray] = None  # object, None where absent
+    team: Optional[np.ndarray] = None  # object, None where no team
+    speak_pos: Optional[np.ndarray] = None  # float, NaN where absent
+    word_guess: Optional[np.ndarray] = None
+    description: Optional[np.ndarray] = None
+
+    @property
+    def has_players(self) -> bool:
+        return self.vote is not None
+
+
+def prepared(data: AnalysisData, need_players: bool = False) -> Prepared:
+    prep = memo(data, ("prepared",), lambda: _prepare(data))
+    if isinstance(prep, StatsUnavailable):
+        raise prep
+    if need_players and not prep.has_players:
+        raise StatsUnavailable(prep.games.attrs.get("players_reason", "players table unavailable"))
+    return prep
+
+
+def _prepare(data: AnalysisData):
+    try:
+        require(data.games, GAME_CORE, "games table")
+    except StatsUnavailable as e:
+        return e
+    g = data.games.reset_index(drop=True)
+    if len(g) == 0:
+        return StatsUnavailable("games table is empty")
+    if g["game_id"].duplicated().any():
+        note(data, f"games: {int(g['game_id'].duplicated().sum())} duplicated game_id rows dropped")
+        g = g[~g["game_id"].duplicated()].reset_index(drop=True)
+    winner = g["winner"].astype(object)
+    bad = ~winner.isin(["impostor", "majority"])
+    if bad.any():
+        note(data, f"games: {int(bad.sum())} games with winner not in (impostor, majority) dropped")
+        g = g[~bad.to_numpy()].reset_index(drop=True)
+        if len(g) == 0:
+            return StatsUnavailable("no game has a valid winner")
+    n = len(g)
+    exp_code, exp_names = pd.factorize(g["experiment_id"].astype(object), sort=True)
+    first = pd.Series(np.arange(n)).groupby(exp_code).first().to_numpy()
+    mode = str_col(g["mode"])
+    diff = str_col(g["difficulty"])
+    prep = Prepared(
+        games=g, n=n,
+        y=(g["winner"].astype(object) == "impostor").to_numpy(dtype=np.int64),
+        imp_seat=g["impostor_seat"].to_numpy(dtype=np.int64),
+        imp_pos=g["impostor_speaking_position"].to_numpy(dtype=np.int64),
+        mode=mode, difficulty=diff,
+        exp_code=exp_code.astype(np.int64), exp_names=np.asarray(exp_names, dtype=object),
+        exp_mode=mode[first], exp_difficulty=diff[first],
+        imp_model=str_col(g["impostor_model"]),
+    )
+    p = data.players
+    try:
+        require(p, PLAYER_CORE, "players table")
+    except StatsUnavailable as e:
+        g.attrs["players_reason"] = str(e)
+        return prep
+    gi = pd.Index(g["game_id"].astype(object)).get_indexer(p["game_id"].astype(object))
+    seat = pd.to_numeric(p["seat"], errors="coerce").to_numpy(dtype=float)
+    ok = (gi >= 0) & np.isin(seat, [0, 1, 2, 3])
+    if (~ok).any():
+        note(data, f"players: {int((~ok).sum())} rows without a matching game or with a bad seat ignored")
+    gi, seat = gi[ok], seat[ok].astype(np.int64)
+    p = p.loc[ok].reset_index(drop=True)
+    flat = gi * N_SEATS + seat
+    dup = pd.Series(flat).duplicated().to_numpy()
+    if dup.any():
+        note(data, f"players: {int(dup.sum())} duplicated (game, seat) rows ignored")
+        keep = ~dup
+        p, flat = p.loc[keep].reset_index(drop=True), flat[keep]
+    shape = (n, N_SEATS)
+
+    def scatter(values, fill, dtype):
+        arr = np.full(n * N_SEATS, fill, dtype=dtype)
+        arr[flat] = values
+        return arr.reshape(shape)
+
+    present = scatter(True, False, bool)
+    vote = pd.to_numeric(p["vote"], errors="coerce").to_numpy(dtype=float)
+    vote[~np.isin(vote, [0, 1, 2, 3])] = np.nan
+    if "ballot_valid" in p.columns:  # extra column: a ballot flagged invalid never counts
+        bv = p["ballot_valid"].astype(object).fillna(True).to_numpy(dtype=bool)
+        vote[~bv] = np.nan
+    prep.present = present
+    prep.vote = scatter(vote, np.nan, float)
+    prep.self_decl = scatter(p["self_declared"].astype(object).fillna(False).to_numpy(dtype=bool), False, bool)
+    prep.is_imp = scatter((p["role"].astype(object) == "impostor").to_numpy(dtype=bool), False, bool)
+    prep.model = scatter(str_col(p["model"]), None, object)
+    prep.team = scatter(str_col(p["team"]) if "team" in p.columns else None, None, object)
+    if "speaking_position" in p.columns:
+        prep.speak_pos = scatter(pd.to_numeric(p["speaking_position"], errors="coerce").to_numpy(float),
+                                 np.nan, float)
+    if "word_guess" in p.columns:
+        prep.word_guess = scatter(str_col(p["word_guess"]), None, object)
+    if "description" in p.columns:
+        prep.description = scatter(str_col(p["description"]), None, object)
+    incomplete = int((~present.all(axis=1)).sum())
+    if incomplete:
+        note(data, f"players: {incomplete} games lack some of their four player rows "
+                   "(missing seats count as invalid ballots)")
+    # role column vs impostor_seat: the games table is authoritative for who the impostor is
+    role_seat = np.zeros(shape, bool)
+    role_seat[np.arange(n), prep.imp_seat] = True
+    mismatch = int(((prep.is_imp != role_seat) & present).any(axis=1).sum())
+    if mismatch:
+        note(data, f"players: role disagrees with games.impostor_seat in {mismatch} games; "
+                   "impostor_seat is used")
+    prep.is_imp = role_seat
+    return prep
+
+
+def design_codes(values: np.ndarray, ref=None, levels=None):
+    """Treatment-coded dummy matrix (drop the reference level) -> (matrix, names)."""
+    vals = pd.Series(values, dtype=object)
+    if levels is None:
+        levels = sorted(vals.dropna().unique(), key=str)
+    levels = list(levels)
+    if ref is None:
+        ref = levels[0]
+    others = [lv for lv in levels if lv != ref]
+    codes = pd.Categorical(vals, categories=levels).codes
+    mat = np.zeros((len(vals), len(others)))
+    for j, lv in enumerate(others):
+        mat[:, j] = codes == levels.index(lv)
+    return mat, others
+
+
+def ordered_levels(values, preferred) -> list:
+    """Levels present in ``values``: the preferred ones first (in that order), then the rest."""
+    present = pd.unique(pd.Series(values, dtype=object).dropna())
+    out = [v for v in preferred if v in set(present)]
+    return out + sorted((v for v in present if v not in set(preferred)), key=str)
+
+
+def models_meta(data: AnalysisData) -> pd.DataFrame:
+    """models.csv indexed by model: provider, family, params_b (float, NaN if unknown)."""
+    if data.models is None or len(data.models) == 0:
+        raise StatsUnavailable("models.csv (model, provider, family, params_b) was not provided")
+    require(data.models, ["model", "params_b"], "models.csv")
+    m = data.models.copy()
+    m["model"] = m["model"].astype(object)
+    m = m.drop_duplicates("model").set_index("model")
+    m["params_b"] = pd.to_numeric(m["params_b"], errors="coerce")
+    m.loc[m["params_b"] <= 0, "params_b"] = np.nan
+    for c in ("provider", "family"):
+        if c not in m.columns:
+            m[c] = None
+        m[c] = m[c].astype(object).where(m[c].notna(), None)
+    return m
+
+
+def impostor_log10_params(data: AnalysisData, prep: Prepared, what: str) -> np.ndarray:
+    """log10(params_b) of each game's impostor model (NaN when unknown), with a note."""
+    meta = models_meta(data)
+    x = np.log10(pd.Series(prep.imp_model, dtype=object).map(meta["params_b"]).to_numpy(dtype=float))
+    unknown = sorted({m for m, v in zip(prep.imp_model, x) if not np.isfinite(v)}, key=str)
+    if unknown:
+        note(data, f"{what}: games whose impostor model has no params_b in models.csv are left out "
+                   f"({', '.join(map(str, unknown))})")
+    return x

@@ -1,0 +1,176 @@
+"""Table 11 (coordination and impostor behaviour) and the computable part of Table 12.
+
+* brokerage      -- model-level mean of (degree centrality + betweenness) / 2 on the
+                    vote-influence graph (network.py; betweenness is 0 there, so it equals reach).
+* vote_coord_pct -- pairwise vote alignment of teammates: over teammate pairs (two seats
+                    with the same non-null ``team`` in a game) in which both cast a valid
+                    ballot, % naming the same seat. A pair counts for the model(s) of its two
+                    seats (teams are model-based, so normally one model). Wilson CI half-width
+                    in ``vote_coord_ci``. NaN for models never seen in a team mode.
+* self_decl_pct  -- % of the model's impostor games in which the impostor self-declared.
+* guess_succ_pct -- % of those self-declarations with a correct majority-word guess:
+                    the logged win_condition (impostor_guess_correct / _wrong) when it
+                    decided the game, else ``impostor.rules.guess_matches`` on word_guess
+                    vs majority_word (same normalisation as the game engine).
+
+Team dynamics (``team_dynamics``; only the Table 12 metrics definable from ballots and
+descriptions, see docs/analysis.md for the rest):
+* vote_coord_<team mode>_pct -- teammate vote alignment within each team mode;
+* coord_gap_pp  -- implicit minus explicit vote coordination, operationalised as
+                   team_blind (team unknown) minus team_aware (team disclosed);
+* vocab_conv    -- Jaccard similarity of the lower-cased word sets of consecutive
+                   descriptions (speaker at position t vs t-1), credited to the later
+                   speaker's model, averaged over such pairs.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from analysis.stats._base import N_SEATS, StatsUnavailable, note, pct_and_halfwidth, prepared, table
+from analysis.stats.network import model_network
+
+TEAM_MODES = ("team_blind", "team_aware", "team_semi_aware")
+
+
+def _guess_matches():
+    try:
+        from impostor.rules import guess_matches
+        return guess_matches
+    except Exception:  # pragma: no cover - the game package is part of this repo
+        return lambda g, w: g is not None and str(g).strip().lower() == str(w).strip().lower()
+
+
+def teammate_pairs(prep) -> pd.DataFrame:
+    """One row per (game, teammate pair, model credited): both_valid, aligned."""
+    if prep.team is None:
+        return pd.DataFrame(columns=["gi", "model", "mode", "both_valid", "aligned"])
+    frames = []
+    valid = ~np.isnan(prep.vote)
+    for p in range(N_SEATS):
+        for q in range(p + 1, N_SEATS):
+            tp, tq = prep.team[:, p], prep.team[:, q]
+            mate = pd.notna(tp) & (tp == tq)
+            gi = np.nonzero(mate)[0]
+            if len(gi) == 0:
+                continue
+            both = valid[gi, p] & valid[gi, q]
+            aligned = both & (prep.vote[gi, p] == prep.vote[gi, q])
+            mp, mq = prep.model[gi, p], prep.model[gi, q]
+            frames.append(pd.DataFrame({"gi": gi, "model": mp, "mode": prep.mode[gi], "both_valid": both,
+                                        "aligned": aligned}))
+            diff = mp != mq
+            if diff.any():
+                frames.append(pd.DataFrame({"gi": gi[diff], "model": mq[diff], "mode": prep.mode[gi[diff]],
+                                            "both_valid": both[diff], "aligned": aligned[diff]}))
+    if not frames:
+        return pd.DataFrame(columns=["gi", "model", "mode", "both_valid", "aligned"])
+    return pd.concat(frames, ignore_index=True)
+
+
+def _impostor_behaviour(data, prep) -> pd.DataFrame:
+    idx = np.arange(prep.n)
+    present = prep.present[idx, prep.imp_seat]
+    sd = prep.self_decl[idx, prep.imp_seat]
+    g = prep.games
+    correct = np.full(prep.n, np.nan)
+    if "win_condition" in g.columns:
+        wc = g["win_condition"].astype(object).to_numpy()
+        correct[wc == "impostor_guess_correct"] = 1.0
+        correct[wc == "impostor_guess_wrong"] = 0.0
+    todo = sd & np.isnan(correct)
+    if todo.any():
+        if prep.word_guess is None or "majority_word" not in g.columns:
+            note(data, "coordination: guess success needs word_guess and majority_word for games not "
+                       "decided by the impostor's guess; those declarations are left out")
+        else:
+            match = _guess_matches()
+            guesses = prep.word_guess[idx, prep.imp_seat]
+            words = g["majority_word"].astype(object).to_numpy()
+            for i in np.nonzero(todo)[0]:  # only the self-declaring impostors (a small subset)
+                correct[i] = float(match(guesses[i], words[i]))
+    df = pd.DataFrame({"model": prep.imp_model, "present": present, "sd": sd, "correct": correct})
+    df = df[df["present"]]
+    out = df.groupby("model").agg(n_imp=("sd", "size"), n_decl=("sd", "sum"))
+    dec = df[df["sd"] & df["correct"].notna()].groupby("model")["correct"].agg(["sum", "size"])
+    out = out.join(dec, how="left").fillna({"sum": 0, "size": 0})
+    out["self_decl_pct"] = 100 * out["n_decl"] / out["n_imp"]
+    out["guess_succ_pct"] = np.where(out["size"] > 0, 100 * out["sum"] / out["size"].where(out["size"] > 0, 1),
+                                     np.nan)
+    return out.rename(columns={"size": "n_guess_judged"}).drop(columns="sum")
+
+
+@table("coordination")
+def coordination(data, config) -> pd.DataFrame:
+    prep = prepared(data, need_players=True)
+    net = model_network(data, config).set_index("model")[["brokerage"]]
+    pairs = teammate_pairs(prep)
+    if len(pairs) == 0:
+        note(data, "coordination: no team-mode games (no teammate pairs); vote_coord_pct left empty")
+    vc = pairs[pairs["both_valid"].astype(bool)].groupby("model")["aligned"].agg(["sum", "size"])
+    vc["vote_coord_pct"], vc["vote_coord_ci"] = pct_and_halfwidth(vc["sum"], vc["size"], config.alpha)
+    vc = vc.rename(columns={"size": "n_pairs"}).drop(columns="sum")
+    beh = _impostor_behaviour(data, prep)
+    out = net.join(vc, how="outer").join(beh, how="outer")
+    out.index.name = "model"
+    return out.reset_index().sort_values("model", key=lambda s: s.astype(str)).reset_index(drop=True)
+
+
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+def vocab_convergence(prep) -> pd.DataFrame:
+    """Per (later speaker) model: mean Jaccard of word sets of consecutive descriptions."""
+    if prep.description is None or prep.speak_pos is None:
+        raise StatsUnavailable("descriptions or speaking positions are missing")
+    pos = np.where(np.isnan(prep.speak_pos), 99, prep.speak_pos)
+    order = np.argsort(pos, axis=1, kind="stable")  # seats in speaking order
+    rows = np.arange(prep.n)[:, None]
+    desc = prep.description[rows, order]
+    mdl = prep.model[rows, order]
+    ok = np.sort(pos, axis=1) < 99
+    cache: dict = {}
+
+    def toks(s):
+        if s not in cache:
+            cache[s] = frozenset(_WORD.findall(str(s).lower())) if s is not None else frozenset()
+        return cache[s]
+
+    out_model, out_j = [], []
+    for t in range(1, N_SEATS):
+        sel = np.nonzero(ok[:, t] & ok[:, t - 1])[0]
+        for i in sel:
+            a, b = toks(desc[i, t]), toks(desc[i, t - 1])
+            u = len(a | b)
+            out_model.append(mdl[i, t])
+            out_j.append(len(a & b) / u if u else np.nan)
+    df = pd.DataFrame({"model": out_model, "j": out_j})
+    return df.groupby("model")["j"].mean().rename("vocab_conv").to_frame()
+
+
+@table("team_dynamics", columns=["model", "vote_coord_pct", "vote_coord_team_blind_pct",
+                                 "vote_coord_team_aware_pct", "vote_coord_team_semi_aware_pct",
+                                 "coord_gap_pp", "vocab_conv"])
+def team_dynamics(data, config) -> pd.DataFrame:
+    """Table 12 metrics that have a defensible definition from ballots and descriptions."""
+    prep = prepared(data, need_players=True)
+    pairs = teammate_pairs(prep)
+    pairs = pairs[pairs["both_valid"].astype(bool)]
+    out = pd.DataFrame(index=pd.Index(sorted(set(prep.model[prep.present]) - {None}, key=str), name="model"))
+    if len(pairs):
+        out["vote_coord_pct"] = 100 * pairs.groupby("model")["aligned"].mean()
+        out["n_pairs"] = pairs.groupby("model").size()
+        for m in TEAM_MODES:
+            s = pairs[pairs["mode"] == m]
+            out[f"vote_coord_{m}_pct"] = 100 * s.groupby("model")["aligned"].mean()
+        out["coord_gap_pp"] = out["vote_coord_team_blind_pct"] - out["vote_coord_team_aware_pct"]
+    else:
+        note(data, "team_dynamics: no team-mode games; vote coordination columns left empty")
+    try:
+        out = out.join(vocab_convergence(prep), how="left")
+    except StatsUnavailable as e:
+        note(data, f"team_dynamics: vocab_conv not computed: {e}")
+    return out.reset_index()

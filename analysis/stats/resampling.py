@@ -1,0 +1,93 @@
+"""Vectorised resampling: experiment-level block bootstrap and exact-design permutations.
+
+No Python loop runs over replicates. The block bootstrap draws, once per
+(data, seed, reps), an (R, E) matrix of how often each experiment is drawn;
+every bootstrapped quantity is then a ratio of matrix products ``W @ sums`` where
+``sums`` are per-experiment totals. Experiments are resampled with replacement
+*within* their mode x difficulty cell (the design fixes how many experiments each
+cell has), which makes the bootstrap of every cell-level quantity (speaking ITT
+per cell) and of pooled quantities coherent with a single draw.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from analysis.stats._base import Prepared, memo
+from analysis.stats.config import StatsConfig
+
+
+def bootstrap_weights(data, prep: Prepared, config: StatsConfig) -> np.ndarray:
+    """(R, E) float32 counts of each experiment in each replicate (stratified by cell)."""
+
+    def make():
+        rng = np.random.default_rng([config.seed, 1])
+        E = len(prep.exp_names)
+        W = np.zeros((config.bootstrap_reps, E), dtype=np.float32)
+        strata = {}
+        for e, key in enumerate(zip(prep.exp_mode, prep.exp_difficulty)):
+            strata.setdefault(key, []).append(e)
+        for key in sorted(strata, key=str):
+            cols = np.asarray(strata[key])
+            counts = rng.multinomial(len(cols), np.full(len(cols), 1 / len(cols)), size=config.bootstrap_reps)
+            W[:, cols] = counts
+        return W
+
+    return memo(data, ("bootstrap_weights", config.seed, config.bootstrap_reps), make)
+
+
+def exp_sums(prep: Prepared, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """Per-experiment sums of ``values`` (N,) or (N, K) over games where ``mask``."""
+    v = np.asarray(values, dtype=float)
+    if mask is not None:
+        v = v * (np.asarray(mask, bool)[:, None] if v.ndim == 2 else np.asarray(mask, bool))
+    E = len(prep.exp_names)
+    if v.ndim == 1:
+        return np.bincount(prep.exp_code, weights=v, minlength=E)
+    return np.stack([np.bincount(prep.exp_code, weights=v[:, k], minlength=E) for k in range(v.shape[1])], 1)
+
+
+def percentile_ci(reps: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    with np.errstate(invalid="ignore"):
+        lo = np.nanpercentile(reps, 100 * alpha / 2, axis=0)
+        hi = np.nanpercentile(reps, 100 * (1 - alpha / 2), axis=0)
+    return lo, hi
+
+
+def perm_pvalue(observed: np.ndarray, null: np.ndarray) -> np.ndarray:
+    """Two-sided Monte-Carlo p, (1 + #{|T*| >= |T|}) / (1 + R), per column of ``null`` (R, K)."""
+    observed = np.atleast_1d(np.asarray(observed, float))
+    null = np.asarray(null, float).reshape(null.shape[0], -1)
+    tol = 1e-12 * np.maximum(1, np.abs(observed))
+    ok = np.isfinite(null)
+    hits = ((np.abs(null) >= np.abs(observed) - tol) & ok).sum(0)
+    return (1 + hits) / (1 + ok.sum(0))
+
+
+def hypergeom_within(rng: np.random.Generator, group_sizes: np.ndarray, successes: np.ndarray,
+                     reps: int) -> np.ndarray:
+    """Successes falling in each group when labels are permuted within blocks.
+
+    ``group_sizes`` (B, G): games of each group (e.g. seat) in each block (experiment);
+    ``successes`` (B,): wins in each block. Permuting the group labels within a block
+    makes the wins per group multivariate hypergeometric, so each replicate is an exact
+    draw of the permutation distribution of the group totals. Returns (reps, G) totals.
+    The loop runs over blocks (hundreds), never over replicates; blocks sharing the same
+    (sizes, successes) are drawn together.
+    """
+    group_sizes = np.asarray(group_sizes, np.int64)
+    successes = np.asarray(successes, np.int64)
+    out = np.zeros((reps, group_sizes.shape[1]), dtype=np.int64)
+    keys = np.column_stack([group_sizes, successes])
+    uniq, inv, cnt = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
+    for u, (row, c) in enumerate(zip(uniq, cnt)):
+        sizes, s = row[:-1], int(row[-1])
+        if s == 0:
+            continue
+        if s == sizes.sum() or (sizes > 0).sum() < 2:  # degenerate: allocation is fixed
+            fixed = sizes if s == sizes.sum() else (sizes > 0) * s
+            out += int(c) * fixed[None, :]
+            continue
+        draws = rng.multivariate_hypergeometric(sizes, s, size=reps * int(c))
+        out += draws.reshape(int(c), reps, -1).sum(0)
+    return out

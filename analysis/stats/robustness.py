@@ -1,0 +1,252 @@
+"""Appendix B.2-B.3 robustness: block bootstrap, permutation tests, cluster-robust GLM,
+sensitivity analyses and negative controls.
+
+* bootstrap   -- experiment-level block bootstrap (``resampling.bootstrap_weights``:
+                 experiments resampled with replacement within mode x difficulty cells,
+                 vectorised, percentile CIs) of the overall impostor win rate, each
+                 mode's OR vs homogeneous (marginal 2x2 OR, as in odds_ratios) and each
+                 model's impostor win rate.
+* permutation -- seat contrasts: impostor-seat labels permuted within experiment_id;
+                 mode contrasts: game-level mode labels permuted preserving counts (the
+                 paper's test) and, more conservatively, experiment-level mode labels
+                 permuted preserving counts (``*_experiment_level``). Statistic: difference
+                 in impostor win rate (proportion); two-sided Monte-Carlo p with the +1
+                 correction. Replicates are exact draws of the permutation distribution of
+                 the group totals (multivariate hypergeometric), no per-replicate shuffles.
+* cluster_robust -- logit of impostor win on the seat index (linear) with impostor-model,
+                 difficulty and mode fixed effects; cluster-robust SEs by experiment_id and,
+                 separately, by pair_id. (Experiment fixed effects, as in eq. 1, are collinear
+                 with mode and model and are not included.)
+* sensitivity -- trimmed means of experiment-level win rates (5%, 10% cut at each end),
+                 first vs second half of each experiment's games (by game_index), a seeded
+                 50% subsample of games, and mode ORs when games with any invalid/missing
+                 ballot are excluded.
+* negative_controls -- impostor-seat parity and game-index parity (within-experiment
+                 permutation), majority self-declaration rate (chi2 across modes) and team
+                 fields present outside team modes (should be 0).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from analysis.stats._base import (DIFFICULTIES, MODES, StatsUnavailable, design_codes, note, ordered_levels,
+                                  prepared, table)
+from analysis.stats._regress import cluster_logit, with_intercept
+from analysis.stats.categorical import chi2_test
+from analysis.stats.odds import mode_ors
+from analysis.stats.resampling import (bootstrap_weights, exp_sums, hypergeom_within, percentile_ci,
+                                       perm_pvalue)
+
+
+def _odds(w, n):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return w / (n - w)
+
+
+@table("bootstrap")
+def bootstrap(data, config) -> pd.DataFrame:
+    prep = prepared(data)
+    W = bootstrap_weights(data, prep, config)
+    rows = []
+
+    def add(q, est, reps_vals):
+        lo, hi = percentile_ci(reps_vals, config.alpha)
+        rows.append({"quantity": q, "estimate": float(est), "ci_low": float(lo), "ci_high": float(hi),
+                     "reps": config.bootstrap_reps, "se": float(np.nanstd(reps_vals, ddof=1)),
+                     "n_undefined": int(np.isnan(reps_vals).sum())})
+
+    wins_e, n_e = exp_sums(prep, prep.y), exp_sums(prep, np.ones(prep.n))
+    add("overall_imp_win_rate", prep.y.mean(), (W @ wins_e) / (W @ n_e))
+    modes = ordered_levels(prep.mode, MODES)
+    if "homogeneous" in modes and len(modes) > 1:
+        onehot = np.stack([prep.mode == m for m in modes], 1).astype(float)
+        mw, mn = exp_sums(prep, onehot * prep.y[:, None]), exp_sums(prep, onehot)
+        bw, bn = W @ mw, W @ mn
+        h = modes.index("homogeneous")
+        ow, on = mw.sum(0), mn.sum(0)
+        for j, m in enumerate(modes):
+            if m != "homogeneous":
+                est = _odds(ow[j], on[j]) / _odds(ow[h], on[h])
+                add(f"{m}_vs_homogeneous_or", est, _odds(bw[:, j], bn[:, j]) / _odds(bw[:, h], bn[:, h]))
+    else:
+        note(data, "bootstrap: mode ORs need homogeneous and at least one other mode")
+    models = ordered_levels(prep.imp_model, ())
+    onehot = np.stack([prep.imp_model == m for m in models], 1).astype(float)
+    mw, mn = exp_sums(prep, onehot * prep.y[:, None]), exp_sums(prep, onehot)
+    bw, bn = W @ mw, W @ mn
+    with np.errstate(invalid="ignore", divide="ignore"):
+        for j, m in enumerate(models):
+            add(f"imp_win_rate:{m}", mw[:, j].sum() / mn[:, j].sum(), bw[:, j] / bn[:, j])
+    return pd.DataFrame(rows)
+
+
+def _within_exp_perm(prep, group: np.ndarray, levels, rng, reps):
+    """Observed per-level win rates and their permutation null (labels permuted within experiment)."""
+    onehot = np.stack([group == g for g in levels], 1).astype(float)
+    sizes = exp_sums(prep, onehot).astype(np.int64)  # (E, G)
+    wins = exp_sums(prep, prep.y).astype(np.int64)
+    null_w = hypergeom_within(rng, sizes, wins, reps)  # (R, G)
+    n = sizes.sum(0)
+    obs_w = (onehot * prep.y[:, None]).sum(0)
+    return obs_w / n, null_w / n
+
+
+@table("permutation")
+def permutation(data, config) -> pd.DataFrame:
+    prep = prepared(data)
+    R = config.permutation_reps
+    rng = np.random.default_rng([config.seed, 4])
+    rows = []
+    seats = [s for s in range(4) if (prep.imp_seat == s).any()]
+    if 0 in seats and len(seats) > 1:
+        obs, null = _within_exp_perm(prep, prep.imp_seat, seats, rng, R)
+        for j, s in enumerate(seats[1:], start=1):
+            d = obs[j] - obs[0]
+            rows.append({"contrast": f"seat{s}_vs_seat0", "observed": d,
+                         "p": float(perm_pvalue(d, (null[:, j] - null[:, 0])[:, None])[0]), "reps": R,
+                         "level": "within_experiment", "statistic": "diff_imp_win_rate"})
+    modes = ordered_levels(prep.mode, MODES)
+    if "homogeneous" in modes and len(modes) > 1:
+        h = modes.index("homogeneous")
+        sizes = np.array([[(prep.mode == m).sum() for m in modes]])
+        null_w = hypergeom_within(rng, sizes, np.array([prep.y.sum()]), R) / sizes[0]
+        obs = np.array([prep.y[prep.mode == m].mean() for m in modes])
+        # experiment-level: permute the mode labels of whole experiments
+        e_modes = prep.exp_mode
+        wins_e, n_e = exp_sums(prep, prep.y), exp_sums(prep, np.ones(prep.n))
+        perm = rng.permuted(np.tile(np.arange(len(e_modes)), (R, 1)), axis=1)
+        lab = e_modes[perm]  # (R, E) labels after permutation
+        for j, m in enumerate(modes):
+            if j == h:
+                continue
+            d = obs[j] - obs[h]
+            rows.append({"contrast": f"{m}_vs_homogeneous", "observed": d,
+                         "p": float(perm_pvalue(d, (null_w[:, j] - null_w[:, h])[:, None])[0]), "reps": R,
+                         "level": "game", "statistic": "diff_imp_win_rate"})
+            mj, mh = lab == m, lab == "homogeneous"
+            with np.errstate(invalid="ignore", divide="ignore"):
+                dn = (mj @ wins_e) / (mj @ n_e) - (mh @ wins_e) / (mh @ n_e)
+            rows.append({"contrast": f"{m}_vs_homogeneous_experiment_level", "observed": d,
+                         "p": float(perm_pvalue(d, dn[:, None])[0]), "reps": R,
+                         "level": "experiment", "statistic": "diff_imp_win_rate"})
+    else:
+        note(data, "permutation: mode contrasts need homogeneous and at least one other mode")
+    return pd.DataFrame(rows)
+
+
+@table("cluster_robust", columns=["cluster", "term", "coef", "se", "p", "or", "ci_low", "ci_high"])
+def cluster_robust(data, config) -> pd.DataFrame:
+    prep = prepared(data)
+    blocks = [(prep.imp_seat.astype(float), ["seat_index"])]
+    for vals, pref, tag in ((prep.imp_model, (), "model"), (prep.difficulty, DIFFICULTIES, "difficulty"),
+                            (prep.mode, MODES, "mode")):
+        lv = ordered_levels(vals, pref)
+        if len(lv) > 1:
+            mat, names = design_codes(vals, levels=lv)
+            blocks.append((mat, [f"{tag}:{n}" for n in names]))
+    X, names = with_intercept(*blocks)
+    clusters = [("experiment_id", prep.exp_code)]
+    if "pair_id" in prep.games.columns:
+        clusters.append(("pair_id", prep.games["pair_id"].astype(object).to_numpy()))
+    else:
+        note(data, "cluster_robust: games lack pair_id; word-pair clustering skipped")
+    rows = []
+    for cname, groups in clusters:
+        try:
+            fit = cluster_logit(prep.y, X, names, groups, f"cluster_robust by {cname}", config.min_clusters)
+        except StatsUnavailable as e:
+            note(data, f"cluster_robust: {e}")
+            continue
+        for t in names:
+            w = fit.wald(t, config.alpha)
+            rows.append({"cluster": cname, "term": t, "coef": w["coef"], "se": w["se"], "p": w["p"], "or": w["or"],
+                         "ci_low": w["ci_low"], "ci_high": w["ci_high"], "n": fit.n, "n_clusters": fit.n_clusters})
+    return pd.DataFrame(rows)
+
+
+@table("sensitivity", columns=["analysis", "quantity", "estimate", "baseline", "delta"])
+def sensitivity(data, config) -> pd.DataFrame:
+    prep = prepared(data)
+    rows = []
+    overall = float(prep.y.mean())
+    wins_e, n_e = exp_sums(prep, prep.y), exp_sums(prep, np.ones(prep.n))
+    rate_e = wins_e / n_e
+    base_e = float(rate_e.mean())
+    for cut in (0.05, 0.10):
+        t = float(stats.trim_mean(rate_e, cut))
+        rows.append({"analysis": f"trim_{int(cut * 100)}pct", "quantity": "mean_experiment_imp_win_rate",
+                     "estimate": t, "baseline": base_e, "delta": t - base_e, "n": len(rate_e)})
+    if "game_index" in prep.games.columns:
+        gidx = pd.to_numeric(prep.games["game_index"], errors="coerce").to_numpy(float)
+        rank = pd.Series(gidx).groupby(prep.exp_code).rank(method="first").to_numpy()
+        first = rank <= n_e[prep.exp_code] / 2
+        r1, r2 = prep.y[first].mean(), prep.y[~first].mean()
+        rows += [{"analysis": "first_half", "quantity": "imp_win_rate", "estimate": r1, "baseline": overall,
+                  "delta": r1 - overall, "n": int(first.sum())},
+                 {"analysis": "second_half", "quantity": "imp_win_rate", "estimate": r2, "baseline": overall,
+                  "delta": r2 - overall, "n": int((~first).sum())},
+                 {"analysis": "second_minus_first", "quantity": "imp_win_rate", "estimate": r2 - r1,
+                  "baseline": 0.0, "delta": r2 - r1, "n": prep.n}]
+    else:
+        note(data, "sensitivity: games lack game_index; temporal split skipped")
+    rng = np.random.default_rng([config.seed, 5])
+    half = np.zeros(prep.n, bool)
+    half[rng.choice(prep.n, prep.n // 2, replace=False)] = True
+    r = float(prep.y[half].mean())
+    rows.append({"analysis": "subsample_50pct", "quantity": "imp_win_rate", "estimate": r, "baseline": overall,
+                 "delta": r - overall, "n": int(half.sum())})
+    try:
+        full = {d["comparison"]: d["or"] for d in mode_ors(prep, config.alpha)}
+        variants = [("subsample_50pct", half)]
+        if prep.has_players:
+            variants.append(("exclude_invalid_ballots", np.isfinite(prep.vote).all(axis=1)))
+        else:
+            note(data, "sensitivity: no players table; invalid-ballot handling skipped")
+        for name, mask in variants:
+            for d in mode_ors(prep, config.alpha, mask=mask):
+                rows.append({"analysis": name, "quantity": f"{d['comparison']}_or", "estimate": d["or"],
+                             "baseline": full[d["comparison"]], "delta": d["or"] - full[d["comparison"]],
+                             "n": d["n"]})
+    except StatsUnavailable as e:
+        note(data, f"sensitivity: mode ORs skipped: {e}")
+    return pd.DataFrame(rows)
+
+
+@table("negative_controls", columns=["control", "estimate", "p", "method"])
+def negative_controls(data, config) -> pd.DataFrame:
+    prep = prepared(data)
+    rng = np.random.default_rng([config.seed, 6])
+    rows = []
+
+    def parity(name, values):
+        par = values % 2
+        if len(np.unique(par)) < 2:
+            note(data, f"negative_controls: {name} has a single parity")
+            return
+        obs, null = _within_exp_perm(prep, par, [0, 1], rng, config.permutation_reps)
+        d = obs[1] - obs[0]
+        rows.append({"control": name, "estimate": d,
+                     "p": float(perm_pvalue(d, (null[:, 1] - null[:, 0])[:, None])[0]),
+                     "method": "odd minus even impostor win rate; labels permuted within experiment",
+                     "reps": config.permutation_reps})
+
+    parity("impostor_seat_parity", prep.imp_seat)
+    if "game_index" in prep.games.columns:
+        parity("game_index_parity", pd.to_numeric(prep.games["game_index"], errors="coerce").fillna(0)
+               .to_numpy(np.int64))
+    if prep.has_players:
+        maj = prep.present & ~prep.is_imp
+        gi, seat = np.nonzero(maj)
+        sd = prep.self_decl[gi, seat]
+        r = chi2_test(prep.mode[gi], sd)
+        rows.append({"control": "majority_self_declaration_pct", "estimate": 100 * sd.mean(), "p": r["p"],
+                     "method": "% of majority seats self-declaring; chi2 mode x self-declaration"})
+        if prep.team is not None:
+            non_team = ~np.isin(prep.mode, ["team_blind", "team_aware", "team_semi_aware"])
+            stray = int((pd.notna(prep.team) & prep.present)[non_team].sum())
+            rows.append({"control": "team_fields_outside_team_modes", "estimate": stray, "p": np.nan,
+                         "method": "player rows with a team outside team modes (expected 0)"})
+    return pd.DataFrame(rows)

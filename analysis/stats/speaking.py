@@ -1,0 +1,147 @@
+"""Table 6 / Appendix B.3: randomized speaking order.
+
+Pseudo-arm ITT (data contract): with p_j the impostor-win cell mean of games in which
+the impostor spoke at 0-based position j,
+
+    mid_rand_pp = 100 * [ mean(p_2, p_3) - mean(p_0, p_1, p_2, p_3) ]
+
+i.e. a "pin the impostor to positions 2/3" policy versus the status-quo uniform mix.
+Computed per mode x difficulty cell and pooled over all games (mode = difficulty = ALL).
+
+* CI: experiment-level block bootstrap (resampling experiments within their cell,
+  ``resampling.bootstrap_weights``), percentile interval.
+* p: two-sided normal approximation with the bootstrap SE, 2 Phi(-|est| / se_boot);
+  ``p_randomization`` is the Fisher-style randomisation p (below) for the same statistic.
+
+Fisher-style randomisation (``speaking_randomization``): under the sharp null that
+the impostor's position has no effect, re-drawing every game's position uniformly
+(the design) makes the wins per position Multinomial(W, 1/4) and the losses per
+position an independent Multinomial(L, 1/4). Replicates of every position statistic
+are therefore exact draws from two multinomials - no per-game shuffling is needed.
+
+``speaking_glm``: game-level logit of impostor win on position indicators (ref.
+position 0) with mode, difficulty and impostor-model fixed effects, cluster-robust
+SEs by experiment_id.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from analysis.stats._base import (ALL, DIFFICULTIES, MODES, StatsUnavailable, design_codes, note,
+                                  ordered_levels, prepared, table)
+from analysis.stats._regress import cluster_logit, with_intercept
+from analysis.stats.resampling import bootstrap_weights, exp_sums, percentile_ci, perm_pvalue
+
+MID = (2, 3)
+
+
+def itt_from_counts(wins: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """mid_rand in pp from (..., 4) arrays of wins and games by impostor position."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = wins / np.where(n > 0, n, np.nan)
+    return 100 * (p[..., list(MID)].mean(-1) - p.mean(-1))
+
+
+def _pos_onehot(prep) -> np.ndarray:
+    pos = prep.imp_pos
+    if np.any((pos < 0) | (pos > 3)):
+        raise StatsUnavailable("impostor_speaking_position outside 0-3")
+    return np.eye(4)[pos]
+
+
+def _randomization_null(rng, wins_total: int, loss_total: int, reps: int):
+    w = rng.multinomial(wins_total, [0.25] * 4, size=reps).astype(float)
+    l = rng.multinomial(loss_total, [0.25] * 4, size=reps).astype(float)
+    return w, w + l
+
+
+@table("speaking_itt")
+def speaking_itt(data, config) -> pd.DataFrame:
+    prep = prepared(data)
+    onehot = _pos_onehot(prep)
+    wins_e = exp_sums(prep, onehot * prep.y[:, None])  # (E, 4)
+    n_e = exp_sums(prep, onehot)
+    W = bootstrap_weights(data, prep, config)
+    rng = np.random.default_rng([config.seed, 2])
+    cells = [(m, d) for m in ordered_levels(prep.exp_mode, MODES)
+             for d in ordered_levels(prep.exp_difficulty, DIFFICULTIES)]
+    rows = []
+    for m, d in cells + [(ALL, ALL)]:
+        cols = np.arange(len(prep.exp_names)) if m == ALL else np.nonzero(
+            (prep.exp_mode == m) & (prep.exp_difficulty == d))[0]
+        if len(cols) == 0:
+            continue
+        w, n = wins_e[cols].sum(0), n_e[cols].sum(0)
+        row = {"mode": m, "difficulty": d, "n": int(n.sum()), "n_mid": int(n[list(MID)].sum()),
+               "n_experiments": len(cols)}
+        est = float(itt_from_counts(w, n))
+        if not np.isfinite(est) or n.sum() < config.min_cell_games:
+            note(data, f"speaking_itt: cell {m}/{d} has a speaking position with no games "
+                       f"or fewer than {config.min_cell_games} games; left empty")
+            rows.append({**row, "mid_rand_pp": np.nan})
+            continue
+        boot = itt_from_counts(W[:, cols] @ wins_e[cols], W[:, cols] @ n_e[cols])
+        lo, hi = percentile_ci(boot, config.alpha)
+        se = float(np.nanstd(boot, ddof=1))
+        p = float(2 * stats.norm.sf(abs(est) / se)) if se > 0 else np.nan
+        nw, nn = _randomization_null(rng, int(w.sum()), int(n.sum() - w.sum()), config.permutation_reps)
+        p_rand = float(perm_pvalue(est, itt_from_counts(nw, nn)[:, None])[0])
+        rows.append({**row, "mid_rand_pp": est, "ci_low": float(lo), "ci_high": float(hi), "p": p,
+                     "se_boot": se, "p_randomization": p_rand,
+                     **{f"p_imp_pos{j}_pct": 100 * w[j] / n[j] for j in range(4)}})
+    return pd.DataFrame(rows)
+
+
+@table("speaking_randomization", columns=["scope", "contrast", "observed_pp", "p", "log_or", "p_log_or", "reps"])
+def speaking_randomization(data, config) -> pd.DataFrame:
+    """Fisher-style randomisation tests of impostor position k vs 0 (and the ITT), pooled and by mode."""
+    prep = prepared(data)
+    onehot = _pos_onehot(prep)
+    rng = np.random.default_rng([config.seed, 3])
+    rows = []
+    for scope in [ALL] + ordered_levels(prep.mode, MODES):
+        sel = np.ones(prep.n, bool) if scope == ALL else prep.mode == scope
+        w = (onehot[sel] * prep.y[sel, None]).sum(0)
+        n = onehot[sel].sum(0)
+        if np.any(n == 0):
+            note(data, f"speaking_randomization: {scope} lacks games at some impostor position")
+            continue
+        nw, nn = _randomization_null(rng, int(w.sum()), int(n.sum() - w.sum()), config.permutation_reps)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p_obs, p_null = w / n, nw / nn
+            lo_obs = np.log(w / (n - w))
+            lo_null = np.log(nw / (nn - nw))
+        for k in (1, 2, 3):
+            diff = 100 * (p_obs[k] - p_obs[0])
+            lor = lo_obs[k] - lo_obs[0]
+            rows.append({"scope": scope, "contrast": f"pos{k}_vs_pos0", "observed_pp": diff,
+                         "p": float(perm_pvalue(diff, 100 * (p_null[:, k] - p_null[:, 0])[:, None])[0]),
+                         "log_or": lor,
+                         "p_log_or": float(perm_pvalue(lor, (lo_null[:, k] - lo_null[:, 0])[:, None])[0]),
+                         "reps": config.permutation_reps, "n": int(n[[0, k]].sum())})
+        itt = float(itt_from_counts(w, n))
+        rows.append({"scope": scope, "contrast": "mid_vs_rand", "observed_pp": itt,
+                     "p": float(perm_pvalue(itt, itt_from_counts(nw, nn)[:, None])[0]),
+                     "log_or": np.nan, "p_log_or": np.nan, "reps": config.permutation_reps, "n": int(n.sum())})
+    return pd.DataFrame(rows)
+
+
+@table("speaking_glm", columns=["term", "or", "ci_low", "ci_high", "p"])
+def speaking_glm(data, config) -> pd.DataFrame:
+    """Cluster-robust logit with position indicators (ref. 0) and mode/difficulty/model FEs."""
+    prep = prepared(data)
+    blocks = [design_codes(prep.imp_pos, ref=0, levels=[0, 1, 2, 3])]
+    for vals, pref in ((prep.mode, MODES), (prep.difficulty, DIFFICULTIES), (prep.imp_model, ())):
+        lv = ordered_levels(vals, pref)
+        if len(lv) > 1:
+            mat, names = design_codes(vals, levels=lv)
+            blocks.append((mat, [f"fe:{x}" for x in names]))
+    mat0, names0 = blocks[0]
+    blocks[0] = (mat0, [f"pos{k}_vs_pos0" for k in names0])
+    X, names = with_intercept(*blocks)
+    fit = cluster_logit(prep.y, X, names, prep.exp_code, "speaking_glm", config.min_clusters)
+    return pd.DataFrame([{"term": t, **fit.wald(t, config.alpha), "n": fit.n, "n_clusters": fit.n_clusters}
+                         for t in names if t.startswith("pos")])

@@ -1,0 +1,105 @@
+"""Tables 7-9 (Appendices E-I): top-of-ballot ties and symmetric tie-breakers.
+
+Recomputed from the logged valid ballots in players.parquet (never from the
+tie_k / p_imp_* extras):
+* counts_c = number of valid ballots naming seat c (self-votes count);
+* a game is *affected* only if no player self-declared and there is no conviction
+  (>= 2 valid ballots by non-impostor seats naming the impostor);
+* top-of-ballot tie: the largest count (> 0) is shared by k >= 2 seats; k in {2, 3, 4}.
+  (Strict plurality, impostor votes > all other votes, cannot co-occur with a tie.)
+Expected impostor win per game:
+* default      = the logged winner (ties go to the impostor under A.1);
+* Sym-candidate = 1 - 1/k if the impostor is among the k tied seats, else 1 (tie games);
+* Sym-side      = 1/2 (tie games);
+non-tie games keep the logged outcome under every policy. Rates are means over
+games in %, deltas in pp relative to default.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis.stats._base import ALL, DIFFICULTIES, MODES, N_SEATS, note, ordered_levels, prepared, table
+
+
+def game_ties(prep) -> pd.DataFrame:
+    """Per-game tie structure and expected impostor win under the three policies."""
+    v = prep.vote
+    valid = ~np.isnan(v)
+    counts = np.stack([(valid & (v == c)).sum(1) for c in range(N_SEATS)], axis=1)
+    imp_col = prep.imp_seat[:, None]
+    seats = np.arange(N_SEATS)[None, :]
+    on_imp_nonimp = (valid & (v == imp_col) & (seats != imp_col)).sum(1)
+    conviction = on_imp_nonimp >= 2
+    any_decl = prep.self_decl.any(1)
+    top = counts.max(1)
+    tied = (counts == top[:, None]) & (top[:, None] > 0)
+    k_raw = tied.sum(1)
+    tie = (k_raw >= 2) & ~conviction & ~any_decl
+    k = np.where(tie, k_raw, 0)
+    imp_in = tie & tied[np.arange(prep.n), prep.imp_seat]
+    y = prep.y.astype(float)
+    p_cand = np.where(tie, np.where(imp_in, 1 - 1 / np.maximum(k, 1), 1.0), y)
+    p_side = np.where(tie, 0.5, y)
+    return pd.DataFrame({
+        "mode": prep.mode, "difficulty": prep.difficulty, "tie": tie, "k": k, "impostor_in_tie": imp_in,
+        "p_default": y, "p_sym_cand": p_cand, "p_sym_side": p_side,
+        "conviction": conviction, "self_declared": any_decl,
+    })
+
+
+def _ties_frame(data):
+    prep = prepared(data, need_players=True)
+    t = game_ties(prep)
+    bad = int((t["tie"] & (t["p_default"] == 0)).sum())
+    if bad:
+        note(data, f"ties: {bad} games have a top-of-ballot tie in the logged ballots but a majority win "
+                   "logged; their default outcome is kept as logged")
+    return t
+
+
+def _mode_order(values):
+    return ordered_levels(values, MODES)
+
+
+@table("tie_sizes")
+def tie_sizes(data, config) -> pd.DataFrame:
+    t = _ties_frame(data)
+    rows = []
+    for mode in _mode_order(t["mode"]) + [ALL]:
+        s = t if mode == ALL else t[t["mode"] == mode]
+        s = s[s["tie"]]
+        n = len(s)
+        rows.append({"mode": mode, "ties": n, "k2": int((s["k"] == 2).sum()), "k3": int((s["k"] == 3).sum()),
+                     "k4": int((s["k"] == 4).sum()),
+                     "impostor_in_tie_pct": 100 * s["impostor_in_tie"].mean() if n else np.nan,
+                     "games": int((t["mode"] == mode).sum()) if mode != ALL else len(t),
+                     "tie_rate_pct": 100 * n / max(len(t) if mode == ALL else int((t["mode"] == mode).sum()), 1)})
+    return pd.DataFrame(rows)
+
+
+def _policy_row(s: pd.DataFrame) -> dict:
+    d, c, sd = (100 * s[col].mean() for col in ("p_default", "p_sym_cand", "p_sym_side"))
+    return {"default": d, "sym_cand": c, "sym_side": sd, "delta_cand": c - d, "delta_side": sd - d,
+            "ties": int(s["tie"].sum()), "games": len(s)}
+
+
+@table("tiebreak_mode")
+def tiebreak_mode(data, config) -> pd.DataFrame:
+    t = _ties_frame(data)
+    rows = [{"mode": m, **_policy_row(t[t["mode"] == m])} for m in _mode_order(t["mode"])]
+    rows.append({"mode": ALL, **_policy_row(t)})
+    return pd.DataFrame(rows)
+
+
+@table("tiebreak_mode_difficulty")
+def tiebreak_mode_difficulty(data, config) -> pd.DataFrame:
+    t = _ties_frame(data)
+    rows = []
+    for d in ordered_levels(t["difficulty"], DIFFICULTIES):
+        for m in _mode_order(t["mode"]):
+            s = t[(t["mode"] == m) & (t["difficulty"] == d)]
+            if len(s):
+                rows.append({"mode": m, "difficulty": d, **_policy_row(s)})
+    return pd.DataFrame(rows)
