@@ -14,6 +14,7 @@ from typing import Optional
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model._model import active_model, model_roles
 
 from impostor.errors import ImpostorError
 from impostor.records import DIFFICULTIES, MODES, TIE_RULES
@@ -21,6 +22,7 @@ from impostor.schedule import PairRef, build_schedule
 from impostor.wordpairs import load_word_pairs, word_pairs_sha256
 from scorers.winner import impostor_winner
 from solvers.game import description_phase, voting_phase
+from solvers.seating import check_roles
 
 
 def _check(name: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -91,6 +93,8 @@ def impostor(
         raise ImpostorError(f"-T n_games={n_games} is not valid; play at least 1 game")
     if not 0.0 <= temperature <= 2.0:
         raise ImpostorError(f"-T temperature={temperature} is not valid; use a value in [0, 2]")
+    if active_model() is not None:  # created by `inspect eval`: roles are known, fail before any game
+        check_roles(mode, set(model_roles()))
     samples = game_samples(mode, difficulty, n_games, seed, word_pairs, experiment_id, first_game)
     return Task(
         dataset=MemoryDataset(samples, name=f"impostor-{difficulty}"),
