@@ -37,6 +37,7 @@ Everything is vectorised (90,720 games in a few seconds).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 from typing import Mapping, Optional, Sequence, Union
 
@@ -287,7 +288,8 @@ def _centred_logor(values, keys) -> dict[str, float]:
     return {k: v - mean for k, v in logs.items()}
 
 
-def _word_pairs(difficulties) -> dict[str, list[tuple[str, str, str]]]:
+@lru_cache(maxsize=8)
+def _word_pairs(difficulties: tuple[str, ...]) -> dict[str, list[tuple[str, str, str]]]:
     """The shipped word pairs (configs/word_pairs.json) or synthetic stand-ins."""
     try:
         from impostor.wordpairs import load_word_pairs
@@ -418,7 +420,7 @@ def simulate_games(
     speak_pos = np.argsort(order, axis=1)  # position of each seat
     imp_pos = speak_pos[np.arange(n), imp_seat]
 
-    pairs = _word_pairs(difficulties)
+    pairs = _word_pairs(tuple(difficulties))
     diff_g = exp_diff[ge]
     pair_id = np.empty(n, dtype=object)
     maj_word = np.empty(n, dtype=object)
