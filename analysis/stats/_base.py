@@ -73,7 +73,7 @@ def note(data: AnalysisData, msg: str) -> None:
 
 
 def _cache(data: AnalysisData) -> dict:
-    key = (id(data.games), id(data.players), id(data.models), len(data.games), len(data.players))
+    key = tuple((id(x), -1 if x is None else len(x)) for x in (data.games, data.players, data.models))
     c = data.__dict__.get("_stats_cache")
     if c is None or c.get("key") != key:
         c = {"key": key, "tables": {}, "misc": {}}

@@ -45,7 +45,7 @@ def magnitude(v: float, shape: tuple[int, int]) -> str:
 
 def chi2_test(a, b) -> dict:
     ct = pd.crosstab(pd.Series(a, dtype=object), pd.Series(b, dtype=object))
-    ct = ct.loc[ct.sum(1) > 0, ct.sum(0) > 0]
+    ct = ct.loc[ct.sum(axis=1) > 0, ct.sum(axis=0) > 0]
     if ct.shape[0] < 2 or ct.shape[1] < 2:
         return {"chi2": np.nan, "df": np.nan, "p": np.nan, "cramers_v": np.nan, "magnitude": "",
                 "n": int(ct.to_numpy().sum()), "levels": ct.shape[0]}

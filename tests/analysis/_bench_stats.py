@@ -1,6 +1,6 @@
 """Timing of every statistics table on a paper-sized synthetic export (not a test).
 
-    PYTHONPATH=. python tests/analysis/_bench_stats.py [games_per_exp] [bootstrap_reps]
+    python tests/analysis/_bench_stats.py [games_per_exp] [bootstrap_reps]
 
 9 models x 120 games per experiment = 756 experiments, 90,720 games, 362,880 player rows.
 """
@@ -11,7 +11,7 @@ import sys
 import time
 
 from analysis.stats import TABLES, StatsConfig
-from tests.analysis._synth_stats import make_ballot_games
+from _synth_stats import make_ballot_games  # run as a script: tests/analysis is on sys.path
 
 
 def main() -> None:

@@ -199,3 +199,21 @@ def make_logit_games(n_exp=200, games_per_exp=100, seed=0, b0=-0.2, seat_lor=(0,
     meta = pd.DataFrame({"model": models, "provider": provider or ["P"] * len(models),
                          "family": family or ["F"] * len(models), "params_b": [model_params[m] for m in models]})
     return AnalysisData(games=games, players=None, models=meta)
+
+
+_CACHE: dict = {}
+
+
+def shared_ballot(n_models=5, games_per_exp=8, seed=0) -> AnalysisData:
+    """A ballot data set shared by the tests of one session (tables cache on it)."""
+    key = ("ballot", n_models, games_per_exp, seed)
+    if key not in _CACHE:
+        _CACHE[key] = make_ballot_games(n_models=n_models, games_per_exp=games_per_exp, seed=seed)
+    return _CACHE[key]
+
+
+def fast_config(**kw):
+    from analysis.stats import StatsConfig
+    base = dict(bootstrap_reps=1000, permutation_reps=500, strict=True)
+    base.update(kw)
+    return StatsConfig(**base)
