@@ -126,8 +126,10 @@ def _dot_panel(games: pd.DataFrame, by: str, levels: list[str], colors: dict, la
     ax.set_xlim(0, 100)
     ax.set_xlabel("Impostor win rate (%) with 95% Wilson CI")
     ax.set_title(title, loc="left")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.09 if height > 5 else -0.16), ncol=min(n_lv + 1, 6),
-              frameon=False, fontsize=9)
+    handles, labels = ax.get_legend_handles_labels()
+    order_idx = sorted(range(len(labels)), key=lambda i: labels[i] == "overall")  # "overall" last
+    ax.legend([handles[i] for i in order_idx], [labels[i] for i in order_idx], loc="upper center",
+              bbox_to_anchor=(0.5, -0.09 if height > 5 else -0.16), ncol=min(n_lv + 1, 6), frameon=False, fontsize=9)
     _save(fig, path)
 
 

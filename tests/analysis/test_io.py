@@ -1,0 +1,328 @@
+"""Loading and validating the game tables: every failure names the file, the column and the fix."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.io import load_from_mlflow, load_tables, validate_tables, write_tables
+from impostor.cli import main
+from impostor.errors import ImpostorError
+from impostor.records import CONTRACT_GAME_COLUMNS, CONTRACT_PLAYER_COLUMNS
+
+
+def _games(d):
+    return pd.read_parquet(d / "games.parquet")
+
+
+def _players(d):
+    return pd.read_parquet(d / "players.parquet")
+
+
+def _expect(d, *fragments):
+    with pytest.raises(ImpostorError) as info:
+        load_tables(d)
+    msg = str(info.value)
+    for frag in fragments:
+        assert frag in msg, f"{frag!r} not in {msg!r}"
+    assert "fix:" in msg
+    assert "\n" not in msg
+    return msg
+
+
+# --------------------------------------------------------------------------- happy path
+
+
+def test_load_roundtrip_types_and_hashes(sim_export, sim_small):
+    games, players, models = sim_small
+    data = load_tables(sim_export)
+    assert len(data.games) == len(games) and len(data.players) == 4 * len(games)
+    assert list(data.games.columns[: len(CONTRACT_GAME_COLUMNS)]) == CONTRACT_GAME_COLUMNS
+    assert list(data.players.columns[: len(CONTRACT_PLAYER_COLUMNS)]) == CONTRACT_PLAYER_COLUMNS
+    assert data.players["vote"].dtype == "Int64"
+    assert data.players["self_declared"].dtype == bool
+    assert data.games["impostor_seat"].dtype == np.int64
+    assert data.models is not None and set(data.models["model"]) == set(models["model"])
+    assert data.notes == []
+    by_name = {s["path"].rsplit("/", 1)[-1]: s for s in data.sources}
+    for name in ("games.parquet", "players.parquet", "models.csv"):
+        assert by_name[name]["sha256"] == hashlib.sha256((sim_export / name).read_bytes()).hexdigest()
+
+
+def test_coercible_types_are_accepted(export_copy):
+    g = _games(export_copy)
+    g["impostor_seat"] = g["impostor_seat"].astype(str)  # "2" -> 2
+    g.to_parquet(export_copy / "games.parquet")
+    p = _players(export_copy)
+    p["self_declared"] = p["self_declared"].astype(int)  # 0/1 -> bool
+    p["vote"] = p["vote"].astype("float64")  # NaN for invalid ballots
+    p.to_parquet(export_copy / "players.parquet")
+    data = load_tables(export_copy)
+    assert data.games["impostor_seat"].dtype == np.int64
+    assert data.players["self_declared"].dtype == bool
+    assert data.players["vote"].dtype == "Int64"
+
+
+def test_models_csv_optional_with_note(export_copy):
+    (export_copy / "models.csv").unlink()
+    data = load_tables(export_copy)
+    assert data.models is None
+    assert any("models.csv" in n for n in data.notes)
+
+
+# --------------------------------------------------------------------------- files
+
+
+def test_not_a_directory(tmp_path):
+    with pytest.raises(ImpostorError, match="not a directory.*fix:"):
+        load_tables(tmp_path / "nope")
+
+
+def test_missing_games_file(export_copy):
+    (export_copy / "games.parquet").unlink()
+    _expect(export_copy, "games.parquet", "file not found")
+
+
+def test_corrupt_bytes(export_copy):
+    (export_copy / "players.parquet").write_bytes(b"PAR1 this is not really parquet" * 10)
+    _expect(export_copy, "players.parquet", "not a readable Parquet file")
+
+
+def test_truncated_parquet(export_copy):
+    path = export_copy / "games.parquet"
+    raw = path.read_bytes()
+    path.write_bytes(raw[: len(raw) // 2])
+    _expect(export_copy, "games.parquet", "not a readable Parquet file")
+
+
+def test_unreadable_models_csv(export_copy):
+    (export_copy / "models.csv").write_bytes(b"\x00\xff\xfe garbage")
+    with pytest.raises(ImpostorError, match="models.csv"):
+        load_tables(export_copy)
+
+
+# --------------------------------------------------------------------------- columns / values
+
+
+def test_missing_column(export_copy):
+    g = _games(export_copy).drop(columns=["impostor_seat"])
+    g.to_parquet(export_copy / "games.parquet")
+    _expect(export_copy, "games.parquet", "column 'impostor_seat'", "missing")
+
+
+def test_bad_mode_value(export_copy):
+    g = _games(export_copy)
+    g.loc[3, "mode"] = "homogenous"
+    g.to_parquet(export_copy / "games.parquet")
+    msg = _expect(export_copy, "games.parquet", "column 'mode'", "'homogenous'", "row 3")
+    assert "team_semi_aware" in msg  # the fix lists the valid values
+
+
+def test_bad_difficulty_value(export_copy):
+    g = _games(export_copy)
+    g["difficulty"] = g["difficulty"].replace({"expert": "Expert"})
+    g.to_parquet(export_copy / "games.parquet")
+    _expect(export_copy, "games.parquet", "column 'difficulty'", "'Expert'")
+
+
+def test_non_integer_seat(export_copy):
+    g = _games(export_copy)
+    g["impostor_seat"] = g["impostor_seat"].astype(str)
+    g.loc[0, "impostor_seat"] = "two"
+    g.to_parquet(export_copy / "games.parquet")
+    _expect(export_copy, "games.parquet", "column 'impostor_seat'", "not integers", "'two'")
+
+
+def test_seat_out_of_range(export_copy):
+    p = _players(export_copy)
+    p.loc[5, "seat"] = 4
+    p.to_parquet(export_copy / "players.parquet")
+    _expect(export_copy, "players.parquet", "column 'seat'", "outside 0-3")
+
+
+def test_bad_role(export_copy):
+    p = _players(export_copy)
+    p.loc[p.index[p["role"] == "impostor"][0], "role"] = "imposter"
+    p.to_parquet(export_copy / "players.parquet")
+    _expect(export_copy, "players.parquet", "column 'role'", "'imposter'")
+
+
+def test_vote_out_of_range(export_copy):
+    p = _players(export_copy)
+    p["vote"] = p["vote"].astype("Int64")
+    p.loc[7, "vote"] = 7
+    p.to_parquet(export_copy / "players.parquet")
+    _expect(export_copy, "players.parquet", "column 'vote'", "not a seat 0-3")
+
+
+def test_confidence_out_of_range(export_copy):
+    p = _players(export_copy)
+    p.loc[2, "confidence"] = 1.7
+    p.to_parquet(export_copy / "players.parquet")
+    _expect(export_copy, "players.parquet", "column 'confidence'", "[0, 1]")
+
+
+def test_bad_bool(export_copy):
+    p = _players(export_copy)
+    p["description_valid"] = p["description_valid"].map({True: "yes", False: "no"})
+    p.to_parquet(export_copy / "players.parquet")
+    _expect(export_copy, "players.parquet", "column 'description_valid'", "true/false")
+
+
+def test_bad_team(export_copy):
+    p = _players(export_copy)
+    idx = p.index[p["team"].notna()][0]
+    p.loc[idx, "team"] = "C"
+    p.to_parquet(export_copy / "players.parquet")
+    _expect(export_copy, "players.parquet", "column 'team'", "'C'")
+
+
+def test_duplicate_game_id(export_copy):
+    g = _games(export_copy)
+    g.loc[1, "game_id"] = g.loc[0, "game_id"]
+    g.to_parquet(export_copy / "games.parquet")
+    _expect(export_copy, "games.parquet", "column 'game_id'", "share a game_id")
+
+
+# --------------------------------------------------------------------------- structure
+
+
+def test_three_seats_in_a_game(export_copy):
+    p = _players(export_copy)
+    gid = p["game_id"].iloc[0]
+    drop = p.index[(p["game_id"] == gid) & (p["role"] == "majority")][0]
+    p.drop(index=drop).to_parquet(export_copy / "players.parquet")
+    _expect(export_copy, "players.parquet", "column 'seat'", "four seats", gid)
+
+
+def test_duplicated_seat(export_copy):
+    p = _players(export_copy)
+    gid = p["game_id"].iloc[0]
+    rows = p.index[p["game_id"] == gid]
+    maj = [i for i in rows if p.loc[i, "role"] == "majority"]
+    p.loc[maj[0], "seat"] = p.loc[maj[1], "seat"]
+    p.to_parquet(export_copy / "players.parquet")
+    _expect(export_copy, "players.parquet", "column 'seat'", gid)
+
+
+def test_two_impostors(export_copy):
+    p = _players(export_copy)
+    gid = p["game_id"].iloc[4]
+    idx = p.index[(p["game_id"] == gid) & (p["role"] == "majority")][0]
+    p.loc[idx, "role"] = "impostor"
+    p.to_parquet(export_copy / "players.parquet")
+    _expect(export_copy, "players.parquet", "column 'role'", "exactly one impostor", gid)
+
+
+def test_players_of_unknown_games(export_copy):
+    g = _games(export_copy)
+    gone = g["game_id"].iloc[0]
+    g.iloc[1:].to_parquet(export_copy / "games.parquet")
+    _expect(export_copy, "players.parquet", "column 'game_id'", "belong to no game", gone)
+
+
+def test_games_without_players(export_copy):
+    p = _players(export_copy)
+    gid = p["game_id"].iloc[-1]
+    p[p["game_id"] != gid].to_parquet(export_copy / "players.parquet")
+    _expect(export_copy, "column 'game_id'", "no player rows", gid)
+
+
+def test_impostor_seat_disagrees_between_tables(export_copy):
+    g = _games(export_copy)
+    g.loc[0, "impostor_seat"] = (g.loc[0, "impostor_seat"] + 1) % 4
+    g.to_parquet(export_copy / "games.parquet")
+    _expect(export_copy, "games.parquet", "players.parquet", "impostor_seat", "disagree")
+
+
+def test_models_csv_bad_params(export_copy):
+    m = pd.read_csv(export_copy / "models.csv")
+    m["params_b"] = m["params_b"].astype(object)
+    m.loc[0, "params_b"] = "huge"
+    m.to_csv(export_copy / "models.csv", index=False)
+    _expect(export_copy, "models.csv", "column 'params_b'", "'huge'")
+
+
+def test_models_csv_missing_column(export_copy):
+    m = pd.read_csv(export_copy / "models.csv").drop(columns=["family"])
+    m.to_csv(export_copy / "models.csv", index=False)
+    _expect(export_copy, "models.csv", "column 'family'", "missing")
+
+
+def test_validate_tables_in_memory_names(sim_small):
+    games, players, _ = sim_small
+    bad = games.copy()
+    bad.loc[0, "winner"] = "nobody"
+    with pytest.raises(ImpostorError, match=r"^mygames: column 'winner'"):
+        validate_tables(bad, players, games_name="mygames")
+
+
+def test_cli_report_bad_input_one_line_exit_2(export_copy, tmp_path, capsys):
+    g = _games(export_copy)
+    g.loc[0, "mode"] = "solo"
+    g.to_parquet(export_copy / "games.parquet")
+    rc = main(["report", "--parquet", str(export_copy), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2
+    assert err[-1].startswith("impostor report: error: ") and "games.parquet" in err[-1] and "'mode'" in err[-1]
+    assert not (tmp_path / "out").exists()
+
+
+# --------------------------------------------------------------------------- MLflow
+
+
+@pytest.fixture(scope="module")
+def mlflow_store(tmp_path_factory, sim_small):
+    """A sqlite tracking store: experiment 'sim' with a sweep parent (no tables) and two child
+    runs holding halves of the simulated export; experiment 'empty' with one run without tables."""
+    mlflow = pytest.importorskip("mlflow")
+    from mlflow.tracking import MlflowClient
+
+    root = tmp_path_factory.mktemp("mlflow")
+    uri = f"sqlite:///{root / 'mlflow.db'}"
+    client = MlflowClient(tracking_uri=uri)
+    exp = client.create_experiment("sim", artifact_location=(root / "artifacts").as_uri())
+    empty = client.create_experiment("empty", artifact_location=(root / "artifacts_empty").as_uri())
+    games, players, models = sim_small
+    parent = client.create_run(exp, run_name="sweep")
+    client.set_terminated(parent.info.run_id)
+    exps = sorted(games["experiment_id"].unique())
+    halves = [exps[: len(exps) // 2], exps[len(exps) // 2 :]]
+    for i, half in enumerate(halves):
+        run = client.create_run(exp, run_name=f"child{i}", tags={"mlflow.parentRunId": parent.info.run_id})
+        d = root / f"tables{i}"
+        g = games[games["experiment_id"].isin(half)]
+        p = players[players["game_id"].isin(g["game_id"])]
+        write_tables(d, g, p, models)
+        for f in ("games.parquet", "players.parquet", "models.csv"):
+            client.log_artifact(run.info.run_id, str(d / f), artifact_path="tables")
+        client.set_terminated(run.info.run_id)
+    r = client.create_run(empty, run_name="no-tables")
+    client.set_terminated(r.info.run_id)
+    del mlflow
+    return uri
+
+
+def test_load_from_mlflow_concatenates_runs(mlflow_store, sim_small):
+    games, players, _ = sim_small
+    data = load_from_mlflow("sim", tracking_uri=mlflow_store)
+    assert sorted(data.games["game_id"]) == sorted(games["game_id"])
+    assert len(data.players) == len(players)
+    assert data.games["mlflow_run_id"].nunique() == 2
+    assert data.models is not None and len(data.models) == len(sim_small[2])
+    assert any("1 run(s) without tables" in n for n in data.notes)
+    assert sum(s["path"].endswith("games.parquet") for s in data.sources) == 2
+    assert all(len(s["sha256"]) == 64 for s in data.sources)
+
+
+def test_load_from_mlflow_unknown_experiment(mlflow_store):
+    with pytest.raises(ImpostorError, match="'nope' not found.*fix:"):
+        load_from_mlflow("nope", tracking_uri=mlflow_store)
+
+
+def test_load_from_mlflow_no_tables(mlflow_store):
+    with pytest.raises(ImpostorError, match="none of its 1 run.*tables/games.parquet.*fix:"):
+        load_from_mlflow("empty", tracking_uri=mlflow_store)
