@@ -1,0 +1,109 @@
+"""Every bad output of the corpus ends in a recorded game with the documented handling."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import pytest
+from inspect_ai.log import read_eval_log
+
+from .bad_outputs import CASES, Case, Ctx, Re
+from .corpus_game import play_corpus
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("corpus")
+    log, games = play_corpus(tmp)
+    assert log.status == "success", log.error
+    # Read back from disk: the recorded game is what counts, not the in-memory object.
+    log = read_eval_log(log.location)
+    by_case = {}
+    for sample in log.samples or []:
+        game = games[str(sample.id)]
+        assert sample.error is None, (game.case.id, sample.error)
+        by_case[game.case.id] = (game, sample.scores["impostor_winner"].metadata)
+    return log, by_case
+
+
+def test_corpus_size():
+    phases = {p: sum(c.phase == p for c in CASES) for p in ("describe", "vote")}
+    assert len(CASES) >= 50 and min(phases.values()) >= 25, phases
+
+
+def test_every_case_recorded(corpus):
+    log, by_case = corpus
+    assert sorted(by_case) == sorted(c.id for c in CASES)
+    assert len(log.samples) == len(CASES)
+
+
+def _expected(value: Any, ctx: Ctx) -> Any:
+    return value(ctx) if callable(value) and not isinstance(value, Re) else value
+
+
+def _check(field: str, got: Any, want: Any, ctx: Ctx, case: Case) -> None:
+    want = _expected(want, ctx)
+    where = f"{case.id}: seat {ctx.target} field {field}"
+    if isinstance(want, Re):
+        assert isinstance(got, str) and re.search(want.pattern, got), f"{where}: {got!r} !~ {want.pattern!r}"
+    elif isinstance(want, float):
+        assert got is not None and math.isclose(got, want), f"{where}: {got!r} != {want!r}"
+    else:
+        assert got == want, f"{where}: {got!r} != {want!r}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_case_handling(corpus, case: Case):
+    _, by_case = corpus
+    game, md = by_case[case.id]
+    row, players = md["game"], md["players"]
+    base = game.ctx_base
+    targets = range(1, 5) if case.target == "all" else [base["target"]]
+    for label in targets:
+        ctx = Ctx(own=label, word="", **(base | {"target": label}))
+        player = players[label - 1]
+        for field, want in case.expect.items():
+            _check(field, player[field], want, ctx, case)
+    # The untouched seats played a clean game.
+    for player in players:
+        if case.target == "all" or player["seat"] + 1 == base["target"]:
+            continue
+        assert player["description_valid"] and player["description_attempts"] == 1, (case.id, player)
+        assert player["ballot_valid"] and player["ballot_attempts"] == 1, (case.id, player)
+    assert row["win_condition"] == case.win_condition, (case.id, row["win_condition"])
+    assert row["n_invalid_ballots"] == sum(p["vote"] is None for p in players)
+    assert row["n_invalid_descriptions"] == sum(not p["description_valid"] for p in players)
+
+
+def test_others_see_placeholder_not_raw(corpus):
+    """The transcript (what later players are shown) never holds an invalid description's text."""
+    log, by_case = corpus
+    samples = {s.scores["impostor_winner"].metadata["game"]["game_id"]: s for s in log.samples}
+    for _, md in by_case.values():
+        sample = samples[md["game"]["game_id"]]
+        shown = "\n".join(m.text for m in sample.messages if m.role == "assistant")
+        for p in md["players"]:
+            if not p["description_valid"] and p["description_raw"].strip():
+                assert p["description_raw"].strip() not in shown
+                assert f"(speaks {p['speaking_position'] + 1}): [no valid description]" in shown
+
+
+def test_invalid_rates_in_metrics(corpus):
+    """The task metrics count exactly the invalid ballots/descriptions the corpus implies."""
+    log, by_case = corpus
+    n_games = len(by_case)
+    expect_ballots = expect_desc = 0
+    for case in CASES:
+        seats = 4 if case.target == "all" else 1
+        if case.phase == "vote" and case.expect.get("ballot_valid") is False:
+            expect_ballots += seats
+        if case.phase == "describe" and case.expect.get("description_valid") is False:
+            expect_desc += seats
+    metrics = log.results.scores[0].metrics
+    assert metrics["invalid_ballot_rate"].value == pytest.approx(expect_ballots / (4 * n_games))
+    assert metrics["invalid_description_rate"].value == pytest.approx(expect_desc / (4 * n_games))
+    # ... and per model they are in the player rows (one model here).
+    models = {p["model"] for _, md in by_case.values() for p in md["players"]}
+    assert models == {"reliability/corpus"}
