@@ -196,6 +196,7 @@ def make_logit_games(n_exp=200, games_per_exp=100, seed=0, b0=-0.2, seat_lor=(0,
         "win_condition": np.where(y, "no_conviction", "conviction"),
     })
     games.attrs["p_true"] = p
+    games.attrs["eta_without_pos"] = eta - np.asarray(pos_lor)[pos]
     meta = pd.DataFrame({"model": models, "provider": provider or ["P"] * len(models),
                          "family": family or ["F"] * len(models), "params_b": [model_params[m] for m in models]})
     return AnalysisData(games=games, players=None, models=meta)

@@ -1,0 +1,62 @@
+"""Chi-squared tests and Cramér's V (Table 3) against a hand computation."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from _synth_stats import fast_config, shared_ballot
+from analysis.stats import TABLES
+from analysis.stats.categorical import magnitude
+
+
+def chi2_by_hand(a, b):
+    t = pd.crosstab(pd.Series(list(a)), pd.Series(list(b))).to_numpy(float)
+    n = t.sum()
+    exp = np.outer(t.sum(1), t.sum(0)) / n
+    x2 = float(((t - exp) ** 2 / exp).sum())
+    df = (t.shape[0] - 1) * (t.shape[1] - 1)
+    v = math.sqrt(x2 / (n * (min(t.shape) - 1)))
+    return x2, df, float(stats.chi2.sf(x2, df)), v
+
+
+def test_chi2_table_against_hand_computation():
+    data = shared_ballot()
+    c = TABLES["chi2"](data, fast_config()).set_index("test")
+    g = data.games
+    y = g["winner"]
+    imp_rows = data.players[data.players["role"] == "impostor"].set_index("game_id")
+    sd = imp_rows.loc[g["game_id"], "self_declared"].to_numpy()
+    cases = {
+        "model_x_outcome": (g["impostor_model"], y), "mode_x_outcome": (g["mode"], y),
+        "difficulty_x_outcome": (g["difficulty"], y), "seat_x_outcome": (g["impostor_seat"], y),
+        "selfdecl_x_model": (sd, g["impostor_model"]),
+    }
+    for test, (a, b) in cases.items():
+        x2, df, p, v = chi2_by_hand(a, b)
+        assert c.loc[test, "chi2"] == pytest.approx(x2, rel=1e-9)
+        assert c.loc[test, "df"] == df
+        assert c.loc[test, "p"] == pytest.approx(p, rel=1e-6)
+        assert c.loc[test, "cramers_v"] == pytest.approx(v, rel=1e-9)
+        assert c.loc[test, "magnitude"] == magnitude(v, (2, 2) if min(pd.Series(list(a)).nunique(),
+                                                                       pd.Series(list(b)).nunique()) == 2 else (4, 4))
+
+
+@pytest.mark.parametrize("v,shape,label", [
+    (0.247, (9, 2), "small"), (0.034, (5, 2), "negligible"), (0.112, (4, 2), "small"),
+    (0.045, (4, 2), "negligible"), (0.330, (2, 9), "medium"), (0.5, (2, 2), "large"),
+    (0.08, (3, 3), "small"), (0.06, (3, 3), "negligible"), (0.22, (3, 3), "medium"), (0.36, (3, 3), "large"),
+    (0.175, (4, 4), "medium"), (0.17, (4, 4), "small"), (0.29, (4, 4), "large"),
+])
+def test_magnitude_labels_cohen_by_df(v, shape, label):
+    assert magnitude(v, shape) == label
+
+
+def test_chi2_detects_generated_difficulty_effect():
+    c = TABLES["chi2"](shared_ballot(), fast_config()).set_index("test")
+    assert c.loc["difficulty_x_outcome", "p"] < 1e-6  # detection depends strongly on difficulty
+    assert c.loc["selfdecl_x_model", "p"] < 1e-6  # self-declaration rates differ by model
