@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -36,9 +37,20 @@ def _word_forms(word: str) -> list[str]:
     return sorted(forms, key=len, reverse=True)
 
 
+def _fold(text: str) -> str:
+    """Text as a reader sees it: compatibility forms folded (fullwidth "ｃａｔ" is "cat")
+    and invisible format characters (zero-width space, soft hyphen) removed."""
+    if text.isascii():
+        return text
+    folded = unicodedata.normalize("NFKC", text)
+    return "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
+
+
 def find_word_leak(text: str, word: str) -> Optional[str]:
     """The leaked form of ``word`` in ``text`` (whole word, any case, simple inflection,
-    or spelled out letter by letter like "c-a-t"), or None."""
+    or spelled out letter by letter like "c-a-t"), or None.  Fullwidth letters and
+    invisible characters inside the word do not hide it."""
+    text = _fold(text)
     forms = "|".join(re.escape(f) for f in _word_forms(word))
     m = re.search(rf"(?<![A-Za-z]){'(?:' + forms + ')'}(?![A-Za-z])", text, flags=re.IGNORECASE)
     if m:

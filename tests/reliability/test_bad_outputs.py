@@ -107,3 +107,10 @@ def test_invalid_rates_in_metrics(corpus):
     # ... and per model they are in the player rows (one model here).
     models = {p["model"] for _, md in by_case.values() for p in md["players"]}
     assert models == {"reliability/corpus"}
+
+
+@pytest.mark.parametrize("text", ["\uff43\uff41\uff4e\uff44\uff4c\uff45", "can\u200bdle", "can\u00addle", "c\u200da\u2060ndle"])
+def test_leak_check_sees_through_unicode_disguises(text):
+    from impostor.parsing import find_word_leak
+
+    assert find_word_leak(f"A {text} on the table.", "candle") is not None
