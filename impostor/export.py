@@ -1,0 +1,370 @@
+"""Game tables (games.parquet / players.parquet / models.csv) from Inspect logs.
+
+The scorer stores each finished game as ``{"game": GameRow, "players": [PlayerRow x 4]}``
+in the metadata of the ``impostor_winner`` score.  This module turns the
+samples of one or more Inspect logs into the contract tables
+(``shared/data-contract.md``), validating every row with :mod:`impostor.records`.
+
+Rules:
+
+* only successfully scored games become rows; errored games are *reported*
+  (count, ids, reason) and never silently dropped;
+* the same game (``game_id``) may appear in several logs (an eval-set retry
+  writes a new log that reuses finished samples): it is kept once, a completed
+  copy wins over an errored one, then the copy from the best log (status
+  ``success`` first, then the most recent);
+* games scheduled in a log header but present nowhere are reported as missing.
+
+Used by ``impostor export`` and by the MLflow tracking (one run's tables).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+import pandas as pd
+
+from impostor.errors import ImpostorError
+from impostor.records import GAME_COLUMNS, PLAYER_COLUMNS, GameRow, PlayerRow
+
+SCORER = "impostor_winner"
+GAMES_FILE = "games.parquet"
+PLAYERS_FILE = "players.parquet"
+MODELS_FILE = "models.csv"
+ERRORS_FILE = "errors.csv"
+MODELS_COLUMNS = ["model", "provider", "family", "params_b"]
+#: Sample fields we never need for the tables (they dominate log size).
+EXCLUDE_FIELDS = {"events", "messages", "attachments"}
+IMPOSTOR_TASK = "impostor"
+
+
+# ------------------------------------------------------------------ identity
+
+
+def is_impostor_task(task_name: str | None) -> bool:
+    """True for our task however it was named (``impostor``, ``tasks/impostor.py@impostor``, ``pkg/impostor``)."""
+    if not task_name:
+        return False
+    name = task_name.rsplit("@", 1)[-1].rsplit("/", 1)[-1]
+    return name == IMPOSTOR_TASK
+
+
+def role_models(spec: Any) -> dict[str, str]:
+    """Model string per game role of an EvalSpec (missing roles fall back to ``--model``)."""
+    mode = (spec.task_args or {}).get("mode", "homogeneous")
+    roles = {k: v.model for k, v in (spec.model_roles or {}).items()}
+    model = spec.model
+    if mode == "homogeneous":
+        return {"all": model}
+    if mode == "cross_play":
+        return {"impostor": roles.get("impostor", model), "majority": roles.get("majority", model)}
+    return {"team_a": roles.get("team_a", model), "team_b": roles.get("team_b", model)}
+
+
+def experiment_id_of(spec: Any) -> str:
+    """The experiment id the solver derives (``solvers.seating.experiment_id_for``), from a log header."""
+    args = spec.task_args or {}
+    if args.get("experiment_id"):
+        return str(args["experiment_id"])
+    mode = args.get("mode", "homogeneous")
+    difficulty = args.get("difficulty", "easy")
+    seed = args.get("seed", 0)
+    rm = role_models(spec)
+    if mode == "homogeneous":
+        label = rm["all"]
+    elif mode == "cross_play":
+        label = f"imp={rm['impostor']},maj={rm['majority']}"
+    else:
+        label = f"A={rm['team_a']},B={rm['team_b']}"
+    return f"{mode}|{difficulty}|{label}|s{seed}"
+
+
+# ------------------------------------------------------------------ records
+
+
+@dataclass
+class GameRecord:
+    game: dict
+    players: list[dict]
+    rank: tuple  # higher is better (log status, log time)
+    source: str
+
+
+@dataclass
+class GameError:
+    game_id: str
+    experiment_id: str
+    sample_id: str
+    reason: str
+    source: str
+
+
+@dataclass
+class Tables:
+    """Validated tables plus what was left out and why."""
+
+    games: pd.DataFrame
+    players: pd.DataFrame
+    errors: list[GameError] = field(default_factory=list)
+    missing: list[GameError] = field(default_factory=list)
+    duplicates: int = 0
+    logs: list[str] = field(default_factory=list)
+
+    @property
+    def n_games(self) -> int:
+        return len(self.games)
+
+    def problems_text(self, limit: int = 10) -> list[str]:
+        """Human-readable lines about errored / missing games (empty when none)."""
+        lines = []
+        for what, items in (("errored", self.errors), ("missing (scheduled but never run)", self.missing)):
+            if not items:
+                continue
+            lines.append(f"{len(items)} game(s) {what} and left out of the tables:")
+            for e in items[:limit]:
+                lines.append(f"  {e.game_id}: {e.reason}")
+            if len(items) > limit:
+                lines.append(f"  ... and {len(items) - limit} more (see {ERRORS_FILE})")
+        return lines
+
+    def errors_frame(self) -> pd.DataFrame:
+        rows = [dict(kind="errored", **e.__dict__) for e in self.errors]
+        rows += [dict(kind="missing", **e.__dict__) for e in self.missing]
+        return pd.DataFrame(rows, columns=["kind", "game_id", "experiment_id", "sample_id", "reason", "source"])
+
+
+def _status_rank(status: str | None) -> int:
+    return {"success": 3, "cancelled": 1, "error": 1, "started": 0}.get(status or "", 0)
+
+
+def _validate(md: dict) -> tuple[dict, list[dict]]:
+    game = GameRow.model_validate(md["game"]).model_dump()
+    players = [PlayerRow.model_validate(p).model_dump() for p in md["players"]]
+    if len(players) != 4 or sorted(p["seat"] for p in players) != [0, 1, 2, 3]:
+        raise ValueError(f"expected 4 player rows with seats 0-3, got {len(players)}")
+    if any(p["game_id"] != game["game_id"] for p in players):
+        raise ValueError("player rows do not share the game's game_id")
+    return game, players
+
+
+def _error_reason(sample: Any) -> str | None:
+    if sample.error is not None:
+        msg = (sample.error.message or "error").strip().splitlines()
+        return msg[0][:300] if msg else "error"
+    score = (sample.scores or {}).get(SCORER)
+    if score is None:
+        return "not scored"
+    if not isinstance(score.metadata, dict) or "game" not in score.metadata:
+        return "score has no game record"
+    return None
+
+
+def records_from_log(log: Any, source: str | None = None) -> tuple[list[GameRecord], list[GameError], list[tuple[str, str, str]]]:
+    """Game records, errors and the scheduled ``(game_id, experiment_id, sample_id)`` of one EvalLog
+    (read with samples)."""
+    source = source or str(log.location or "")
+    spec = log.eval
+    exp = experiment_id_of(spec)
+    rank = (_status_rank(log.status), str(log.stats.completed_at or log.stats.started_at or spec.created or ""))
+    records, errors = [], []
+    for sample in log.samples or []:
+        sid = str(sample.id)
+        reason = _error_reason(sample)
+        if reason is None:
+            try:
+                game, players = _validate(sample.scores[SCORER].metadata)
+            except Exception as exc:  # noqa: BLE001 - reported, not dropped
+                reason = f"invalid game record: {str(exc).splitlines()[0][:300]}"
+            else:
+                records.append(GameRecord(game, players, rank, source))
+                continue
+        sexp = (sample.metadata or {}).get("experiment_id") or exp
+        errors.append(GameError(f"{sexp}/{sid}", sexp, sid, reason, source))
+    scheduled = [(f"{exp}/{sid}", exp, str(sid)) for sid in (spec.dataset.sample_ids or [])]
+    return records, errors, scheduled
+
+
+def build_tables(records: Iterable[GameRecord], errors: Iterable[GameError] = (),
+                 scheduled: Iterable[tuple[str, str, str]] = (), logs: Optional[list[str]] = None) -> Tables:
+    """Deduplicate by game_id (completed > errored; best log first) and build validated frames."""
+    best: dict[str, GameRecord] = {}
+    n = 0
+    for r in records:
+        n += 1
+        gid = r.game["game_id"]
+        if gid not in best or r.rank > best[gid].rank:
+            best[gid] = r
+    err_by_id: dict[str, GameError] = {}
+    for e in errors:
+        if e.game_id not in best:
+            err_by_id.setdefault(e.game_id, e)
+    missing = {}
+    for gid, exp, sid in scheduled:
+        if gid not in best and gid not in err_by_id and gid not in missing:
+            missing[gid] = GameError(gid, exp, sid, "scheduled in a log that stopped before this game finished", "")
+    chosen = sorted(best.values(), key=lambda r: (r.game["experiment_id"], r.game["game_index"], r.game["game_id"]))
+    games = games_frame([r.game for r in chosen])
+    players = players_frame([p for r in chosen for p in sorted(r.players, key=lambda p: p["seat"])])
+    return Tables(games, players, sorted(err_by_id.values(), key=lambda e: e.game_id),
+                  sorted(missing.values(), key=lambda e: e.game_id), n - len(best), logs or [])
+
+
+def games_frame(rows: list[dict]) -> pd.DataFrame:
+    df = pd.DataFrame(rows, columns=GAME_COLUMNS)
+    for col in ("game_index", "impostor_seat", "impostor_speaking_position", "seed", "tie_k", "n_valid_votes",
+                "n_invalid_ballots", "n_invalid_descriptions", "votes_on_impostor"):
+        df[col] = df[col].astype("int64")
+    for col in ("p_imp_default", "p_imp_sym_candidate", "p_imp_sym_side"):
+        df[col] = df[col].astype("float64")
+    df["impostor_in_tie"] = df["impostor_in_tie"].astype(bool)
+    return df
+
+
+def players_frame(rows: list[dict]) -> pd.DataFrame:
+    df = pd.DataFrame(rows, columns=PLAYER_COLUMNS)
+    for col in ("seat", "speaking_position", "description_attempts", "ballot_attempts"):
+        df[col] = df[col].astype("int64")
+    df["vote"] = pd.array([None if v is None or (isinstance(v, float) and math.isnan(v)) else int(v)
+                           for v in df["vote"]], dtype="Int64")
+    df["confidence"] = pd.to_numeric(df["confidence"], errors="coerce").astype("float64")
+    for col in ("description_valid", "self_declared", "ballot_valid"):
+        df[col] = df[col].astype(bool)
+    return df
+
+
+def tables_from_log(log: Any) -> Tables:
+    """Tables of one EvalLog (with samples)."""
+    records, errors, scheduled = records_from_log(log)
+    return build_tables(records, errors, scheduled, logs=[str(log.location or "")])
+
+
+# ------------------------------------------------------------------ logs on disk
+
+
+def find_logs(path: str | Path) -> list[str]:
+    """Impostor ``.eval``/``.json`` logs under a directory (recursive) or a single file."""
+    from inspect_ai.log import list_eval_logs
+
+    p = Path(path)
+    if not p.exists():
+        raise ImpostorError(f"{path}: no such file or directory; fix: pass an Inspect log file or log directory")
+    if p.is_file():
+        return [str(p.resolve())]
+    infos = list_eval_logs(str(p.resolve()), recursive=True)
+    return [i.name.removeprefix("file://") for i in infos if is_impostor_task(i.task)]
+
+
+def read_log(path: str) -> Any:
+    from inspect_ai.log import read_eval_log
+
+    try:
+        return read_eval_log(path, exclude_fields=EXCLUDE_FIELDS)
+    except Exception as exc:  # noqa: BLE001
+        raise ImpostorError(f"{path}: cannot read the Inspect log ({str(exc).splitlines()[0]}); "
+                            f"fix: remove or repair the file (inspect log recover)") from exc
+
+
+def tables_from_logs(path: str | Path) -> Tables:
+    logs = find_logs(path)
+    if not logs:
+        raise ImpostorError(f"{path}: holds no Inspect logs of the impostor task; "
+                            f"fix: pass the --log-dir of a sweep or an `inspect eval` log directory")
+    records, errors, scheduled = [], [], []
+    for lp in logs:
+        log = read_log(lp)
+        if not is_impostor_task(log.eval.task):
+            continue
+        r, e, s = records_from_log(log, source=lp)
+        records += r
+        errors += e
+        scheduled += s
+    return build_tables(records, errors, scheduled, logs=logs)
+
+
+# ------------------------------------------------------------------ models.csv
+
+
+def models_frame(models: Iterable[str]) -> pd.DataFrame:
+    """models.csv rows for these models: from the registry where it knows them, else provider from the prefix."""
+    models = sorted({m for m in models if m})
+    known: dict[str, dict] = {}
+    try:
+        from impostor.registry import load_registry  # type: ignore
+
+        for row in load_registry().models_csv_rows():
+            row = dict(row)
+            known.setdefault(str(row.get("model")), row)
+    except ImportError:
+        pass
+    except Exception:  # noqa: BLE001 - a broken registry must not block an export
+        pass
+    rows = []
+    for m in models:
+        row = known.get(m) or {"model": m, "provider": m.split("/", 1)[0] if "/" in m else "", "family": "",
+                               "params_b": None}
+        rows.append({c: row.get(c) for c in MODELS_COLUMNS})
+    return pd.DataFrame(rows, columns=MODELS_COLUMNS)
+
+
+def table_models(tables: Tables) -> list[str]:
+    return sorted(set(tables.players["model"].astype(str))) if len(tables.players) else []
+
+
+# ------------------------------------------------------------------ writing
+
+
+def write_tables(tables: Tables, out: str | Path, models: bool = True) -> list[Path]:
+    """Write games.parquet, players.parquet, models.csv (and errors.csv when games were left out)."""
+    d = Path(out)
+    d.mkdir(parents=True, exist_ok=True)
+    written = [d / GAMES_FILE, d / PLAYERS_FILE]
+    tables.games.to_parquet(written[0], index=False)
+    tables.players.to_parquet(written[1], index=False)
+    if models:
+        written.append(d / MODELS_FILE)
+        models_frame(table_models(tables)).to_csv(written[-1], index=False)
+    err = d / ERRORS_FILE
+    if tables.errors or tables.missing:
+        tables.errors_frame().to_csv(err, index=False)
+        written.append(err)
+    elif err.exists():
+        err.unlink()
+    return written
+
+
+def merge_tables(parts: list[Tables]) -> Tables:
+    """Merge per-run tables (e.g. downloaded from MLflow), deduplicating games by id."""
+    records, errors = [], []
+    for i, t in enumerate(parts):
+        players = {gid: grp.to_dict("records") for gid, grp in t.players.groupby("game_id", sort=False)}
+        for g in t.games.to_dict("records"):
+            records.append(GameRecord(g, players.get(g["game_id"], []), (0, i), ""))
+        errors += t.errors + t.missing
+    merged = build_tables(records, errors)
+    return merged
+
+
+def validate_frames(games: pd.DataFrame, players: pd.DataFrame, shown: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Re-validate downloaded frames row by row with the record schema."""
+    def clean(row: dict) -> dict:
+        return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()
+                if k in GameRow.model_fields or k in PlayerRow.model_fields}
+
+    grows, prows = [], []
+    for i, row in enumerate(games.to_dict("records")):
+        try:
+            grows.append(GameRow.model_validate({k: v for k, v in clean(row).items() if k in GameRow.model_fields}).model_dump())
+        except Exception as exc:  # noqa: BLE001
+            raise ImpostorError(f"{shown} games.parquet row {i}: {str(exc).splitlines()[0:3]}; fix: re-sync the run") from exc
+    for i, row in enumerate(players.to_dict("records")):
+        try:
+            r = clean(row)
+            if r.get("vote") is not None:
+                r["vote"] = int(r["vote"])
+            prows.append(PlayerRow.model_validate({k: v for k, v in r.items() if k in PlayerRow.model_fields}).model_dump())
+        except Exception as exc:  # noqa: BLE001
+            raise ImpostorError(f"{shown} players.parquet row {i}: {str(exc).splitlines()[0:3]}; fix: re-sync the run") from exc
+    return games_frame(grows), players_frame(prows)

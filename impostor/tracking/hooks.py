@@ -1,0 +1,121 @@
+"""Inspect hooks: every eval of the impostor task becomes one MLflow run.
+
+Registered through the ``inspect_ai`` entry point (importing this module runs
+``@hooks``), so it also works for a plain ``inspect eval tasks/impostor.py``.
+Other tasks are ignored.  ``IMPOSTOR_MLFLOW=0`` switches it off.  If the store
+cannot be reached the eval goes on, the Inspect log is written as usual and a
+one-line message says how to ``impostor sync`` it later.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+from inspect_ai.hooks import Hooks, RunEnd, SampleEnd, TaskEnd, TaskStart, hooks
+
+from impostor.export import is_impostor_task, read_log
+from impostor.tracking import context as _context
+from impostor.tracking.store import (
+    TrackingUnavailable,
+    ensure_experiment,
+    experiment_name,
+    get_client,
+    shown_uri,
+    tracking_disabled,
+    warn,
+)
+
+
+@hooks(name="impostor_mlflow", description="MLflow tracking for the Impostor Game (one run per experiment)")
+class ImpostorMlflowHooks(Hooks):
+    def __init__(self) -> None:
+        self._runs: dict[str, tuple[Any, str, str]] = {}  # eval_id -> (client, run_id, uri)
+        self._untracked: dict[str, str] = {}  # eval_id -> reason
+        self._live: dict[str, int] = {}
+
+    def enabled(self) -> bool:
+        return not tracking_disabled()
+
+    # ------------------------------------------------------------ lifecycle
+
+    def _start(self, data: TaskStart) -> None:
+        from impostor.tracking.logrun import start_run
+
+        ctx = _context.get()
+        client, uri = get_client(ctx.tracking_uri)
+        exp_id = ensure_experiment(client, experiment_name(ctx.experiment), uri)
+        try:
+            run_id = start_run(client, exp_id, data.spec, ctx, source="hook")
+        except Exception as exc:  # noqa: BLE001
+            raise TrackingUnavailable(f"MLflow tracking at {shown_uri(uri)} failed ({str(exc).splitlines()[0][:200]})") from exc
+        self._runs[data.eval_id] = (client, run_id, uri)
+
+    async def on_task_start(self, data: TaskStart) -> None:
+        if not is_impostor_task(data.spec.task):
+            return
+        try:
+            await anyio.to_thread.run_sync(self._start, data)
+        except Exception as exc:  # noqa: BLE001 - tracking must never stop a game
+            self._untracked[data.eval_id] = str(exc)
+            warn(f"start:{exc}", f"{exc}; this eval is not tracked, its Inspect log is still written "
+                 f"(log it later with `impostor sync LOG_DIR`)")
+
+    async def on_sample_end(self, data: SampleEnd) -> None:
+        entry = self._runs.get(data.eval_id)
+        if entry is None:
+            return
+        client, run_id, _ = entry
+        score = (data.sample.scores or {}).get("impostor_winner")
+        if score is None or not isinstance(score.value, (int, float)):
+            return
+        step = self._live.get(data.eval_id, 0)
+        self._live[data.eval_id] = step + 1
+        try:
+            client.log_metric(run_id, "live/impostor_win", float(score.value), step=step)
+        except Exception:  # noqa: BLE001 - final metrics are logged at the end anyway
+            pass
+
+    def _finish(self, eval_id: str, log: Any) -> None:
+        from impostor.tracking.logrun import finish_run
+
+        client, run_id, uri = self._runs.pop(eval_id)
+        self._live.pop(eval_id, None)
+        full = log
+        loc = str(log.location or "").removeprefix("file://")
+        if not log.samples and loc:
+            full = read_log(loc)
+        try:
+            finish_run(client, run_id, full, _context.get())
+        except Exception as exc:  # noqa: BLE001
+            raise TrackingUnavailable(f"MLflow tracking at {shown_uri(uri)} failed while logging results "
+                                      f"({str(exc).splitlines()[0][:200]})") from exc
+
+    async def _finish_or_warn(self, eval_id: str, log: Any) -> None:
+        loc = str(log.location or "").removeprefix("file://")
+        if eval_id in self._untracked:
+            reason = self._untracked.pop(eval_id)
+            warn(f"end:{eval_id}", f"not tracked ({reason.split(';')[0]}); log it later with: impostor sync {loc}")
+            return
+        if eval_id not in self._runs:
+            return
+        try:
+            await anyio.to_thread.run_sync(self._finish, eval_id, log)
+        except Exception as exc:  # noqa: BLE001
+            warn(f"end:{eval_id}", f"{exc}; log it later with: impostor sync {loc}")
+
+    async def on_task_end(self, data: TaskEnd) -> None:
+        await self._finish_or_warn(data.eval_id, data.log)
+
+    async def on_run_end(self, data: RunEnd) -> None:
+        # tasks that were cancelled or crashed get no on_task_end: close their runs from the log on disk
+        for log in data.logs or []:
+            eid = log.eval.eval_id
+            if eid in self._runs or eid in self._untracked:
+                await self._finish_or_warn(eid, log)
+        for eid in list(self._runs):
+            client, run_id, _ = self._runs.pop(eid)
+            try:
+                client.set_terminated(run_id, status="FAILED")
+            except Exception:  # noqa: BLE001
+                pass

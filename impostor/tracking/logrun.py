@@ -1,0 +1,331 @@
+"""One Inspect eval of the impostor task -> one MLflow run (shared by the hooks and ``impostor sync``).
+
+A run is identified by the tag ``impostor.run_key`` = ``<eval_set_id or 'eval'>:<task_id>``:
+Inspect keeps ``task_id`` (and the eval-set id) across eval-set retries, so a
+resumed experiment continues its run, and ``impostor sync`` finds the run a
+hook already wrote instead of duplicating it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+import tempfile
+import warnings
+from dataclasses import dataclass, field
+from importlib import metadata as importlib_metadata
+from pathlib import Path
+from typing import Any, Optional
+
+from impostor.export import (
+    ERRORS_FILE,
+    GAMES_FILE,
+    MODELS_FILE,
+    PLAYERS_FILE,
+    Tables,
+    experiment_id_of,
+    models_frame,
+    role_models,
+    table_models,
+    tables_from_log,
+)
+from impostor.records import WIN_CONDITIONS
+from impostor.tracking.redact import redact_mapping, redact_text, redacted_log_copy, secret_values
+
+TAG = "impostor."
+TABLES_DIR = "tables"
+LOG_DIR_ARTIFACT = "inspect_log"
+CONFIG_ARTIFACT = "config"
+
+
+@dataclass
+class Context:
+    """What a sweep tells the hooks (unset for a plain ``inspect eval``)."""
+
+    experiment: Optional[str] = None
+    tracking_uri: Optional[str] = None
+    parent_run_id: Optional[str] = None
+    sweep_id: Optional[str] = None
+    sweep_name: Optional[str] = None
+    shard: Optional[str] = None
+    sweep_config: Optional[dict] = None
+    extra_tags: dict = field(default_factory=dict)
+
+
+def run_key(spec: Any) -> str:
+    return f"{spec.eval_set_id or 'eval'}:{spec.task_id}"
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for pkg in ("inspect_ai", "mlflow", "impostor-bench", "pydantic", "inspect-mlflow", "litellm"):
+        try:
+            out[pkg] = importlib_metadata.version(pkg)
+        except importlib_metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def _clean(v: Any) -> str:
+    s = "None" if v is None else (json.dumps(v) if isinstance(v, (dict, list)) else str(v))
+    return s if len(s) <= 500 else s[:497] + "..."
+
+
+def spec_params(spec: Any, secrets: set[str]) -> dict[str, str]:
+    """MLflow params of an eval (all strings, no secrets)."""
+    args = dict(spec.task_args or {})
+    md = spec.metadata or {}
+    params: dict[str, Any] = {"task": spec.task}
+    for k in ("mode", "difficulty", "n_games", "seed", "tie_rule", "temperature", "max_tokens", "structured_votes",
+              "constrained_votes", "word_pairs", "first_game"):
+        params[k] = args.get(k)
+    params["vote_temperature"] = md.get("vote_temperature", args.get("vote_temperature"))
+    params["word_pairs_sha256"] = md.get("word_pairs_sha256")
+    params["experiment_id"] = experiment_id_of(spec)
+    params["model"] = spec.model
+    for role, m in role_models(spec).items():
+        params[f"model.{role}"] = m
+    for k, v in (spec.model_args or {}).items():
+        params[f"model_args.{k}"] = v
+    if spec.model_base_url:
+        params["model_base_url"] = spec.model_base_url
+    gen = spec.model_generate_config.model_dump(exclude_none=True) if spec.model_generate_config else {}
+    for k, v in gen.items():
+        params[f"generate.{k}"] = v
+    for k, v in (spec.packages or {}).items():
+        params[f"version.{k}"] = v
+    for k, v in _versions().items():
+        params.setdefault(f"version.{k}", v)
+    if spec.revision is not None:
+        params["git.commit"] = spec.revision.commit
+        params["git.dirty"] = getattr(spec.revision, "dirty", None)
+    red = redact_mapping(params, secrets)
+    return {k: redact_text(_clean(v), secrets) for k, v in red.items()}
+
+
+def resolved_config(spec: Any, ctx: Context, secrets: set[str]) -> dict:
+    roles = {}
+    for role, cfg in (spec.model_roles or {}).items():
+        roles[role] = {"model": cfg.model, "base_url": cfg.base_url, "args": cfg.args,
+                       "config": cfg.config.model_dump(exclude_none=True) if cfg.config else {}}
+    cfg = {
+        "task": spec.task, "task_file": spec.task_file, "task_args": spec.task_args,
+        "task_metadata": spec.metadata, "experiment_id": experiment_id_of(spec),
+        "models": role_models(spec), "model": spec.model, "model_base_url": spec.model_base_url,
+        "model_args": spec.model_args, "model_roles": roles,
+        "generate_config": spec.model_generate_config.model_dump(exclude_none=True) if spec.model_generate_config else {},
+        "eval_config": spec.config.model_dump(exclude_none=True) if spec.config else {},
+        "packages": spec.packages, "versions": _versions(),
+        "revision": spec.revision.model_dump() if spec.revision else None,
+        "eval_id": spec.eval_id, "task_id": spec.task_id, "eval_set_id": spec.eval_set_id, "run_id": spec.run_id,
+        "sweep": {"id": ctx.sweep_id, "name": ctx.sweep_name, "shard": ctx.shard, "config": ctx.sweep_config},
+    }
+    return redact_mapping(json.loads(json.dumps(cfg, default=str)), secrets)
+
+
+def spec_secrets(spec: Any) -> set[str]:
+    roles = {r: {"args": c.args, "base_url": c.base_url} for r, c in (spec.model_roles or {}).items()}
+    return secret_values(spec.model_args or {}, roles)
+
+
+def find_run(client: Any, experiment_id: str, key: str) -> Any | None:
+    runs = client.search_runs([experiment_id], filter_string=f"tags.`{TAG}run_key` = '{key}'", max_results=10,
+                              order_by=["attributes.start_time ASC"])
+    return runs[0] if runs else None
+
+
+def start_run(client: Any, experiment_id: str, spec: Any, ctx: Context, source: str) -> str:
+    """Find (by run key) or create the experiment's run, tag it, log its params; leaves it RUNNING."""
+    secrets = spec_secrets(spec)
+    key = run_key(spec)
+    exp_label = experiment_id_of(spec)
+    args = spec.task_args or {}
+    tags = {
+        f"{TAG}kind": "experiment", f"{TAG}run_key": key, f"{TAG}experiment_id": exp_label,
+        f"{TAG}task_id": spec.task_id, f"{TAG}eval_id": spec.eval_id, f"{TAG}eval_set_id": spec.eval_set_id or "",
+        f"{TAG}mode": str(args.get("mode", "")), f"{TAG}difficulty": str(args.get("difficulty", "")),
+        f"{TAG}source": source,
+    }
+    for role, m in role_models(spec).items():
+        tags[f"{TAG}model.{role}"] = m
+    if ctx.sweep_id:
+        tags[f"{TAG}sweep_id"] = ctx.sweep_id
+    if ctx.sweep_name:
+        tags[f"{TAG}sweep"] = ctx.sweep_name
+    if ctx.shard:
+        tags[f"{TAG}shard"] = ctx.shard
+    if ctx.parent_run_id:
+        tags["mlflow.parentRunId"] = ctx.parent_run_id
+    if spec.revision is not None and spec.revision.commit:
+        tags["mlflow.source.git.commit"] = spec.revision.commit
+    tags.update(ctx.extra_tags)
+    existing = find_run(client, experiment_id, key)
+    if existing is None:
+        run = client.create_run(experiment_id, run_name=exp_label[:250], tags={"mlflow.runName": exp_label[:250], **tags})
+        run_id = run.info.run_id
+        old_params: dict[str, str] = {}
+    else:
+        run_id = existing.info.run_id
+        old_params = dict(existing.data.params)
+        client.update_run(run_id, status="RUNNING")
+        for k, v in tags.items():
+            client.set_tag(run_id, k, v)
+    log_params(client, run_id, spec_params(spec, secrets), old_params)
+    return run_id
+
+
+def log_params(client: Any, run_id: str, params: dict[str, str], old: dict[str, str]) -> None:
+    """Log new params; a param whose value changed since (params are immutable) goes to a tag instead."""
+    from mlflow.entities import Param
+
+    new = [Param(k, v) for k, v in params.items() if k not in old]
+    for i in range(0, len(new), 100):
+        client.log_batch(run_id, params=new[i:i + 100])
+    for k, v in params.items():
+        if k in old and old[k] != v:
+            client.set_tag(run_id, f"{TAG}param_changed.{k}"[:250], v)
+
+
+def _usage_dict(u: Any) -> dict[str, float]:
+    return {"input": float(u.input_tokens or 0), "output": float(u.output_tokens or 0), "total": float(u.total_tokens or 0)}
+
+
+def role_tokens(log: Any) -> dict[str, dict[str, float]]:
+    """Tokens per game role (role usage where Inspect tracked it, else the role's model usage)."""
+    stats = log.stats
+    model_usage = {m: _usage_dict(u) for m, u in (stats.model_usage or {}).items()}
+    role_usage = {r: _usage_dict(u) for r, u in (getattr(stats, "role_usage", None) or {}).items()}
+    rm = role_models(log.eval)
+    out: dict[str, dict[str, float]] = {}
+    for role, model in rm.items():
+        if role in role_usage:
+            out[role] = role_usage[role]
+            continue
+        base = dict(model_usage.get(model, {"input": 0.0, "output": 0.0, "total": 0.0}))
+        for other, omodel in rm.items():
+            if other != role and omodel == model and other in role_usage:
+                for k in base:
+                    base[k] -= role_usage[other][k]
+        out[role] = base
+    return out
+
+
+def eval_metrics(log: Any, tables: Tables) -> dict[str, float]:
+    m: dict[str, float] = {}
+    if log.results:
+        for es in log.results.scores or []:
+            for name, metric in es.metrics.items():
+                if isinstance(metric.value, (int, float)) and not math.isnan(float(metric.value)):
+                    key = name if name != "stderr" else "impostor_win_rate_stderr"
+                    m[key if es.name == "impostor_winner" else f"{es.name}/{key}"] = float(metric.value)
+    g, p = tables.games, tables.players
+    scheduled = len(log.eval.dataset.sample_ids or []) or (log.eval.dataset.samples or 0)
+    m["games_scheduled"] = float(scheduled)
+    m["games_completed"] = float(len(g))
+    m["games_errored"] = float(len(tables.errors))
+    m["games_missing"] = float(len(tables.missing))
+    m["wins/impostor"] = float((g["winner"] == "impostor").sum()) if len(g) else 0.0
+    m["wins/majority"] = float((g["winner"] == "majority").sum()) if len(g) else 0.0
+    conds = set(WIN_CONDITIONS) | set(g["win_condition"]) if len(g) else set(WIN_CONDITIONS)
+    for c in sorted(conds):
+        m[f"win_condition/{c}"] = float((g["win_condition"] == c).sum()) if len(g) else 0.0
+    m["invalid_ballots"] = float(g["n_invalid_ballots"].sum()) if len(g) else 0.0
+    m["invalid_descriptions"] = float(g["n_invalid_descriptions"].sum()) if len(g) else 0.0
+    m["self_declarations"] = float(p["self_declared"].sum()) if len(p) else 0.0
+    m["ties"] = float((g["tie_k"] > 0).sum()) if len(g) else 0.0
+    tot = {"input": 0.0, "output": 0.0, "total": 0.0}
+    for role, u in role_tokens(log).items():
+        for k, v in u.items():
+            m[f"tokens/{role}/{k}"] = v
+    for u in (log.stats.model_usage or {}).values():
+        for k, v in _usage_dict(u).items():
+            tot[k] += v
+    for k, v in tot.items():
+        m[f"tokens/all/{k}"] = v
+    from datetime import datetime
+
+    try:
+        t0 = datetime.fromisoformat(str(log.stats.started_at))
+        t1 = datetime.fromisoformat(str(log.stats.completed_at))
+        m["wall_time_s"] = (t1 - t0).total_seconds()
+    except (TypeError, ValueError):
+        pass
+    times = [s.total_time for s in (log.samples or []) if s.total_time is not None]
+    if times:
+        m["game_time_s/mean"] = float(sum(times) / len(times))
+        m["game_time_s/sum"] = float(sum(times))
+    return m
+
+
+def _log_word_pairs(client: Any, run_id: str, spec: Any) -> None:
+    import mlflow.data
+    import pandas as pd
+    from mlflow.entities import DatasetInput, InputTag
+
+    from impostor.wordpairs import default_word_pairs_path, load_word_pairs
+
+    args = spec.task_args or {}
+    path = Path(args["word_pairs"]) if args.get("word_pairs") else default_word_pairs_path()
+    if not path.exists():
+        return
+    tiers = load_word_pairs(str(path), require_full=False)
+    rows = [{"pair_id": p.pair_id, "difficulty": p.difficulty, "majority_word": p.majority, "impostor_word": p.impostor}
+            for tier in tiers.values() for p in tier]
+    sha = (spec.metadata or {}).get("word_pairs_sha256") or ""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ds = mlflow.data.from_pandas(pd.DataFrame(rows), source=str(path.resolve()), name="word_pairs",
+                                     digest=sha[:16] if sha else None)
+    run = client.get_run(run_id)
+    have = {(d.dataset.name, d.dataset.digest) for d in (run.inputs.dataset_inputs if run.inputs else [])}
+    if (ds.name, ds.digest) in have:
+        return
+    tags = [InputTag("mlflow.data.context", "eval"), InputTag("difficulty", str(args.get("difficulty", "")))]
+    client.log_inputs(run_id, datasets=[DatasetInput(ds._to_mlflow_entity(), tags=tags)])
+
+
+def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optional[Tables] = None) -> Tables:
+    """Log metrics, tables, the (redacted) Inspect log, config and word pairs; set the final status."""
+    from mlflow.entities import Metric
+    import time
+
+    spec = log.eval
+    secrets = spec_secrets(spec)
+    tables = tables if tables is not None else tables_from_log(log)
+    metrics = eval_metrics(log, tables)
+    now = int(time.time() * 1000)
+    ms = [Metric(k, v, now, 0) for k, v in metrics.items()]
+    for i in range(0, len(ms), 500):
+        client.log_batch(run_id, metrics=ms[i:i + 500])
+    with tempfile.TemporaryDirectory(prefix="impostor-mlflow-") as tmp:
+        t = Path(tmp) / TABLES_DIR
+        t.mkdir()
+        tables.games.to_parquet(t / GAMES_FILE, index=False)
+        tables.players.to_parquet(t / PLAYERS_FILE, index=False)
+        models_frame(table_models(tables) or list(role_models(spec).values())).to_csv(t / MODELS_FILE, index=False)
+        if tables.errors or tables.missing:
+            tables.errors_frame().to_csv(t / ERRORS_FILE, index=False)
+        client.log_artifacts(run_id, str(t), TABLES_DIR)
+        c = Path(tmp) / CONFIG_ARTIFACT
+        c.mkdir()
+        (c / "resolved.json").write_text(json.dumps(resolved_config(spec, ctx, secrets), indent=2, default=str))
+        client.log_artifacts(run_id, str(c), CONFIG_ARTIFACT)
+        loc = str(log.location or "").removeprefix("file://")
+        if loc and Path(loc).exists():
+            src = redacted_log_copy(loc, secrets, tmp)
+            client.log_artifact(run_id, str(src), LOG_DIR_ARTIFACT)
+    try:
+        _log_word_pairs(client, run_id, spec)
+    except Exception as exc:  # noqa: BLE001 - the sha param is logged regardless
+        client.set_tag(run_id, f"{TAG}word_pairs_dataset_error", str(exc)[:250])
+    status = "FINISHED" if log.status == "success" else "FAILED"
+    tags = {f"{TAG}log_status": str(log.status), f"{TAG}log_file": redact_text(loc, secrets)[:5000],
+            f"{TAG}eval_id": spec.eval_id, f"{TAG}tables_logged": "1",
+            f"{TAG}games_completed": str(len(tables.games))}
+    if log.error is not None:
+        tags[f"{TAG}error"] = redact_text((log.error.message or "")[:1000], secrets)
+    for k, v in tags.items():
+        client.set_tag(run_id, k, v)
+    client.set_terminated(run_id, status=status)
+    return tables
