@@ -21,6 +21,31 @@ MAX_DESCRIPTION_CHARS = 750
 MAX_REASONING_CHARS = 2000
 N_PLAYERS = 4
 
+# ----------------------------------------------------------------- model text
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def clean_model_text(text: str) -> str:
+    """Model output made safe to record, log and show to the next player.
+
+    Surrogate pairs are joined into the character they encode, lone surrogates
+    (undecodable bytes) become U+FFFD, and control characters other than tab
+    and newlines are dropped.  Lone surrogates would otherwise be written to the
+    log as literal ``\\udXXX`` escapes and make strict APIs reject the next
+    player's request.
+    """
+    if not text.isascii():
+        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return _CONTROL.sub("", text)
+
+
+def one_line(text: str) -> str:
+    """A description as other players see it: whitespace runs (newlines included) become
+    one space, so a description cannot forge a "Player N: ..." line of its own."""
+    return " ".join(text.split())
+
+
 # ----------------------------------------------------------------- descriptions
 
 
@@ -240,7 +265,7 @@ def _coerce_confidence(value: Any) -> Optional[float]:
 def _coerce_guess(value: Any) -> Optional[str]:
     if value is None or isinstance(value, (dict, list)):
         return None
-    s = str(value).strip()
+    s = clean_model_text(str(value)).strip()
     return None if s.lower() in _NULLS else s[:100]
 
 
@@ -251,7 +276,8 @@ def parse_vote(text: str, own_seat: int) -> ParsedVote:
         return ParsedVote(None, None, None, False, None, error, True)
     declared = _coerce_bool(obj.get("self_declaration", False))
     reasoning = obj.get("reasoning")
-    reasoning = None if reasoning is None else str(reasoning)[:MAX_REASONING_CHARS]
+    # JSON escapes can decode to lone surrogates ("\\udcff"): clean what we keep.
+    reasoning = None if reasoning is None else clean_model_text(str(reasoning))[:MAX_REASONING_CHARS]
     guess = _coerce_guess(obj.get("word_guess"))
     confidence = _coerce_confidence(obj.get("confidence"))
     if declared is None:

@@ -23,7 +23,7 @@ from inspect_ai.util import JSONSchema, StoreModel
 from pydantic import Field
 
 from impostor import prompts
-from impostor.parsing import description_violation, parse_vote, vote_json_schema
+from impostor.parsing import clean_model_text, description_violation, one_line, parse_vote, vote_json_schema
 from impostor.records import player_label
 from impostor.schedule import GameSpec, derive_seed
 from solvers.seating import experiment_id_for, model_name, seat_models
@@ -58,7 +58,7 @@ def _seat_records(state: TaskState) -> list[dict[str, Any]]:
 
 async def _ask(model: Model, messages: list[ChatMessage], config: GenerateConfig) -> str:
     output = await model.generate(messages, config=config)
-    return output.completion or ""
+    return clean_model_text(output.completion or "")
 
 
 def _transcript(state: TaskState, text: str) -> None:
@@ -110,7 +110,7 @@ def description_phase(temperature: float = 0.7, max_tokens: int = 150, max_chars
                 violation = description_violation(text, word, max_chars)
             record["description_valid"] = violation is None
             record["description_error"] = violation
-            record["description"] = text.strip() if violation is None else prompts.INVALID_DESCRIPTION_PLACEHOLDER
+            record["description"] = one_line(text) if violation is None else prompts.INVALID_DESCRIPTION_PLACEHOLDER
             shown.append((player_label(seat), record["description"]))
             _transcript(state, f"Player {player_label(seat)} (speaks {position + 1}): {record['description']}")
         state.store.set("impostor:seats", seats)
