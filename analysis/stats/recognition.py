@@ -61,6 +61,15 @@ def opponent_baseline(data, config) -> pd.DataFrame:
     for model in ordered_levels(prep.imp_model, ()):
         for d in ordered_levels(prep.difficulty, DIFFICULTIES):
             sel = (prep.imp_model == model) & (prep.difficulty == d) & np.isfinite(base)
+            # A mode whose games all end the same way carries no information on the slope once
+            # its fixed effect is in (the ML estimate of that FE diverges); drop those games,
+            # which is the limit of the unconditional fit (as conditional logit does).
+            modes_in = pd.Series(prep.y[sel]).groupby(prep.mode[sel]).agg(["min", "max"])
+            flat = modes_in.index[modes_in["min"] == modes_in["max"]]
+            if len(flat) and len(flat) < len(modes_in):
+                note(data, f"opponent_baseline: cell {model}/{d}: mode(s) {', '.join(map(str, flat))} with a "
+                           "constant outcome dropped (no information once mode FEs are in)")
+                sel &= ~np.isin(prep.mode, list(flat))
             row = {"model": model, "difficulty": d, "n": int(sel.sum())}
             try:
                 if sel.sum() < config.min_cell_games:
