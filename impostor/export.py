@@ -91,6 +91,8 @@ class GameRecord:
     players: list[dict]
     rank: tuple  # higher is better (log status, log time)
     source: str
+    usage: dict = field(default_factory=dict)  # model -> {"input", "output", "total"} tokens of this game
+    time_s: float = 0.0
 
 
 @dataclass
@@ -112,6 +114,8 @@ class Tables:
     missing: list[GameError] = field(default_factory=list)
     duplicates: int = 0
     logs: list[str] = field(default_factory=list)
+    usage: dict = field(default_factory=dict)  # model -> tokens over the kept games
+    game_time_s: float = 0.0
 
     @property
     def n_games(self) -> int:
@@ -179,7 +183,9 @@ def records_from_log(log: Any, source: str | None = None) -> tuple[list[GameReco
             except Exception as exc:  # noqa: BLE001 - reported, not dropped
                 reason = f"invalid game record: {str(exc).splitlines()[0][:300]}"
             else:
-                records.append(GameRecord(game, players, rank, source))
+                usage = {m: {"input": float(u.input_tokens or 0), "output": float(u.output_tokens or 0),
+                             "total": float(u.total_tokens or 0)} for m, u in (sample.model_usage or {}).items()}
+                records.append(GameRecord(game, players, rank, source, usage, float(sample.total_time or 0.0)))
                 continue
         sexp = (sample.metadata or {}).get("experiment_id") or exp
         errors.append(GameError(f"{sexp}/{sid}", sexp, sid, reason, source))
@@ -208,8 +214,15 @@ def build_tables(records: Iterable[GameRecord], errors: Iterable[GameError] = ()
     chosen = sorted(best.values(), key=lambda r: (r.game["experiment_id"], r.game["game_index"], r.game["game_id"]))
     games = games_frame([r.game for r in chosen])
     players = players_frame([p for r in chosen for p in sorted(r.players, key=lambda p: p["seat"])])
+    usage: dict[str, dict[str, float]] = {}
+    for r in chosen:
+        for m, u in r.usage.items():
+            acc = usage.setdefault(m, {"input": 0.0, "output": 0.0, "total": 0.0})
+            for k in acc:
+                acc[k] += u.get(k, 0.0)
     return Tables(games, players, sorted(err_by_id.values(), key=lambda e: e.game_id),
-                  sorted(missing.values(), key=lambda e: e.game_id), n - len(best), logs or [])
+                  sorted(missing.values(), key=lambda e: e.game_id), n - len(best), logs or [], usage,
+                  sum(r.time_s for r in chosen))
 
 
 def games_frame(rows: list[dict]) -> pd.DataFrame:

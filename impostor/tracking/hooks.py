@@ -43,6 +43,8 @@ class ImpostorMlflowHooks(Hooks):
         from impostor.tracking.logrun import start_run
 
         ctx = _context.get()
+        if ctx.disabled:
+            return
         client, uri = get_client(ctx.tracking_uri)
         exp_id = ensure_experiment(client, experiment_name(ctx.experiment), uri)
         try:

@@ -51,6 +51,7 @@ class Context:
     shard: Optional[str] = None
     sweep_config: Optional[dict] = None
     extra_tags: dict = field(default_factory=dict)
+    disabled: bool = False  # the sweep found the store unreachable and told the user already
 
 
 def run_key(spec: Any) -> str:

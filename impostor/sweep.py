@@ -1,0 +1,344 @@
+"""Sweep configs: a validated YAML file -> the list of experiments (one Inspect task each).
+
+An *experiment* is one (mode, difficulty, model assignment, seed) cell of
+``games_per_experiment`` games; it is one Inspect eval, one log file and one
+MLflow run.  Per difficulty and seed, with ``n`` models:
+
+* ``homogeneous``  -- one experiment per model (``n``);
+* ``cross_play``   -- every ordered (impostor, majority) pair of distinct models (``n(n-1)``);
+* team modes       -- every unordered pair {team_a, team_b} (``n(n-1)/2`` each).
+
+The paper's nine models give 9 + 72 + 3 x 36 = 189 experiments per difficulty,
+756 over four difficulties, 90,720 games at 120 games each.
+
+Pure planning: no Inspect or MLflow import at module level.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from impostor.errors import ImpostorError
+from impostor.records import DIFFICULTIES, MODES, TEAM_MODES
+
+MANIFEST = "impostor-sweep.json"
+
+Mode = Literal["homogeneous", "cross_play", "team_blind", "team_aware", "team_semi_aware"]
+Difficulty = Literal["easy", "medium", "hard", "expert"]
+
+
+class Concurrency(BaseModel):
+    """Passed to Inspect's eval_set (see its docs for the meaning)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_connections: Optional[int] = Field(default=10, ge=1, description="concurrent API connections per model")
+    max_samples: Optional[int] = Field(default=None, ge=1, description="concurrent games per experiment")
+    max_tasks: Optional[int] = Field(default=None, ge=1, description="concurrent experiments")
+
+
+class Retries(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    attempts: int = Field(default=10, ge=0, description="eval_set retry attempts of an unfinished experiment")
+    wait: float = Field(default=30.0, ge=0, description="seconds before the first retry (then exponential)")
+    on_error: Optional[int] = Field(default=None, ge=0, description="retries of one errored game (sample)")
+    fail_on_error: Optional[float] = Field(default=None, ge=0,
+                                           description="errored games an experiment tolerates (count or fraction)")
+
+
+class Tracking(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    experiment: Optional[str] = Field(default=None, description="MLflow experiment name (default: the sweep name)")
+    tracking_uri: Optional[str] = Field(default=None, description="default: MLFLOW_TRACKING_URI, else ./mlruns SQLite")
+
+
+class SweepConfig(BaseModel):
+    """One sweep.  Fields marked (games) change the games; the others may change between resumptions."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", description="sweep name (MLflow experiment, log dir)")
+    description: str = ""
+    models: list[str] = Field(min_length=1, description="(games) registry aliases or provider/model strings")
+    modes: list[Mode] = Field(default_factory=lambda: list(MODES), min_length=1, description="(games)")
+    difficulties: list[Difficulty] = Field(default_factory=lambda: list(DIFFICULTIES), min_length=1,
+                                           description="(games)")
+    games_per_experiment: int = Field(ge=1, description="(games)")
+    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1, description="(games) schedule seeds")
+    tie_rule: Literal["default", "sym_candidate", "sym_side"] = "default"
+    temperature: float = Field(default=0.7, ge=0.0, le=2.0)
+    max_tokens: int = Field(default=150, ge=1)
+    vote_temperature: Optional[float] = Field(default=None, ge=0.0, le=2.0)
+    structured_votes: bool = False
+    constrained_votes: Optional[bool] = None
+    word_pairs: Optional[str] = Field(default=None, description="(games) word-pair JSON, relative to this file")
+    concurrency: Concurrency = Field(default_factory=Concurrency)
+    retries: Retries = Field(default_factory=Retries)
+    output_dir: str = Field(default="logs/sweeps", description="log dir is OUTPUT_DIR/NAME (relative to the CWD)")
+    tracking: Tracking = Field(default_factory=Tracking)
+    imports: list[str] = Field(default_factory=list,
+                               description="Python modules to import first (e.g. to register custom model providers)")
+
+    @field_validator("models", "modes", "difficulties", "seeds")
+    @classmethod
+    def _unique(cls, v: list) -> list:
+        dupes = sorted({str(x) for x in v if v.count(x) > 1})
+        if dupes:
+            raise ValueError(f"duplicate entries: {', '.join(dupes)}; list each once")
+        return v
+
+    @model_validator(mode="after")
+    def _pairs_need_two(self) -> "SweepConfig":
+        paired = [m for m in self.modes if m != "homogeneous"]
+        if paired and len(self.models) < 2:
+            raise ValueError(f"modes {', '.join(paired)} pair two different models; list at least two models "
+                             f"or keep only 'homogeneous' in modes")
+        return self
+
+
+GAME_FIELDS = ("models", "modes", "difficulties", "games_per_experiment", "seeds", "tie_rule", "temperature",
+               "max_tokens", "vote_temperature", "structured_votes", "constrained_votes", "word_pairs")
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One Inspect task of the sweep (model names as written in the config: aliases)."""
+
+    index: int
+    mode: str
+    difficulty: str
+    seed: int
+    roles: tuple[tuple[str, str], ...]  # (role, alias); ("model", alias) for homogeneous
+    n_games: int
+
+    @property
+    def label(self) -> str:
+        r = dict(self.roles)
+        if self.mode == "homogeneous":
+            who = r["model"]
+        elif self.mode == "cross_play":
+            who = f"imp={r['impostor']},maj={r['majority']}"
+        else:
+            who = f"A={r['team_a']},B={r['team_b']}"
+        return f"{self.mode}|{self.difficulty}|{who}|s{self.seed}"
+
+
+@dataclass
+class Plan:
+    config: SweepConfig
+    path: Path
+    experiments: list[Experiment]
+    shard: tuple[int, int] = (1, 1)
+    all_experiments: int = 0
+    resolved: dict[str, str] = field(default_factory=dict)  # alias -> model string
+
+    @property
+    def games(self) -> int:
+        return sum(e.n_games for e in self.experiments)
+
+    @property
+    def sweep_id(self) -> str:
+        return f"{self.config.name}-{config_hash(self.config, self.path)[:12]}"
+
+    def default_log_dir(self) -> Path:
+        base = Path(self.config.output_dir) / self.config.name
+        i, n = self.shard
+        return base / f"shard-{i}-of-{n}" if n > 1 else base
+
+
+# ------------------------------------------------------------------ loading
+
+
+def _loc(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def load_config(path: str | Path) -> SweepConfig:
+    """Read and validate a sweep YAML; errors name the file, the field and the fix."""
+    p = Path(path)
+    if not p.is_file():
+        raise ImpostorError(f"{path}: sweep config not found; fix: pass a YAML file such as configs/smoke.yaml")
+    try:
+        raw = yaml.safe_load(p.read_text())
+    except yaml.YAMLError as exc:
+        raise ImpostorError(f"{path}: not valid YAML ({str(exc).splitlines()[0]}); fix: check the syntax") from exc
+    if not isinstance(raw, dict):
+        raise ImpostorError(f"{path}: expected a mapping of fields (name, models, ...); fix: see configs/smoke.yaml")
+    try:
+        cfg = SweepConfig.model_validate(raw)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors()[:5]:
+            where = _loc(err["loc"])
+            msg = err["msg"].removeprefix("Value error, ")
+            if err["type"] == "extra_forbidden":
+                known = ", ".join(SweepConfig.model_fields) if len(err["loc"]) == 1 else "see configs/smoke.yaml"
+                msg = f"unknown field; fix: remove it or use one of: {known}"
+            elif err["type"] == "missing":
+                msg = "required field is missing; fix: add it"
+            elif "fix:" not in msg:
+                msg = f"{msg}; fix: correct the value" + (f" (got {err['input']!r})" if "input" in err and not isinstance(err["input"], (dict, list)) else "")
+            problems.append(f"field '{where}': {msg}")
+        more = f" (and {exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
+        raise ImpostorError(f"{path}: " + " | ".join(problems) + more) from None
+    if cfg.word_pairs is not None:
+        wp = word_pairs_path(cfg, p)
+        if not wp.is_file():
+            raise ImpostorError(f"{path}: field 'word_pairs': {wp} does not exist; fix: give a path relative to "
+                                f"the config file, or drop the field for configs/word_pairs.json")
+    return cfg
+
+
+def word_pairs_path(cfg: SweepConfig, config_path: Path) -> Optional[Path]:
+    if cfg.word_pairs is None:
+        return None
+    wp = Path(cfg.word_pairs)
+    return (wp if wp.is_absolute() else config_path.parent / wp).resolve()
+
+
+def config_hash(cfg: SweepConfig, config_path: Path) -> str:
+    """Hash of the fields that decide the games (not concurrency, retries, output or tracking)."""
+    return hashlib.sha256(json.dumps(game_fields(cfg, config_path), sort_keys=True).encode()).hexdigest()
+
+
+def game_fields(cfg: SweepConfig, config_path: Path) -> dict[str, Any]:
+    from impostor.wordpairs import word_pairs_sha256
+
+    d = {k: getattr(cfg, k) for k in GAME_FIELDS}
+    d["word_pairs"] = word_pairs_sha256(str(word_pairs_path(cfg, config_path)) if cfg.word_pairs else None)
+    return json.loads(json.dumps(d))
+
+
+# ------------------------------------------------------------------ planning
+
+
+def experiments(cfg: SweepConfig) -> list[Experiment]:
+    out: list[Experiment] = []
+    for seed in cfg.seeds:
+        for difficulty in cfg.difficulties:
+            for mode in cfg.modes:
+                if mode == "homogeneous":
+                    cells = [(("model", m),) for m in cfg.models]
+                elif mode == "cross_play":
+                    cells = [(("impostor", a), ("majority", b)) for a, b in itertools.permutations(cfg.models, 2)]
+                else:
+                    cells = [(("team_a", a), ("team_b", b)) for a, b in itertools.combinations(cfg.models, 2)]
+                for roles in cells:
+                    out.append(Experiment(len(out), mode, difficulty, seed, roles, cfg.games_per_experiment))
+    return out
+
+
+def parse_shard(text: Optional[str]) -> tuple[int, int]:
+    if not text:
+        return (1, 1)
+    m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+    if not m or not (1 <= int(m[1]) <= int(m[2])):
+        raise ImpostorError(f"--shard {text!r} is not valid; fix: use I/N with 1 <= I <= N, e.g. --shard 2/4")
+    return int(m[1]), int(m[2])
+
+
+def plan(path: str | Path, shard: Optional[str] = None, resolve: bool = False) -> Plan:
+    """Load the config and list this shard's experiments (round-robin: experiment k goes to shard k mod N + 1)."""
+    p = Path(path)
+    cfg = load_config(p)
+    i, n = parse_shard(shard)
+    every = experiments(cfg)
+    mine = [e for e in every if e.index % n == i - 1]
+    pl = Plan(cfg, p, mine, (i, n), len(every))
+    if resolve:
+        pl.resolved = resolve_models(cfg, p)
+    return pl
+
+
+def resolve_models(cfg: SweepConfig, config_path: Path | str, strict: bool = True) -> dict[str, str]:
+    """alias -> Inspect model string via the registry (``impostor.registry``); provider/model strings pass through."""
+    try:
+        from impostor.registry import load_registry  # type: ignore
+    except ImportError:
+        registry = None
+    else:
+        try:
+            registry = load_registry()
+        except ImpostorError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            raise ImpostorError(f"model registry cannot be loaded ({exc}); fix: check configs/models.yaml") from exc
+    out = {}
+    for k, alias in enumerate(cfg.models):
+        if registry is not None:
+            try:
+                out[alias] = registry.resolve(alias)
+                continue
+            except Exception as exc:  # noqa: BLE001
+                if "/" in alias:
+                    out[alias] = alias
+                    continue
+                if not strict:
+                    out[alias] = alias
+                    continue
+                raise ImpostorError(f"{config_path}: field 'models[{k}]': {alias!r} is not a registry alias "
+                                    f"({str(exc).splitlines()[0]}); fix: use a name from configs/models.yaml "
+                                    f"or a provider/model string") from None
+        elif "/" in alias:
+            out[alias] = alias
+        elif strict:
+            raise ImpostorError(f"{config_path}: field 'models[{k}]': {alias!r} needs the model registry "
+                                f"(impostor.registry), which is not available; fix: use a provider/model string")
+        else:
+            out[alias] = alias
+    return out
+
+
+def task_spec(exp: Experiment, cfg: SweepConfig, config_path: Path, resolved: dict[str, str]) -> dict[str, Any]:
+    """Arguments of the Inspect task plus model / model_roles for one experiment."""
+    r = {role: resolved.get(a, a) for role, a in exp.roles}
+    args = dict(mode=exp.mode, difficulty=exp.difficulty, n_games=exp.n_games, seed=exp.seed, tie_rule=cfg.tie_rule,
+                temperature=cfg.temperature, max_tokens=cfg.max_tokens, vote_temperature=cfg.vote_temperature,
+                structured_votes=cfg.structured_votes, constrained_votes=cfg.constrained_votes)
+    wp = word_pairs_path(cfg, config_path)
+    if wp is not None:
+        args["word_pairs"] = str(wp)
+    if exp.mode == "homogeneous":
+        return {"task_args": args, "model": r["model"], "model_roles": {}}
+    if exp.mode == "cross_play":
+        return {"task_args": args, "model": r["majority"], "model_roles": {"impostor": r["impostor"], "majority": r["majority"]}}
+    return {"task_args": args, "model": r["team_a"], "model_roles": {"team_a": r["team_a"], "team_b": r["team_b"]}}
+
+
+# ------------------------------------------------------------------ text
+
+
+def plan_table(pl: Plan) -> str:
+    """Experiments and games per difficulty x mode, with totals."""
+    rows: dict[tuple[str, str], list[int]] = {}
+    for e in pl.experiments:
+        c = rows.setdefault((e.difficulty, e.mode), [0, 0])
+        c[0] += 1
+        c[1] += e.n_games
+    lines = [f"{'difficulty':<11}{'mode':<17}{'experiments':>12}{'games':>10}"]
+    for d in DIFFICULTIES:
+        for m in MODES:
+            if (d, m) in rows:
+                n, g = rows[(d, m)]
+                lines.append(f"{d:<11}{m:<17}{n:>12,}{g:>10,}")
+    lines.append(f"{'total':<28}{len(pl.experiments):>12,}{pl.games:>10,}")
+    return "\n".join(lines)
+
+
+def is_team(mode: str) -> bool:
+    return mode in TEAM_MODES
