@@ -17,6 +17,7 @@ from analysis.data import AnalysisData
 from analysis.stats import balance as _balance
 from analysis.stats import categorical as _categorical
 from analysis.stats import coordination as _coordination
+from analysis.stats import descriptions as _descriptions
 from analysis.stats import correlations as _correlations
 from analysis.stats import headline as _headline
 from analysis.stats import multiple as _multiple

@@ -60,3 +60,31 @@ def test_chi2_detects_generated_difficulty_effect():
     c = TABLES["chi2"](shared_ballot(), fast_config()).set_index("test")
     assert c.loc["difficulty_x_outcome", "p"] < 1e-6  # detection depends strongly on difficulty
     assert c.loc["selfdecl_x_model", "p"] < 1e-6  # self-declaration rates differ by model
+
+
+def test_two_by_two_uses_pearson_without_yates():
+    from analysis.stats.categorical import chi2_test
+    a = ["x"] * 30 + ["y"] * 30
+    b = ["w"] * 20 + ["l"] * 10 + ["w"] * 10 + ["l"] * 20
+    x2, df, p, v = chi2_by_hand(a, b)
+    r = chi2_test(a, b)
+    assert (r["chi2"], r["df"], r["p"], r["cramers_v"]) == pytest.approx((x2, df, p, v))
+    assert x2 == pytest.approx(60 * (20 * 20 - 10 * 10) ** 2 / (30 * 30 * 30 * 30))
+
+
+def test_description_length_cohens_d():
+    from _synth_stats import make_ballot_games
+    data = make_ballot_games(n_models=2, games_per_exp=8, seed=4)
+    p = data.players.copy()
+    p["description"] = p["description"] + pd.Series([" aa" * (i % 3) for i in range(len(p))], index=p.index)
+    # impostor descriptions get two extra words
+    p.loc[p["role"] == "impostor", "description"] = p.loc[p["role"] == "impostor", "description"] + " aa bb"
+    data.players = p
+    d = TABLES["description_effect"](data, fast_config()).set_index("measure")
+    imp = p[p["role"] == "impostor"]["description"].str.split().str.len()
+    maj = p[p["role"] == "majority"]["description"].str.split().str.len()
+    sp = math.sqrt(((len(imp) - 1) * imp.var() + (len(maj) - 1) * maj.var()) / (len(imp) + len(maj) - 2))
+    assert d.loc["words", "cohen_d"] == pytest.approx((imp.mean() - maj.mean()) / sp)
+    assert d.loc["words", "mean_impostor"] - d.loc["words", "mean_majority"] == pytest.approx(
+        imp.mean() - maj.mean())
+    assert d.loc["words", "cohen_d"] > 1 and d.loc["chars", "cohen_d"] > 1

@@ -1,0 +1,40 @@
+"""Appendix B.2 "Effect sizes": description length of impostors vs majority players.
+
+Cohen's d = (mean_impostor - mean_majority) / pooled SD (n - 1 weighted), for the
+length of the description in characters and in whitespace-separated words, over all
+player rows with a description (invalid descriptions included, as logged).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis.stats._base import StatsUnavailable, prepared, table
+
+
+def cohens_d(a, b) -> float:
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    na, nb = len(a), len(b)
+    if na < 2 or nb < 2:
+        return np.nan
+    sp = np.sqrt(((na - 1) * a.var(ddof=1) + (nb - 1) * b.var(ddof=1)) / (na + nb - 2))
+    return float((a.mean() - b.mean()) / sp) if sp > 0 else np.nan
+
+
+@table("description_effect", columns=["measure", "cohen_d", "mean_impostor", "mean_majority", "n_impostor",
+                                      "n_majority"])
+def description_effect(data, config) -> pd.DataFrame:
+    prep = prepared(data, need_players=True)
+    if prep.description is None:
+        raise StatsUnavailable("players table has no description column")
+    ok = prep.present & pd.notna(prep.description)
+    text = pd.Series(prep.description[ok], dtype=object).astype(str)
+    imp = prep.is_imp[ok]
+    rows = []
+    for name, vals in (("chars", text.str.len().to_numpy(float)),
+                       ("words", text.str.split().str.len().to_numpy(float))):
+        a, b = vals[imp], vals[~imp]
+        rows.append({"measure": name, "cohen_d": cohens_d(a, b), "mean_impostor": a.mean() if len(a) else np.nan,
+                     "mean_majority": b.mean() if len(b) else np.nan, "n_impostor": len(a), "n_majority": len(b)})
+    return pd.DataFrame(rows)
