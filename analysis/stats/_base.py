@@ -191,7 +191,7 @@ class Prepared:
     n: int
     y: np.ndarray  # (N,) 1 = impostor won (logged winner, default rule)
     imp_seat: np.ndarray  # (N,) int
-    imp_pos: np.ndarray  # (N,) int speaking position of the impostor
+    imp_pos: np.ndarray  # (N,) int speaking position of the impostor (-1 = unknown)
     mode: np.ndarray  # (N,) object
     difficulty: np.ndarray  # (N,) object
     exp_code: np.ndarray  # (N,) int code of experiment_id
@@ -242,6 +242,18 @@ def _prepare(data: AnalysisData):
         g = g[~bad.to_numpy()].reset_index(drop=True)
         if len(g) == 0:
             return StatsUnavailable("no game has a valid winner")
+    seat_num = pd.to_numeric(g["impostor_seat"], errors="coerce")
+    bad = ~seat_num.isin([0, 1, 2, 3]).to_numpy()
+    if bad.any():
+        note(data, f"games: {int(bad.sum())} games with impostor_seat outside 0-3 dropped")
+        g = g[~bad].reset_index(drop=True)
+        if len(g) == 0:
+            return StatsUnavailable("no game has a valid impostor_seat")
+    pos = pd.to_numeric(g["impostor_speaking_position"], errors="coerce")
+    bad_pos = ~pos.isin([0, 1, 2, 3]).to_numpy()
+    if bad_pos.any():
+        note(data, f"games: {int(bad_pos.sum())} games with impostor_speaking_position outside 0-3 are left "
+                   "out of the speaking-order analyses")
     n = len(g)
     exp_code, exp_names = pd.factorize(g["experiment_id"].astype(object), sort=True)
     first = pd.Series(np.arange(n)).groupby(exp_code).first().to_numpy()
@@ -250,8 +262,8 @@ def _prepare(data: AnalysisData):
     prep = Prepared(
         games=g, n=n,
         y=(g["winner"].astype(object) == "impostor").to_numpy(dtype=np.int64),
-        imp_seat=g["impostor_seat"].to_numpy(dtype=np.int64),
-        imp_pos=g["impostor_speaking_position"].to_numpy(dtype=np.int64),
+        imp_seat=pd.to_numeric(g["impostor_seat"]).to_numpy(dtype=np.int64),
+        imp_pos=np.where(bad_pos, -1, pos.fillna(-1).to_numpy(dtype=float)).astype(np.int64),
         mode=mode, difficulty=diff,
         exp_code=exp_code.astype(np.int64), exp_names=np.asarray(exp_names, dtype=object),
         exp_mode=mode[first], exp_difficulty=diff[first],

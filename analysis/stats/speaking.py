@@ -46,10 +46,11 @@ def itt_from_counts(wins: np.ndarray, n: np.ndarray) -> np.ndarray:
 
 
 def _pos_onehot(prep) -> np.ndarray:
-    pos = prep.imp_pos
-    if np.any((pos < 0) | (pos > 3)):
-        raise StatsUnavailable("impostor_speaking_position outside 0-3")
-    return np.eye(4)[pos]
+    """(N, 4) indicator of the impostor's position; all-zero rows for unknown positions."""
+    onehot = (prep.imp_pos[:, None] == np.arange(4)[None, :]).astype(float)
+    if not onehot.any():
+        raise StatsUnavailable("no game has an impostor_speaking_position in 0-3")
+    return onehot
 
 
 def _randomization_null(rng, wins_total: int, loss_total: int, reps: int):
@@ -133,15 +134,17 @@ def speaking_randomization(data, config) -> pd.DataFrame:
 def speaking_glm(data, config) -> pd.DataFrame:
     """Cluster-robust logit with position indicators (ref. 0) and mode/difficulty/model FEs."""
     prep = prepared(data)
-    blocks = [design_codes(prep.imp_pos, ref=0, levels=[0, 1, 2, 3])]
-    for vals, pref in ((prep.mode, MODES), (prep.difficulty, DIFFICULTIES), (prep.imp_model, ())):
+    ok = prep.imp_pos >= 0
+    if not ok.any():
+        raise StatsUnavailable("no game has an impostor_speaking_position in 0-3")
+    mat0, names0 = design_codes(prep.imp_pos[ok], ref=0, levels=[0, 1, 2, 3])
+    blocks = [(mat0, [f"pos{k}_vs_pos0" for k in names0])]
+    for vals, pref in ((prep.mode[ok], MODES), (prep.difficulty[ok], DIFFICULTIES), (prep.imp_model[ok], ())):
         lv = ordered_levels(vals, pref)
         if len(lv) > 1:
             mat, names = design_codes(vals, levels=lv)
             blocks.append((mat, [f"fe:{x}" for x in names]))
-    mat0, names0 = blocks[0]
-    blocks[0] = (mat0, [f"pos{k}_vs_pos0" for k in names0])
     X, names = with_intercept(*blocks)
-    fit = cluster_logit(prep.y, X, names, prep.exp_code, "speaking_glm", config.min_clusters)
+    fit = cluster_logit(prep.y[ok], X, names, prep.exp_code[ok], "speaking_glm", config.min_clusters)
     return pd.DataFrame([{"term": t, **fit.wald(t, config.alpha), "n": fit.n, "n_clusters": fit.n_clusters}
                          for t in names if t.startswith("pos")])

@@ -129,3 +129,21 @@ def test_seed_reproducible_and_seed_sensitive(name):
     c = TABLES[name](data, fast_config(seed=12))
     col = {"bootstrap": "ci_low", "permutation": "p", "speaking_itt": "ci_low"}[name]
     assert not np.allclose(a[col].to_numpy(float), c[col].to_numpy(float), equal_nan=True)
+
+
+def test_bad_seat_and_position_values_are_dropped_with_notes():
+    g = make_ballot_games(n_models=3, games_per_exp=8, seed=2)
+    games = g.games.copy()
+    games["impostor_speaking_position"] = games["impostor_speaking_position"].astype(float)
+    games.loc[:9, "impostor_speaking_position"] = np.nan
+    games["impostor_seat"] = games["impostor_seat"].astype(float)
+    games.loc[10:14, "impostor_seat"] = np.nan
+    data = AnalysisData(games, g.players, g.models)
+    cfg = fast_config()
+    s = TABLES["speaking_itt"](data, cfg)
+    pooled = s[(s["mode"] == "ALL")].iloc[0]
+    assert pooled["n"] == len(games) - 15
+    assert len(TABLES["speaking_glm"](data, cfg)) == 3
+    assert TABLES["headline"](data, cfg)["n_imp_games"].sum() == len(games) - 5
+    assert any("impostor_seat" in n for n in data.notes)
+    assert any("impostor_speaking_position" in n for n in data.notes)
