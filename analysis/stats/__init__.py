@@ -14,7 +14,8 @@ from typing import Callable
 import pandas as pd
 
 from analysis.data import AnalysisData
-from analysis.stats import balance as _balance
+# importing the modules registers their tables
+from analysis.stats import balance as _balance  # noqa: F401
 from analysis.stats import categorical as _categorical
 from analysis.stats import coordination as _coordination
 from analysis.stats import descriptions as _descriptions

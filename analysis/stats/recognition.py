@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
-from analysis.stats._base import (DIFFICULTIES, MODES, N_SEATS, StatsUnavailable, design_codes, note,
+from analysis.stats._base import (DIFFICULTIES, MODES, StatsUnavailable, design_codes, note,
                                   ordered_levels, prepared, table)
 from analysis.stats._regress import cluster_logit, with_intercept
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from _synth_stats import expit, fast_config, make_logit_games, shared_ballot
