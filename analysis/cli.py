@@ -68,6 +68,7 @@ def _cmd_report(args) -> int:
     if args.alpha is not None:
         kw["alpha"] = args.alpha
     cfg = StatsConfig(**kw)
+    t_load = time.perf_counter()
     if args.parquet:
         _progress(f"reading {args.parquet}")
         data = load_tables(args.parquet)
@@ -77,7 +78,7 @@ def _cmd_report(args) -> int:
         data = load_from_mlflow(args.experiment, args.tracking_uri)
         source = {"kind": "mlflow", "experiment": args.experiment, "tracking_uri": args.tracking_uri}
     _progress(f"{len(data.games):,} games, {data.games['experiment_id'].nunique():,} experiments loaded "
-              f"in {time.perf_counter() - t0:.1f} s")
+              f"in {time.perf_counter() - t_load:.1f} s")
     manifest = build_report(data, args.out, cfg, source=source, progress=_progress, figures=not args.no_figures)
     out = Path(args.out).absolute()
     for err in manifest["errors"]:

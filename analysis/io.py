@@ -235,7 +235,7 @@ def validate_tables(
                 if dup.any():
                     gp.add("game_id", f"{int(dup.sum())} rows share a game_id ({_examples(games['game_id'][dup])})",
                            "make game_id unique over the whole export (drop duplicated runs)")
-                unknown = sorted(set(games["win_condition"]) - set(WIN_CONDITIONS))
+                unknown = sorted(set(games["win_condition"].unique()) - set(WIN_CONDITIONS))
                 if unknown:
                     notes.append(f"{games_name}: unknown win_condition value(s) {unknown}; kept as given.")
     gp.raise_if_any()
@@ -340,7 +340,7 @@ def validate_tables(
                 mp.add("model", f"duplicated model(s) {_examples(models['model'][models['model'].duplicated()])}",
                        "list each model once")
         mp.raise_if_any()
-        missing = sorted(set(players["model"]) - set(models["model"]))
+        missing = sorted(set(players["model"].unique()) - set(models["model"]))
         if missing:
             notes.append(f"{models_name}: no metadata for model(s) {', '.join(missing)}; size/provider analyses leave them out.")
     else:

@@ -19,10 +19,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-import pandas as pd
-from scipy import stats
-
 __all__ = ["PowerResult", "p_from_or", "closed_form_n", "simulated_power", "power_table", "register"]
 
 
@@ -52,6 +48,7 @@ class PowerResult:
 
 def closed_form_n(odds_ratio: float = 0.8, power: float = 0.8, base: float = 0.45, alpha: float = 0.05) -> dict[str, PowerResult]:
     """Games per cell for a two-sided test at ``alpha`` with ``power``, both closed forms."""
+    from scipy import stats
     from statsmodels.stats.power import NormalIndPower
     from statsmodels.stats.proportion import proportion_effectsize
 
@@ -99,8 +96,10 @@ def simulated_power(
 
 
 def power_table(odds_ratio: float = 0.8, power: float = 0.8, base: float = 0.45, alpha: float = 0.05,
-                reps: int = 200, seed: int = 0) -> pd.DataFrame:
-    """One row per closed form, with the simulated power at its n."""
+                reps: int = 200, seed: int = 0):
+    """One row per closed form (a DataFrame), with the simulated power at its n."""
+    import pandas as pd
+
     rows = []
     for res in closed_form_n(odds_ratio, power, base, alpha).values():
         row = {"method": res.method, "or": odds_ratio, "base_pct": 100 * res.p0, "contrast_pct": 100 * res.p1,
