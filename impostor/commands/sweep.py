@@ -61,7 +61,7 @@ def _manifest(pl: Plan) -> dict:
         "name": pl.config.name, "sweep_id": pl.sweep_id, "config_file": str(pl.path),
         "config_hash": config_hash(pl.config, pl.path), "game_fields": game_fields(pl.config, pl.path),
         "shard": f"{pl.shard[0]}/{pl.shard[1]}", "experiments": len(pl.experiments), "games": pl.games,
-        "models": pl.resolved, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "models": pl.resolved, "tracking_experiment": pl.config.tracking.experiment or pl.config.name, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
 
 
