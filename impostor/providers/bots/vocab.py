@@ -21,7 +21,7 @@ from typing import Callable, Iterable, Optional
 
 import numpy as np
 
-from impostor.parsing import find_word_leak
+from impostor import parsing
 
 STOPWORDS = frozenset(
     """a about above after again against all almost also although always am among an and another any
@@ -66,11 +66,21 @@ def word_parts(word: str) -> list[str]:
     return tokens(word) or [word.lower().strip()]
 
 
+@functools.lru_cache(maxsize=4096)
+def _forms(word: str) -> frozenset[str]:
+    """The inflections the game's leak check (``impostor.parsing``) refuses."""
+    try:
+        return frozenset(parsing._word_forms(word))
+    except AttributeError:  # pragma: no cover - parsing changed; stay conservative
+        return frozenset({word, word + "s", word + "es", word + "ed", word + "ing"})
+
+
+@functools.lru_cache(maxsize=65536)
 def is_form_of(candidate: str, word: str) -> bool:
     """True when ``candidate`` would leak ``word`` (same word, an inflection, a shared stem)."""
     c = candidate.lower()
     for w in word_parts(word):
-        if c == w or find_word_leak(c, w) is not None:
+        if c in _forms(w):
             return True
         short, long_ = sorted((c, w), key=len)
         if len(short) >= 3 and short in long_:
@@ -183,9 +193,11 @@ class VectorTable:
         if max_rank is not None:
             sims = sims.copy()
             sims[max_rank:] = -2.0
-        order = np.argsort(-sims, kind="stable")
+        m = min(len(sims), max(200, 20 * k))
+        top = np.argpartition(-sims, m - 1)[:m]
+        order = top[np.lexsort((top, -sims[top]))]  # by similarity, ties by row: deterministic
         out: list[tuple[str, float]] = []
-        for i in order[: max(200, 20 * k)]:
+        for i in order:
             w = self.words[int(i)]
             if w in STOPWORDS or reject(w):
                 continue

