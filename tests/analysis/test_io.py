@@ -326,3 +326,18 @@ def test_load_from_mlflow_unknown_experiment(mlflow_store):
 def test_load_from_mlflow_no_tables(mlflow_store):
     with pytest.raises(ImpostorError, match="none of its 1 run.*tables/games.parquet.*fix:"):
         load_from_mlflow("empty", tracking_uri=mlflow_store)
+
+
+def test_cli_report_from_mlflow(mlflow_store, tmp_path, capsys):
+    import json
+
+    out = tmp_path / "bundle"
+    rc = main(["report", "--experiment", "sim", "--tracking-uri", mlflow_store, "--out", str(out),
+               "--bootstrap-reps", "20", "--permutation-reps", "20", "--no-figures"])
+    assert rc == 0
+    assert capsys.readouterr().out.strip() == str(out / "report.html")
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["source"] == {"kind": "mlflow", "experiment": "sim", "tracking_uri": mlflow_store}
+    assert sum(i["path"].startswith("mlflow:") for i in m["inputs"]) == 6
+    assert m["data"]["games"] == 1200
+    assert main(["report", "--experiment", "nope", "--tracking-uri", mlflow_store, "--out", str(tmp_path / "x")]) == 2
