@@ -1,0 +1,201 @@
+"""The model registry (``configs/models.yaml``): alias -> Inspect model string + metadata.
+
+    >>> reg = load_registry()
+    >>> reg.resolve("llama-4-scout")
+    'openrouter/meta-llama/llama-4-scout'
+    >>> reg.resolve("openai/gpt-4o-mini")       # anything with "/" passes through
+    'openai/gpt-4o-mini'
+
+Every problem in the file raises :class:`impostor.errors.ImpostorError` naming
+the file, the alias and field, and the fix.  ``IMPOSTOR_MODELS`` overrides the
+default path.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from impostor.errors import ImpostorError
+
+ENV_VAR = "IMPOSTOR_MODELS"
+MODELS_CSV_COLUMNS = ("model", "provider", "family", "params_b")
+_ALIAS = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_MODEL = re.compile(r"^[A-Za-z0-9_.-]+/\S+$")
+
+
+def default_models_path() -> Path:
+    """``<repo>/configs/models.yaml`` (or ``$IMPOSTOR_MODELS``)."""
+    env = os.environ.get(ENV_VAR)
+    return Path(env) if env else Path(__file__).resolve().parents[1] / "configs" / "models.yaml"
+
+
+class Defaults(BaseModel):
+    """Generation defaults of a model (all optional)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    temperature: Optional[float] = Field(default=None, ge=0.0, le=2.0)
+    max_tokens: Optional[int] = Field(default=None, gt=0)
+    top_p: Optional[float] = Field(default=None, gt=0.0, le=1.0)
+    seed: Optional[int] = None
+    vote_temperature: Optional[float] = Field(default=None, ge=0.0, le=2.0)
+
+    def generate_config(self) -> dict[str, Any]:
+        """The fields that map onto Inspect's GenerateConfig (no vote_temperature)."""
+        return self.model_dump(exclude_none=True, exclude={"vote_temperature"})
+
+
+class ModelEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model: str = Field(description="Inspect model string <provider>/<model>")
+    provider: str
+    family: str
+    params_b: Optional[float] = Field(default=None, gt=0)
+    active_params_b: Optional[float] = Field(default=None, gt=0)
+    defaults: Defaults = Field(default_factory=Defaults)
+    model_args: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("model")
+    @classmethod
+    def _model_string(cls, v: str) -> str:
+        if not _MODEL.match(v):
+            raise ValueError(f"{v!r} is not an Inspect model string; write it as <provider>/<model>, "
+                             f"e.g. openai/gpt-4o")
+        return v
+
+    @field_validator("provider", "family")
+    @classmethod
+    def _non_empty(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("must not be empty")
+        return v
+
+
+class Registry:
+    """Aliases of ``configs/models.yaml`` (see the module docstring)."""
+
+    def __init__(self, entries: dict[str, ModelEntry], path: Path):
+        self.entries = dict(entries)
+        self.path = path
+        self._by_model: dict[str, str] = {}
+        for alias, e in self.entries.items():
+            self._by_model.setdefault(e.model, alias)
+
+    @property
+    def aliases(self) -> list[str]:
+        return list(self.entries)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.entries or name in self._by_model
+
+    def resolve(self, name: str) -> str:
+        """Alias -> Inspect model string; a string containing "/" is returned unchanged."""
+        name = str(name).strip()
+        if name in self.entries:
+            return self.entries[name].model
+        if "/" in name:
+            return name
+        squash = lambda t: re.sub(r"[^a-z0-9]", "", t.lower())  # noqa: E731
+        close = [a for a in self.entries if squash(a) == squash(name)]
+        close += [a for a in difflib.get_close_matches(name, list(self.entries), n=3) if a not in close]
+        hint = f" (did you mean {', '.join(close)}?)" if close else ""
+        raise ImpostorError(
+            f"{self.path}: no model alias {name!r}{hint}; fix: use one of {', '.join(self.entries)}, "
+            f"an Inspect model string such as openai/gpt-4o, or add {name!r} under 'models:' in {self.path}"
+        )
+
+    def entry(self, name: str) -> Optional[ModelEntry]:
+        """The entry of an alias or of a registered model string (None if unknown)."""
+        if name in self.entries:
+            return self.entries[name]
+        alias = self._by_model.get(name)
+        return self.entries[alias] if alias else None
+
+    def alias_of(self, model: str) -> Optional[str]:
+        return model if model in self.entries else self._by_model.get(model)
+
+    def defaults(self, name: str) -> Defaults:
+        e = self.entry(name)
+        return e.defaults if e else Defaults()
+
+    def models_csv_rows(self, models: Optional[Iterable[str]] = None) -> list[dict[str, Any]]:
+        """Rows of models.csv (model, provider, family, params_b; ``model`` = Inspect string).
+
+        Without ``models``: one row per registry entry.  With ``models`` (aliases
+        or model strings): one row each; unknown strings get the provider from
+        their prefix and empty family/params_b.
+        """
+        if models is None:
+            names: list[str] = []
+            seen: set[str] = set()
+            for e in self.entries.values():
+                if e.model not in seen:
+                    seen.add(e.model)
+                    names.append(e.model)
+        else:
+            names = [self.resolve(m) for m in models]
+        rows = []
+        for m in names:
+            e = self.entry(m)
+            if e is None:
+                rows.append({"model": m, "provider": m.split("/", 1)[0], "family": None, "params_b": None})
+            else:
+                rows.append({"model": e.model, "provider": e.provider, "family": e.family,
+                             "params_b": e.params_b})
+        return rows
+
+
+def _location(loc: tuple) -> str:
+    return ".".join(str(p) for p in loc)
+
+
+def load_registry(path: str | Path | None = None) -> Registry:
+    """Read and validate a models registry (default ``configs/models.yaml``)."""
+    p = Path(path) if path is not None else default_models_path()
+    if not p.is_file():
+        raise ImpostorError(f"{p}: model registry not found; fix: pass an existing YAML file "
+                            f"(or unset {ENV_VAR}) - the shipped one is configs/models.yaml")
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise ImpostorError(f"{p}: not valid YAML{where} ({getattr(e, 'problem', None) or e}); "
+                            f"fix the syntax") from None
+    if not isinstance(data, dict) or not isinstance(data.get("models"), dict) or not data["models"]:
+        raise ImpostorError(f"{p}: expected a top-level 'models:' mapping of alias -> entry; "
+                            f"fix: see configs/models.yaml for the format")
+    extra = set(data) - {"models"}
+    if extra:
+        raise ImpostorError(f"{p}: unknown top-level key(s) {sorted(extra)}; fix: only 'models:' is allowed")
+    entries: dict[str, ModelEntry] = {}
+    for alias, raw in data["models"].items():
+        alias = str(alias)
+        if not _ALIAS.match(alias) or "/" in alias:
+            raise ImpostorError(f"{p}: alias {alias!r}: aliases are letters, digits, '.', '_' and '-' "
+                                f"(no '/', which marks a model string); fix: rename it")
+        if not isinstance(raw, dict):
+            raise ImpostorError(f"{p}: alias {alias!r}: expected a mapping with model, provider, family, "
+                                f"params_b; got {type(raw).__name__}")
+        try:
+            entries[alias] = ModelEntry.model_validate(raw)
+        except ValidationError as e:
+            err = e.errors()[0]
+            field = _location(err["loc"]) or "(entry)"
+            if err["type"] == "missing":
+                fix = f"add '{field}:'"
+            elif err["type"] == "extra_forbidden":
+                fix = (f"remove '{field}' (allowed: {', '.join(ModelEntry.model_fields)}; "
+                       f"defaults: {', '.join(Defaults.model_fields)})")
+            else:
+                fix = "correct the value"
+            raise ImpostorError(f"{p}: alias {alias!r}, field {field!r}: {err['msg']}; fix: {fix}") from None
+    return Registry(entries, p)
