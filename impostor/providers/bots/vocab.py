@@ -1,6 +1,6 @@
 """The bots' vocabulary and static word vectors (numpy only, no model at run time).
 
-``data/words.txt``   ~8.5k common English words (frequency order) + every game word.
+``data/words.txt``   ~20k common English base words (frequency order) + every game word.
 ``data/vectors.npz`` their all-MiniLM-L6-v2 embeddings, int8-quantised (built by
                      ``build_vocab.py``; see docs/models.md for why static vectors).
 
@@ -95,6 +95,33 @@ def is_form_of(candidate: str, word: str) -> bool:
     return False
 
 
+def base_forms(token: str) -> list[str]:
+    """Candidate base words of an inflected token, most likely first
+    ("purring" -> purr, "meows" -> meow, "studies" -> study, "baked" -> bake).
+    The shipped table keeps base words only, where they are frequent enough."""
+    t = token
+    out: list[str] = []
+    if len(t) <= 3:
+        return out
+    if t.endswith("ies") and len(t) > 4:
+        out.append(t[:-3] + "y")
+    if t.endswith("es"):
+        out.append(t[:-2])
+    if t.endswith("s") and not t.endswith("ss"):
+        out.append(t[:-1])
+    for suf in ("ing", "ed", "er", "ers", "est"):
+        if t.endswith(suf) and len(t) - len(suf) >= 3:
+            stem = t[: -len(suf)]
+            out += [stem, stem + "e"]
+            if len(stem) >= 4 and stem[-1] == stem[-2]:  # purring -> purr -> pur? keep purr first
+                out.append(stem[:-1])
+            if stem.endswith("i"):
+                out.append(stem[:-1] + "y")
+    if t.endswith("ly") and len(t) > 5:
+        out.append(t[:-2])
+    return [b for b in dict.fromkeys(out) if b != t]
+
+
 def _trigrams(word: str) -> set[str]:
     w = f"^{word}$"
     return {w[i : i + 3] for i in range(len(w) - 2)}
@@ -121,10 +148,11 @@ class VectorTable:
     # ---------------------------------------------------------------- lookups
     def _row(self, token: str) -> Optional[int]:
         i = self.index.get(token)
-        if i is None and len(token) > 3 and token.endswith("s"):
-            i = self.index.get(token[:-1])
-            if i is None and token.endswith("es"):
-                i = self.index.get(token[:-2])
+        if i is None:
+            for base in base_forms(token):
+                i = self.index.get(base)
+                if i is not None:
+                    break
         return i
 
     def _approximate(self, word: str) -> Optional[np.ndarray]:
