@@ -9,6 +9,8 @@ one-line message says how to ``impostor sync`` it later.
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from typing import Any
 
 import anyio
@@ -121,3 +123,35 @@ class ImpostorMlflowHooks(Hooks):
                 client.set_terminated(run_id, status="FAILED")
             except Exception:  # noqa: BLE001
                 pass
+
+
+ENV_KEEP_INSPECT_MLFLOW = "IMPOSTOR_KEEP_INSPECT_MLFLOW"
+
+
+def _quiet_inspect_mlflow() -> None:
+    """While our tracking is on, switch off inspect-mlflow's generic tracking hook.
+
+    inspect-mlflow (if installed) turns itself on whenever MLFLOW_TRACKING_URI is
+    set and would log every eval a second time (experiment ``inspect_ai``, one
+    REST call per model call).  ``IMPOSTOR_KEEP_INSPECT_MLFLOW=1`` keeps both.
+    """
+    if importlib.util.find_spec("inspect_mlflow") is None:
+        return
+    try:
+        from inspect_mlflow.tracking import MlflowTrackingHooks
+    except Exception:  # noqa: BLE001 - a broken optional package must not break ours
+        return
+    original = MlflowTrackingHooks.enabled
+    if getattr(original, "_impostor_wrapped", False):
+        return
+
+    def enabled(self: Any) -> bool:
+        if not tracking_disabled() and os.environ.get(ENV_KEEP_INSPECT_MLFLOW, "0").lower() not in {"1", "true", "yes", "on"}:
+            return False
+        return original(self)
+
+    enabled._impostor_wrapped = True  # type: ignore[attr-defined]
+    MlflowTrackingHooks.enabled = enabled  # type: ignore[method-assign]
+
+
+_quiet_inspect_mlflow()

@@ -12,6 +12,7 @@ import json
 import math
 import platform
 import tempfile
+import threading
 import warnings
 from dataclasses import dataclass, field
 from importlib import metadata as importlib_metadata
@@ -68,6 +69,33 @@ def _versions() -> dict[str, str]:
     return out
 
 
+_DATASET_LOCK = threading.Lock()
+_GIT: dict[str, Optional[tuple[str, bool]]] = {}
+
+
+def package_git() -> Optional[tuple[str, bool]]:
+    """(commit, dirty) of the checkout this package runs from, if it is a git checkout."""
+    if "v" not in _GIT:
+        import subprocess
+
+        root = Path(__file__).resolve().parents[2]
+        try:
+            commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                                    timeout=10, check=True).stdout.strip()
+            dirty = bool(subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                                        capture_output=True, text=True, timeout=10).stdout.strip())
+            _GIT["v"] = (commit, dirty) if commit else None
+        except (OSError, subprocess.SubprocessError):
+            _GIT["v"] = None
+    return _GIT["v"]
+
+
+def git_of(spec: Any) -> Optional[tuple[str, bool]]:
+    if spec.revision is not None and spec.revision.commit:
+        return spec.revision.commit, bool(getattr(spec.revision, "dirty", False))
+    return package_git()
+
+
 def _clean(v: Any) -> str:
     s = "None" if v is None else (json.dumps(v) if isinstance(v, (dict, list)) else str(v))
     return s if len(s) <= 500 else s[:497] + "..."
@@ -98,9 +126,9 @@ def spec_params(spec: Any, secrets: set[str]) -> dict[str, str]:
         params[f"version.{k}"] = v
     for k, v in _versions().items():
         params.setdefault(f"version.{k}", v)
-    if spec.revision is not None:
-        params["git.commit"] = spec.revision.commit
-        params["git.dirty"] = getattr(spec.revision, "dirty", None)
+    git = git_of(spec)
+    if git is not None:
+        params["git.commit"], params["git.dirty"] = git
     red = redact_mapping(params, secrets)
     return {k: redact_text(_clean(v), secrets) for k, v in red.items()}
 
@@ -118,7 +146,7 @@ def resolved_config(spec: Any, ctx: Context, secrets: set[str]) -> dict:
         "generate_config": spec.model_generate_config.model_dump(exclude_none=True) if spec.model_generate_config else {},
         "eval_config": spec.config.model_dump(exclude_none=True) if spec.config else {},
         "packages": spec.packages, "versions": _versions(),
-        "revision": spec.revision.model_dump() if spec.revision else None,
+        "revision": spec.revision.model_dump() if spec.revision else None, "package_git": package_git(),
         "eval_id": spec.eval_id, "task_id": spec.task_id, "eval_set_id": spec.eval_set_id, "run_id": spec.run_id,
         "sweep": {"id": ctx.sweep_id, "name": ctx.sweep_name, "shard": ctx.shard, "config": ctx.sweep_config},
     }
@@ -158,8 +186,9 @@ def start_run(client: Any, experiment_id: str, spec: Any, ctx: Context, source: 
         tags[f"{TAG}shard"] = ctx.shard
     if ctx.parent_run_id:
         tags["mlflow.parentRunId"] = ctx.parent_run_id
-    if spec.revision is not None and spec.revision.commit:
-        tags["mlflow.source.git.commit"] = spec.revision.commit
+    git = git_of(spec)
+    if git is not None:
+        tags["mlflow.source.git.commit"] = git[0]
     tags.update(ctx.extra_tags)
     existing = find_run(client, experiment_id, key)
     if existing is None:
@@ -243,7 +272,7 @@ def eval_metrics(log: Any, tables: Tables) -> dict[str, float]:
         for k, v in _usage_dict(u).items():
             tot[k] += v
     for k, v in tot.items():
-        m[f"tokens/all/{k}"] = v
+        m[f"tokens/total/{k}"] = v
     from datetime import datetime
 
     try:
@@ -316,10 +345,15 @@ def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optiona
         if loc and Path(loc).exists():
             src = redacted_log_copy(loc, secrets, tmp)
             client.log_artifact(run_id, str(src), LOG_DIR_ARTIFACT)
-    try:
-        _log_word_pairs(client, run_id, spec)
-    except Exception as exc:  # noqa: BLE001 - the sha param is logged regardless
-        client.set_tag(run_id, f"{TAG}word_pairs_dataset_error", str(exc)[:250])
+    for attempt in range(3):
+        try:
+            with _DATASET_LOCK:  # concurrent inserts of one dataset collide in the store; a retry finds it
+                _log_word_pairs(client, run_id, spec)
+            break
+        except Exception as exc:  # noqa: BLE001 - the sha param is logged regardless
+            if attempt == 2:
+                client.set_tag(run_id, f"{TAG}word_pairs_dataset_error", str(exc)[:250])
+            time.sleep(0.5 * (attempt + 1))
     status = "FINISHED" if log.status == "success" else "FAILED"
     tags = {f"{TAG}log_status": str(log.status), f"{TAG}log_file": redact_text(loc, secrets)[:5000],
             f"{TAG}eval_id": spec.eval_id, f"{TAG}tables_logged": "1",
