@@ -151,8 +151,11 @@ class LocalLlamaAPI(ModelAPI):
         return str(self.path)
 
     async def count_text_tokens(self, text: str) -> int:
-        with self.lock:
-            return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        def count() -> int:
+            with self.lock:  # may wait for a running generation: not on the event loop
+                return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+        return await anyio.to_thread.run_sync(count)
 
     def request(self, input: list[ChatMessage], config: GenerateConfig) -> dict[str, Any]:
         messages = [{"role": m.role if m.role != "tool" else "user", "content": _text(m)} for m in input]
