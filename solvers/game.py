@@ -49,10 +49,24 @@ class SeatRecord(StoreModel):
     vote_mode: str = "free"
 
 
+def new_seat_record() -> dict[str, Any]:
+    """A fresh seat record as a plain dict (``SeatRecord``'s defaults).
+
+    Not ``SeatRecord().model_dump()``: instantiating a StoreModel binds it to the
+    sample store, writing every field there as a stray ``SeatRecord:*`` key, and
+    costs milliseconds per seat.
+    """
+    return {
+        name: field.get_default(call_default_factory=True)
+        for name, field in SeatRecord.model_fields.items()
+        if not field.exclude
+    }
+
+
 def _seat_records(state: TaskState) -> list[dict[str, Any]]:
     seats = state.store.get("impostor:seats")
     if seats is None:
-        seats = [SeatRecord().model_dump() for _ in range(4)]
+        seats = [new_seat_record() for _ in range(4)]
     return seats
 
 

@@ -114,3 +114,10 @@ def test_leak_check_sees_through_unicode_disguises(text):
     from impostor.parsing import find_word_leak
 
     assert find_word_leak(f"A {text} on the table.", "candle") is not None
+
+
+def test_store_holds_only_the_game(corpus):
+    """The sample store holds the game (impostor:*) and nothing stray (no SeatRecord:* copies)."""
+    log, _ = corpus
+    for sample in log.samples:
+        assert set(sample.store) == {"impostor:seats", "impostor:shown"}, sorted(sample.store)
