@@ -7,6 +7,7 @@ recorded as an invalid ballot); a readable response that breaks a rule is a
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import unicodedata
@@ -71,18 +72,29 @@ def _fold(text: str) -> str:
     return "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
 
 
+@functools.lru_cache(maxsize=4096)
+def _leak_patterns(word: str) -> tuple[re.Pattern[str], Optional[re.Pattern[str]]]:
+    """Compiled (inflected forms, spelled out) patterns of a word; built once per word."""
+    forms = "|".join(re.escape(f) for f in _word_forms(word))
+    whole = re.compile(rf"(?<![A-Za-z]){'(?:' + forms + ')'}(?![A-Za-z])", flags=re.IGNORECASE)
+    spelled = None
+    if len(word) >= 3:
+        letters = r"[\s\-\.\*_,'/]+".join(re.escape(c) for c in word)
+        spelled = re.compile(rf"(?<![A-Za-z]){letters}(?![A-Za-z])", flags=re.IGNORECASE)
+    return whole, spelled
+
+
 def find_word_leak(text: str, word: str) -> Optional[str]:
     """The leaked form of ``word`` in ``text`` (whole word, any case, simple inflection,
     or spelled out letter by letter like "c-a-t"), or None.  Fullwidth letters and
     invisible characters inside the word do not hide it."""
     text = _fold(text)
-    forms = "|".join(re.escape(f) for f in _word_forms(word))
-    m = re.search(rf"(?<![A-Za-z]){'(?:' + forms + ')'}(?![A-Za-z])", text, flags=re.IGNORECASE)
+    whole, spelled = _leak_patterns(word)
+    m = whole.search(text)
     if m:
         return m.group(0)
-    if len(word) >= 3:
-        spelled = r"[\s\-\.\*_,'/]+".join(re.escape(c) for c in word)
-        m = re.search(rf"(?<![A-Za-z]){spelled}(?![A-Za-z])", text, flags=re.IGNORECASE)
+    if spelled is not None:
+        m = spelled.search(text)
         if m:
             return m.group(0)
     return None
