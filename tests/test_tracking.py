@@ -183,34 +183,51 @@ def test_plain_eval_default_sqlite_store_no_secrets(tracked, tmp_path, monkeypat
             assert secret.encode() not in data, f"{secret} leaked into {path}"
 
 
-def test_server_down_then_sync(tracked, tmp_path, monkeypatch, capsys):
+def test_server_down_then_sync(server, tracked, tmp_path, monkeypatch, capsys):
+    """The server is down during the sweep: games run, the user is told; `impostor sync` uploads once it is up."""
     from mlflow.tracking import MlflowClient
 
     from impostor.commands.sweep import run_sweep
 
-    port = free_port()
-    uri = f"http://127.0.0.1:{port}"
-    monkeypatch.setenv("MLFLOW_TRACKING_URI", uri)
+    down = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", down)
     monkeypatch.chdir(tmp_path)
     cfg = write_config(tmp_path / "sweep.yaml", name="down", modes=["homogeneous"], games_per_experiment=2)
     log_dir = tmp_path / "logs"
     assert run_sweep(str(cfg), log_dir=str(log_dir), display="none") == 0  # the games do not need MLflow
     out = capsys.readouterr()
-    assert f"impostor sync {log_dir}" in out.err + out.out
+    assert "not reachable" in out.err and f"impostor sync {log_dir}" in out.err + out.out
     assert len(tables_from_logs(log_dir).games) == 4
+    assert not (tmp_path / "mlruns").exists()
 
-    with mlflow_server(tmp_path / "srv", port=port):
-        assert cli_main(["sync", str(log_dir)]) == 0
-        assert "synced 2 eval(s)" in capsys.readouterr().out
-        assert cli_main(["sync", str(log_dir)]) == 0  # idempotent
-        assert "synced 0 eval(s), 2 already up to date" in capsys.readouterr().out
-        client = MlflowClient(uri)
-        runs = _runs(client, "down")
-        kinds = sorted(r.data.tags["impostor.kind"] for r in runs)
-        assert kinds == ["experiment", "experiment", "sweep"]
-        parent = next(r for r in runs if r.data.tags["impostor.kind"] == "sweep")
-        assert all(r.data.tags.get("mlflow.parentRunId") == parent.info.run_id
-                   for r in runs if r.data.tags["impostor.kind"] == "experiment")
-        assert all(r.data.tags.get("impostor.source") == "sync" for r in runs if r.data.tags["impostor.kind"] == "experiment")
-        assert cli_main(["export", "--experiment", "down", "--out", str(tmp_path / "x")]) == 0
-        assert len(pd.read_parquet(tmp_path / "x" / "games.parquet")) == 4
+    # a plain eval with the server down is told the exact log to sync
+    from inspect_ai import eval
+
+    from tasks.impostor import impostor
+
+    log = eval(fresh(impostor, n_games=1), model="testplayer/a", log_dir=str(tmp_path / "plain"), display="none")[0]
+    assert log.status == "success"
+    assert "impostor sync" in capsys.readouterr().err
+
+    # the server is back (here: the module's server)
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", server)
+    assert cli_main(["sync", str(log_dir), "--tracking-uri", down]) == 2  # still down: one clear error
+    assert "not reachable" in capsys.readouterr().err
+    assert cli_main(["sync", str(log_dir)]) == 0
+    assert "synced 2 eval(s)" in capsys.readouterr().out
+    assert cli_main(["sync", str(log_dir)]) == 0  # idempotent
+    assert "synced 0 eval(s), 2 already up to date" in capsys.readouterr().out
+    client = MlflowClient(server)
+    runs = _runs(client, "down")
+    kinds = sorted(r.data.tags["impostor.kind"] for r in runs)
+    assert kinds == ["experiment", "experiment", "sweep"]
+    parent = next(r for r in runs if r.data.tags["impostor.kind"] == "sweep")
+    children = [r for r in runs if r.data.tags["impostor.kind"] == "experiment"]
+    assert all(r.data.tags.get("mlflow.parentRunId") == parent.info.run_id for r in children)
+    assert all(r.data.tags.get("impostor.source") == "sync" and r.info.status == "FINISHED" for r in children)
+    assert cli_main(["export", "--experiment", "down", "--out", str(tmp_path / "x")]) == 0
+    assert len(pd.read_parquet(tmp_path / "x" / "games.parquet")) == 4
+    # the plain eval's single log syncs into the default experiment
+    assert cli_main(["sync", str(tmp_path / "plain")]) == 0
+    plain = [r for r in _runs(client, "impostor") if r.data.tags.get("impostor.eval_id") == log.eval.eval_id]
+    assert len(plain) == 1 and plain[0].data.metrics["games_completed"] == 1
