@@ -116,6 +116,7 @@ class Tables:
     logs: list[str] = field(default_factory=list)
     usage: dict = field(default_factory=dict)  # model -> tokens over the kept games
     game_time_s: float = 0.0
+    unreadable: list[str] = field(default_factory=list)  # logs that could not be read (with the reason)
 
     @property
     def n_games(self) -> int:
@@ -123,7 +124,7 @@ class Tables:
 
     def problems_text(self, limit: int = 10) -> list[str]:
         """Human-readable lines about errored / missing games (empty when none)."""
-        lines = []
+        lines = [f"log skipped: {u}" for u in self.unreadable]
         for what, items in (("errored", self.errors), ("missing (scheduled but never run)", self.missing)):
             if not items:
                 continue
@@ -258,7 +259,7 @@ def tables_from_log(log: Any) -> Tables:
 
 
 def find_logs(path: str | Path) -> list[str]:
-    """Impostor ``.eval``/``.json`` logs under a directory (recursive) or a single file."""
+    """Inspect ``.eval``/``.json`` logs under a directory (recursive) or a single file."""
     from inspect_ai.log import list_eval_logs
 
     p = Path(path)
@@ -267,7 +268,8 @@ def find_logs(path: str | Path) -> list[str]:
     if p.is_file():
         return [str(p.resolve())]
     infos = list_eval_logs(str(p.resolve()), recursive=True)
-    return [i.name.removeprefix("file://") for i in infos if is_impostor_task(i.task)]
+    # the task name in a log's file name is a hint only (files get renamed): callers check the header
+    return [i.name.removeprefix("file://") for i in infos]
 
 
 def read_log(path: str) -> Any:
@@ -281,45 +283,47 @@ def read_log(path: str) -> Any:
 
 
 def tables_from_logs(path: str | Path) -> Tables:
-    logs = find_logs(path)
-    if not logs:
-        raise ImpostorError(f"{path}: holds no Inspect logs of the impostor task; "
-                            f"fix: pass the --log-dir of a sweep or an `inspect eval` log directory")
-    records, errors, scheduled = [], [], []
-    for lp in logs:
-        log = read_log(lp)
+    records, errors, scheduled, used, unreadable = [], [], [], [], []
+    for lp in find_logs(path):
+        try:
+            log = read_log(lp)
+        except ImpostorError as exc:
+            unreadable.append(str(exc))
+            continue
         if not is_impostor_task(log.eval.task):
             continue
+        used.append(lp)
         r, e, s = records_from_log(log, source=lp)
         records += r
         errors += e
         scheduled += s
-    return build_tables(records, errors, scheduled, logs=logs)
+    if not used:
+        raise ImpostorError(f"{path}: holds no readable Inspect logs of the impostor task"
+                            + (f" ({unreadable[0]})" if unreadable else "")
+                            + "; fix: pass the --log-dir of a sweep or an `inspect eval` log directory")
+    t = build_tables(records, errors, scheduled, logs=used)
+    t.unreadable = unreadable
+    return t
 
 
 # ------------------------------------------------------------------ models.csv
 
 
 def models_frame(models: Iterable[str]) -> pd.DataFrame:
-    """models.csv rows for these models: from the registry where it knows them, else provider from the prefix."""
+    """models.csv rows for these models: from the registry (configs/models.yaml) where it knows them,
+    else the provider from the model string's prefix and empty family/params_b."""
     models = sorted({m for m in models if m})
-    known: dict[str, dict] = {}
+    rows = None
     try:
-        from impostor.registry import load_registry  # type: ignore
+        from impostor.registry import load_registry
 
-        for row in load_registry().models_csv_rows():
-            row = dict(row)
-            known.setdefault(str(row.get("model")), row)
-    except ImportError:
-        pass
-    except Exception:  # noqa: BLE001 - a broken registry must not block an export
-        pass
-    rows = []
-    for m in models:
-        row = known.get(m) or {"model": m, "provider": m.split("/", 1)[0] if "/" in m else "", "family": "",
-                               "params_b": None}
-        rows.append({c: row.get(c) for c in MODELS_COLUMNS})
-    return pd.DataFrame(rows, columns=MODELS_COLUMNS)
+        rows = load_registry().models_csv_rows(models)
+    except Exception:  # noqa: BLE001 - registry missing or broken: fall back, never block an export
+        rows = None
+    if rows is None:
+        rows = [{"model": m, "provider": m.split("/", 1)[0] if "/" in m else "", "family": "", "params_b": None}
+                for m in models]
+    return pd.DataFrame([{c: r.get(c) for c in MODELS_COLUMNS} for r in rows], columns=MODELS_COLUMNS)
 
 
 def table_models(tables: Tables) -> list[str]:

@@ -157,10 +157,17 @@ def summarize(log_dir: Path, pl: Plan, wall_s: float) -> tuple[dict[str, float],
 
     lines: list[str] = []
     logs = find_logs(log_dir) if log_dir.exists() else []
-    tables = tables_from_logs(log_dir) if logs else None
+    try:
+        tables = tables_from_logs(log_dir) if logs else None
+    except ImpostorError as exc:
+        tables = None
+        lines.append(f"  {exc}")
     done_tasks: dict[str, str] = {}
     for lp in logs:
-        h = read_eval_log(lp, header_only=True)
+        try:
+            h = read_eval_log(lp, header_only=True)
+        except Exception:  # noqa: BLE001 - reported by tables_from_logs
+            continue
         if is_impostor_task(h.eval.task):
             key = h.eval.task_id
             if h.status == "success" or key not in done_tasks:

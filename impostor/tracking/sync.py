@@ -9,6 +9,7 @@ retries) only the best one is synced: status ``success`` first, then the newest.
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -60,7 +61,11 @@ def sync(path: str | Path, experiment: Optional[str] = None, tracking_uri: Optio
     best: dict[str, tuple[tuple, str, Any]] = {}
     superseded = []
     for lp in logs:
-        h = read_eval_log(lp, header_only=True)
+        try:
+            h = read_eval_log(lp, header_only=True)
+        except Exception as exc:  # noqa: BLE001 - reported, the others still sync
+            print(f"impostor sync: skipped unreadable log {lp} ({str(exc).splitlines()[0][:200]})", file=sys.stderr)
+            continue
         if not is_impostor_task(h.eval.task):
             continue
         key = run_key(h.eval)
