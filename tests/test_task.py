@@ -1,5 +1,6 @@
 """The Inspect task end to end with offline players: CLI and Python API."""
 
+import contextvars
 import json
 import subprocess
 import sys
@@ -28,7 +29,10 @@ def run(tmp_path, **kw):
 
     model = kw.pop("model", "bot/random")
     roles = kw.pop("model_roles", None)
-    [log] = inspect_eval(impostor(**kw), model=model, model_roles=roles, log_dir=str(tmp_path), display="none")
+    # Build the task in a fresh context, as `inspect eval` does: an earlier test may have left
+    # an active model in this thread's context, which turns on the creation-time role check.
+    task = contextvars.Context().run(impostor, **kw)
+    [log] = inspect_eval(task, model=model, model_roles=roles, log_dir=str(tmp_path), display="none")
     assert log.status == "success", log.error
     return log
 
