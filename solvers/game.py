@@ -49,18 +49,22 @@ class SeatRecord(StoreModel):
     vote_mode: str = "free"
 
 
+_SEAT_TEMPLATE: dict[str, Any] = {
+    name: field.get_default(call_default_factory=True)
+    for name, field in SeatRecord.model_fields.items()
+    if not field.exclude
+}
+
+
 def new_seat_record() -> dict[str, Any]:
     """A fresh seat record as a plain dict (``SeatRecord``'s defaults).
 
     Not ``SeatRecord().model_dump()``: instantiating a StoreModel binds it to the
     sample store, writing every field there as a stray ``SeatRecord:*`` key, and
-    costs milliseconds per seat.
+    costs milliseconds per seat (so do pydantic's default factories: the
+    defaults are resolved once, above, and copied).
     """
-    return {
-        name: field.get_default(call_default_factory=True)
-        for name, field in SeatRecord.model_fields.items()
-        if not field.exclude
-    }
+    return {k: list(v) if isinstance(v, list) else v for k, v in _SEAT_TEMPLATE.items()}
 
 
 def _seat_records(state: TaskState) -> list[dict[str, Any]]:
