@@ -301,6 +301,8 @@ def run_sweep(config: str, shard: Optional[str] = None, log_dir: Optional[str] =
             try:
                 from impostor.tracking.sweeprun import finish_sweep_run
 
+                if pl.shard[1] > 1:  # shards share the sweep run: keep each shard's numbers apart
+                    metrics = {f"shard_{pl.shard[0]}_of_{pl.shard[1]}/{k}": v for k, v in metrics.items()}
                 finish_sweep_run(client, ctx.parent_run_id, metrics, None if ok_eval is None else (ok and bool(ok_eval)))
             except Exception as exc:  # noqa: BLE001
                 print(f"impostor tracking: could not update the sweep run ({str(exc)[:200]}); "
