@@ -231,3 +231,31 @@ def test_server_down_then_sync(server, tracked, tmp_path, monkeypatch, capsys):
     assert cli_main(["sync", str(tmp_path / "plain")]) == 0
     plain = [r for r in _runs(client, "impostor") if r.data.tags.get("impostor.eval_id") == log.eval.eval_id]
     assert len(plain) == 1 and plain[0].data.metrics["games_completed"] == 1
+
+
+def test_plain_inspect_eval_cli_is_tracked(tmp_path):
+    """`inspect eval tasks/impostor.py ...` (a subprocess: hooks come from the entry point) makes one run."""
+    import os
+    import subprocess
+    import sys
+
+    from mlflow.tracking import MlflowClient
+
+    from test_sweep_helpers import REPO, cli_env
+
+    inspect_exe = Path(sys.executable).parent / "inspect"
+    task = os.path.relpath(REPO / "tasks" / "impostor.py", tmp_path)  # Inspect wants a relative path
+    env = cli_env(OPENAI_API_KEY=FAKE_ENV_KEY)
+    env.pop("IMPOSTOR_MLFLOW", None)
+    r = subprocess.run([str(inspect_exe), "eval", task, "--model", "bot/random", "--model-role", "impostor=bot/embedding",
+                        "-T", "mode=cross_play", "-T", "n_games=2", "--log-dir", "logs", "--display", "none"],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
+    assert r.returncode == 0, r.stderr[-2000:]
+    client = MlflowClient(f"sqlite:///{tmp_path}/mlruns/mlflow.db")
+    runs = _runs(client, "impostor")
+    assert len(runs) == 1 and runs[0].info.status == "FINISHED"
+    assert runs[0].data.params["model.impostor"] == "bot/embedding"
+    assert runs[0].data.metrics["games_completed"] == 2
+    assert "tables/games.parquet" in _artifacts(client, runs[0].info.run_id)
+    for path, data in all_bytes_under(tmp_path / "mlruns"):
+        assert FAKE_ENV_KEY.encode() not in data, path
