@@ -100,7 +100,8 @@ def check_log_dir(log_dir: Path, pl: Plan) -> dict:
 # ------------------------------------------------------------------ tracking
 
 
-def _start_tracking(pl: Plan, log_dir: Path) -> Any:
+def _start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
+    """(tracking context for the hooks, MlflowClient or None when untracked)."""
     from impostor.tracking.logrun import Context
     from impostor.tracking.store import (
         TrackingUnavailable,
@@ -118,7 +119,7 @@ def _start_tracking(pl: Plan, log_dir: Path) -> Any:
     base = dict(experiment=name, tracking_uri=cfg.tracking.tracking_uri, sweep_id=pl.sweep_id, sweep_name=cfg.name,
                 shard=shard, sweep_config=json.loads(cfg.model_dump_json()))
     if not cfg.tracking.enabled or tracking_disabled():
-        return Context(disabled=True, **base)
+        return Context(disabled=True, **base), None
     try:
         from impostor.tracking.sweeprun import ensure_sweep_run
 
@@ -138,11 +139,12 @@ def _start_tracking(pl: Plan, log_dir: Path) -> Any:
                                   tags={"impostor.config_file": str(pl.path)})
         client.set_tag(parent, f"impostor.log_dir.shard_{pl.shard[0]}_of_{pl.shard[1]}", str(log_dir.resolve()))
         print(f"MLflow: experiment '{name}' at {shown_uri(uri)} (sweep run {parent})", file=sys.stderr)
-        return Context(tracking_uri=uri, parent_run_id=parent, **{k: v for k, v in base.items() if k != "tracking_uri"}), client
+        base["tracking_uri"] = uri
+        return Context(parent_run_id=parent, **base), client
     except TrackingUnavailable as exc:
         warn("sweep-start", f"{exc}; the sweep runs untracked and its Inspect logs are written to {log_dir}; "
              f"when MLflow is back run: impostor sync {log_dir}")
-        return Context(disabled=True, **base)
+        return Context(disabled=True, **base), None
 
 
 # ------------------------------------------------------------------ summary
@@ -280,8 +282,7 @@ def run_sweep(config: str, shard: Optional[str] = None, log_dir: Optional[str] =
 
     from impostor.tracking import context as tracking_context
 
-    started = _start_tracking(pl, ld)
-    ctx, client = (started if isinstance(started, tuple) else (started, None))
+    ctx, client = _start_tracking(pl, ld)
     tasks = build_tasks(pl)
     cfg = pl.config
     t0 = time.time()
