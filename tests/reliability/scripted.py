@@ -46,6 +46,8 @@ Script = Callable[[Call], str]
 SCRIPTS: dict[str, Script] = {}
 LATENCY: dict[str, float] = {}  # seconds of asyncio.sleep per call, by model name
 CALLS: dict[str, int] = {}
+IN_FLIGHT: dict[str, int] = {}
+MAX_IN_FLIGHT: dict[str, int] = {}
 
 
 def _own_label(user: str) -> int:
@@ -95,9 +97,14 @@ class ScriptedAPI(ModelAPI):
     async def generate(self, input, tools, tool_choice, config):  # type: ignore[override]
         name = self.model_name
         CALLS[name] = CALLS.get(name, 0) + 1
-        delay = LATENCY.get(name, 0.0)
-        if delay:
-            await asyncio.sleep(delay)
+        IN_FLIGHT[name] = IN_FLIGHT.get(name, 0) + 1
+        MAX_IN_FLIGHT[name] = max(MAX_IN_FLIGHT.get(name, 0), IN_FLIGHT[name])
+        try:
+            delay = LATENCY.get(name, 0.0)
+            if delay:
+                await asyncio.sleep(delay)
+        finally:
+            IN_FLIGHT[name] -= 1
         script = SCRIPTS.get(name)
         if script is None:
             raise RuntimeError(f"no script registered for reliability/{name}")
