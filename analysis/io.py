@@ -396,8 +396,12 @@ def load_from_mlflow(experiment_name: str, tracking_uri: Optional[str] = None) -
     except ImportError as exc:  # pragma: no cover
         raise ImpostorError("mlflow is not installed; fix: pip install mlflow, or use --parquet DIR") from exc
 
+    from impostor.tracking.store import shown_uri, tracking_uri as resolve_uri
+
+    # Same default as the tracking hooks: MLFLOW_TRACKING_URI, else ./mlruns/mlflow.db.
+    tracking_uri = resolve_uri(tracking_uri)
     client = MlflowClient(tracking_uri=tracking_uri)
-    where = tracking_uri or "the default tracking URI (MLFLOW_TRACKING_URI)"
+    where = shown_uri(tracking_uri)
     try:
         exp = client.get_experiment_by_name(experiment_name)
     except Exception as exc:  # noqa: BLE001
