@@ -44,6 +44,7 @@ from inspect_ai.model._model_output import ChatCompletionChoice  # noqa: E402
 from inspect_ai.tool import ToolChoice, ToolInfo  # noqa: E402
 
 from impostor.errors import ImpostorError  # noqa: E402
+from impostor.providers._sampling import json_object_format, sampling_kwargs  # noqa: E402
 
 litellm.suppress_debug_info = True
 litellm.telemetry = False
@@ -125,24 +126,15 @@ class LiteLLMAPI(ModelAPI):
         }
         if self.base_url:
             kwargs["api_base"] = self.base_url
-        if config.temperature is not None:
-            kwargs["temperature"] = config.temperature
-        if config.max_tokens is not None:
-            kwargs["max_tokens"] = config.max_tokens
-        if config.top_p is not None:
-            kwargs["top_p"] = config.top_p
-        if config.seed is not None:
-            kwargs["seed"] = config.seed
-        if config.stop_seqs:
-            kwargs["stop"] = list(config.stop_seqs)
+        kwargs.update(sampling_kwargs(config))
         timeout = self.timeout or config.attempt_timeout or config.timeout
         if timeout:
             kwargs["timeout"] = float(timeout)
         if config.response_schema is not None:
-            schema = config.response_schema.json_schema.model_dump(exclude_none=True)
             if self.response_format_style == "json_object":
-                kwargs["response_format"] = {"type": "json_object", "schema": schema}
+                kwargs["response_format"] = json_object_format(config)
             else:
+                schema = config.response_schema.json_schema.model_dump(exclude_none=True)
                 spec: dict[str, Any] = {"name": config.response_schema.name, "schema": schema}
                 if config.response_schema.strict is not None:
                     spec["strict"] = config.response_schema.strict

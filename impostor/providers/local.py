@@ -40,6 +40,7 @@ from inspect_ai.model import ChatMessageAssistant
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from impostor.errors import ImpostorError
+from impostor.providers._sampling import json_object_format, sampling_kwargs
 
 # llama.cpp's OpenMP threads spin while idle by default; on a small shared machine
 # (2 cores here) that starves everything else and makes calls several times slower.
@@ -159,24 +160,11 @@ class LocalLlamaAPI(ModelAPI):
 
     def request(self, input: list[ChatMessage], config: GenerateConfig) -> dict[str, Any]:
         messages = [{"role": m.role if m.role != "tool" else "user", "content": _text(m)} for m in input]
-        kwargs: dict[str, Any] = {
-            "messages": messages,
-            "max_tokens": config.max_tokens or DEFAULT_MAX_TOKENS,
-            "seed": config.seed if config.seed is not None else prompt_seed(messages),
-        }
-        if config.temperature is not None:
-            kwargs["temperature"] = config.temperature
-        if config.top_p is not None:
-            kwargs["top_p"] = config.top_p
-        if config.top_k is not None:
-            kwargs["top_k"] = config.top_k
-        if config.stop_seqs:
-            kwargs["stop"] = list(config.stop_seqs)
+        kwargs: dict[str, Any] = {"messages": messages, **sampling_kwargs(config, top_k=True)}
+        kwargs["max_tokens"] = config.max_tokens or DEFAULT_MAX_TOKENS
+        kwargs.setdefault("seed", prompt_seed(messages))
         if config.response_schema is not None:
-            kwargs["response_format"] = {
-                "type": "json_object",
-                "schema": config.response_schema.json_schema.model_dump(exclude_none=True),
-            }
+            kwargs["response_format"] = json_object_format(config)
         return kwargs
 
     def _run(self, kwargs: dict[str, Any]) -> tuple[dict[str, Any], float]:
