@@ -233,7 +233,7 @@ class FaultServer:
         self.port = self._sock.getsockname()[1]
         logging.getLogger("uvicorn.error").setLevel(logging.CRITICAL)  # injected drops are expected
         config = uvicorn.Config(self.app, log_level="critical", access_log=False, lifespan="off",
-                                timeout_keep_alive=30, backlog=2048)
+                                timeout_keep_alive=30, backlog=2048, timeout_graceful_shutdown=1)
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._sock]}, daemon=True)
 
