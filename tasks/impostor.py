@@ -14,7 +14,7 @@ from typing import Optional
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model._model import active_model, model_roles
+from inspect_ai.model import model_roles
 
 from impostor.errors import ImpostorError
 from impostor.records import DIFFICULTIES, MODES, TIE_RULES
@@ -93,8 +93,12 @@ def impostor(
         raise ImpostorError(f"-T n_games={n_games} is not valid; play at least 1 game")
     if not 0.0 <= temperature <= 2.0:
         raise ImpostorError(f"-T temperature={temperature} is not valid; use a value in [0, 2]")
-    if active_model() is not None:  # created by `inspect eval`: roles are known, fail before any game
-        check_roles(mode, set(model_roles()))
+    roles = set(model_roles())
+    if roles:  # `inspect eval --model-role ...`: refuse a contradictory mode before any game is played
+        check_roles(mode, roles)
+    # (no roles at all is checked when the first game seats its players: a Task built in Python
+    # does not see the roles passed later to eval(), and Inspect's eval_set leaves its last
+    # active model set in the caller's context, so an absent role cannot be judged here)
     samples = game_samples(mode, difficulty, n_games, seed, word_pairs, experiment_id, first_game)
     return Task(
         dataset=MemoryDataset(samples, name=f"impostor-{difficulty}"),

@@ -1,6 +1,5 @@
 """The Inspect task end to end with offline players: CLI and Python API."""
 
-import contextvars
 import json
 import subprocess
 import sys
@@ -29,10 +28,7 @@ def run(tmp_path, **kw):
 
     model = kw.pop("model", "bot/random")
     roles = kw.pop("model_roles", None)
-    # Build the task in a fresh context, as `inspect eval` does: an earlier test may have left
-    # an active model in this thread's context, which turns on the creation-time role check.
-    task = contextvars.Context().run(impostor, **kw)
-    [log] = inspect_eval(task, model=model, model_roles=roles, log_dir=str(tmp_path), display="none")
+    [log] = inspect_eval(impostor(**kw), model=model, model_roles=roles, log_dir=str(tmp_path), display="none")
     assert log.status == "success", log.error
     return log
 
@@ -96,11 +92,15 @@ def test_contradictory_roles_fail_before_any_game(tmp_path):
 def test_cross_play_without_roles_names_the_missing_role(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "inspect_ai", "eval", TASK, "--model", "bot/random", "-T", "mode=cross_play",
-         "--log-dir", str(tmp_path), "--display", "none"],
+         "--log-dir", str(tmp_path), "--display", "plain"],
         capture_output=True, text=True, cwd=ROOT, timeout=300,
     )
-    out = proc.stdout + proc.stderr
-    assert "--model-role impostor=<model>" in out
+    out = " ".join((proc.stdout + proc.stderr).split())
+    assert "pass --model-role impostor=<model> and/or --model-role majority=<model>" in out
+    [info] = list_eval_logs(str(tmp_path))
+    log = read_eval_log(info)
+    assert log.status == "error" and "--model-role impostor=<model>" in log.error.message
+    assert not any(s.scores for s in log.samples or [])  # no game was scored
 
 
 def test_bad_task_option_is_named(tmp_path):

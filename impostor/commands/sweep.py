@@ -231,14 +231,7 @@ def _import_modules(pl: Plan) -> None:
 
 
 def build_tasks(pl: Plan) -> list[Any]:
-    """The Inspect tasks, built in a fresh context: an earlier eval in this process leaves its active model
-    behind, and the task would then check its roles against that eval's models instead of its own."""
-    import contextvars
-
-    return contextvars.Context().run(_build_tasks, pl)
-
-
-def _build_tasks(pl: Plan) -> list[Any]:
+    """One Inspect task per experiment, with its model and roles bound (task_with)."""
     from inspect_ai import task_with
 
     from tasks.impostor import impostor
