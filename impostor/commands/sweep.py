@@ -230,6 +230,26 @@ def _import_modules(pl: Plan) -> None:
                                 f"fix: install the module or put it on PYTHONPATH") from exc
 
 
+def complete_unfinished_runs(ld: Path, ctx: Any) -> None:
+    """Bring every experiment's MLflow run up to date with its Inspect log.
+
+    An experiment killed while its run was being logged is complete in its Inspect log, so
+    the resumed eval_set skips it and no hook fires again; ``sync`` (idempotent: finished
+    runs are left alone) completes such runs so none stays silently partial.
+    """
+    from impostor.tracking.sync import sync
+
+    try:
+        report = sync(ld, experiment=ctx.experiment, tracking_uri=ctx.tracking_uri)
+    except Exception as exc:  # noqa: BLE001 - the games are safe in the logs; say how to finish
+        print(f"impostor tracking: could not check the MLflow runs ({str(exc)[:200]}); run: impostor sync {ld}",
+              file=sys.stderr)
+        return
+    if report.synced:
+        print(f"MLflow: completed {len(report.synced)} run(s) left unfinished by an earlier interruption",
+              file=sys.stderr)
+
+
 def build_tasks(pl: Plan) -> list[Any]:
     """One Inspect task per experiment, with its model and roles bound (task_with)."""
     from inspect_ai import task_with
@@ -288,6 +308,8 @@ def run_sweep(config: str, shard: Optional[str] = None, log_dir: Optional[str] =
                 max_connections=cfg.concurrency.max_connections, max_samples=cfg.concurrency.max_samples,
                 max_tasks=cfg.concurrency.max_tasks, display=display,
             )
+        if client is not None and not ctx.disabled:
+            complete_unfinished_runs(ld, ctx)
     finally:
         wall = time.time() - t0
         metrics, lines, ok = summarize(ld, pl, wall)

@@ -195,10 +195,6 @@ def _assert_runs_complete(work: Path) -> None:
     assert not [r for r in runs if r.info.status == "RUNNING"]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (impostor/commands/sweep.py): an experiment killed while being "
-                   "logged to MLflow is complete in its Inspect log, so the resumed eval_set skips it and its "
-                   "MLflow run stays RUNNING without tables; the sweep still reports success. "
-                   "Fix: sync the log dir's unfinished runs at the end of run_sweep.")
 def test_resumed_sweep_completes_the_half_logged_run(crashed):
     _assert_runs_complete(crashed["work"])
 
