@@ -1,0 +1,281 @@
+"""Bad input through the real command lines: one clear message, and nothing changed on disk.
+
+Each case runs ``impostor ...`` or ``inspect eval tasks/impostor.py ...`` as a
+subprocess in a fresh directory holding only its input files, then checks:
+
+* ``impostor``: exit status 2, one ``impostor <command>: error: ...`` line on
+  stderr naming the file (or option), the field and the fix, no traceback;
+* ``inspect eval``: a non-zero exit and our message visible to the user, as the
+  last line (Inspect prints its own traceback first: see
+  ``test_inspect_eval_shows_no_traceback``);
+* the directory is byte-for-byte as before (no log dir, no ``mlruns``, no report).
+
+The cases run concurrently (each is a fresh process) to keep the module fast.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    tool: str  # "impostor" | "inspect"
+    argv: tuple[str, ...]
+    expect: tuple[str, ...]  # substrings of the message (file, field, fix)
+    files: dict = field(default_factory=dict)  # name -> str | bytes | callable(dir) -> None
+    xfail: Optional[str] = None
+    note: str = ""
+
+
+SWEEP = """name: bad
+models: [bot/random, bot/embedding]
+modes: [homogeneous]
+difficulties: [easy]
+games_per_experiment: 2
+retries: {attempts: 1, wait: 0}
+"""
+
+
+def sweep(**replace: str) -> str:
+    lines = [ln for ln in SWEEP.splitlines() if ln.split(":")[0] not in replace]
+    return "\n".join(lines + [f"{k}: {v}" for k, v in replace.items() if v is not None]) + "\n"
+
+
+_SIMULATED: dict[str, bytes] = {}
+
+
+def _simulated() -> tuple:
+    """Valid games/players tables from ``impostor simulate`` (made once per session)."""
+    import io
+
+    import pandas as pd
+
+    if not _SIMULATED:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            r = subprocess.run([*_exe("impostor"), "simulate", "--out", tmp, "--experiments", "2", "--games", "8",
+                                "--seed", "0"], capture_output=True, text=True, timeout=120)
+            assert r.returncode == 0, r.stderr
+            for name in ("games.parquet", "players.parquet"):
+                _SIMULATED[name] = (Path(tmp) / name).read_bytes()
+    return (pd.read_parquet(io.BytesIO(_SIMULATED["games.parquet"])),
+            pd.read_parquet(io.BytesIO(_SIMULATED["players.parquet"])))
+
+
+def _write_tables(d: Path, mutate=None, drop_players: bool = False) -> None:
+    games, players = _simulated()
+    if mutate is not None:
+        games, players = mutate(games, players)
+    games.to_parquet(d / "games.parquet", index=False)
+    if not drop_players:
+        players.to_parquet(d / "players.parquet", index=False)
+
+
+def _exe(name: str) -> list[str]:
+    exe = Path(sys.executable).parent / name
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", {"impostor": "impostor.cli", "inspect": "inspect_ai"}[name]]
+
+
+def _drop(col: str):
+    return lambda g, p: (g.drop(columns=[col]), p)
+
+
+def _retype(col: str, value):
+    def f(g, p):
+        g = g.copy()
+        g[col] = value
+        return g, p
+    return f
+
+
+GOOD_PAIRS = json.dumps({"easy": [["cat", "dog"], ["sun", "pen"]]})
+
+CASES = [
+    # ---------------------------------------------------------------- impostor sweep
+    Case("sweep_missing_file", "impostor", ("sweep", "nope.yaml"), ("nope.yaml",)),
+    Case("sweep_bad_yaml", "impostor", ("sweep", "s.yaml"), ("s.yaml", "YAML"),
+         {"s.yaml": "name: x\nmodels: [bot/random\n"}),
+    Case("sweep_not_a_mapping", "impostor", ("sweep", "s.yaml"), ("s.yaml",), {"s.yaml": "- just\n- a list\n"}),
+    Case("sweep_unknown_field", "impostor", ("sweep", "s.yaml"), ("s.yaml", "game_per_experiment", "fix"),
+         {"s.yaml": sweep(games_per_experiment=None, game_per_experiment="2")}),
+    Case("sweep_bad_value", "impostor", ("sweep", "s.yaml"), ("s.yaml", "games_per_experiment", "fix"),
+         {"s.yaml": sweep(games_per_experiment="0")}),
+    Case("sweep_unknown_mode", "impostor", ("sweep", "s.yaml"), ("s.yaml", "modes", "fix"),
+         {"s.yaml": sweep(modes="[homogenous]")}),
+    Case("sweep_unknown_model", "impostor", ("sweep", "s.yaml"), ("s.yaml", "models[1]", "gpt-9", "fix"),
+         {"s.yaml": sweep(models="[bot/random, gpt-9]")}),
+    Case("sweep_cross_play_one_model", "impostor", ("sweep", "s.yaml"), ("s.yaml", "cross_play", "two"),
+         {"s.yaml": sweep(models="[bot/random]", modes="[cross_play]")}),
+    Case("sweep_duplicate_models", "impostor", ("sweep", "s.yaml"), ("s.yaml", "models", "duplicate"),
+         {"s.yaml": sweep(models="[bot/random, bot/random]")}),
+    Case("sweep_bad_shard", "impostor", ("sweep", "s.yaml", "--shard", "3/2"), ("--shard",), {"s.yaml": sweep()}),
+    Case("sweep_word_pairs_missing", "impostor", ("sweep", "s.yaml"), ("s.yaml", "word_pairs", "nope.json", "fix"),
+         {"s.yaml": sweep(word_pairs="nope.json")}),
+    Case("sweep_word_pairs_bad_json", "impostor", ("sweep", "s.yaml"), ("wp.json", "invalid JSON", "line"),
+         {"s.yaml": sweep(word_pairs="wp.json"), "wp.json": '{"easy": [["cat", "dog"],]}'},
+         xfail="BUG (impostor/commands/sweep.py): the word-pair file is read only after the log dir and "
+               "its manifest are written; a failed run leaves logs/sweeps/NAME/impostor-sweep.json behind and "
+               "the fixed file is then refused as 'a different config'"),
+    Case("sweep_word_pairs_bad_word", "impostor", ("sweep", "s.yaml"), ("wp.json", "easy-001", "dog2"),
+         {"s.yaml": sweep(word_pairs="wp.json"), "wp.json": '{"easy": [["cat", "dog2"]]}'},
+         xfail="BUG (impostor/commands/sweep.py): as sweep_word_pairs_bad_json"),
+    Case("sweep_word_pairs_not_utf8", "impostor", ("sweep", "s.yaml"), ("wp.json", "UTF-8"),
+         {"s.yaml": sweep(word_pairs="wp.json"), "wp.json": b'{"easy": [["caf\xe9", "dog"]]}'},
+         xfail="BUG (impostor/commands/sweep.py): as sweep_word_pairs_bad_json"),
+    # ---------------------------------------------------------------- impostor report / export / sync
+    Case("report_missing_dir", "impostor", ("report", "--parquet", "nope", "--out", "rep"), ("nope",)),
+    Case("report_garbage_parquet", "impostor", ("report", "--parquet", ".", "--out", "rep"), ("games.parquet",),
+         {"games.parquet": b"this is not parquet\x00\x01", "players.parquet": b"nor this"}),
+    Case("report_missing_players", "impostor", ("report", "--parquet", ".", "--out", "rep"), ("players.parquet",),
+         {"_tables": lambda d: _write_tables(d, drop_players=True)}),
+    Case("report_missing_column", "impostor", ("report", "--parquet", ".", "--out", "rep"),
+         ("games.parquet", "win_condition"), {"_tables": lambda d: _write_tables(d, _drop("win_condition"))}),
+    Case("report_wrong_type", "impostor", ("report", "--parquet", ".", "--out", "rep"),
+         ("games.parquet", "impostor_seat"), {"_tables": lambda d: _write_tables(d, _retype("impostor_seat", "left"))}),
+    Case("report_out_of_range", "impostor", ("report", "--parquet", ".", "--out", "rep"),
+         ("games.parquet", "impostor_seat"), {"_tables": lambda d: _write_tables(d, _retype("impostor_seat", 7))}),
+    Case("export_missing_logs", "impostor", ("export", "--logs", "nope", "--out", "out"), ("nope",)),
+    Case("sync_missing_logs", "impostor", ("sync", "nope"), ("nope",)),
+    # ---------------------------------------------------------------- inspect eval tasks/impostor.py
+    Case("eval_homogeneous_with_role", "inspect",
+         ("--model", "bot/random", "-T", "mode=homogeneous", "--model-role", "impostor=bot/embedding"),
+         ("mode 'homogeneous' does not use --model-role impostor",)),
+    Case("eval_cross_play_with_team_role", "inspect",
+         ("--model", "bot/random", "-T", "mode=cross_play", "--model-role", "team_a=bot/embedding"),
+         ("mode 'cross_play' does not use --model-role team_a",)),
+    Case("eval_cross_play_no_roles", "inspect", ("--model", "bot/random", "-T", "mode=cross_play"),
+         ("mode 'cross_play' needs a second model",),
+         xfail="the missing-role check runs when the first game seats its players (tasks/impostor.py): "
+               "inspect eval starts, every game errors, an error log is written to ./logs and it exits 0"),
+    Case("eval_bad_mode", "inspect", ("--model", "bot/random", "-T", "mode=bogus"), ("-T mode='bogus'",)),
+    Case("eval_bad_n_games", "inspect", ("--model", "bot/random", "-T", "n_games=0"), ("-T n_games=0",)),
+    Case("eval_word_pairs_missing", "inspect", ("--model", "bot/random", "-T", "word_pairs=nope.json"),
+         ("nope.json", "not found")),
+    Case("eval_word_pairs_no_tier", "inspect",
+         ("--model", "bot/random", "-T", "word_pairs={dir}/wp.json", "-T", "difficulty=hard"), ("wp.json", "hard"),
+         {"wp.json": GOOD_PAIRS}, note="Inspect builds the task in the task file's directory: -T paths are "
+                                       "relative to tasks/, not to the working directory"),
+    Case("eval_word_pairs_relative_to_cwd", "inspect",
+         ("--model", "bot/random", "-T", "word_pairs=wp.json", "-T", "difficulty=hard"), ("wp.json", "hard"),
+         {"wp.json": GOOD_PAIRS},
+         xfail="tasks/impostor.py: Inspect chdirs to the task file's directory while building the task, so "
+               "-T word_pairs=wp.json (present in the working directory) is reported as 'not found'"),
+    Case("eval_unknown_model", "inspect", ("--model", "nosuch/thing",), ("nosuch",)),
+]
+
+
+def _snapshot(d: Path) -> dict[str, str]:
+    out = {}
+    for p in sorted(d.rglob("*")):
+        rel = str(p.relative_to(d))
+        if p.is_symlink():
+            out[rel] = "link"
+        elif p.is_dir():
+            out[rel] = "dir"
+        else:
+            out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
+    return out
+
+
+def _run(case: Case, root: Path) -> dict:
+    d = root / case.id
+    d.mkdir()
+    for name, content in case.files.items():
+        if callable(content):
+            content(d)
+        elif isinstance(content, bytes):
+            (d / name).write_bytes(content)
+        else:
+            (d / name).write_text(content)
+    if case.tool == "inspect":
+        (d / "tasks").symlink_to(REPO / "tasks")
+        cmd = _exe("inspect") + ["eval", "tasks/impostor.py", *case.argv]
+    else:
+        cmd = _exe("impostor") + list(case.argv)
+    cmd = [a.replace("{dir}", str(d)) for a in cmd]
+    env = dict(os.environ, IMPOSTOR_MLFLOW="1", PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+               LITELLM_LOCAL_MODEL_COST_MAP="True", COLUMNS="100")
+    env.pop("MLFLOW_TRACKING_URI", None)  # tracking on, default store: it must not be created
+    before = _snapshot(d)
+    r = subprocess.run(cmd, cwd=d, env=env, capture_output=True, text=True, timeout=180)
+    return {"rc": r.returncode, "stdout": r.stdout, "stderr": r.stderr, "before": before, "after": _snapshot(d)}
+
+
+def _run_all(cases: list[Case], root: Path) -> dict:
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        futures = {c.id: pool.submit(_run, c, root) for c in cases}
+        return {k: f.result() for k, f in futures.items()}
+
+
+IMPOSTOR_CASES = [c for c in CASES if c.tool == "impostor"]
+INSPECT_CASES = [c for c in CASES if c.tool == "inspect"]
+
+
+@pytest.fixture(scope="module")
+def impostor_results(tmp_path_factory):
+    return _run_all(IMPOSTOR_CASES, tmp_path_factory.mktemp("bad_input_impostor"))
+
+
+@pytest.fixture(scope="module")
+def inspect_results(tmp_path_factory):
+    return _run_all(INSPECT_CASES, tmp_path_factory.mktemp("bad_input_inspect"))
+
+
+def _params(cases: list[Case]):
+    return [pytest.param(c, id=c.id, marks=[pytest.mark.xfail(strict=True, reason=c.xfail)] if c.xfail else [])
+            for c in cases]
+
+
+def _check(r: dict, case: Case) -> str:
+    said = r["stdout"] + r["stderr"]
+    for s in case.expect:
+        assert s in said, f"{s!r} not in:\n{said[-3000:]}"
+    assert r["after"] == r["before"], f"disk changed: {sorted(set(r['after']) ^ set(r['before']))}"
+    return said
+
+
+@pytest.mark.parametrize("case", _params(IMPOSTOR_CASES))
+def test_impostor_cli_one_clear_message_and_nothing_written(impostor_results, case: Case):
+    r = impostor_results[case.id]
+    said = _check(r, case)
+    assert r["rc"] == 2, said[-2000:]
+    assert "Traceback" not in said, said[-3000:]
+    errors = [ln for ln in r["stderr"].splitlines() if ": error:" in ln]
+    assert len(errors) == 1 and errors[0].startswith(f"impostor {case.argv[0]}: error: "), r["stderr"][-2000:]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", _params(INSPECT_CASES))
+def test_inspect_eval_shows_our_message_and_writes_nothing(inspect_results, case: Case):
+    r = inspect_results[case.id]
+    said = _check(r, case)
+    assert r["rc"] != 0, said[-2000:]
+    last = [ln for ln in said.splitlines() if ln.strip()][-1]
+    assert any(s in last for s in case.expect), f"our message is not the last thing shown: {last!r}"
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="Inspect prints its own traceback (~200-280 lines) before an ImpostorError "
+                   "raised while building the task; the message is the last line.  Making ImpostorError an "
+                   "inspect_ai PrerequisiteError prints only the message (but Inspect drops it under --display none)")
+def test_inspect_eval_shows_no_traceback(inspect_results):
+    for c in INSPECT_CASES:
+        if c.xfail:
+            continue
+        said = inspect_results[c.id]["stdout"] + inspect_results[c.id]["stderr"]
+        assert "Traceback" not in said, c.id
