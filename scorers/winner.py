@@ -125,6 +125,30 @@ def invalid_description_rate() -> Metric:
 
 
 @metric
+def invalid_rates_by_model() -> Metric:
+    """Invalid ballot and description rates of each model over the seats it played, as
+    ``invalid_ballot_rate/<model>`` and ``invalid_description_rate/<model>`` (Inspect
+    flattens the dict into one metric per key)."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        seats: dict[str, list[int]] = {}  # model -> [seats, invalid ballots, invalid descriptions]
+        for s in scores:
+            md = s.score.metadata or {}
+            for p in md.get("players", []):
+                n = seats.setdefault(p["model"], [0, 0, 0])
+                n[0] += 1
+                n[1] += p["vote"] is None
+                n[2] += not p["description_valid"]
+        out: dict[str, float] = {}
+        for model, (n, ballots, descriptions) in sorted(seats.items()):
+            out[f"invalid_ballot_rate/{model}"] = ballots / n
+            out[f"invalid_description_rate/{model}"] = descriptions / n
+        return out
+
+    return compute
+
+
+@metric
 def tie_rate() -> Metric:
     """Share of games decided by a top-of-ballot tie."""
     return _ratio(lambda g, p: g["win_condition"] == "tie", lambda g, p: 1)
@@ -132,7 +156,7 @@ def tie_rate() -> Metric:
 
 GAME_METRICS = [
     impostor_win_rate(), stderr(), detection_accuracy(), self_declaration_rate(),
-    invalid_ballot_rate(), invalid_description_rate(), tie_rate(),
+    invalid_ballot_rate(), invalid_description_rate(), tie_rate(), invalid_rates_by_model(),
 ]
 
 

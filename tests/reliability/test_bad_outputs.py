@@ -121,3 +121,27 @@ def test_store_holds_only_the_game(corpus):
     log, _ = corpus
     for sample in log.samples:
         assert set(sample.store) == {"impostor:seats", "impostor:shown"}, sorted(sample.store)
+
+
+def test_invalid_rates_per_model_in_metrics(tmp_path):
+    """Cross-play: the impostor's model answers nothing usable, the majority's model plays well.
+    The task metrics carry the invalid ballot/description rates of each model, not only the mix."""
+    from inspect_ai import eval as inspect_eval
+
+    from tasks.impostor import impostor
+
+    from . import scripted
+
+    scripted.SCRIPTS["silent"] = lambda call: ""
+    scripted.SCRIPTS["steady"] = lambda call: scripted.honest(call)
+    log = inspect_eval(impostor(mode="cross_play", n_games=4), model="reliability/steady",
+                       model_roles={"impostor": "reliability/silent", "majority": "reliability/steady"},
+                       log_dir=str(tmp_path / "logs"), display="none", log_level="error")[0]
+    assert log.status == "success", log.error
+    metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
+    assert metrics["invalid_ballot_rate"] == pytest.approx(0.25)
+    assert metrics["invalid_description_rate"] == pytest.approx(0.25)
+    assert metrics["invalid_ballot_rate/reliability/silent"] == 1.0
+    assert metrics["invalid_ballot_rate/reliability/steady"] == 0.0
+    assert metrics["invalid_description_rate/reliability/silent"] == 1.0
+    assert metrics["invalid_description_rate/reliability/steady"] == 0.0
