@@ -10,12 +10,18 @@ Modes map onto model roles: ``homogeneous`` (``--model``), ``cross_play``
 
 from __future__ import annotations
 
+import os
+import sys
+from pathlib import Path
 from typing import Optional
 
 from inspect_ai import Task, task
+from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import model_roles
+from inspect_ai.util import display_type
 
+from impostor import LAUNCH_DIR
 from impostor.errors import ImpostorError
 from impostor.records import DIFFICULTIES, MODES, TIE_RULES
 from impostor.schedule import PairRef, build_schedule
@@ -23,6 +29,41 @@ from impostor.wordpairs import load_word_pairs, word_pairs_sha256
 from scorers.winner import impostor_winner
 from solvers.game import description_phase, voting_phase
 from solvers.seating import check_roles
+
+
+class TaskOptionError(ImpostorError, PrerequisiteError):
+    """A bad -T option, role or word-pair file: ``inspect eval`` prints a PrerequisiteError
+    as its message alone, where any other exception comes with a long traceback."""
+
+    def __init__(self, message: str) -> None:
+        ImpostorError.__init__(self, message)
+        self.message = message
+
+
+def _resolving_for_eval() -> bool:
+    """True while Inspect builds this task for an eval, when the eval's model roles are set.
+
+    (A Task built beforehand in Python cannot see the roles later passed to eval(), and
+    Inspect's eval_set leaves its last model active in the caller's context, so neither the
+    roles nor the active model alone tell us whether an absent role is really absent.)
+    """
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "eval_resolve_tasks" and "inspect_ai" in frame.f_code.co_filename:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _user_path(path: Optional[str]) -> Optional[str]:
+    """A relative path as the user meant it: ``inspect eval`` builds the task with the task
+    file's folder as working directory, so also try the launch directory and the shell's."""
+    if path is None or Path(path).is_absolute() or Path(path).exists():
+        return path
+    for base in (LAUNCH_DIR, os.environ.get("PWD")):
+        if base and (Path(base) / path).exists():
+            return str(Path(base) / path)
+    return path
 
 
 def _check(name: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -86,20 +127,23 @@ def impostor(
         difficulty, models and seed.
       first_game: skip games before this index (sharding a long experiment).
     """
-    _check("mode", mode, MODES)
-    _check("difficulty", difficulty, DIFFICULTIES)
-    _check("tie_rule", tie_rule, TIE_RULES)
-    if n_games < 1:
-        raise ImpostorError(f"-T n_games={n_games} is not valid; play at least 1 game")
-    if not 0.0 <= temperature <= 2.0:
-        raise ImpostorError(f"-T temperature={temperature} is not valid; use a value in [0, 2]")
-    roles = set(model_roles())
-    if roles:  # `inspect eval --model-role ...`: refuse a contradictory mode before any game is played
-        check_roles(mode, roles)
-    # (no roles at all is checked when the first game seats its players: a Task built in Python
-    # does not see the roles passed later to eval(), and Inspect's eval_set leaves its last
-    # active model set in the caller's context, so an absent role cannot be judged here)
-    samples = game_samples(mode, difficulty, n_games, seed, word_pairs, experiment_id, first_game)
+    try:
+        _check("mode", mode, MODES)
+        _check("difficulty", difficulty, DIFFICULTIES)
+        _check("tie_rule", tie_rule, TIE_RULES)
+        if n_games < 1:
+            raise ImpostorError(f"-T n_games={n_games} is not valid; play at least 1 game")
+        if not 0.0 <= temperature <= 2.0:
+            raise ImpostorError(f"-T temperature={temperature} is not valid; use a value in [0, 2]")
+        roles = set(model_roles())
+        if roles or _resolving_for_eval():  # refuse a contradictory mode/role set before any game
+            check_roles(mode, roles)
+        word_pairs = _user_path(word_pairs)
+        samples = game_samples(mode, difficulty, n_games, seed, word_pairs, experiment_id, first_game)
+    except ImpostorError as exc:
+        if display_type() == "none":  # Inspect prints a PrerequisiteError's message, except under --display none
+            print(f"impostor: {exc}", file=sys.stderr)
+        raise TaskOptionError(str(exc)) from None
     return Task(
         dataset=MemoryDataset(samples, name=f"impostor-{difficulty}"),
         solver=[

@@ -289,6 +289,7 @@ def run_sweep(config: str, shard: Optional[str] = None, log_dir: Optional[str] =
         return 0
     if not pl.experiments:
         raise ImpostorError(f"{config}: shard {shard} has no experiments; fix: use fewer shards")
+    tasks = build_tasks(pl)  # validates word pairs and task options before anything is written
     check_log_dir(ld, pl)
 
     from inspect_ai import eval_set
@@ -296,7 +297,6 @@ def run_sweep(config: str, shard: Optional[str] = None, log_dir: Optional[str] =
     from impostor.tracking import context as tracking_context
 
     ctx, client = _start_tracking(pl, ld)
-    tasks = build_tasks(pl)
     cfg = pl.config
     t0 = time.time()
     ok_eval: Optional[bool] = None
