@@ -275,13 +275,15 @@ def eval_metrics(log: Any, tables: Tables) -> dict[str, float]:
         m[f"tokens/total/{k}"] = v
     from datetime import datetime
 
+    times = [s.total_time for s in (log.samples or []) if s.total_time is not None]
     try:
         t0 = datetime.fromisoformat(str(log.stats.started_at))
         t1 = datetime.fromisoformat(str(log.stats.completed_at))
-        m["wall_time_s"] = (t1 - t0).total_seconds()
+        # Inspect stamps whole seconds: a sub-second eval would read 0, but it lasted at
+        # least as long as its longest game (games run concurrently).
+        m["wall_time_s"] = max((t1 - t0).total_seconds(), max(times, default=0.0))
     except (TypeError, ValueError):
         pass
-    times = [s.total_time for s in (log.samples or []) if s.total_time is not None]
     if times:
         m["game_time_s/mean"] = float(sum(times) / len(times))
         m["game_time_s/sum"] = float(sum(times))
