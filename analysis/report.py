@@ -40,32 +40,15 @@ import pandas as pd
 from analysis.data import AnalysisData
 from impostor.errors import ImpostorError
 
+from analysis.stats._base import CONTRACT  # noqa: E402
+
 __all__ = ["CONTRACT_COLUMNS", "TABLE_TITLES", "build_report", "to_markdown", "to_latex", "latex_escape"]
 
 GENERATOR = "impostor report"
 MANIFEST = "manifest.json"
 
-# Leading columns of every required table (shared/data-contract.md, section 2).
-CONTRACT_COLUMNS: dict[str, list[str]] = {
-    "headline": ["model", "imp_win_pct", "imp_win_ci", "maj_win_pct", "maj_win_ci", "det_acc_pct", "det_acc_ci",
-                 "centrality", "reach", "coal_eff_pct", "n_imp_games", "n_maj_seats"],
-    "odds_ratios": ["comparison", "or", "ci_low", "ci_high", "p"],
-    "evalues": ["comparison", "or", "evalue"],
-    "chi2": ["test", "chi2", "df", "p", "cramers_v", "magnitude"],
-    "balance": ["mode", "p_imp", "balance"],
-    "tie_sizes": ["mode", "ties", "k2", "k3", "k4", "impostor_in_tie_pct"],
-    "tiebreak_mode": ["mode", "default", "sym_cand", "sym_side", "delta_cand", "delta_side", "ties"],
-    "tiebreak_mode_difficulty": ["mode", "difficulty", "default", "sym_cand", "sym_side", "delta_cand", "delta_side",
-                                 "ties"],
-    "speaking_itt": ["mode", "difficulty", "n", "n_mid", "mid_rand_pp", "ci_low", "ci_high", "p"],
-    "opponent_baseline": ["model", "difficulty", "or_per_10pp", "ci_low", "ci_high", "q"],
-    "scaling": ["fit", "or_per_10x", "ci_low", "ci_high", "p"],
-    "coordination": ["model", "brokerage", "vote_coord_pct", "self_decl_pct", "guess_succ_pct"],
-    "correlations": ["x", "y", "n", "pearson_r", "pearson_ci_low", "pearson_ci_high", "spearman_rho", "spearman_p"],
-    "bootstrap": ["quantity", "estimate", "ci_low", "ci_high", "reps"],
-    "permutation": ["contrast", "observed", "p", "reps"],
-    "multiple_comparisons": ["family", "hypothesis", "p", "p_bh", "p_bonferroni", "p_holm"],
-}
+# Leading columns of every required table (shared/data-contract.md, section 2): one definition.
+CONTRACT_COLUMNS: dict[str, list[str]] = CONTRACT
 
 TABLE_TITLES: dict[str, str] = {
     "headline": "Headline results per model (paper Table 1)",
