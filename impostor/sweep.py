@@ -54,6 +54,11 @@ class Retries(BaseModel):
     on_error: Optional[int] = Field(default=None, ge=0, description="retries of one errored game (sample)")
     fail_on_error: Optional[float] = Field(default=None, ge=0,
                                            description="errored games an experiment tolerates (count or fraction)")
+    # Per model call (Inspect's GenerateConfig). Inspect's own default retries a failing call
+    # without limit (backoff up to 30 min), so a provider that always fails would hang a game.
+    max_retries: Optional[int] = Field(default=10, ge=0, description="retries of one model call")
+    timeout: Optional[float] = Field(default=None, gt=0, description="seconds for one model call, retries included")
+    attempt_timeout: Optional[float] = Field(default=300, gt=0, description="seconds for one attempt of a model call")
 
 
 class Tracking(BaseModel):

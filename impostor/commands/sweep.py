@@ -307,6 +307,8 @@ def run_sweep(config: str, shard: Optional[str] = None, log_dir: Optional[str] =
                 retry_on_error=cfg.retries.on_error, fail_on_error=cfg.retries.fail_on_error,
                 max_connections=cfg.concurrency.max_connections, max_samples=cfg.concurrency.max_samples,
                 max_tasks=cfg.concurrency.max_tasks, display=display,
+                **{k: v for k in ("max_retries", "timeout", "attempt_timeout")
+                   if (v := getattr(cfg.retries, k)) is not None},
             )
         if client is not None and not ctx.disabled:
             complete_unfinished_runs(ld, ctx)
