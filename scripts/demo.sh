@@ -9,6 +9,6 @@ export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 LITELLM_LOCAL_MODEL_COST_MAP=True
 impostor sweep configs/demo.yaml
 impostor report --experiment impostor-demo --out out/demo-report --bootstrap-reps 2000
 echo
-echo "Inspect logs:   logs/demo   (browse: .venv/bin/inspect view --log-dir logs/demo)"
+echo "Inspect logs:   logs/sweeps/demo   (browse: .venv/bin/inspect view --log-dir logs/sweeps/demo)"
 echo "MLflow runs:    mlruns/     (browse: LITELLM_LOCAL_MODEL_COST_MAP=True .venv/bin/mlflow ui --backend-store-uri sqlite:///mlruns/mlflow.db)"
 echo "Report:         out/demo-report/report.html"
