@@ -295,25 +295,23 @@ def parse_vote(text: str, own_seat: int) -> ParsedVote:
     if declared is None:
         return ParsedVote(None, confidence, reasoning, False, guess,
                           f"self_declaration must be true or false, got {obj.get('self_declaration')!r}", True)
-    ballot = VoteModel(
-        suspected_impostor_id=None, confidence=confidence, reasoning=reasoning,
-        self_declaration=declared, word_guess=guess,
-    )
     raw_id = obj.get("suspected_impostor_id")
     label = parse_player_id(raw_id)
     if label is None:
-        return ParsedVote(None, ballot.confidence, reasoning, declared, guess,
+        return ParsedVote(None, confidence, reasoning, declared, guess,
                           f"suspected_impostor_id {raw_id!r} is not a player number", True)
     if not 1 <= label <= N_PLAYERS:
-        return ParsedVote(None, ballot.confidence, reasoning, declared, guess,
+        return ParsedVote(None, confidence, reasoning, declared, guess,
                           f"there is no Player {label} (players are 1-{N_PLAYERS})", True)
     seat = seat_of_label(label)
     if seat == own_seat:
         # Not re-prompted: a self-declaring impostor naturally names itself.
-        return ParsedVote(None, ballot.confidence, reasoning, declared, guess,
+        return ParsedVote(None, confidence, reasoning, declared, guess,
                           f"voted for itself (Player {player_label(own_seat)})", False)
-    ballot = ballot.model_copy(update={"suspected_impostor_id": label})
-    return ParsedVote(seat, ballot.confidence, reasoning, declared, guess, None, False)
+    # The coerced ballot, validated once by its schema (id 1-4, confidence in [0, 1]).
+    ballot = VoteModel(suspected_impostor_id=label, confidence=confidence, reasoning=reasoning,
+                       self_declaration=declared, word_guess=guess)
+    return ParsedVote(seat, ballot.confidence, ballot.reasoning, ballot.self_declaration, ballot.word_guess, None, False)
 
 
 def vote_json_schema(own_seat: Optional[int] = None, *, reasoning_max: Optional[int] = None) -> dict:
