@@ -19,8 +19,7 @@ from inspect_ai.model import (
     ResponseSchema,
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.util import JSONSchema, StoreModel
-from pydantic import Field
+from inspect_ai.util import JSONSchema
 
 from impostor import prompts
 from impostor.parsing import clean_model_text, description_violation, one_line, parse_vote, vote_json_schema
@@ -31,40 +30,18 @@ from solvers.seating import experiment_id_for, model_name, seat_models
 CONSTRAINED_REASONING_MAX = 200
 
 
-class SeatRecord(StoreModel):
-    """Everything one seat did in a game (raw outputs included)."""
-
-    model: str = ""
-    description: str = ""
-    description_raw: list[str] = Field(default_factory=list)
-    description_valid: bool = False
-    description_error: Optional[str] = None
-    vote_raw: list[str] = Field(default_factory=list)
-    vote: Optional[int] = None
-    confidence: Optional[float] = None
-    reasoning: Optional[str] = None
-    self_declared: bool = False
-    word_guess: Optional[str] = None
-    ballot_error: Optional[str] = None
-    vote_mode: str = "free"
-
-
-_SEAT_TEMPLATE: dict[str, Any] = {
-    name: field.get_default(call_default_factory=True)
-    for name, field in SeatRecord.model_fields.items()
-    if not field.exclude
-}
-
-
 def new_seat_record() -> dict[str, Any]:
-    """A fresh seat record as a plain dict (``SeatRecord``'s defaults).
+    """Everything one seat does in a game (raw outputs included), as a plain dict.
 
-    Not ``SeatRecord().model_dump()``: instantiating a StoreModel binds it to the
-    sample store, writing every field there as a stray ``SeatRecord:*`` key, and
-    costs milliseconds per seat (so do pydantic's default factories: the
-    defaults are resolved once, above, and copied).
+    A plain dict kept under one store key, not an Inspect StoreModel: instantiating a
+    StoreModel binds it to the sample store (a stray key per field) and costs
+    milliseconds per seat on the hot path.
     """
-    return {k: list(v) if isinstance(v, list) else v for k, v in _SEAT_TEMPLATE.items()}
+    return {
+        "model": "", "description": "", "description_raw": [], "description_valid": False,
+        "description_error": None, "vote_raw": [], "vote": None, "confidence": None, "reasoning": None,
+        "self_declared": False, "word_guess": None, "ballot_error": None, "vote_mode": "free",
+    }
 
 
 def _seat_records(state: TaskState) -> list[dict[str, Any]]:
