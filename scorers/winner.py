@@ -26,6 +26,7 @@ from inspect_ai.solver import TaskState
 from impostor.records import GameRow, PlayerRow
 from impostor.rules import Ballot, decide
 from impostor.schedule import GameSpec, derive_seed
+from solvers.game_store import load_seats
 
 
 def build_record(spec: GameSpec, seats: list[dict], *, experiment_id: str, seed: int, tie_rule: str) -> tuple[GameRow, list[PlayerRow]]:
@@ -166,7 +167,7 @@ def impostor_winner(tie_rule: str = "default", experiment_id: str | None = None)
 
     async def score(state: TaskState, target: Target) -> Score:
         spec = GameSpec.from_metadata(state.metadata)
-        seats = state.store.get("impostor:seats")
+        seats = load_seats(state.store)
         exp = experiment_id or state.metadata["experiment_id"]
         game, players = build_record(spec, seats, experiment_id=exp, seed=state.metadata["seed"], tie_rule=tie_rule)
         return Score(

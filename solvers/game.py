@@ -25,6 +25,7 @@ from impostor import prompts
 from impostor.parsing import clean_model_text, description_violation, one_line, parse_vote, vote_json_schema
 from impostor.records import player_label
 from impostor.schedule import GameSpec, derive_seed
+from solvers.game_store import load_seats, load_shown, save_seats, save_shown
 from solvers.seating import experiment_id_for, model_name, seat_models
 
 CONSTRAINED_REASONING_MAX = 200
@@ -33,9 +34,9 @@ CONSTRAINED_REASONING_MAX = 200
 def new_seat_record() -> dict[str, Any]:
     """Everything one seat does in a game (raw outputs included), as a plain dict.
 
-    A plain dict kept under one store key, not an Inspect StoreModel: instantiating a
-    StoreModel binds it to the sample store (a stray key per field) and costs
-    milliseconds per seat on the hot path.
+    Kept in the sample store as JSON (see ``solvers.game_store``), not as an Inspect
+    StoreModel: instantiating a StoreModel binds it to the sample store (a stray key
+    per field) and costs milliseconds per seat on the hot path.
     """
     return {
         "model": "", "description": "", "description_raw": [], "description_valid": False,
@@ -45,7 +46,7 @@ def new_seat_record() -> dict[str, Any]:
 
 
 def _seat_records(state: TaskState) -> list[dict[str, Any]]:
-    seats = state.store.get("impostor:seats")
+    seats = load_seats(state.store)
     if seats is None:
         seats = [new_seat_record() for _ in range(4)]
     return seats
@@ -108,8 +109,8 @@ def description_phase(temperature: float = 0.7, max_tokens: int = 150, max_chars
             record["description"] = one_line(text) if violation is None else prompts.INVALID_DESCRIPTION_PLACEHOLDER
             shown.append((player_label(seat), record["description"]))
             _transcript(state, f"Player {player_label(seat)} (speaks {position + 1}): {record['description']}")
-        state.store.set("impostor:seats", seats)
-        state.store.set("impostor:shown", shown)
+        save_seats(state.store, seats)
+        save_shown(state.store, shown)
         return state
 
     return solve
@@ -150,7 +151,7 @@ def voting_phase(
         spec = GameSpec.from_metadata(state.metadata)
         models = seat_models(spec.mode, spec.impostor_seat, spec.team_assignment)
         seats = _seat_records(state)
-        shown = [tuple(x) for x in state.store.get("impostor:shown", [])]
+        shown = load_shown(state.store)
 
         async def vote(seat: int) -> None:
             word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
@@ -191,7 +192,7 @@ def voting_phase(
             target = "invalid" if r["vote"] is None else f"Player {player_label(r['vote'])}"
             extra = f", self-declares, guesses {r['word_guess']!r}" if r["self_declared"] else ""
             _transcript(state, f"Player {player_label(seat)} votes {target}{extra}")
-        state.store.set("impostor:seats", seats)
+        save_seats(state.store, seats)
         return state
 
     return solve

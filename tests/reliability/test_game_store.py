@@ -1,0 +1,75 @@
+"""The game's working state in the sample store: what a finished, an errored and a re-scored game keep."""
+
+import json
+
+import pytest
+from inspect_ai import eval as inspect_eval, score as inspect_score
+
+from scorers.winner import impostor_winner
+from solvers.game_store import SEATS_KEY, SHOWN_KEY, load_seats, load_shown
+from tasks.impostor import impostor
+from . import scripted
+
+MODEL = "store"
+
+
+def _play(tmp_path, script, n_games=4):
+    scripted.SCRIPTS[MODEL] = script
+    [log] = inspect_eval(impostor(n_games=n_games, tie_rule="default"), model=f"reliability/{MODEL}",
+                         log_dir=str(tmp_path), display="none", fail_on_error=False)
+    return log
+
+
+def test_finished_game_store_matches_scored_record(tmp_path):
+    log = _play(tmp_path, scripted.honest)
+    assert log.status == "success"
+    for sample in log.samples:
+        assert isinstance(sample.store[SEATS_KEY], str)  # one JSON value, not a nested patch target
+        seats = load_seats(sample.store)
+        players = sample.scores["impostor_winner"].metadata["players"]
+        assert [s["vote"] for s in seats] == [p["vote"] for p in players]
+        assert [s["description"] for s in seats] == [p["description"] for p in players]
+        assert [s["vote_raw"][-1] for s in seats] == [p["vote_raw"] for p in players]
+        shown = load_shown(sample.store)
+        order = sample.scores["impostor_winner"].metadata["game"]["speaking_order"]
+        assert [label for label, _ in shown] == [int(seat) + 1 for seat in order]
+
+
+def test_errored_game_keeps_its_partial_record(tmp_path):
+    def fails_to_vote(call):
+        if call.phase == "vote" and call.label == 3:
+            raise RuntimeError("provider exploded at seat 3's ballot")
+        return scripted.honest(call)
+
+    log = _play(tmp_path, fails_to_vote, n_games=1)
+    [sample] = log.samples
+    assert sample.error is not None and "exploded" in sample.error.message
+    assert not sample.scores  # never half-scored
+    seats = load_seats(sample.store)  # the description phase's record survived the error
+    assert all(s["description_valid"] and s["description"] for s in seats)
+    assert all(s["vote"] is None for s in seats)
+    assert len(load_shown(sample.store)) == 4
+
+
+def test_inspect_score_rescores_a_log_from_the_store(tmp_path):
+    log = _play(tmp_path, lambda call: scripted.honest(call, impostor_label=None), n_games=8)
+    before = [s.scores["impostor_winner"].metadata["game"] for s in log.samples]
+    rescored = inspect_score(log, scorers=[impostor_winner(tie_rule="sym_side")], display="none", action="overwrite")
+    after = [s.scores["impostor_winner"].metadata["game"] for s in rescored.samples]
+    assert [a["winner"] for a in after] == [b["winner"] for b in before]  # rules unchanged
+    assert [a["p_imp_sym_side"] for a in after] == [b["p_imp_sym_side"] for b in before]
+    assert {a["tie_rule"] for a in after} == {"sym_side"}
+    assert any(a["win_condition"] == "tie" for a in after)  # the honest ring votes 1->2->3->4->1: a 4-way tie
+
+
+@pytest.mark.parametrize("stored", [
+    [{"vote": 2, "description": "x"}],  # logs written before the records were JSON strings
+    json.dumps([{"vote": 2, "description": "x"}]),
+])
+def test_load_seats_reads_both_forms(stored):
+    assert load_seats({SEATS_KEY: stored}) == [{"vote": 2, "description": "x"}]
+
+
+def test_load_before_any_phase():
+    assert load_seats({}) is None and load_shown({}) == []
+    assert load_shown({SHOWN_KEY: [[2, "a"], [1, "b"]]}) == [(2, "a"), (1, "b")]
