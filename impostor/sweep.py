@@ -44,6 +44,10 @@ class Concurrency(BaseModel):
     max_connections: Optional[int] = Field(default=10, ge=1, description="concurrent API connections per model")
     max_samples: Optional[int] = Field(default=None, ge=1, description="concurrent games per experiment")
     max_tasks: Optional[int] = Field(default=None, ge=1, description="concurrent experiments")
+    # Inspect's live sample buffer (events of unfinished games, for `inspect view`) costs ~15 ms
+    # of CPU per game, a third of the process's time at API-like latencies: off for sweeps.
+    # Finished games are in the log either way (benchmarks/RESULTS.md, "Load and overhead").
+    log_realtime: bool = Field(default=False, description="stream unfinished games' events for inspect view")
 
 
 class Retries(BaseModel):

@@ -23,6 +23,7 @@ from inspect_ai.util import display_type
 
 from impostor import LAUNCH_DIR
 from impostor.errors import ImpostorError
+from impostor.gc_tuning import tune_gc
 from impostor.records import DIFFICULTIES, MODES, TIE_RULES
 from impostor.schedule import PairRef, build_schedule
 from impostor.wordpairs import load_word_pairs, word_pairs_sha256
@@ -140,6 +141,7 @@ def impostor(
             check_roles(mode, roles)
         word_pairs = _user_path(word_pairs)
         samples = game_samples(mode, difficulty, n_games, seed, word_pairs, experiment_id, first_game)
+        tune_gc()  # after the schedule exists: it is part of the heap the collector can skip
     except ImpostorError as exc:
         if display_type() == "none":  # Inspect prints a PrerequisiteError's message, except under --display none
             print(f"impostor: {exc}", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""A sweep bounds retries of every model call (Inspect alone retries without limit)."""
+"""What a sweep passes to eval_set: bounded call retries (Inspect alone retries without limit), the live buffer."""
 
 import inspect_ai
 import pytest
@@ -35,3 +35,19 @@ def test_call_retry_limits_reach_eval_set(tmp_path, monkeypatch, extra, expected
         assert seen[k] == v
     if "timeout" not in expected:
         assert "timeout" not in seen
+
+
+@pytest.mark.parametrize("extra, expected", [("", False), ("concurrency: {log_realtime: true}\n", True)])
+def test_live_sample_buffer_is_off_for_sweeps_unless_asked(tmp_path, monkeypatch, extra, expected):
+    seen = {}
+
+    def fake_eval_set(tasks, **kwargs):
+        seen.update(kwargs)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(inspect_ai, "eval_set", fake_eval_set)
+    cfg = tmp_path / "s.yaml"
+    cfg.write_text(CONFIG % "" + extra)
+    with pytest.raises(RuntimeError, match="stop here"):
+        run_sweep(str(cfg), log_dir=str(tmp_path / "logs"), display="none")
+    assert seen["log_realtime"] is expected

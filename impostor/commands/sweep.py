@@ -306,7 +306,7 @@ def run_sweep(config: str, shard: Optional[str] = None, log_dir: Optional[str] =
                 tasks, log_dir=str(ld), retry_attempts=cfg.retries.attempts, retry_wait=cfg.retries.wait,
                 retry_on_error=cfg.retries.on_error, fail_on_error=cfg.retries.fail_on_error,
                 max_connections=cfg.concurrency.max_connections, max_samples=cfg.concurrency.max_samples,
-                max_tasks=cfg.concurrency.max_tasks, display=display,
+                max_tasks=cfg.concurrency.max_tasks, log_realtime=cfg.concurrency.log_realtime, display=display,
                 **{k: v for k in ("max_retries", "timeout", "attempt_timeout")
                    if (v := getattr(cfg.retries, k)) is not None},
             )
