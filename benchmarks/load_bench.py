@@ -39,10 +39,12 @@ import psutil  # noqa: E402
 from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.log import read_eval_log  # noqa: E402
 
+from impostor.sweep import Concurrency  # noqa: E402
 from tasks.impostor import impostor  # noqa: E402
 from tests.reliability import scripted  # noqa: E402
 
 MODEL = "load"
+SWEEP_LOG_REALTIME = Concurrency().log_realtime  # measure what a sweep runs
 
 
 class RssSampler(threading.Thread):
@@ -113,7 +115,7 @@ def _run(args: argparse.Namespace, model: str, start: int, end: int, connections
     logs = inspect_eval(
         make_task(**kw), model=model, log_dir=log_dir, display="none", log_level="error",
         max_connections=connections, max_samples=max_samples, max_retries=3, timeout=120,
-        log_realtime=not args.no_log_realtime,
+        log_realtime=args.log_realtime,
     )
     return logs[0].location
 
@@ -168,8 +170,8 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8931)
     parser.add_argument("--quiet-inspect-mlflow", action="store_true")
     parser.add_argument("--log-dir", default=None)
-    parser.add_argument("--no-log-realtime", action="store_true",
-                        help="Inspect's log_realtime=False: no live sample buffer for `inspect view`")
+    parser.add_argument("--log-realtime", action=argparse.BooleanOptionalAction, default=SWEEP_LOG_REALTIME,
+                        help="Inspect's live sample buffer for `inspect view` (default: as `impostor sweep`)")
     parser.add_argument("--task", choices=["game", "bare"], default="game",
                         help="bare: the same eight calls per sample with no game logic (overhead_bench.bare)")
     parser.add_argument("--worker", type=int, nargs=2, default=None, help=argparse.SUPPRESS)
@@ -211,8 +213,7 @@ def main() -> None:
                 base += ["--max-samples", str(args.max_samples)]
             if args.quiet_inspect_mlflow:
                 base.append("--quiet-inspect-mlflow")
-            if args.no_log_realtime:
-                base.append("--no-log-realtime")
+            base.append("--log-realtime" if args.log_realtime else "--no-log-realtime")
             for lo, hi in bounds:
                 procs.append(subprocess.Popen(base + ["--worker", str(lo), str(hi)], stdin=subprocess.PIPE,
                                               stdout=subprocess.PIPE, text=True, cwd=ROOT))
@@ -253,7 +254,7 @@ def main() -> None:
     third_means = [sum(r for _, r in t) / max(len(t), 1) / 2**20 for t in thirds]
     print(f"task {args.task}, provider {args.provider}, latency {args.latency}s, max_connections "
           f"{args.connections} in all, processes {P}, max_samples per process {args.max_samples or 'all'}, "
-          f"log_realtime {not args.no_log_realtime}, IMPOSTOR_GC={os.environ.get('IMPOSTOR_GC', '(tuned)')}")
+          f"log_realtime {args.log_realtime}, IMPOSTOR_GC={os.environ.get('IMPOSTOR_GC', '(tuned)')}")
     print(f"machine: nproc {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}")
     print(f"status {statuses}; games {args.games}: samples {len(ids)}, unique {len(set(ids))}, "
           f"scored {len(scored)}, errors {len(errors)}")

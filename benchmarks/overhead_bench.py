@@ -111,13 +111,13 @@ def quiet_inspect_mlflow() -> None:
         cls.enabled = lambda self, _v=first: _v  # type: ignore[method-assign]
 
 
-def run_once(kind: str, n_games: int, log_dir: str) -> tuple[float, float]:
+def run_once(kind: str, n_games: int, log_dir: str, log_realtime: bool = True) -> tuple[float, float]:
     """(wall seconds, CPU seconds of this process) for one eval of ``n_games``."""
     t = impostor(n_games=n_games) if kind == "game" else bare(n_games=n_games)
     c0 = time.process_time()
     t0 = time.perf_counter()
     logs = inspect_eval(t, model=f"reliability/{MODEL}", log_dir=log_dir, display="none", log_level="error",
-                        max_samples=n_games, max_connections=64)
+                        max_samples=n_games, max_connections=64, log_realtime=log_realtime)
     elapsed = time.perf_counter() - t0
     cpu = time.process_time() - c0
     log = logs[0]
@@ -132,6 +132,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", choices=["game", "bare"], default=None)
     parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--log-realtime", action=argparse.BooleanOptionalAction, default=True,
+                        help="Inspect's live sample buffer, for both tasks (Inspect's default: on)")
     parser.add_argument("--quiet-inspect-mlflow", action="store_true",
                         help="short-circuit the enabled() checks of the inspect-mlflow package's hooks "
                              "(they build a pydantic-settings object on every hook event)")
@@ -141,11 +143,15 @@ def main() -> None:
     scripted.SCRIPTS[MODEL] = _player
     with tempfile.TemporaryDirectory() as tmp:
         run_once("bare", 8, tmp)  # warm up: imports, entry points, registry
-        run_once("game", 8, tmp)
+        run_once("game", 8, tmp)  # building the game task applies impostor.gc_tuning: to both tasks from here on
+        import gc
+
+        print(f"collector: thresholds {gc.get_threshold()}, frozen objects {gc.get_freeze_count()} "
+              f"(IMPOSTOR_GC={os.environ.get('IMPOSTOR_GC', '(tuned)')}); log_realtime {args.log_realtime}", flush=True)
         if args.profile:
             prof = cProfile.Profile()
             prof.enable()
-            elapsed, _ = run_once(args.profile, args.games, tmp)
+            elapsed, _ = run_once(args.profile, args.games, tmp, args.log_realtime)
             prof.disable()
             out = io.StringIO()
             pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(args.top)
@@ -159,7 +165,7 @@ def main() -> None:
         cpu_rates: dict[str, list[float]] = {"bare": [], "game": []}
         for r in range(args.rounds):
             for kind in ("bare", "game") if r % 2 == 0 else ("game", "bare"):
-                elapsed, cpu = run_once(kind, args.games, tmp)
+                elapsed, cpu = run_once(kind, args.games, tmp, args.log_realtime)
                 rates[kind].append(args.games / elapsed)
                 cpu_rates[kind].append(args.games / cpu)
                 print(f"round {r + 1} {kind:4s}: {args.games} games in {elapsed:6.2f}s wall, {cpu:6.2f}s CPU = "
