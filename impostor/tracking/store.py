@@ -12,11 +12,12 @@ Open it with (from the same directory)::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 DEFAULT_EXPERIMENT = "impostor"
 ENV_DISABLE = "IMPOSTOR_MLFLOW"  # 0/false/off disables the hooks
@@ -90,9 +91,37 @@ def get_client(uri: Optional[str] = None) -> tuple[Any, str]:
     from mlflow.tracking import MlflowClient
 
     try:
-        return MlflowClient(tracking_uri=uri), uri
+        with _sqlite_setup_lock(uri):
+            client = MlflowClient(tracking_uri=uri)
+            client.search_experiments(max_results=1)  # creates / migrates the schema now, under the lock
+        return client, uri
     except Exception as exc:  # noqa: BLE001
         raise TrackingUnavailable(f"MLflow tracking at {shown_uri(uri)} cannot be opened ({exc})") from exc
+
+
+@contextlib.contextmanager
+def _sqlite_setup_lock(uri: str) -> Iterator[None]:
+    """One process at a time opens a local SQLite store.
+
+    Two sweep shards started together on one machine both found the new store
+    empty and raced in MLflow's schema migration; one ran untracked ("Online
+    migration expected to match one row", measured).  An advisory lock file next
+    to the database serialises the opening; afterwards SQLite handles the writes.
+    """
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock; shards there should start one after the other
+        yield
+        return
+    if not uri.startswith("sqlite:///"):
+        yield
+        return
+    with open(uri.removeprefix("sqlite:///") + ".lock", "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def _slug(name: str) -> str:
