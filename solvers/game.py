@@ -1,7 +1,8 @@
 """The two phases of a game as Inspect solvers: descriptions, then simultaneous votes.
 
 The rules live in ``impostor`` (pure); these adapters only call models, apply
-the rules to what comes back, and keep everything in the sample store.
+the rules to what comes back, and keep the record in the sample store (also
+when a phase fails, so an errored game keeps what it had).
 """
 
 from __future__ import annotations
@@ -62,6 +63,54 @@ def _transcript(state: TaskState, text: str) -> None:
     state.messages.append(ChatMessageAssistant(content=text))
 
 
+async def describe_all(
+    state: TaskState, spec: GameSpec, models: list[Model], seats: list[dict[str, Any]],
+    temperature: float, max_tokens: int, max_chars: int,
+) -> list[tuple[int, str]]:
+    """The description phase on ``seats`` (filled in place); returns what every player was shown."""
+    shown: list[tuple[int, str]] = []
+    for position, seat in enumerate(spec.speaking_order):
+        word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
+        mate = spec.teammate(seat)
+        user = prompts.description_prompt(
+            mode=spec.mode, word=word, player_label=player_label(seat), previous=shown,
+            teammate_label=None if mate is None else player_label(mate),
+        )
+        messages: list[ChatMessage] = [
+            ChatMessageSystem(content=prompts.DESCRIPTION_SYSTEM), ChatMessageUser(content=user)
+        ]
+        config = GenerateConfig(
+            temperature=temperature, max_tokens=max_tokens,
+            seed=derive_seed(spec.game_seed, "describe", seat) % 2**31,
+        )
+        record = seats[seat]
+        record["model"] = model_name(models[seat])
+        text = await _ask(models[seat], messages, config)
+        record["description_raw"].append(text)
+        violation = description_violation(text, word, max_chars)
+        if violation is not None:
+            messages += [
+                ChatMessageAssistant(content=text),
+                ChatMessageUser(content=prompts.DESCRIPTION_RETRY.format(violation=violation, max_chars=max_chars)),
+            ]
+            text = await _ask(models[seat], messages, config)
+            record["description_raw"].append(text)
+            violation = description_violation(text, word, max_chars)
+        record["description_valid"] = violation is None
+        record["description_error"] = violation
+        record["description"] = one_line(text) if violation is None else prompts.INVALID_DESCRIPTION_PLACEHOLDER
+        shown.append((player_label(seat), record["description"]))
+        _transcript(state, f"Player {player_label(seat)} (speaks {position + 1}): {record['description']}")
+    return shown
+
+
+def _start(state: TaskState) -> tuple[GameSpec, list[Model]]:
+    spec = GameSpec.from_metadata(state.metadata)
+    if not state.metadata.get("experiment_id"):
+        state.metadata["experiment_id"] = experiment_id_for(spec.mode, spec.difficulty, state.metadata["seed"])
+    return spec, seat_models(spec.mode, spec.impostor_seat, spec.team_assignment)
+
+
 @solver
 def description_phase(temperature: float = 0.7, max_tokens: int = 150, max_chars: int = 750) -> Solver:
     """Each seat, in the game's speaking order, describes its word seeing earlier descriptions.
@@ -71,45 +120,12 @@ def description_phase(temperature: float = 0.7, max_tokens: int = 150, max_chars
     """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        spec = GameSpec.from_metadata(state.metadata)
-        models = seat_models(spec.mode, spec.impostor_seat, spec.team_assignment)
+        spec, models = _start(state)
         seats = _seat_records(state)
-        if not state.metadata.get("experiment_id"):
-            state.metadata["experiment_id"] = experiment_id_for(spec.mode, spec.difficulty, state.metadata["seed"])
-        shown: list[tuple[int, str]] = []
-        for position, seat in enumerate(spec.speaking_order):
-            word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
-            mate = spec.teammate(seat)
-            user = prompts.description_prompt(
-                mode=spec.mode, word=word, player_label=player_label(seat), previous=shown,
-                teammate_label=None if mate is None else player_label(mate),
-            )
-            messages: list[ChatMessage] = [
-                ChatMessageSystem(content=prompts.DESCRIPTION_SYSTEM), ChatMessageUser(content=user)
-            ]
-            config = GenerateConfig(
-                temperature=temperature, max_tokens=max_tokens,
-                seed=derive_seed(spec.game_seed, "describe", seat) % 2**31,
-            )
-            record = seats[seat]
-            record["model"] = model_name(models[seat])
-            text = await _ask(models[seat], messages, config)
-            record["description_raw"].append(text)
-            violation = description_violation(text, word, max_chars)
-            if violation is not None:
-                messages += [
-                    ChatMessageAssistant(content=text),
-                    ChatMessageUser(content=prompts.DESCRIPTION_RETRY.format(violation=violation, max_chars=max_chars)),
-                ]
-                text = await _ask(models[seat], messages, config)
-                record["description_raw"].append(text)
-                violation = description_violation(text, word, max_chars)
-            record["description_valid"] = violation is None
-            record["description_error"] = violation
-            record["description"] = one_line(text) if violation is None else prompts.INVALID_DESCRIPTION_PLACEHOLDER
-            shown.append((player_label(seat), record["description"]))
-            _transcript(state, f"Player {player_label(seat)} (speaks {position + 1}): {record['description']}")
-        save_seats(state.store, seats)
+        try:
+            shown = await describe_all(state, spec, models, seats, temperature, max_tokens, max_chars)
+        finally:
+            save_seats(state.store, seats)
         save_shown(state.store, shown)
         return state
 
@@ -132,6 +148,58 @@ def wants_constrained(model: Model, constrained_votes: Optional[bool]) -> bool:
     return model_name(model).startswith("local/")
 
 
+async def vote_all(
+    state: TaskState, spec: GameSpec, models: list[Model], seats: list[dict[str, Any]],
+    shown: list[tuple[int, str]], vote_temperature: float, max_tokens: int,
+    structured_votes: bool, constrained_votes: Optional[bool],
+) -> None:
+    """The voting round on ``seats`` (filled in place): four concurrent ballots on ``shown``."""
+
+    async def vote(seat: int) -> None:
+        word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
+        mate = spec.teammate(seat)
+        user = prompts.voting_prompt(
+            mode=spec.mode, word=word, player_label=player_label(seat), descriptions=shown,
+            teammate_label=None if mate is None else player_label(mate),
+        )
+        schema, vote_mode = _vote_schema(seat, wants_constrained(models[seat], constrained_votes), structured_votes)
+        config = GenerateConfig(
+            temperature=vote_temperature, max_tokens=max_tokens, response_schema=schema,
+            seed=derive_seed(spec.game_seed, "vote", seat) % 2**31,
+        )
+        messages: list[ChatMessage] = [
+            ChatMessageSystem(content=prompts.VOTING_SYSTEM), ChatMessageUser(content=user)
+        ]
+        record = seats[seat]
+        record["vote_mode"] = vote_mode
+        text = await _ask(models[seat], messages, config)
+        record["vote_raw"].append(text)
+        parsed = parse_vote(text, seat)
+        if parsed.error is not None and parsed.retry:
+            messages += [
+                ChatMessageAssistant(content=text),
+                ChatMessageUser(content=prompts.VOTING_RETRY.format(error=parsed.error)),
+            ]
+            text = await _ask(models[seat], messages, config)
+            record["vote_raw"].append(text)
+            parsed = parse_vote(text, seat)
+        record.update(
+            vote=parsed.vote, confidence=parsed.confidence, reasoning=parsed.reasoning,
+            self_declared=parsed.self_declared, word_guess=parsed.word_guess, ballot_error=parsed.error,
+        )
+
+    await asyncio.gather(*(vote(seat) for seat in range(4)))
+    for seat in range(4):
+        r = seats[seat]
+        target = "invalid" if r["vote"] is None else f"Player {player_label(r['vote'])}"
+        extra = f", self-declares, guesses {r['word_guess']!r}" if r["self_declared"] else ""
+        _transcript(state, f"Player {player_label(seat)} votes {target}{extra}")
+
+
+def _vote_temperature(temperature: float, vote_temperature: Optional[float]) -> float:
+    return vote_temperature if vote_temperature is not None else max(0.3, temperature - 0.4)
+
+
 @solver
 def voting_phase(
     temperature: float = 0.7,
@@ -145,54 +213,16 @@ def voting_phase(
     Voting temperature defaults to max(0.3, T - 0.4) (A.3).  An unreadable ballot
     is re-prompted once for valid JSON; if still unreadable the vote is null.
     """
-    t_vote = vote_temperature if vote_temperature is not None else max(0.3, temperature - 0.4)
+    t_vote = _vote_temperature(temperature, vote_temperature)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        spec = GameSpec.from_metadata(state.metadata)
-        models = seat_models(spec.mode, spec.impostor_seat, spec.team_assignment)
+        spec, models = _start(state)
         seats = _seat_records(state)
-        shown = load_shown(state.store)
-
-        async def vote(seat: int) -> None:
-            word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
-            mate = spec.teammate(seat)
-            user = prompts.voting_prompt(
-                mode=spec.mode, word=word, player_label=player_label(seat), descriptions=shown,
-                teammate_label=None if mate is None else player_label(mate),
-            )
-            schema, vote_mode = _vote_schema(seat, wants_constrained(models[seat], constrained_votes), structured_votes)
-            config = GenerateConfig(
-                temperature=t_vote, max_tokens=max_tokens, response_schema=schema,
-                seed=derive_seed(spec.game_seed, "vote", seat) % 2**31,
-            )
-            messages: list[ChatMessage] = [
-                ChatMessageSystem(content=prompts.VOTING_SYSTEM), ChatMessageUser(content=user)
-            ]
-            record = seats[seat]
-            record["vote_mode"] = vote_mode
-            text = await _ask(models[seat], messages, config)
-            record["vote_raw"].append(text)
-            parsed = parse_vote(text, seat)
-            if parsed.error is not None and parsed.retry:
-                messages += [
-                    ChatMessageAssistant(content=text),
-                    ChatMessageUser(content=prompts.VOTING_RETRY.format(error=parsed.error)),
-                ]
-                text = await _ask(models[seat], messages, config)
-                record["vote_raw"].append(text)
-                parsed = parse_vote(text, seat)
-            record.update(
-                vote=parsed.vote, confidence=parsed.confidence, reasoning=parsed.reasoning,
-                self_declared=parsed.self_declared, word_guess=parsed.word_guess, ballot_error=parsed.error,
-            )
-
-        await asyncio.gather(*(vote(seat) for seat in range(4)))
-        for seat in range(4):
-            r = seats[seat]
-            target = "invalid" if r["vote"] is None else f"Player {player_label(r['vote'])}"
-            extra = f", self-declares, guesses {r['word_guess']!r}" if r["self_declared"] else ""
-            _transcript(state, f"Player {player_label(seat)} votes {target}{extra}")
-        save_seats(state.store, seats)
+        try:
+            await vote_all(state, spec, models, seats, load_shown(state.store), t_vote, max_tokens,
+                           structured_votes, constrained_votes)
+        finally:
+            save_seats(state.store, seats)
         return state
 
     return solve

@@ -45,9 +45,10 @@ def test_errored_game_keeps_its_partial_record(tmp_path):
     [sample] = log.samples
     assert sample.error is not None and "exploded" in sample.error.message
     assert not sample.scores  # never half-scored
-    seats = load_seats(sample.store)  # the description phase's record survived the error
+    seats = load_seats(sample.store)  # what the game had when it failed survived the error
     assert all(s["description_valid"] and s["description"] for s in seats)
-    assert all(s["vote"] is None for s in seats)
+    assert seats[2]["vote"] is None and seats[2]["vote_raw"] == []  # Player 3's ballot never came
+    assert all(s["vote_raw"] for s in seats if s["vote"] is not None)  # ballots that did come are kept
     assert len(load_shown(sample.store)) == 4
 
 
@@ -73,3 +74,4 @@ def test_load_seats_reads_both_forms(stored):
 def test_load_before_any_phase():
     assert load_seats({}) is None and load_shown({}) == []
     assert load_shown({SHOWN_KEY: [[2, "a"], [1, "b"]]}) == [(2, "a"), (1, "b")]
+
