@@ -60,7 +60,8 @@ def perm_pvalue(observed: np.ndarray, null: np.ndarray) -> np.ndarray:
     null = np.asarray(null, float).reshape(null.shape[0], -1)
     tol = 1e-12 * np.maximum(1, np.abs(observed))
     ok = np.isfinite(null)
-    hits = ((np.abs(null) >= np.abs(observed) - tol) & ok).sum(0)
+    with np.errstate(invalid="ignore"):  # non-finite replicates are excluded by ``ok``
+        hits = ((np.abs(null) >= np.abs(observed) - tol) & ok).sum(0)
     return (1 + hits) / (1 + ok.sum(0))
 
 

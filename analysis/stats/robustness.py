@@ -69,8 +69,10 @@ def bootstrap(data, config) -> pd.DataFrame:
         ow, on = mw.sum(0), mn.sum(0)
         for j, m in enumerate(modes):
             if m != "homogeneous":
-                est = _odds(ow[j], on[j]) / _odds(ow[h], on[h])
-                add(f"{m}_vs_homogeneous_or", est, _odds(bw[:, j], bn[:, j]) / _odds(bw[:, h], bn[:, h]))
+                with np.errstate(invalid="ignore", divide="ignore"):  # 0/0 odds in tiny data: NaN, no warning
+                    est = _odds(ow[j], on[j]) / _odds(ow[h], on[h])
+                    reps = _odds(bw[:, j], bn[:, j]) / _odds(bw[:, h], bn[:, h])
+                add(f"{m}_vs_homogeneous_or", est, reps)
     else:
         note(data, "bootstrap: mode ORs need homogeneous and at least one other mode")
     models = ordered_levels(prep.imp_model, ())

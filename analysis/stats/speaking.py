@@ -117,11 +117,14 @@ def speaking_randomization(data, config) -> pd.DataFrame:
             lo_null = np.log(nw / (nn - nw))
         for k in (1, 2, 3):
             diff = 100 * (p_obs[k] - p_obs[0])
-            lor = lo_obs[k] - lo_obs[0]
+            with np.errstate(invalid="ignore"):  # a position with no or only wins: infinite log odds
+                lor = lo_obs[k] - lo_obs[0]
+                lor_null = lo_null[:, k] - lo_null[:, 0]
+            lor = lor if np.isfinite(lor) else np.nan  # undefined, not +-inf, in the table
             rows.append({"scope": scope, "contrast": f"pos{k}_vs_pos0", "observed_pp": diff,
                          "p": float(perm_pvalue(diff, 100 * (p_null[:, k] - p_null[:, 0])[:, None])[0]),
                          "log_or": lor,
-                         "p_log_or": float(perm_pvalue(lor, (lo_null[:, k] - lo_null[:, 0])[:, None])[0]),
+                         "p_log_or": float(perm_pvalue(lor, lor_null[:, None])[0]) if np.isfinite(lor) else np.nan,
                          "reps": config.permutation_reps, "n": int(n[[0, k]].sum())})
         itt = float(itt_from_counts(w, n))
         rows.append({"scope": scope, "contrast": "mid_vs_rand", "observed_pp": itt,

@@ -116,3 +116,20 @@ def test_randomization_p_matches_brute_force_reshuffling():
         p_brute = (1 + (np.abs(null[:, j]) >= abs(obs[j]) - 1e-12).sum()) / 2001
         assert r.loc[key, "observed_pp"] == pytest.approx(obs[j])
         assert r.loc[key, "p"] == pytest.approx(p_brute, abs=0.035)
+
+
+def test_position_without_a_win_gives_undefined_log_or_quietly():
+    """Tiny runs (the README demo): a position where the impostor never won has infinite log
+    odds; the log OR is reported as undefined (NaN), not +-inf, and numpy warns nothing."""
+    import warnings
+
+    data = make_logit_games(n_exp=4, games_per_exp=20, seed=3)
+    g = data.games
+    g.loc[g["impostor_speaking_position"] == 0, "winner"] = "majority"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = TABLES["speaking_randomization"](data, fast_config(permutation_reps=200)).set_index(["scope", "contrast"])
+    for k in (1, 2, 3):
+        row = r.loc[("ALL", f"pos{k}_vs_pos0")]
+        assert math.isnan(row["log_or"]) and math.isnan(row["p_log_or"])
+        assert np.isfinite(row["observed_pp"]) and 0 < row["p"] <= 1  # the difference in pp is still tested
