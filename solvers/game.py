@@ -196,7 +196,8 @@ async def vote_all(
         _transcript(state, f"Player {player_label(seat)} votes {target}{extra}")
 
 
-def _vote_temperature(temperature: float, vote_temperature: Optional[float]) -> float:
+def voting_temperature(temperature: float, vote_temperature: Optional[float] = None) -> float:
+    """The temperature of the ballots: ``vote_temperature`` if given, else max(0.3, T - 0.4) (A.3)."""
     return vote_temperature if vote_temperature is not None else max(0.3, temperature - 0.4)
 
 
@@ -213,7 +214,7 @@ def voting_phase(
     Voting temperature defaults to max(0.3, T - 0.4) (A.3).  An unreadable ballot
     is re-prompted once for valid JSON; if still unreadable the vote is null.
     """
-    t_vote = _vote_temperature(temperature, vote_temperature)
+    t_vote = voting_temperature(temperature, vote_temperature)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         spec, models = _start(state)

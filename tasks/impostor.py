@@ -28,7 +28,7 @@ from impostor.records import DIFFICULTIES, MODES, TIE_RULES
 from impostor.schedule import PairRef, build_schedule
 from impostor.wordpairs import load_word_pairs, word_pairs_sha256
 from scorers.winner import impostor_winner
-from solvers.game import description_phase, voting_phase
+from solvers.game import description_phase, voting_phase, voting_temperature
 from solvers.seating import check_roles
 
 
@@ -159,7 +159,7 @@ def impostor(
         metadata={
             "mode": mode, "difficulty": difficulty, "seed": seed, "tie_rule": tie_rule,
             "temperature": temperature, "max_tokens": max_tokens,
-            "vote_temperature": vote_temperature if vote_temperature is not None else max(0.3, temperature - 0.4),
+            "vote_temperature": voting_temperature(temperature, vote_temperature),
             "structured_votes": structured_votes, "constrained_votes": constrained_votes,
             "word_pairs_sha256": word_pairs_sha256(word_pairs), "experiment_id": experiment_id,
         },
