@@ -26,7 +26,7 @@ from impostor import prompts
 from impostor.parsing import clean_model_text, description_violation, one_line, parse_vote, vote_json_schema
 from impostor.records import player_label
 from impostor.schedule import GameSpec, derive_seed
-from solvers.game_store import load_seats, load_shown, save_seats, save_shown
+from solvers.game_store import load_seats, save_ballots, save_seats
 from solvers.seating import experiment_id_for, model_name, seat_models
 
 CONSTRAINED_REASONING_MAX = 200
@@ -58,18 +58,25 @@ async def _ask(model: Model, messages: list[ChatMessage], config: GenerateConfig
     return clean_model_text(output.completion or "")
 
 
-def _transcript(state: TaskState, text: str) -> None:
-    """Mirror the game into the sample's messages so ``inspect view`` reads like a game."""
-    state.messages.append(ChatMessageAssistant(content=text))
+def _transcript(state: TaskState, lines: list[str]) -> None:
+    """Mirror a phase into the sample's messages so ``inspect view`` reads like a game
+    (one message per phase: each message is a node Inspect snapshots and diffs)."""
+    if lines:
+        state.messages.append(ChatMessageAssistant(content="\n".join(lines)))
+
+
+def shown_descriptions(spec: GameSpec, seats: list[dict[str, Any]]) -> list[tuple[int, str]]:
+    """What every player saw of the description phase: (player label, text) in speaking order."""
+    return [(player_label(seat), seats[seat]["description"]) for seat in spec.speaking_order]
 
 
 async def describe_all(
     state: TaskState, spec: GameSpec, models: list[Model], seats: list[dict[str, Any]],
     temperature: float, max_tokens: int, max_chars: int,
-) -> list[tuple[int, str]]:
-    """The description phase on ``seats`` (filled in place); returns what every player was shown."""
+) -> None:
+    """The description phase on ``seats`` (filled in place)."""
     shown: list[tuple[int, str]] = []
-    for position, seat in enumerate(spec.speaking_order):
+    for seat in spec.speaking_order:
         word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
         mate = spec.teammate(seat)
         user = prompts.description_prompt(
@@ -100,8 +107,7 @@ async def describe_all(
         record["description_error"] = violation
         record["description"] = one_line(text) if violation is None else prompts.INVALID_DESCRIPTION_PLACEHOLDER
         shown.append((player_label(seat), record["description"]))
-        _transcript(state, f"Player {player_label(seat)} (speaks {position + 1}): {record['description']}")
-    return shown
+    _transcript(state, [f"Player {label} (speaks {i + 1}): {text}" for i, (label, text) in enumerate(shown)])
 
 
 def _start(state: TaskState) -> tuple[GameSpec, list[Model]]:
@@ -123,10 +129,9 @@ def description_phase(temperature: float = 0.7, max_tokens: int = 150, max_chars
         spec, models = _start(state)
         seats = _seat_records(state)
         try:
-            shown = await describe_all(state, spec, models, seats, temperature, max_tokens, max_chars)
+            await describe_all(state, spec, models, seats, temperature, max_tokens, max_chars)
         finally:
             save_seats(state.store, seats)
-        save_shown(state.store, shown)
         return state
 
     return solve
@@ -189,11 +194,13 @@ async def vote_all(
         )
 
     await asyncio.gather(*(vote(seat) for seat in range(4)))
+    lines = []
     for seat in range(4):
         r = seats[seat]
         target = "invalid" if r["vote"] is None else f"Player {player_label(r['vote'])}"
         extra = f", self-declares, guesses {r['word_guess']!r}" if r["self_declared"] else ""
-        _transcript(state, f"Player {player_label(seat)} votes {target}{extra}")
+        lines.append(f"Player {player_label(seat)} votes {target}{extra}")
+    _transcript(state, lines)
 
 
 def voting_temperature(temperature: float, vote_temperature: Optional[float] = None) -> float:
@@ -220,10 +227,10 @@ def voting_phase(
         spec, models = _start(state)
         seats = _seat_records(state)
         try:
-            await vote_all(state, spec, models, seats, load_shown(state.store), t_vote, max_tokens,
+            await vote_all(state, spec, models, seats, shown_descriptions(spec, seats), t_vote, max_tokens,
                            structured_votes, constrained_votes)
         finally:
-            save_seats(state.store, seats)
+            save_ballots(state.store, seats)
         return state
 
     return solve

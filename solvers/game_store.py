@@ -1,13 +1,15 @@
 """How a game's working state is kept in the Inspect sample store, and read back.
 
-The seat records and the descriptions shown are stored as JSON *strings*, not
-as nested lists of dicts.  Inspect snapshots the whole task state around every
-solver and records each store change as a JSON patch whose values it validates
-node by node; nested seat records cost ~1,700 such validations and dozens of
-patch operations per game, a JSON string costs one.  The record stays in the
-store (so an errored game keeps its partial record in the log and
-``inspect score`` can re-score a log), and the scorer's metadata holds the
-same record fully structured.  Measured in ``benchmarks/overhead_bench.py``.
+The description phase stores every seat's record under ``impostor:seats``; the
+voting phase stores only the ballot fields under ``impostor:ballots``, so no
+phase replaces what an earlier one stored (a replacement is logged with a copy
+of the old value).  Both are JSON *strings*, not nested lists of dicts: Inspect
+snapshots the task state around every solver and records each store change as a
+JSON patch whose values it validates node by node, ~1,700 validations per game
+for nested records, one for a string.  The record stays in the store (so an
+errored game keeps its partial record in the log and ``inspect score`` can
+re-score a log), and the scorer's metadata holds the same record fully
+structured.  Measured in ``benchmarks/overhead_bench.py``.
 """
 
 from __future__ import annotations
@@ -18,28 +20,36 @@ from typing import Any, Optional
 from inspect_ai.util import Store
 
 SEATS_KEY = "impostor:seats"
-SHOWN_KEY = "impostor:shown"
+BALLOTS_KEY = "impostor:ballots"
+BALLOT_FIELDS = ("vote_mode", "vote_raw", "vote", "confidence", "reasoning", "self_declared", "word_guess",
+                 "ballot_error")
 
 
 def save_seats(store: Store, seats: list[dict[str, Any]]) -> None:
+    """The description phase's record of every seat."""
     store.set(SEATS_KEY, json.dumps(seats, ensure_ascii=False))
 
 
-def load_seats(store: Store) -> Optional[list[dict[str, Any]]]:
-    """The seat records, or None before the first phase has stored them.
+def save_ballots(store: Store, seats: list[dict[str, Any]]) -> None:
+    """The voting phase's fields of every seat, beside (not over) the description record."""
+    ballots = [{key: seat[key] for key in BALLOT_FIELDS} for seat in seats]
+    store.set(BALLOTS_KEY, json.dumps(ballots, ensure_ascii=False))
 
-    Logs written before the records were stored as strings hold the list itself.
-    """
-    value = store.get(SEATS_KEY)
+
+def _value(store: Store, key: str) -> Any:
+    value = store.get(key)
     return json.loads(value) if isinstance(value, str) else value
 
 
-def save_shown(store: Store, shown: list[tuple[int, str]]) -> None:
-    store.set(SHOWN_KEY, json.dumps(shown, ensure_ascii=False))
+def load_seats(store: Store) -> Optional[list[dict[str, Any]]]:
+    """The seat records with their ballots, or None before the first phase has stored them.
 
-
-def load_shown(store: Store) -> list[tuple[int, str]]:
-    """The descriptions every player saw, as (player label, text) in speaking order."""
-    value = store.get(SHOWN_KEY, [])
-    items = json.loads(value) if isinstance(value, str) else value
-    return [(int(label), str(text)) for label, text in items]
+    Logs written before the ballots had their own key hold the whole record under
+    ``impostor:seats``, and before that as a list rather than a string: both load.
+    """
+    seats = _value(store, SEATS_KEY)
+    ballots = _value(store, BALLOTS_KEY)
+    if seats is not None and ballots is not None:
+        for seat, ballot in zip(seats, ballots):
+            seat.update(ballot)
+    return seats

@@ -50,8 +50,10 @@ def test_cli_inspect_eval_plays_eight_scored_games(tmp_path):
     metrics = log.results.scores[0].metrics
     assert metrics["impostor_win_rate"].value == pytest.approx(sum(g.winner == "impostor" for g, _ in games) / 8)
     # the game is readable in `inspect view`: descriptions and votes in the messages
-    texts = [m.text for m in log.samples[0].messages]
-    assert sum("(speaks" in t for t in texts) == 4 and sum(" votes " in t for t in texts) == 4
+    # (one message per phase, one line per player)
+    texts = [m.text for m in log.samples[0].messages if m.role == "assistant"]
+    assert len(texts) == 2
+    assert texts[0].count("(speaks ") == 4 and texts[1].count(" votes ") == 4
 
 
 def test_same_seed_same_games(tmp_path):

@@ -6,7 +6,9 @@ import pytest
 from inspect_ai import eval as inspect_eval, score as inspect_score
 
 from scorers.winner import impostor_winner
-from solvers.game_store import SEATS_KEY, SHOWN_KEY, load_seats, load_shown
+from solvers.game_store import BALLOTS_KEY, SEATS_KEY, load_seats
+from solvers.game import shown_descriptions
+from impostor.schedule import GameSpec
 from tasks.impostor import impostor
 from . import scripted
 
@@ -25,12 +27,13 @@ def test_finished_game_store_matches_scored_record(tmp_path):
     assert log.status == "success"
     for sample in log.samples:
         assert isinstance(sample.store[SEATS_KEY], str)  # one JSON value, not a nested patch target
+        assert isinstance(sample.store[BALLOTS_KEY], str)
         seats = load_seats(sample.store)
         players = sample.scores["impostor_winner"].metadata["players"]
         assert [s["vote"] for s in seats] == [p["vote"] for p in players]
         assert [s["description"] for s in seats] == [p["description"] for p in players]
         assert [s["vote_raw"][-1] for s in seats] == [p["vote_raw"] for p in players]
-        shown = load_shown(sample.store)
+        shown = shown_descriptions(GameSpec.from_metadata(sample.metadata), seats)
         order = sample.scores["impostor_winner"].metadata["game"]["speaking_order"]
         assert [label for label, _ in shown] == [int(seat) + 1 for seat in order]
 
@@ -49,7 +52,7 @@ def test_errored_game_keeps_its_partial_record(tmp_path):
     assert all(s["description_valid"] and s["description"] for s in seats)
     assert seats[2]["vote"] is None and seats[2]["vote_raw"] == []  # Player 3's ballot never came
     assert all(s["vote_raw"] for s in seats if s["vote"] is not None)  # ballots that did come are kept
-    assert len(load_shown(sample.store)) == 4
+    assert BALLOTS_KEY in sample.store  # stored by the failing phase itself
 
 
 def test_inspect_score_rescores_a_log_from_the_store(tmp_path):
@@ -71,7 +74,20 @@ def test_load_seats_reads_both_forms(stored):
     assert load_seats({SEATS_KEY: stored}) == [{"vote": 2, "description": "x"}]
 
 
+def test_ballots_join_their_seats():
+    seats = json.dumps([{"vote": None, "description": "x"}, {"vote": None, "description": "y"}])
+    ballots = json.dumps([{"vote": 1}, {"vote": 0}])
+    assert load_seats({SEATS_KEY: seats, BALLOTS_KEY: ballots}) == [
+        {"vote": 1, "description": "x"}, {"vote": 0, "description": "y"}]
+
+
 def test_load_before_any_phase():
-    assert load_seats({}) is None and load_shown({}) == []
-    assert load_shown({SHOWN_KEY: [[2, "a"], [1, "b"]]}) == [(2, "a"), (1, "b")]
+    assert load_seats({}) is None
+
+
+def test_no_phase_replaces_another_phases_value(tmp_path):
+    """A replaced store value is logged with a copy of the old one: each phase adds its own key."""
+    log = _play(tmp_path, scripted.honest, n_games=1)
+    ops = [(c.op, c.path) for e in log.samples[0].events if e.event == "store" for c in e.changes]
+    assert ops and all(op == "add" for op, _ in ops), ops
 
