@@ -150,3 +150,41 @@ def test_constrained_vote_schema_lists_only_other_players():
     assert schema["properties"]["suspected_impostor_id"]["enum"] == ["1", "2", "4"]
     assert schema["properties"]["reasoning"]["maxLength"] == 200
     assert "enum" not in vote_json_schema()["properties"]["suspected_impostor_id"]
+
+
+def _leak_by_patterns_alone(text, word):
+    """The leak check without its ASCII pre-filter: the compiled patterns on every text."""
+    from impostor.parsing import _fold, _leak_patterns
+
+    text = _fold(text)
+    for pattern in _leak_patterns(word):
+        m = pattern.search(text) if pattern is not None else None
+        if m:
+            return m.group(0)
+    return None
+
+
+def test_leak_prefilter_never_changes_the_answer():
+    """The pre-filter only skips compiling patterns that could not match: over thousands of
+    texts built to sit near the word (inflections, case, spelled out, split, glued), the
+    answer is the patterns' own."""
+    import random
+
+    from impostor.parsing import _word_forms
+
+    rng = random.Random(7)
+    words = ["dog", "berry", "bake", "run", "piano", "ox", "a", "umbrella", "Kiwi", "stop"]
+    filler = ["the", "a", "it", "is", "very", "hot", "doge", "unbaked", "piano-", "ber ry", "x"]
+    seps = [" ", "-", ".", "*", "_", ",", "'", "/", "  ", "- ", ""]
+    checked = leaks = 0
+    for word in words:
+        near = _word_forms(word) + [word.upper(), word.title(), word[:-1], word[1:], word + word]
+        near += [rng.choice(seps).join(word) for _ in range(4)] + [rng.choice(seps).join(word.upper())]
+        for _ in range(300):
+            parts = [rng.choice(near if rng.random() < 0.4 else filler) for _ in range(rng.randint(1, 5))]
+            text = "".join(p + rng.choice(seps + ["! ", "2", "("]) for p in parts)
+            expected = _leak_by_patterns_alone(text, word)
+            assert find_word_leak(text, word) == expected, (text, word)
+            checked += 1
+            leaks += expected is not None
+    assert checked == 3000 and 300 < leaks < 2700  # both answers well represented
