@@ -167,6 +167,11 @@ def test_plain_eval_default_sqlite_store_no_secrets(tracked, tmp_path, monkeypat
     art = Path(client.download_artifacts(run.info.run_id, "tables", str(tmp_path / "dl")))
     assert len(pd.read_parquet(art / "games.parquet")) == 2
     assert Path(run.info.artifact_uri.removeprefix("file://")).is_relative_to(tmp_path / "mlruns" / "artifacts")
+    # the live series (throttled while it runs) ends at the last game, on the final rate
+    done = client.get_metric_history(run.info.run_id, "live/games_done")
+    rate = client.get_metric_history(run.info.run_id, "live/impostor_win_rate")
+    assert done[-1].value == 2 and done[-1].step == 2
+    assert rate[-1].value == pytest.approx(run.data.metrics["impostor_win_rate"])
 
     # other tasks are not tracked; IMPOSTOR_MLFLOW=0 switches tracking off
     other = Task(dataset=[Sample(input="hello")], solver=generate(), name="other_task")
