@@ -30,7 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-os.environ.setdefault("IMPOSTOR_MLFLOW", "0")  # measure the game, not MLflow
+os.environ.setdefault("IMPOSTOR_MLFLOW", "0")  # the game without MLflow, unless --tracking
 
 
 from inspect_ai import eval as inspect_eval  # noqa: E402
@@ -82,9 +82,40 @@ def run_once(kind: str, n_games: int, log_dir: str, log_realtime: bool = True) -
     return elapsed, cpu
 
 
-def measured_eval(kind: str, n_games: int, log_dir: str, log_realtime: bool) -> tuple[float, float]:
-    """``run_once`` under a name of its own, so a sampling profiler's stacks tell it from the warm-up."""
-    return run_once(kind, n_games, log_dir, log_realtime)
+def _callgrind(*args: str) -> None:
+    """Send a command to the callgrind running this process; it only answers while this
+    process runs code, so wait by spinning, not by blocking in ``wait()``."""
+    import subprocess
+
+    proc = subprocess.Popen(["callgrind_control", *args, str(os.getpid())], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    while proc.poll() is None:
+        sum(range(1000))
+
+
+def measured_eval(kind: str, n_games: int, log_dir: str, log_realtime: bool, callgrind: bool = False
+                  ) -> tuple[float, float]:
+    """``run_once`` under a name of its own, so a sampling profiler's stacks tell it from the
+    warm-up; under ``--callgrind`` only this eval's instructions are counted."""
+    if callgrind:
+        _callgrind("--instr=on")
+        _callgrind("--zero")
+    result = run_once(kind, n_games, log_dir, log_realtime)
+    if callgrind:
+        _callgrind("--dump")
+        _callgrind("--instr=off")
+    return result
+
+
+def _instructions(prefix: str) -> int:
+    """Instructions in the dumps callgrind wrote for the measured eval (``summary:`` lines)."""
+    import glob
+
+    total = 0
+    for path in glob.glob(f"{prefix}.*.*"):  # PREFIX.<pid>.<dump number>: the measured eval's dump
+        with open(path) as f:
+            total += sum(int(line.split()[1]) for line in f if line.startswith("summary:"))
+    return total
 
 
 def run_isolated(kind: str, args: argparse.Namespace) -> tuple[float, float]:
@@ -95,11 +126,21 @@ def run_isolated(kind: str, args: argparse.Namespace) -> tuple[float, float]:
 
     cmd = [sys.executable, str(Path(__file__).resolve()), "--one", kind, "--games", str(args.games),
            "--log-realtime" if args.log_realtime else "--no-log-realtime"]
+    if args.callgrind:
+        prefix = f"{args.tracking_dir}/callgrind-{kind}-{time.monotonic_ns()}"
+        cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={prefix}.%p",
+               *cmd, "--callgrind"]
     if args.quiet_inspect_mlflow:
         cmd.append("--quiet-inspect-mlflow")
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    env = dict(os.environ)
+    if args.tracking:  # our MLflow hooks on, into a throwaway SQLite store (the bare task is not tracked)
+        env.update(IMPOSTOR_MLFLOW="1", MLFLOW_TRACKING_URI=f"sqlite:///{args.tracking_dir}/mlflow.db",
+                   LITELLM_LOCAL_MODEL_COST_MAP="True")
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env).stdout
     line = next(x for x in out.splitlines() if x.startswith("RESULT "))
     elapsed, cpu = (float(v) for v in line.split()[1:])
+    if args.callgrind:
+        return elapsed, _instructions(prefix) / 1e9  # "CPU" becomes giga-instructions
     return elapsed, cpu
 
 
@@ -114,6 +155,12 @@ def main() -> None:
     parser.add_argument("--isolate", action=argparse.BooleanOptionalAction, default=True,
                         help="run each measured eval in a fresh process after the same warm-up (default); "
                              "--no-isolate alternates the tasks in this process")
+    parser.add_argument("--tracking", action="store_true",
+                        help="with our MLflow tracking on (the product's default) into a temporary SQLite store; "
+                             "needs the default --isolate")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="count instructions (valgrind's callgrind, ~100x slower) instead of CPU time: "
+                             "repeatable where time on a shared machine is not; use ~60 games")
     parser.add_argument("--one", choices=["game", "bare"], default=None, help=argparse.SUPPRESS)
     parser.add_argument("--quiet-inspect-mlflow", action="store_true",
                         help="short-circuit the enabled() checks of the inspect-mlflow package's hooks "
@@ -123,7 +170,14 @@ def main() -> None:
     if args.quiet_inspect_mlflow:
         quiet_inspect_mlflow()
     scripted.SCRIPTS[MODEL] = _player
+    if (args.tracking or args.callgrind) and not args.isolate and not args.one:
+        parser.error("--tracking and --callgrind need --isolate (the default)")
     with tempfile.TemporaryDirectory() as tmp:
+        args.tracking_dir = tmp
+        if args.tracking:  # create the store once, not inside the first measured eval
+            from impostor.tracking.store import get_client
+
+            get_client(f"sqlite:///{tmp}/mlflow.db")
         run_once("bare", 8, tmp)  # warm up: imports, entry points, registry
         run_once("game", 8, tmp)  # building the game task applies impostor.gc_tuning: to both tasks from here on
         import gc
@@ -144,7 +198,7 @@ def main() -> None:
             print(f"{args.profile}: {args.games} games in {elapsed:.2f}s under cProfile")
             return
         if args.one:
-            elapsed, cpu = measured_eval(args.one, args.games, tmp, args.log_realtime)
+            elapsed, cpu = measured_eval(args.one, args.games, tmp, args.log_realtime, args.callgrind)
             print(f"RESULT {elapsed} {cpu}")
             return
         rates: dict[str, list[float]] = {"bare": [], "game": []}
@@ -157,9 +211,19 @@ def main() -> None:
                     elapsed, cpu = run_once(kind, args.games, tmp, args.log_realtime)
                 rates[kind].append(args.games / elapsed)
                 cpu_rates[kind].append(args.games / cpu)
+                if args.callgrind:
+                    print(f"round {r + 1} {kind:4s}: {args.games} games, {cpu * 1e3 / args.games:7.1f} M instructions "
+                          f"per game", flush=True)
+                    continue
                 print(f"round {r + 1} {kind:4s}: {args.games} games in {elapsed:6.2f}s wall, {cpu:6.2f}s CPU = "
                       f"{args.games / elapsed:6.1f} games/s ({args.games / cpu:6.1f} games per CPU-second)",
                       flush=True)
+    if args.callgrind:
+        per_game = {k: statistics.median(v) / args.games * 1e3 for k, v in (("bare", [args.games / x for x in
+                    cpu_rates["bare"]]), ("game", [args.games / x for x in cpu_rates["game"]]))}
+        print(f"median M instructions per game: bare {per_game['bare']:.1f}, game {per_game['game']:.1f}, "
+              f"ratio (games per instruction) {per_game['bare'] / per_game['game']:.3f}")
+        return
     med = {k: statistics.median(v) for k, v in rates.items()}
     cmed = {k: statistics.median(v) for k, v in cpu_rates.items()}
     cbest = {k: max(v) for k, v in cpu_rates.items()}  # best round: least disturbed by a shared machine (timeit's rule)

@@ -215,9 +215,9 @@ def _no_conflicting_duplicates(pairs: list[tuple[str, Any]]) -> dict:
 
 
 def _load_object(candidate: str) -> Optional[dict]:
-    for text in (candidate, _repair(candidate)):
+    for repair in (False, True):  # repaired only if the text as given does not parse
         try:
-            obj = json.loads(text, object_pairs_hook=_no_conflicting_duplicates)
+            obj = json.loads(_repair(candidate) if repair else candidate, object_pairs_hook=_no_conflicting_duplicates)
         except _DuplicateKey:
             raise
         except (ValueError, RecursionError):
