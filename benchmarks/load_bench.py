@@ -169,6 +169,8 @@ def main() -> None:
     parser.add_argument("--provider", choices=["inproc", "http"], default="inproc")
     parser.add_argument("--port", type=int, default=8931)
     parser.add_argument("--quiet-inspect-mlflow", action="store_true")
+    parser.add_argument("--tracking", action="store_true",
+                        help="our MLflow tracking on (the product's default), into a temporary SQLite store")
     parser.add_argument("--log-dir", default=None)
     parser.add_argument("--log-realtime", action=argparse.BooleanOptionalAction, default=SWEEP_LOG_REALTIME,
                         help="Inspect's live sample buffer for `inspect view` (default: as `impostor sweep`)")
@@ -181,6 +183,12 @@ def main() -> None:
     if args.worker:
         worker(args)
         return
+    if args.tracking:  # workers inherit the environment; the store is created here, before the clock starts
+        from impostor.tracking.store import get_client
+
+        uri = f"sqlite:///{tempfile.mkdtemp(prefix='load_bench_mlflow_')}/mlflow.db"
+        os.environ.update(IMPOSTOR_MLFLOW="1", MLFLOW_TRACKING_URI=uri, LITELLM_LOCAL_MODEL_COST_MAP="True")
+        get_client(uri)
     if args.processes > 1 and args.task != "game":
         parser.error("--processes needs --task game (shards are game ranges)")
     _, score_name = _make_task(args.task)
@@ -254,7 +262,8 @@ def main() -> None:
     third_means = [sum(r for _, r in t) / max(len(t), 1) / 2**20 for t in thirds]
     print(f"task {args.task}, provider {args.provider}, latency {args.latency}s, max_connections "
           f"{args.connections} in all, processes {P}, max_samples per process {args.max_samples or 'all'}, "
-          f"log_realtime {args.log_realtime}, IMPOSTOR_GC={os.environ.get('IMPOSTOR_GC', '(tuned)')}")
+          f"log_realtime {args.log_realtime}, IMPOSTOR_GC={os.environ.get('IMPOSTOR_GC', '(tuned)')}, "
+          f"MLflow tracking {'on' if os.environ.get('IMPOSTOR_MLFLOW') == '1' else 'off'}")
     print(f"machine: nproc {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}")
     print(f"status {statuses}; games {args.games}: samples {len(ids)}, unique {len(set(ids))}, "
           f"scored {len(scored)}, errors {len(errors)}")

@@ -2,7 +2,8 @@
 
 The rules live in ``impostor`` (pure); these adapters only call models, apply
 the rules to what comes back, and keep the record in the sample store (also
-when a phase fails, so an errored game keeps what it had).
+when a phase fails, so an errored game keeps what it had).  The task runs both
+phases as one solver step, ``impostor_game``.
 """
 
 from __future__ import annotations
@@ -232,5 +233,31 @@ def voting_phase(
         finally:
             save_ballots(state.store, seats)
         return state
+
+    return solve
+
+
+@solver
+def impostor_game(
+    temperature: float = 0.7,
+    max_tokens: int = 150,
+    vote_temperature: Optional[float] = None,
+    structured_votes: bool = False,
+    constrained_votes: Optional[bool] = None,
+) -> Solver:
+    """One game as one solver step: ``description_phase``, then ``voting_phase``.
+
+    Inspect wraps every solver step in a span, snapshots the whole sample state
+    before and after it and logs the difference; one step per game instead of two
+    saves ~2.5 M instructions a game, 3% of a game against an instant provider
+    (``benchmarks/RESULTS.md``).  The transcript message of each phase still
+    marks where one ends and the next begins.
+    """
+    describe = description_phase(temperature=temperature, max_tokens=max_tokens)
+    vote = voting_phase(temperature=temperature, max_tokens=max_tokens, vote_temperature=vote_temperature,
+                        structured_votes=structured_votes, constrained_votes=constrained_votes)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        return await vote(await describe(state, generate), generate)
 
     return solve

@@ -28,7 +28,7 @@ from impostor.records import DIFFICULTIES, MODES, TIE_RULES
 from impostor.schedule import PairRef, build_schedule
 from impostor.wordpairs import load_word_pairs, word_pairs_sha256
 from scorers.winner import impostor_winner
-from solvers.game import description_phase, voting_phase, voting_temperature
+from solvers.game import impostor_game, voting_temperature
 from solvers.seating import check_roles
 
 
@@ -148,13 +148,10 @@ def impostor(
         raise TaskOptionError(str(exc)) from None
     return Task(
         dataset=MemoryDataset(samples, name=f"impostor-{difficulty}"),
-        solver=[
-            description_phase(temperature=temperature, max_tokens=max_tokens),
-            voting_phase(
-                temperature=temperature, max_tokens=max_tokens, vote_temperature=vote_temperature,
-                structured_votes=structured_votes, constrained_votes=constrained_votes,
-            ),
-        ],
+        solver=impostor_game(
+            temperature=temperature, max_tokens=max_tokens, vote_temperature=vote_temperature,
+            structured_votes=structured_votes, constrained_votes=constrained_votes,
+        ),
         scorer=impostor_winner(tie_rule=tie_rule),
         metadata={
             "mode": mode, "difficulty": difficulty, "seed": seed, "tie_rule": tie_rule,

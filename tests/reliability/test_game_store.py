@@ -91,3 +91,13 @@ def test_no_phase_replaces_another_phases_value(tmp_path):
     ops = [(c.op, c.path) for e in log.samples[0].events if e.event == "store" for c in e.changes]
     assert ops and all(op == "add" for op, _ in ops), ops
 
+
+
+def test_one_solver_step_per_game(tmp_path):
+    """Both phases run in one solver step (one state snapshot pair and one store event per game)."""
+    log = _play(tmp_path, scripted.honest, n_games=1)
+    [sample] = log.samples
+    steps = [e.name for e in sample.events if e.event == "span_begin" and e.type == "solver"]
+    assert steps == ["impostor_game"]
+    assert sum(1 for e in sample.events if e.event == "state") == 1
+    assert [m.text.count("\n") for m in sample.messages if m.role == "assistant"] == [3, 3]  # two phases, 4 lines each
