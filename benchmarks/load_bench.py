@@ -91,7 +91,7 @@ def quiet_inspect_mlflow() -> None:
 
 def _make_task(kind: str):
     if kind == "bare":
-        from benchmarks.overhead_bench import bare
+        from benchmarks.bare_task import bare
         from impostor.gc_tuning import tune_gc
 
         tune_gc()  # what building the game task does: same collector settings for both tasks
@@ -175,7 +175,7 @@ def main() -> None:
     parser.add_argument("--log-realtime", action=argparse.BooleanOptionalAction, default=SWEEP_LOG_REALTIME,
                         help="Inspect's live sample buffer for `inspect view` (default: as `impostor sweep`)")
     parser.add_argument("--task", choices=["game", "bare"], default="game",
-                        help="bare: the same eight calls per sample with no game logic (overhead_bench.bare)")
+                        help="bare: the same eight calls per sample with no game logic (benchmarks/bare_task.py)")
     parser.add_argument("--worker", type=int, nargs=2, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.quiet_inspect_mlflow:
