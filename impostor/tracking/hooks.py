@@ -132,13 +132,13 @@ class ImpostorMlflowHooks(Hooks):
 
         client, run_id, uri = self._runs.pop(eval_id)
         live = self._live.pop(eval_id, None)
-        if live is not None and live.unlogged:
-            live.log(client, run_id)  # the series ends at the last game
         full = log
         loc = str(log.location or "").removeprefix("file://")
         if not log.samples and loc:
             full = read_log(loc)
         try:
+            if live is not None and live.unlogged:
+                live.log(client, run_id)  # the series ends at the last game
             finish_run(client, run_id, full, _context.get())
         except Exception as exc:  # noqa: BLE001
             raise TrackingUnavailable(f"MLflow tracking at {shown_uri(uri)} failed while logging results "
