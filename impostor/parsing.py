@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, Field
 
-from impostor.records import player_label, seat_of_label
+from impostor.records import BallotClass, player_label, seat_of_label
 
 MAX_DESCRIPTION_CHARS = 750
 MAX_REASONING_CHARS = 2000
@@ -123,17 +123,35 @@ def find_word_leak(text: str, word: str) -> Optional[str]:
     return None
 
 
+# Classes of an invalid description, in the order the rules are checked; "other" is an
+# error text this module never writes (data from another tool).
+DESCRIPTION_ERROR_CLASSES = ("leak", "too_long", "empty", "other")
+_EMPTY = "the description is empty"
+_TOO_LONG = re.compile(r"the description is \d+ characters long; the limit is \d+")
+_LEAK = "the description contains your word"
+
+
 def description_violation(text: str, word: str, max_chars: int = MAX_DESCRIPTION_CHARS) -> Optional[str]:
     """Why a description breaks the rules of A.3, or None if it is valid."""
     stripped = (text or "").strip()
     if not stripped:
-        return "the description is empty"
+        return _EMPTY
     if len(stripped) > max_chars:
         return f"the description is {len(stripped)} characters long; the limit is {max_chars}"
     leak = find_word_leak(stripped, word)
     if leak is not None:
-        return f'the description contains your word ("{leak}")'
+        return f'{_LEAK} ("{leak}")'
     return None
+
+
+def description_error_class(error: Optional[str]) -> str:
+    """The class (``DESCRIPTION_ERROR_CLASSES``) of a ``description_violation`` text."""
+    text = error or ""
+    if text.startswith(_LEAK):
+        return "leak"
+    if _TOO_LONG.match(text):
+        return "too_long"
+    return "empty" if text == _EMPTY else "other"
 
 
 # ------------------------------------------------------------------------ votes
@@ -158,6 +176,7 @@ class ParsedVote:
     word_guess: Optional[str]
     error: Optional[str]  # why the ballot (or its vote) is not countable
     retry: bool  # whether a re-prompt could fix it (a parse problem)
+    ballot_class: BallotClass = "valid"  # impostor.records.BALLOT_CLASSES
 
 
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "first": 1, "second": 2, "third": 3, "fourth": 4}
@@ -271,6 +290,16 @@ def parse_player_id(value: Any) -> Optional[int]:
     return int(s) if re.fullmatch(r"\d+", s) else None
 
 
+def _is_number(value: Any) -> bool:
+    """A number that :func:`parse_player_id` cannot make a player of (2.5, -1, "Player 0.5")."""
+    if isinstance(value, bool) or value is None:
+        return False
+    if isinstance(value, (int, float)):
+        return True
+    s = re.sub(r"^(?:player|p|#|id)[\s_#:\-]*", "", str(value).strip().lower()).strip()
+    return re.fullmatch(r"[-+]?\d+(?:\.\d+)?", s) is not None
+
+
 def _coerce_bool(value: Any) -> Optional[bool]:
     if isinstance(value, bool):
         return value
@@ -308,7 +337,8 @@ def parse_vote(text: str, own_seat: int) -> ParsedVote:
     """Parse one voting response for the player in ``own_seat``; never raises."""
     obj, error = extract_ballot_object(text)
     if obj is None:
-        return ParsedVote(None, None, None, False, None, error, True)
+        return ParsedVote(None, None, None, False, None, error, True,
+                          "missing" if error == "the response is empty" else "unparseable")
     declared = _coerce_bool(obj.get("self_declaration", False))
     reasoning = obj.get("reasoning")
     # JSON escapes can decode to lone surrogates ("\\udcff"): clean what we keep.
@@ -317,20 +347,26 @@ def parse_vote(text: str, own_seat: int) -> ParsedVote:
     confidence = _coerce_confidence(obj.get("confidence"))
     if declared is None:
         return ParsedVote(None, confidence, reasoning, False, guess,
-                          f"self_declaration must be true or false, got {obj.get('self_declaration')!r}", True)
+                          f"self_declaration must be true or false, got {obj.get('self_declaration')!r}", True,
+                          "unparseable")
     raw_id = obj.get("suspected_impostor_id")
     label = parse_player_id(raw_id)
     if label is None:
-        return ParsedVote(None, confidence, reasoning, declared, guess,
-                          f"suspected_impostor_id {raw_id!r} is not a player number", True)
+        error = f"suspected_impostor_id {raw_id!r} is not a player number"
+        if declared and (raw_id is None or (isinstance(raw_id, str) and raw_id.strip().lower() in _NULLS)):
+            # Legal, not re-prompted: the declaration names the voter itself as the impostor.
+            return ParsedVote(None, confidence, reasoning, declared, guess, error, False, "self_vote")
+        return ParsedVote(None, confidence, reasoning, declared, guess, error, True,
+                          "names_no_player" if _is_number(raw_id) else "unparseable")
     if not 1 <= label <= N_PLAYERS:
         return ParsedVote(None, confidence, reasoning, declared, guess,
-                          f"there is no Player {label} (players are 1-{N_PLAYERS})", True)
+                          f"there is no Player {label} (players are 1-{N_PLAYERS})", True, "names_no_player")
     seat = seat_of_label(label)
     if seat == own_seat:
-        # Not re-prompted: a self-declaring impostor naturally names itself.
+        # Legal, recorded, not counted and not re-prompted: a self-declaring impostor
+        # naturally names itself (docs/rules.md, "Ballot classes").
         return ParsedVote(None, confidence, reasoning, declared, guess,
-                          f"voted for itself (Player {player_label(own_seat)})", False)
+                          f"voted for itself (Player {player_label(own_seat)})", False, "self_vote")
     # The coerced ballot, validated once by its schema (id 1-4, confidence in [0, 1]).
     ballot = VoteModel(suspected_impostor_id=label, confidence=confidence, reasoning=reasoning,
                        self_declaration=declared, word_guess=guess)

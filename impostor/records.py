@@ -8,9 +8,10 @@ its inputs against them.  Contract columns come first; extra columns follow.
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+import re
+from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 MODES = ("homogeneous", "cross_play", "team_blind", "team_aware", "team_semi_aware")
 TEAM_MODES = ("team_blind", "team_aware", "team_semi_aware")
@@ -25,6 +26,13 @@ WIN_CONDITIONS = (
     "tie",
     "no_conviction",
 )
+
+# Ballot outcome classes (docs/rules.md, "Ballot classes"): the one definition.  A
+# *legal* ballot breaks no rule of A.1-A.3; only the invalid classes are invalid ballots.
+BALLOT_CLASSES = ("valid", "self_vote", "unparseable", "names_no_player", "missing")
+LEGAL_BALLOT_CLASSES = ("valid", "self_vote")
+INVALID_BALLOT_CLASSES = ("unparseable", "names_no_player", "missing")
+BallotClass = Literal["valid", "self_vote", "unparseable", "names_no_player", "missing"]
 
 Mode = Literal["homogeneous", "cross_play", "team_blind", "team_aware", "team_semi_aware"]
 Difficulty = Literal["easy", "medium", "hard", "expert"]
@@ -97,6 +105,26 @@ class PlayerRow(BaseModel):
     ballot_attempts: int = 1
     vote_raw: str = ""
     reasoning: Optional[str] = None
+    ballot_class: BallotClass = "valid"  # derived for records written before it existed
+
+    @model_validator(mode="before")
+    @classmethod
+    def _ballot_class_of_old_records(cls, data: Any) -> Any:
+        """Records written before ``ballot_class`` existed get it derived, and a
+        ``ballot_valid`` that agrees with it (older records flagged self-votes invalid)."""
+        if isinstance(data, dict) and data.get("ballot_class") is None:
+            data = dict(data)
+            data["ballot_class"] = derive_ballot_class(
+                data.get("vote"), data.get("seat"), data.get("ballot_error"), bool(data.get("self_declared")),
+                data.get("ballot_valid"), data.get("ballot_attempts"))
+            data["ballot_valid"] = data["ballot_class"] in LEGAL_BALLOT_CLASSES
+        return data
+
+    @model_validator(mode="after")
+    def _ballot_valid_agrees(self) -> "PlayerRow":
+        if self.ballot_valid != (self.ballot_class in LEGAL_BALLOT_CLASSES):
+            raise ValueError(f"ballot_valid={self.ballot_valid} disagrees with ballot_class={self.ballot_class!r}")
+        return self
 
 
 GAME_COLUMNS = list(GameRow.model_fields)
@@ -112,3 +140,38 @@ def player_label(seat: int) -> int:
 
 def seat_of_label(label: int) -> int:
     return label - 1
+
+
+# ------------------------------------------------------------------ ballot classes of older records
+
+# ``parse_vote``'s error texts (impostor/parsing.py), by the class each one means.
+_NULL_ID = re.compile(r"suspected_impostor_id (?:None|''|'null'|'none'|'n/a'|'na') is not a player number", re.I)
+_NUMBER_ID = re.compile(
+    r"suspected_impostor_id '?(?:player|p|#|id)?[\s_#:\-]*[-+]?\d+(?:\.\d+)?'? is not a player number", re.I)
+
+
+def classify_ballot_error(error: str, self_declared: bool) -> BallotClass:
+    """The class of a ballot from the error text ``parse_vote`` recorded for it."""
+    if error.startswith("voted for itself"):
+        return "self_vote"
+    if error == "the response is empty":
+        return "missing"
+    if error.startswith("there is no Player") or _NUMBER_ID.match(error):
+        return "names_no_player"
+    if self_declared and _NULL_ID.match(error):
+        return "self_vote"  # a self-declaration that names no one points at the voter itself
+    return "unparseable"
+
+
+def derive_ballot_class(vote: Optional[int], seat: Optional[int], ballot_error: Optional[str],
+                        self_declared: bool, ballot_valid: Optional[bool] = None,
+                        ballot_attempts: Optional[int] = None) -> BallotClass:
+    """The ballot class of a record that has none (written before the column existed, or
+    by another tool), from what it does have; see docs/rules.md "Ballot classes"."""
+    if ballot_error:
+        return classify_ballot_error(str(ballot_error), self_declared)
+    if vote is not None and ballot_valid is not False:
+        return "self_vote" if seat is not None and vote == seat else "valid"
+    if vote is None and ballot_valid is not False and ballot_attempts != 0 and self_declared:
+        return "self_vote"  # no error on record, only a declaration: the voter named itself
+    return "missing" if ballot_attempts == 0 or ballot_valid is not False else "unparseable"

@@ -23,7 +23,8 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from impostor.records import GameRow, PlayerRow
+from impostor.records import (BALLOT_CLASSES, INVALID_BALLOT_CLASSES, LEGAL_BALLOT_CLASSES, GameRow, PlayerRow,
+                              derive_ballot_class)
 from impostor.rules import Ballot, decide
 from impostor.schedule import GameSpec, derive_seed
 from solvers.game_store import load_seats
@@ -39,6 +40,9 @@ def build_record(spec: GameSpec, seats: list[dict], *, experiment_id: str, seed:
     players = []
     for seat, s in enumerate(seats):
         imp = seat == spec.impostor_seat
+        # Stores written before the class existed: derived from what the ballot recorded.
+        ballot_class = s.get("ballot_class") or derive_ballot_class(
+            s["vote"], seat, s["ballot_error"], bool(s["self_declared"]), None, len(s["vote_raw"]))
         players.append(PlayerRow(
             game_id=game_id, seat=seat, model=s["model"], role="impostor" if imp else "majority",
             team=None if spec.team_assignment is None else spec.team_assignment[seat],
@@ -47,9 +51,9 @@ def build_record(spec: GameSpec, seats: list[dict], *, experiment_id: str, seed:
             self_declared=bool(s["self_declared"]), word_guess=s["word_guess"],
             experiment_id=experiment_id, word=spec.pair.impostor if imp else spec.pair.majority,
             description_raw=(s["description_raw"] or [""])[-1], description_attempts=len(s["description_raw"]),
-            description_error=s["description_error"], ballot_valid=s["vote"] is not None,
+            description_error=s["description_error"], ballot_valid=ballot_class in LEGAL_BALLOT_CLASSES,
             ballot_error=s["ballot_error"], ballot_attempts=len(s["vote_raw"]),
-            vote_raw=(s["vote_raw"] or [""])[-1], reasoning=s["reasoning"],
+            vote_raw=(s["vote_raw"] or [""])[-1], reasoning=s["reasoning"], ballot_class=ballot_class,
         ))
     vote_modes = sorted({s.get("vote_mode", "free") for s in seats})
     game = GameRow(
@@ -61,7 +65,7 @@ def build_record(spec: GameSpec, seats: list[dict], *, experiment_id: str, seed:
         win_condition=outcome.win_condition, seed=seed, tie_rule=tie_rule, winner_live=outcome.winner_live,
         tie_k=outcome.tie_k, impostor_in_tie=outcome.impostor_in_tie, p_imp_default=outcome.p_imp_default,
         p_imp_sym_candidate=outcome.p_imp_sym_candidate, p_imp_sym_side=outcome.p_imp_sym_side,
-        n_valid_votes=outcome.n_valid_votes, n_invalid_ballots=4 - outcome.n_valid_votes,
+        n_valid_votes=outcome.n_valid_votes, n_invalid_ballots=sum(p.ballot_class in INVALID_BALLOT_CLASSES for p in players),
         n_invalid_descriptions=sum(not p.description_valid for p in players),
         votes_on_impostor=outcome.votes_on_impostor,
         team_assignment=None if spec.team_assignment is None else "".join(spec.team_assignment),
@@ -99,11 +103,23 @@ def impostor_win_rate() -> Metric:
     return _ratio(lambda g, p: g["winner"] == "impostor", lambda g, p: 1)
 
 
+def _legal(r: dict) -> bool:
+    """A legal ballot (``valid`` or ``self_vote``; rows without a class: a counted vote)."""
+    cls = r.get("ballot_class")
+    return r["vote"] is not None if cls is None else cls in LEGAL_BALLOT_CLASSES
+
+
+def _invalid(r: dict) -> bool:
+    cls = r.get("ballot_class")
+    return r["vote"] is None if cls is None else cls in INVALID_BALLOT_CLASSES
+
+
 @metric
 def detection_accuracy() -> Metric:
-    """Valid majority-seat votes that name the impostor, over all valid majority-seat votes."""
+    """Majority-seat ballots that name the impostor, over the legal majority-seat ballots
+    (a majority player's self-vote is legal and names no impostor: a miss)."""
     return _ratio(lambda g, p: sum(1 for r in p if r["role"] == "majority" and r["vote"] == g["impostor_seat"]),
-        lambda g, p: sum(1 for r in p if r["role"] == "majority" and r["vote"] is not None),
+        lambda g, p: sum(1 for r in p if r["role"] == "majority" and _legal(r)),
     )
 
 
@@ -115,7 +131,7 @@ def self_declaration_rate() -> Metric:
 
 @metric
 def invalid_ballot_rate() -> Metric:
-    """Share of ballots with no countable vote (unparseable, out of range, own seat)."""
+    """Share of invalid ballots (unparseable, names no player, missing); a self-vote is legal."""
     return _ratio(lambda g, p: g["n_invalid_ballots"], lambda g, p: 4)
 
 
@@ -138,13 +154,30 @@ def invalid_rates_by_model() -> Metric:
             for p in md.get("players", []):
                 n = seats.setdefault(p["model"], [0, 0, 0])
                 n[0] += 1
-                n[1] += p["vote"] is None
+                n[1] += _invalid(p)
                 n[2] += not p["description_valid"]
         out: dict[str, float] = {}
         for model, (n, ballots, descriptions) in sorted(seats.items()):
             out[f"invalid_ballot_rate/{model}"] = ballots / n
             out[f"invalid_description_rate/{model}"] = descriptions / n
         return out
+
+    return compute
+
+
+@metric
+def ballot_class_rates() -> Metric:
+    """Share of all ballots in each class of ``impostor.records.BALLOT_CLASSES``, as
+    ``ballot_class_rate/<class>`` (the invalid ones sum to ``invalid_ballot_rate``)."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        counts = dict.fromkeys(BALLOT_CLASSES, 0)
+        n = 0
+        for s in scores:
+            for p in (s.score.metadata or {}).get("players", []):
+                counts[p["ballot_class"]] += 1
+                n += 1
+        return {f"ballot_class_rate/{c}": (k / n if n else math.nan) for c, k in counts.items()}
 
     return compute
 
@@ -157,7 +190,7 @@ def tie_rate() -> Metric:
 
 GAME_METRICS = [
     impostor_win_rate(), stderr(), detection_accuracy(), self_declaration_rate(),
-    invalid_ballot_rate(), invalid_description_rate(), tie_rate(), invalid_rates_by_model(),
+    invalid_ballot_rate(), invalid_description_rate(), tie_rate(), invalid_rates_by_model(), ballot_class_rates(),
 ]
 
 

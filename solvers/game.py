@@ -44,6 +44,7 @@ def new_seat_record() -> dict[str, Any]:
         "model": "", "description": "", "description_raw": [], "description_valid": False,
         "description_error": None, "vote_raw": [], "vote": None, "confidence": None, "reasoning": None,
         "self_declared": False, "word_guess": None, "ballot_error": None, "vote_mode": "free",
+        "ballot_class": "missing",  # until a ballot is parsed (impostor.records.BALLOT_CLASSES)
     }
 
 
@@ -192,13 +193,15 @@ async def vote_all(
         record.update(
             vote=parsed.vote, confidence=parsed.confidence, reasoning=parsed.reasoning,
             self_declared=parsed.self_declared, word_guess=parsed.word_guess, ballot_error=parsed.error,
+            ballot_class=parsed.ballot_class,
         )
 
     await asyncio.gather(*(vote(seat) for seat in range(4)))
     lines = []
     for seat in range(4):
         r = seats[seat]
-        target = "invalid" if r["vote"] is None else f"Player {player_label(r['vote'])}"
+        target = f"Player {player_label(r['vote'])}" if r["vote"] is not None else (
+            "itself" if r["ballot_class"] == "self_vote" else f"invalid ({r['ballot_class']})")
         extra = f", self-declares, guesses {r['word_guess']!r}" if r["self_declared"] else ""
         lines.append(f"Player {player_label(seat)} votes {target}{extra}")
     _transcript(state, lines)

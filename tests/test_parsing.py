@@ -82,6 +82,65 @@ def test_parse_vote(raw, seat, declared, error, retry):
         assert parsed.error is not None and error in parsed.error
 
 
+BALLOT_CLASS_CASES = [
+    (ballot(), "valid"),
+    (ballot(self_declaration=True, suspected_impostor_id="2"), "valid"),  # declares, accuses another: counted
+    (ballot(suspected_impostor_id="1"), "self_vote"),
+    (ballot(suspected_impostor_id="1", self_declaration=True, word_guess="cat"), "self_vote"),
+    (ballot(suspected_impostor_id=None, self_declaration=True, word_guess="cat"), "self_vote"),
+    (ballot(suspected_impostor_id="none", self_declaration=True), "self_vote"),
+    (json.dumps({"self_declaration": True, "word_guess": "cat"}), "self_vote"),
+    (ballot(suspected_impostor_id=None), "unparseable"),  # no id and no declaration
+    (ballot(suspected_impostor_id="the quiet one", self_declaration=True), "unparseable"),
+    (ballot(self_declaration="maybe"), "unparseable"),
+    ("I think Player 3 is the impostor.", "unparseable"),
+    ('{"suspected_impostor_id": "3", "suspected_impostor_id": "4"}', "unparseable"),
+    (ballot() + "\n" + ballot(suspected_impostor_id="4"), "unparseable"),
+    (ballot(suspected_impostor_id="7"), "names_no_player"),
+    (ballot(suspected_impostor_id=0), "names_no_player"),
+    (ballot(suspected_impostor_id=-1), "names_no_player"),
+    (ballot(suspected_impostor_id=2.5), "names_no_player"),
+    (ballot(suspected_impostor_id="Player 2.5"), "names_no_player"),
+    ("", "missing"),
+    ("  \n ", "missing"),
+]
+
+
+@pytest.mark.parametrize("raw, cls", BALLOT_CLASS_CASES)
+def test_ballot_class(raw, cls):
+    """Each ballot gets its class; legal ones (valid, self_vote) are never re-prompted, and
+    the class derived from the recorded error text alone (older records) is the same."""
+    from impostor.records import LEGAL_BALLOT_CLASSES, derive_ballot_class
+
+    parsed = parse_vote(raw, ME)
+    assert parsed.ballot_class == cls
+    assert parsed.retry is (cls not in LEGAL_BALLOT_CLASSES)
+    assert (parsed.vote is not None) is (cls == "valid")
+    old_valid = parsed.vote is not None  # what older versions stored as ballot_valid
+    assert derive_ballot_class(parsed.vote, ME, parsed.error, parsed.self_declared, old_valid, 1) == cls
+
+
+@pytest.mark.parametrize("raw, seat, declared, error, retry", CASES)
+def test_every_parse_case_has_a_consistent_class(raw, seat, declared, error, retry):
+    from impostor.records import BALLOT_CLASSES, LEGAL_BALLOT_CLASSES, derive_ballot_class
+
+    parsed = parse_vote(raw, ME)
+    assert parsed.ballot_class in BALLOT_CLASSES
+    assert (parsed.ballot_class in LEGAL_BALLOT_CLASSES) is (error is None or "itself" in error)
+    assert derive_ballot_class(parsed.vote, ME, parsed.error, parsed.self_declared, seat is not None, 1) == parsed.ballot_class
+
+
+@pytest.mark.parametrize("text, word, cls", [
+    ("", "cat", "empty"), ("   ", "cat", "empty"), ("x" * 751, "cat", "too_long"),
+    ("A cat sat.", "cat", "leak"), ("It is c-a-t.", "cat", "leak"),
+])
+def test_description_error_class(text, word, cls):
+    from impostor.parsing import description_error_class
+
+    assert description_error_class(description_violation(text, word)) == cls
+    assert description_error_class("some other tool's message") == "other"
+
+
 def test_malformed_corpus_is_large_enough():
     assert sum(1 for c in CASES if c[3] is not None or c[0] != ballot()) >= 30
 

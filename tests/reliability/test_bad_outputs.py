@@ -9,6 +9,9 @@ from typing import Any
 import pytest
 from inspect_ai.log import read_eval_log
 
+from impostor.parsing import parse_vote
+from impostor.records import BALLOT_CLASSES, INVALID_BALLOT_CLASSES, PlayerRow
+
 from .bad_outputs import CASES, Case, Ctx, Re
 from .corpus_game import play_corpus
 
@@ -73,7 +76,8 @@ def test_case_handling(corpus, case: Case):
         assert player["description_valid"] and player["description_attempts"] == 1, (case.id, player)
         assert player["ballot_valid"] and player["ballot_attempts"] == 1, (case.id, player)
     assert row["win_condition"] == case.win_condition, (case.id, row["win_condition"])
-    assert row["n_invalid_ballots"] == sum(p["vote"] is None for p in players)
+    assert row["n_invalid_ballots"] == sum(p["ballot_class"] in INVALID_BALLOT_CLASSES for p in players)
+    assert row["n_invalid_ballots"] == sum(not p["ballot_valid"] for p in players)
     assert row["n_invalid_descriptions"] == sum(not p["description_valid"] for p in players)
 
 
@@ -103,6 +107,9 @@ def test_invalid_rates_in_metrics(corpus):
             expect_desc += seats
     metrics = log.results.scores[0].metrics
     assert metrics["invalid_ballot_rate"].value == pytest.approx(expect_ballots / (4 * n_games))
+    classes = [p["ballot_class"] for _, md in by_case.values() for p in md["players"]]
+    for cls in BALLOT_CLASSES:
+        assert metrics[f"ballot_class_rate/{cls}"].value == pytest.approx(classes.count(cls) / (4 * n_games)), cls
     assert metrics["invalid_description_rate"].value == pytest.approx(expect_desc / (4 * n_games))
     # ... and per model they are in the player rows (one model here).
     models = {p["model"] for _, md in by_case.values() for p in md["players"]}
@@ -145,3 +152,42 @@ def test_invalid_rates_per_model_in_metrics(tmp_path):
     assert metrics["invalid_ballot_rate/reliability/steady"] == 0.0
     assert metrics["invalid_description_rate/reliability/silent"] == 1.0
     assert metrics["invalid_description_rate/reliability/steady"] == 0.0
+
+
+def test_every_ballot_class_from_a_real_game(corpus):
+    """Each ballot class is produced by a game played through the task, and a
+    self-declaring impostor who names itself casts a legal ballot, not an invalid one."""
+    _, by_case = corpus
+    seen = {p["ballot_class"] for _, md in by_case.values() for p in md["players"]}
+    assert seen == set(BALLOT_CLASSES)
+    _, md = by_case["v_impostor_declares_votes_self"]
+    imp = md["players"][md["game"]["impostor_seat"]]
+    assert (imp["ballot_class"], imp["ballot_valid"], imp["self_declared"], imp["vote"]) == ("self_vote", True, True, None)
+    assert md["game"]["n_invalid_ballots"] == 0 and md["game"]["winner"] == "impostor"
+
+
+def test_older_records_derive_the_same_class(corpus):
+    """A record written before ``ballot_class`` existed (no class, ``ballot_valid`` meaning
+    "has a counted vote") gets the class the live game gave, from its other fields."""
+    _, by_case = corpus
+    n = 0
+    for _, md in by_case.values():
+        for p in md["players"]:
+            old = {k: v for k, v in p.items() if k != "ballot_class"} | {"ballot_valid": p["vote"] is not None}
+            row = PlayerRow.model_validate(old)
+            assert (row.ballot_class, row.ballot_valid) == (p["ballot_class"], p["ballot_valid"]), p
+            n += 1
+    assert n == 4 * len(by_case)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.phase == "vote"], ids=lambda c: c.id)
+def test_parse_vote_class_matches_its_error_text(case: Case):
+    """The class parse_vote gives equals the one derived from its error text alone, for
+    every ballot of the corpus (so exports without the column are classified alike)."""
+    from impostor.records import derive_ballot_class
+
+    ctx = Ctx(own=2, imp=2, target=2, other=1, word="w", majority="apple", impostor="pear")
+    for r in case.responses:
+        text = r(ctx) if callable(r) else r
+        v = parse_vote(text, own_seat=1)
+        assert derive_ballot_class(v.vote, 1, v.error, v.self_declared, v.vote is not None, 1) == v.ballot_class
