@@ -18,7 +18,6 @@ from impostor.errors import ImpostorError
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 SUBCOMMAND_MODULES = (
-    "impostor.commands.play",
     "impostor.commands.sweep",
     "impostor.commands.export",
     "impostor.commands.sync",
@@ -31,13 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in SUBCOMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # subcommand not built yet
-                continue
-            raise
-        module.register(sub)
+        importlib.import_module(name).register(sub)
     return parser
 
 

@@ -27,6 +27,7 @@ from typing import Any, Iterable, Optional
 
 import pandas as pd
 
+from impostor import experiment
 from impostor.errors import ImpostorError
 from impostor.records import GAME_COLUMNS, PLAYER_COLUMNS, GameRow, PlayerRow
 
@@ -55,13 +56,7 @@ def is_impostor_task(task_name: str | None) -> bool:
 def role_models(spec: Any) -> dict[str, str]:
     """Model string per game role of an EvalSpec (missing roles fall back to ``--model``)."""
     mode = (spec.task_args or {}).get("mode", "homogeneous")
-    roles = {k: v.model for k, v in (spec.model_roles or {}).items()}
-    model = spec.model
-    if mode == "homogeneous":
-        return {"all": model}
-    if mode == "cross_play":
-        return {"impostor": roles.get("impostor", model), "majority": roles.get("majority", model)}
-    return {"team_a": roles.get("team_a", model), "team_b": roles.get("team_b", model)}
+    return experiment.role_models(mode, spec.model, {k: v.model for k, v in (spec.model_roles or {}).items()})
 
 
 def experiment_id_of(spec: Any) -> str:
@@ -70,16 +65,7 @@ def experiment_id_of(spec: Any) -> str:
     if args.get("experiment_id"):
         return str(args["experiment_id"])
     mode = args.get("mode", "homogeneous")
-    difficulty = args.get("difficulty", "easy")
-    seed = args.get("seed", 0)
-    rm = role_models(spec)
-    if mode == "homogeneous":
-        label = rm["all"]
-    elif mode == "cross_play":
-        label = f"imp={rm['impostor']},maj={rm['majority']}"
-    else:
-        label = f"A={rm['team_a']},B={rm['team_b']}"
-    return f"{mode}|{difficulty}|{label}|s{seed}"
+    return experiment.experiment_id(mode, args.get("difficulty", "easy"), role_models(spec), args.get("seed", 0))
 
 
 # ------------------------------------------------------------------ records

@@ -2,15 +2,24 @@
 
 Every random choice draws from a ``random.Random`` seeded by ``derive_seed`` of
 the run seed and the game's coordinates, so the same seed and parameters give
-identical games on any machine.  Choices the paper leaves open are in
-docs/rules.md ("Schedules").
+identical games on any machine.  Two kinds of draws (docs/rules.md, "Schedules"):
+
+- the *shared design* of a (mode, difficulty, seed) cell -- word pair and impostor
+  seat (and teams) of game *i* -- is the same for every model assignment, so models
+  are compared on paired games;
+- the *per-experiment draws* -- speaking order and the game's generation seed -- are
+  seeded by the experiment's identity (``impostor.experiment.experiment_id``: mode,
+  difficulty, model assignment, seed) and the game index, so every game of every
+  experiment gets an independent uniform speaking order (the randomisation the
+  speaking-order ITT relies on, Appendix B.3).  They are drawn once the experiment's
+  models are known (the solver, at the start of a game).
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
 from impostor.records import DIFFICULTIES, MODES, TEAM_MODES
@@ -35,13 +44,23 @@ class PairRef:
 class GameSpec:
     game_index: int
     sample_id: str
-    game_seed: int
+    game_seed: Optional[int]  # per-experiment draw; None until drawn (``for_experiment``)
     mode: str
     difficulty: str
     pair: PairRef
     impostor_seat: int
-    speaking_order: tuple[int, ...]  # seats, first speaker first
+    speaking_order: Optional[tuple[int, ...]]  # seats, first speaker first; None until drawn
     team_assignment: Optional[tuple[str, ...]]  # per seat "A"/"B" in team modes
+
+    @property
+    def drawn(self) -> bool:
+        """True once the per-experiment draws (speaking order, game seed) are made."""
+        return self.speaking_order is not None and self.game_seed is not None
+
+    def for_experiment(self, experiment: str) -> "GameSpec":
+        """This game with the draws of the experiment whose identity is ``experiment``."""
+        return replace(self, speaking_order=speaking_order(experiment, self.game_index),
+                       game_seed=game_seed(experiment, self.game_index))
 
     def to_metadata(self) -> dict:
         """Plain-JSON form stored in the Inspect sample metadata."""
@@ -49,18 +68,20 @@ class GameSpec:
             "game_index": self.game_index, "sample_id": self.sample_id, "game_seed": self.game_seed,
             "mode": self.mode, "difficulty": self.difficulty, "pair_id": self.pair.pair_id,
             "majority_word": self.pair.majority, "impostor_word": self.pair.impostor,
-            "impostor_seat": self.impostor_seat, "speaking_order": list(self.speaking_order),
+            "impostor_seat": self.impostor_seat,
+            "speaking_order": None if self.speaking_order is None else list(self.speaking_order),
             "team_assignment": None if self.team_assignment is None else "".join(self.team_assignment),
         }
 
     @classmethod
     def from_metadata(cls, md: dict) -> "GameSpec":
-        teams = md.get("team_assignment")
+        teams, order, gseed = md.get("team_assignment"), md.get("speaking_order"), md.get("game_seed")
         return cls(
-            game_index=int(md["game_index"]), sample_id=md["sample_id"], game_seed=int(md["game_seed"]),
+            game_index=int(md["game_index"]), sample_id=md["sample_id"],
+            game_seed=None if gseed is None else int(gseed),
             mode=md["mode"], difficulty=md["difficulty"],
             pair=PairRef(md["pair_id"], md["majority_word"], md["impostor_word"]),
-            impostor_seat=int(md["impostor_seat"]), speaking_order=tuple(md["speaking_order"]),
+            impostor_seat=int(md["impostor_seat"]), speaking_order=None if order is None else tuple(order),
             team_assignment=None if teams is None else tuple(teams),
         )
 
@@ -114,11 +135,17 @@ def pair_order(pairs: Sequence[PairRef], n_games: int, seed: int, difficulty: st
     return out[:n_games]
 
 
-def speaking_order(seed: int, difficulty: str, game_index: int) -> tuple[int, ...]:
-    """Uniformly shuffled speaking order of the four seats for one game."""
+def speaking_order(experiment: str, game_index: int) -> tuple[int, ...]:
+    """Uniformly shuffled speaking order of the four seats for one game of one experiment
+    (``experiment``: its identity, which includes the run seed)."""
     seats = list(range(N_SEATS))
-    random.Random(derive_seed(seed, difficulty, "order", game_index)).shuffle(seats)
+    random.Random(derive_seed(experiment, "order", game_index)).shuffle(seats)
     return tuple(seats)
+
+
+def game_seed(experiment: str, game_index: int) -> int:
+    """The seed of one game's generation and tie-break draws, per experiment."""
+    return derive_seed(experiment, "game", game_index)
 
 
 def sample_id(game_index: int, pair_id: str, impostor_seat: int, seed: int) -> str:
@@ -126,8 +153,11 @@ def sample_id(game_index: int, pair_id: str, impostor_seat: int, seed: int) -> s
     return f"g{game_index:05d}-{pair_id}-imp{impostor_seat}-s{seed}"
 
 
-def build_schedule(mode: str, difficulty: str, pairs: Sequence[PairRef], n_games: int, seed: int) -> list[GameSpec]:
-    """The full, deterministic list of games of one experiment."""
+def build_schedule(
+    mode: str, difficulty: str, pairs: Sequence[PairRef], n_games: int, seed: int, experiment: Optional[str] = None,
+) -> list[GameSpec]:
+    """The deterministic list of games of one experiment: the shared design, plus the
+    per-experiment draws when the experiment's identity is given (else drawn later)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
     if difficulty not in DIFFICULTIES:
@@ -140,17 +170,9 @@ def build_schedule(mode: str, difficulty: str, pairs: Sequence[PairRef], n_games
     for i in range(n_games):
         seat, teams = seats[i]
         pair = chosen[i]
-        games.append(
-            GameSpec(
-                game_index=i,
-                sample_id=sample_id(i, pair.pair_id, seat, seed),
-                game_seed=derive_seed(seed, difficulty, mode, "game", i),
-                mode=mode,
-                difficulty=difficulty,
-                pair=pair,
-                impostor_seat=seat,
-                speaking_order=speaking_order(seed, difficulty, i),
-                team_assignment=teams,
-            )
+        spec = GameSpec(
+            game_index=i, sample_id=sample_id(i, pair.pair_id, seat, seed), game_seed=None, mode=mode,
+            difficulty=difficulty, pair=pair, impostor_seat=seat, speaking_order=None, team_assignment=teams,
         )
+        games.append(spec if experiment is None else spec.for_experiment(experiment))
     return games

@@ -28,6 +28,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from impostor.errors import ImpostorError
+from impostor.experiment import ALL_SEATS, experiment_id
 from impostor.records import DIFFICULTIES, MODES, TEAM_MODES
 
 MANIFEST = "impostor-sweep.json"
@@ -134,14 +135,10 @@ class Experiment:
 
     @property
     def label(self) -> str:
+        """The experiment's identity with the config's aliases (``impostor.experiment``)."""
         r = dict(self.roles)
-        if self.mode == "homogeneous":
-            who = r["model"]
-        elif self.mode == "cross_play":
-            who = f"imp={r['impostor']},maj={r['majority']}"
-        else:
-            who = f"A={r['team_a']},B={r['team_b']}"
-        return f"{self.mode}|{self.difficulty}|{who}|s{self.seed}"
+        assignment = {ALL_SEATS: r["model"]} if self.mode == "homogeneous" else r
+        return experiment_id(self.mode, self.difficulty, assignment, self.seed)
 
 
 @dataclass

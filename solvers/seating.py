@@ -5,14 +5,7 @@ from __future__ import annotations
 from inspect_ai.model import Model, get_model, model_roles
 
 from impostor.errors import ImpostorError
-from impostor.records import TEAM_MODES
-
-GAME_ROLES = ("impostor", "majority", "team_a", "team_b")
-MODE_ROLES = {
-    "homogeneous": (),
-    "cross_play": ("impostor", "majority"),
-    **{mode: ("team_a", "team_b") for mode in TEAM_MODES},
-}
+from impostor.experiment import ALL_SEATS, GAME_ROLES, MODE_ROLES, experiment_id
 
 
 def check_roles(mode: str, defined: set[str]) -> None:
@@ -55,15 +48,11 @@ def model_name(model: Model) -> str:
     return str(model)
 
 
-def assignment_label(mode: str) -> str:
-    """Who plays which role in this eval, e.g. ``imp=bot/random,maj=bot/embedding``."""
-    if mode == "homogeneous":
-        return model_name(get_model())
-    if mode == "cross_play":
-        return f"imp={model_name(get_model(role='impostor'))},maj={model_name(get_model(role='majority'))}"
-    return f"A={model_name(get_model(role='team_a'))},B={model_name(get_model(role='team_b'))}"
+def live_assignment(mode: str) -> dict[str, str]:
+    """The model string of each role of ``mode`` in this eval (missing roles: ``--model``)."""
+    return {role: model_name(get_model(role=role)) for role in MODE_ROLES[mode]} or {ALL_SEATS: model_name(get_model())}
 
 
 def experiment_id_for(mode: str, difficulty: str, seed: int) -> str:
-    """Default experiment id: one (mode, difficulty, model assignment, seed) cell."""
-    return f"{mode}|{difficulty}|{assignment_label(mode)}|s{seed}"
+    """This eval's experiment identity: (mode, difficulty, model assignment, seed)."""
+    return experiment_id(mode, difficulty, live_assignment(mode), seed)

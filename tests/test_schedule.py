@@ -2,6 +2,8 @@
 
 from collections import Counter
 
+from scipy.stats import chi2_contingency, chisquare
+
 import pytest
 
 from impostor.schedule import PairRef, build_schedule, derive_seed, impostor_seats
@@ -33,12 +35,58 @@ def test_team_blocks(mode):
                 assert Counter(teams) == Counter({"A": 2, "B": 2})
 
 
+def _exp(mode="team_aware", who="A=x,B=y", seed=11, difficulty="easy"):
+    return f"{mode}|{difficulty}|{who}|s{seed}"
+
+
 def test_schedule_is_deterministic_and_seed_sensitive():
-    a = build_schedule("team_aware", "easy", PAIRS, 16, seed=11)
-    b = build_schedule("team_aware", "easy", PAIRS, 16, seed=11)
-    c = build_schedule("team_aware", "easy", PAIRS, 16, seed=12)
+    a = build_schedule("team_aware", "easy", PAIRS, 16, seed=11, experiment=_exp(seed=11))
+    b = build_schedule("team_aware", "easy", PAIRS, 16, seed=11, experiment=_exp(seed=11))
+    c = build_schedule("team_aware", "easy", PAIRS, 16, seed=12, experiment=_exp(seed=12))
     assert a == b
     assert [g.speaking_order for g in a] != [g.speaking_order for g in c]
+
+
+def test_without_an_experiment_the_draws_wait_for_it():
+    """The task builds the shared design; the solver draws the order once the models are known."""
+    bare = build_schedule("cross_play", "easy", PAIRS, 8, seed=3)
+    assert all(not g.drawn and g.speaking_order is None and g.game_seed is None for g in bare)
+    full = build_schedule("cross_play", "easy", PAIRS, 8, seed=3, experiment="e1")
+    assert [g.for_experiment("e1") for g in bare] == full
+
+
+def test_experiments_of_one_cell_draw_independent_speaking_orders():
+    """Issue 12: two model assignments of the same mode x difficulty x seed share the word pair
+    and impostor seat of game i (paired design) but not its speaking order, so the impostor's
+    speaking position is an independent uniform draw per game of each experiment."""
+    pairs = load_word_pairs()["easy"]
+    refs = [PairRef(p.pair_id, p.majority, p.impostor) for p in pairs]
+    n = 2000
+    a = build_schedule("cross_play", "easy", refs, n, seed=0, experiment=_exp("cross_play", "imp=m1,maj=m2", 0))
+    b = build_schedule("cross_play", "easy", refs, n, seed=0, experiment=_exp("cross_play", "imp=m2,maj=m1", 0))
+    assert [g.pair for g in a] == [g.pair for g in b]
+    assert [g.impostor_seat for g in a] == [g.impostor_seat for g in b]
+    assert [g.sample_id for g in a] == [g.sample_id for g in b]
+    pos_a = [g.speaking_order.index(g.impostor_seat) for g in a]
+    pos_b = [g.speaking_order.index(g.impostor_seat) for g in b]
+    # independent uniform positions: agreement is 1/4 in expectation (the old schedule: 100%)
+    same = sum(x == y for x, y in zip(pos_a, pos_b)) / n
+    assert abs(same - 0.25) < 4 * (0.25 * 0.75 / n) ** 0.5
+    # and the joint table of positions fits independence (chi-square test of the 4x4 table)
+    table = [[sum(1 for x, y in zip(pos_a, pos_b) if (x, y) == (i, j)) for j in range(4)] for i in range(4)]
+    assert chi2_contingency(table).pvalue > 1e-3
+    # positions are uniform within each experiment
+    assert chisquare([pos_a.count(k) for k in range(4)]).pvalue > 1e-3
+    assert [g.game_seed for g in a] != [g.game_seed for g in b]
+
+
+def test_position_is_not_tied_to_the_word_pair():
+    """The old schedule gave game i the same speaking order in every experiment of a difficulty,
+    tying the impostor's position to the word pair; now a pair's positions vary across experiments."""
+    exps = [_exp("homogeneous", f"model-{k}", 0, "easy") for k in range(40)]
+    firsts = {build_schedule("homogeneous", "easy", PAIRS, 4, seed=0, experiment=e)[0] for e in exps}
+    assert len({g.pair for g in firsts}) == 1
+    assert len({g.speaking_order.index(g.impostor_seat) for g in firsts}) == 4
 
 
 def test_derive_seed_is_stable_across_processes():
@@ -65,14 +113,16 @@ def test_sample_ids_unique_and_derived_from_seed_pair_seat():
 def test_speaking_order_is_uniform():
     pairs = load_word_pairs()["easy"]
     refs = [PairRef(p.pair_id, p.majority, p.impostor) for p in pairs]
-    games = build_schedule("homogeneous", "easy", refs, 4000, seed=0)
+    games = build_schedule("homogeneous", "easy", refs, 4000, seed=0, experiment="homogeneous|easy|m|s0")
     first = Counter(g.speaking_order[0] for g in games)
     assert all(abs(first[s] - 1000) < 4 * (4000 * 0.25 * 0.75) ** 0.5 for s in range(4))
     assert all(sorted(g.speaking_order) == [0, 1, 2, 3] for g in games)
 
 
 def test_metadata_round_trip():
-    for g in build_schedule("team_semi_aware", "easy", PAIRS, 8, seed=2):
+    for g in build_schedule("team_semi_aware", "easy", PAIRS, 8, seed=2, experiment="e"):
+        assert type(g).from_metadata(g.to_metadata()) == g
+    for g in build_schedule("team_semi_aware", "easy", PAIRS, 8, seed=2):  # before the draws
         assert type(g).from_metadata(g.to_metadata()) == g
 
 

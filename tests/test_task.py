@@ -122,3 +122,42 @@ def test_live_tie_rule_recorded(tmp_path, rule):
         if game.win_condition != "tie":
             assert game.winner_live == game.winner
     json.dumps(log.results.scores[0].metrics["tie_rate"].value)
+
+
+def _cli_cross_play(tmp_path, impostor_model, majority_model, n_games=40, seed=0):
+    proc = subprocess.run(
+        [sys.executable, "-m", "inspect_ai", "eval", TASK, "--model", majority_model, "--model-role",
+         f"impostor={impostor_model}", "-T", "mode=cross_play", "-T", f"n_games={n_games}", "-T", f"seed={seed}",
+         "--log-dir", str(tmp_path), "--display", "none"],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    [info] = list_eval_logs(str(tmp_path))
+    log = read_eval_log(info)
+    assert log.status == "success"
+    return [g for g, _ in records(log)]
+
+
+def test_experiments_of_one_cell_get_independent_speaking_positions(tmp_path):
+    """Issue 12: two cross-play model assignments of the same cell and seed, run through
+    `inspect eval`, play the same pairs and impostor seats (paired design) but draw the
+    impostor's speaking position independently per game; each game's order is the draw
+    of its own experiment's identity, and re-running gives the identical games."""
+    from impostor.experiment import experiment_id
+    from impostor.schedule import speaking_order
+
+    a = _cli_cross_play(tmp_path / "a", "bot/random", "bot/embedding")
+    b = _cli_cross_play(tmp_path / "b", "bot/embedding", "bot/random")
+    assert [g.pair_id for g in a] == [g.pair_id for g in b]
+    assert [g.impostor_seat for g in a] == [g.impostor_seat for g in b]
+    same = sum(x.impostor_speaking_position == y.impostor_speaking_position for x, y in zip(a, b))
+    assert same <= 20  # independent: 10 of 40 expected (P(> 20) < 1e-3); the old schedule: 40 of 40
+    for games, imp, maj in ((a, "bot/random", "bot/embedding"), (b, "bot/embedding", "bot/random")):
+        exp = experiment_id("cross_play", "easy", {"impostor": imp, "majority": maj}, 0)
+        assert {g.experiment_id for g in games} == {exp}
+        for g in games:
+            order = speaking_order(exp, g.game_index)
+            assert g.speaking_order == "".join(map(str, order))
+            assert g.impostor_speaking_position == order.index(g.impostor_seat)
+    again = _cli_cross_play(tmp_path / "a2", "bot/random", "bot/embedding")
+    assert [g.model_dump() for g in again] == [g.model_dump() for g in a]
