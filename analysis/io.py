@@ -18,12 +18,15 @@ from typing import Iterable, Optional
 import numpy as np
 import pandas as pd
 
+from analysis.ballots import ballot_classes
 from analysis.data import AnalysisData
 from impostor.errors import ImpostorError
 from impostor.records import (
+    BALLOT_CLASSES,
     CONTRACT_GAME_COLUMNS,
     CONTRACT_PLAYER_COLUMNS,
     DIFFICULTIES,
+    LEGAL_BALLOT_CLASSES,
     MODES,
     WIN_CONDITIONS,
 )
@@ -205,6 +208,36 @@ def _missing_columns(df: pd.DataFrame, required: list[str], probs: _Problems, wh
     return bool(missing)
 
 
+def _ballot_class_column(players: pd.DataFrame, probs: _Problems, notes: list[str], name: str) -> None:
+    """Check an export's ``ballot_class`` (an extra column) or derive it where it is absent
+    (exports written before it existed), and make ``ballot_valid`` agree with it."""
+    given = "ballot_class" in players.columns
+    if given:
+        s = players["ballot_class"].astype(object)
+        bad = s.notna().to_numpy() & ~s.isin(BALLOT_CLASSES).to_numpy()
+        if bad.any():
+            probs.add("ballot_class", f"invalid value(s) {_examples(s[bad])} ({_rows(bad)})",
+                      f"use one of {', '.join(BALLOT_CLASSES)}, or leave it empty to derive it")
+            return
+    if given and "ballot_valid" in players.columns:
+        _coerce_bool(players, "ballot_valid", probs)
+        if probs.items:
+            return
+        cls = players["ballot_class"].astype(object)
+        mism = (cls.notna() & (players["ballot_valid"] != cls.isin(LEGAL_BALLOT_CLASSES))).to_numpy()
+        if mism.any():
+            probs.add("ballot_valid", f"{int(mism.sum())} value(s) disagree with ballot_class ({_rows(mism)})",
+                      f"ballot_valid is true exactly for the legal classes {', '.join(LEGAL_BALLOT_CLASSES)}; "
+                      f"{_FIX_EXPORT}")
+            return
+    classes = ballot_classes(players)
+    if not given or players["ballot_class"].isna().any():
+        notes.append(f"{name}: ballot_class was absent for some rows (written before it existed) and was derived "
+                     "from vote, ballot_error, self_declared and ballot_valid (docs/rules.md, Ballot classes).")
+    players["ballot_class"] = classes
+    players["ballot_valid"] = classes.isin(LEGAL_BALLOT_CLASSES).to_numpy()
+
+
 def validate_tables(
     games: pd.DataFrame,
     players: pd.DataFrame,
@@ -266,6 +299,8 @@ def validate_tables(
                    "store confidence as a number in [0, 1] or null")
         else:
             players["confidence"] = conf.astype(float)
+    pp.raise_if_any()
+    _ballot_class_column(players, pp, notes, players_name)
     pp.raise_if_any()
 
     # ---- cross-table structure

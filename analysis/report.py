@@ -67,6 +67,7 @@ TABLE_TITLES: dict[str, str] = {
     "bootstrap": "Experiment-level block bootstrap (Appendix B.2)",
     "permutation": "Permutation tests (Appendix B.2)",
     "multiple_comparisons": "Multiple-comparison corrections (Appendix B)",
+    "invalid_outputs": "Invalid outputs per model by class: descriptions and ballots (docs/rules.md)",
 }
 
 MD_MAX_ROWS = 60  # rows shown per table in report.md / report.html (the files hold all)

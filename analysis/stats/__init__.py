@@ -21,6 +21,7 @@ from analysis.stats import coordination as _coordination
 from analysis.stats import descriptions as _descriptions
 from analysis.stats import correlations as _correlations
 from analysis.stats import headline as _headline
+from analysis.stats import invalid_outputs as _invalid_outputs  # noqa: F401
 from analysis.stats import multiple as _multiple
 from analysis.stats import network as _network
 from analysis.stats import odds as _odds

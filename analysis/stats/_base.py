@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.proportion import proportion_confint
 
+from analysis.ballots import ballot_classes, invalid_ballot_mask
 from analysis.data import AnalysisData
 from analysis.stats.config import StatsConfig
 
@@ -201,7 +202,8 @@ class Prepared:
     imp_model: np.ndarray  # (N,) object
     # per-seat arrays (N, 4); absent seats are invalid ballots of unknown model
     present: Optional[np.ndarray] = None
-    vote: Optional[np.ndarray] = None  # float, NaN = invalid / missing ballot
+    vote: Optional[np.ndarray] = None  # float, NaN = no counted vote (invalid, missing, or a self-vote)
+    ballot_class: Optional[np.ndarray] = None  # object, impostor.records.BALLOT_CLASSES; "missing" where absent
     self_decl: Optional[np.ndarray] = None
     is_imp: Optional[np.ndarray] = None
     model: Optional[np.ndarray] = None  # object, None where absent
@@ -298,11 +300,11 @@ def _prepare(data: AnalysisData):
     present = scatter(True, False, bool)
     vote = pd.to_numeric(p["vote"], errors="coerce").to_numpy(dtype=float)
     vote[~np.isin(vote, [0, 1, 2, 3])] = np.nan
-    if "ballot_valid" in p.columns:  # extra column: a ballot flagged invalid never counts
-        bv = p["ballot_valid"].astype(object).fillna(True).to_numpy(dtype=bool)
-        vote[~bv] = np.nan
+    classes = ballot_classes(p)  # derived for exports without the column
+    vote[invalid_ballot_mask(classes)] = np.nan  # an invalid ballot never counts, even if vote is filled
     prep.present = present
     prep.vote = scatter(vote, np.nan, float)
+    prep.ballot_class = scatter(classes.to_numpy(dtype=object), "missing", object)
     prep.self_decl = scatter(p["self_declared"].astype(object).fillna(False).to_numpy(dtype=bool), False, bool)
     prep.is_imp = scatter((p["role"].astype(object) == "impostor").to_numpy(dtype=bool), False, bool)
     prep.model = scatter(str_col(p["model"]), None, object)

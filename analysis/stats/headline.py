@@ -4,8 +4,9 @@ Denominators (data contract):
 * imp_win  -- games in which the model plays the impostor (games.impostor_model);
 * maj_win  -- majority seats the model plays (players rows with role majority; a
               homogeneous game contributes three seats);
-* det_acc  -- valid ballots cast by the model's majority seats; correct = vote on the
-              impostor seat (a self-vote or a vote on another majority seat is wrong).
+* det_acc  -- legal ballots (valid or self-vote, impostor.records.LEGAL_BALLOT_CLASSES)
+              cast by the model's majority seats; correct = vote on the impostor seat (a
+              self-vote or a vote on another majority seat is wrong).
 ``*_ci`` is the half-width (pp) of the 95% Wilson score interval,
 (upper - lower) / 2; Wilson is asymmetric, so the half-width is a summary.
 """
@@ -25,7 +26,8 @@ def _seat_frame(prep) -> pd.DataFrame:
     return pd.DataFrame({
         "gi": gi, "model": prep.model[gi, seat], "majority": ~prep.is_imp[gi, seat],
         "won": np.where(prep.is_imp[gi, seat], prep.y[gi] == 1, prep.y[gi] == 0),
-        "valid": ~np.isnan(vote), "correct": vote == prep.imp_seat[gi],
+        "valid": ~np.isnan(vote) | (prep.ballot_class[gi, seat] == "self_vote"),
+        "correct": vote == prep.imp_seat[gi],
     })
 
 

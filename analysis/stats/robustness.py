@@ -19,8 +19,9 @@ sensitivity analyses and negative controls.
                  with mode and model and are not included.)
 * sensitivity -- trimmed means of experiment-level win rates (5%, 10% cut at each end),
                  first vs second half of each experiment's games (by game_index), a seeded
-                 50% subsample of games, and mode ORs when games with any invalid/missing
-                 ballot are excluded.
+                 50% subsample of games, and mode ORs when games with any invalid ballot
+                 (class unparseable, names_no_player or missing; a self-vote is legal, so
+                 self-declaration games stay) are excluded.
 * negative_controls -- impostor-seat parity and game-index parity (within-experiment
                  permutation), majority self-declaration rate (chi2 across modes) and team
                  fields present outside team modes (should be 0).
@@ -34,6 +35,7 @@ from scipy import stats
 
 from analysis.stats._base import (DIFFICULTIES, MODES, StatsUnavailable, design_codes, note, ordered_levels,
                                   prepared, table)
+from impostor.records import INVALID_BALLOT_CLASSES
 from analysis.stats._regress import cluster_logit, with_intercept
 from analysis.stats.categorical import chi2_test
 from analysis.stats.odds import mode_ors
@@ -169,6 +171,11 @@ def cluster_robust(data, config) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def valid_ballot_games(prep) -> np.ndarray:
+    """(N,) True for games without an invalid ballot (a legal self-vote keeps its game)."""
+    return ~np.isin(prep.ballot_class, INVALID_BALLOT_CLASSES).any(axis=1)
+
+
 @table("sensitivity", columns=["analysis", "quantity", "estimate", "baseline", "delta"])
 def sensitivity(data, config) -> pd.DataFrame:
     prep = prepared(data)
@@ -204,7 +211,7 @@ def sensitivity(data, config) -> pd.DataFrame:
         full = {d["comparison"]: d["or"] for d in mode_ors(prep, config.alpha)}
         variants = [("subsample_50pct", half)]
         if prep.has_players:
-            variants.append(("exclude_invalid_ballots", np.isfinite(prep.vote).all(axis=1)))
+            variants.append(("exclude_invalid_ballots", valid_ballot_games(prep)))
         else:
             note(data, "sensitivity: no players table; invalid-ballot handling skipped")
         for name, mask in variants:

@@ -254,3 +254,16 @@ def test_figures_never_sink_the_report(sim_export, tmp_path, monkeypatch):
     made = figures.make_figures(load_tables(sim_export), {}, tmp_path, notes)
     assert [m["file"] for m in made] == ["win_by_mode.png"]
     assert any("broken" in n and "bad axis" in n for n in notes)
+
+
+def test_invalid_outputs_table_in_the_bundle(bundle, sim_export):
+    """The per-model invalid-output table (issue 12) is written with the others and shown in
+    report.md under its own title; its counts are those of the player rows."""
+    df = pd.read_csv(bundle / "tables" / "invalid_outputs.csv")
+    assert list(df.columns[:4]) == ["model", "n_seats", "desc_invalid", "desc_invalid_pct"]
+    players = pd.read_parquet(sim_export / "players.parquet")
+    total = df.set_index("model").loc["ALL"]
+    assert total["n_seats"] == len(players)
+    assert total["ballot_invalid"] == (~players["ballot_valid"]).sum()
+    assert total["desc_leak"] == (~players["description_valid"]).sum()
+    assert "### invalid_outputs: Invalid outputs per model by class" in (bundle / "report.md").read_text()

@@ -128,7 +128,10 @@ def test_sensitivity_against_hand_computation():
             rates[k:len(rates) - k].mean())
     first = g[g["game_index"] < 4]["y"].mean()  # 8 games per experiment
     assert s.loc[("first_half", "imp_win_rate"), "estimate"] == pytest.approx(first)
-    clean = data.players.groupby("game_id")["vote"].apply(lambda v: v.notna().all())
+    # invalid ballot = no counted vote, except a self-declaring seat's (a legal self-vote;
+    # contract-only data, docs/rules.md "Ballot classes")
+    p = data.players
+    clean = (p["vote"].notna() | p["self_declared"]).groupby(p["game_id"]).all()
     gg = g[g["game_id"].map(clean)]
     a = gg[gg["mode"] == "team_aware"]["y"]
     h = gg[gg["mode"] == "homogeneous"]["y"]
