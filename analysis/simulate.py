@@ -1,10 +1,12 @@
 """Synthetic games in the data-contract format, with known true effects.
 
 ``simulate_games`` draws whole experiments the way the real runner lays them
-out (Appendix A.3 schedules: counterbalanced impostor seats, uniformly shuffled
-speaking order, 2v2 team blocks) and decides each game in two steps:
+out (:mod:`analysis.sim_design`: A.3 seat and team blocks and word pairs shared
+across experiments, a speaking order shuffled independently per game of every
+experiment) and decides each game in two steps:
 
-1. **Winner** from a logit model of the impostor-win probability::
+1. **Winner** from a logit model of the impostor-win probability (full form, with
+   word-pair and experiment effects, in :mod:`analysis.sim_design`)::
 
        logit p = logit(base_imp_win)
                  + log(size_or_per_10x) * (log10 params of the impostor model - mean)
@@ -36,56 +38,28 @@ Everything is vectorised (90,720 games in a few seconds).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
-from itertools import combinations
 from typing import Mapping, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
 
-from impostor.records import DIFFICULTIES, GAME_COLUMNS, MODES, PLAYER_COLUMNS, TEAM_MODES
+from analysis.sim_ballots import _CLASS_NAMES, _PROFILES, _sample_profiles, profile_table
+from analysis.sim_design import (DEFAULT_MODELS, PAPER_DIFFICULTY_OR, PAPER_MODE_OR, PAPER_SEAT_OR, SimDesign,
+                                 SimModel, build_design, design_cells)
+from impostor.records import DIFFICULTIES, GAME_COLUMNS, MODES, PLAYER_COLUMNS
 
 __all__ = [
     "SimModel",
+    "SimDesign",
     "DEFAULT_MODELS",
     "PAPER_SEAT_OR",
     "PAPER_MODE_OR",
+    "build_design",
     "design_cells",
     "simulate_games",
     "profile_table",
 ]
 
-
-@dataclass(frozen=True)
-class SimModel:
-    """A simulated model: metadata for models.csv and its behaviour parameters."""
-
-    model: str
-    provider: str = "unknown"
-    family: str = "unknown"
-    params_b: Optional[float] = None
-    det: float = 0.6  # P(a majority ballot of this model names the impostor), before conditioning
-    self_decl: Optional[float] = None  # P(self-declares as impostor); None = simulate's self_decl_rate
-    odds: float = 1.0  # extra impostor-win odds multiplier beyond the size effect
-
-
-# Nine models in the spirit of the paper (sizes are illustrative, not facts about the models).
-DEFAULT_MODELS: tuple[SimModel, ...] = (
-    SimModel("gpt-4o", "openai", "gpt", 200.0, 0.77, 0.457),
-    SimModel("claude-sonnet-4", "anthropic", "claude", 150.0, 0.51, 0.292),
-    SimModel("deepseek-v3", "deepseek", "deepseek", 671.0, 0.69, 0.290),
-    SimModel("llama-4-maverick", "meta", "llama", 400.0, 0.65, 0.212),
-    SimModel("llama-4-scout", "meta", "llama", 109.0, 0.61, 0.249),
-    SimModel("llama-3.1-70b", "meta", "llama", 70.0, 0.65, 0.355),
-    SimModel("gpt-3.5-turbo", "openai", "gpt", 20.0, 0.56, 0.015),
-    SimModel("llama-3.1-405b", "meta", "llama", 405.0, 0.60, 0.315),
-    SimModel("llama-3.1-8b", "meta", "llama", 8.0, 0.34, 0.010),
-)
-
-PAPER_SEAT_OR = (1.12, 1.26, 1.22)
-PAPER_MODE_OR = {"cross_play": 0.79, "team_blind": 0.90, "team_aware": 0.77, "team_semi_aware": 0.80}
-PAPER_DIFFICULTY_OR = {"easy": 0.75, "medium": 0.85, "hard": 1.25, "expert": 1.25}
 # Relative propensity of a top-of-ballot tie among impostor wins (paper G: more ties in
 # team-aware and hard/expert cells); normalised so the overall tie rate is ``tie_rate``.
 TIE_WEIGHT_MODE = {"homogeneous": 0.4, "cross_play": 0.8, "team_blind": 1.0, "team_aware": 1.4, "team_semi_aware": 1.3}
@@ -105,204 +79,6 @@ _DESCRIPTIONS = np.array(
     dtype=object,
 )
 
-# Outcome classes of a ballot profile (no self-declarations).
-CONVICTION, STRICT_PLURALITY, TIE, NO_CONVICTION = 0, 1, 2, 3
-_CLASS_NAMES = np.array(["conviction", "strict_plurality", "tie", "no_conviction"], dtype=object)
-
-
-# --------------------------------------------------------------------------- ballots
-
-
-def profile_table() -> dict[str, np.ndarray]:
-    """All 4^4 ballot profiles in *role* space (role 0 = impostor, roles 1-3 = majority).
-
-    Profile index ``o0 + 4*o1 + 16*o2 + 64*o3`` where ``o_v`` is voter v's option:
-    0 = invalid ballot, 1-3 = the 1st-3rd other role in increasing order (so for a
-    majority voter option 1 is always the impostor).  Returns target roles (-1 =
-    invalid), outcome class, tie size k, impostor-in-tie, votes on the impostor,
-    valid votes, and P(impostor wins) under sym-candidate.
-    """
-    idx = np.arange(256)
-    opts = np.stack([(idx // 4**v) % 4 for v in range(4)], axis=1)  # (256, 4)
-    target = np.full((256, 4), -1)
-    for v in range(4):
-        others = [r for r in range(4) if r != v]
-        for o in (1, 2, 3):
-            target[opts[:, v] == o, v] = others[o - 1]
-    counts = np.stack([(target == r).sum(1) for r in range(4)], axis=1)  # votes received per role
-    valid = (target >= 0).sum(1)
-    on_imp = (target[:, 1:] == 0).sum(1)  # non-impostor votes on the impostor
-    votes_imp = counts[:, 0]
-    top = counts.max(1)
-    tied = (counts == top[:, None]) & (top[:, None] > 0)
-    k = tied.sum(1)
-    k = np.where(k >= 2, k, 0)
-    in_tie = (k >= 2) & tied[:, 0]
-    cls = np.full(256, NO_CONVICTION)
-    cls[k >= 2] = TIE
-    cls[votes_imp > valid - votes_imp] = STRICT_PLURALITY
-    cls[on_imp >= 2] = CONVICTION
-    p_cand = np.where(in_tie, 1.0 - 1.0 / np.maximum(k, 1), 1.0)
-    return {
-        "target": target,
-        "cls": cls,
-        "k": k,
-        "in_tie": in_tie,
-        "on_imp": on_imp,
-        "valid": valid,
-        "p_cand": p_cand,
-    }
-
-
-_PROFILES = profile_table()
-_MAJ_CLASSES = np.isin(_PROFILES["cls"], [CONVICTION, STRICT_PLURALITY])
-
-
-def _sample_profiles(det: np.ndarray, r: float, want: np.ndarray, rng: np.random.Generator, chunk: int = 8192) -> np.ndarray:
-    """One profile index per game.
-
-    det: (n, 3) detection probability of the majority roles 1-3; want: (n,) code
-    0 = any profile, 1 = majority win by ballots, 2 = tie, 3 = no conviction.
-    """
-    n = det.shape[0]
-    masks = np.stack(
-        [
-            np.ones(256, bool),
-            _MAJ_CLASSES,
-            _PROFILES["cls"] == TIE,
-            _PROFILES["cls"] == NO_CONVICTION,
-        ]
-    )
-    det = np.clip(det, 0.01, 0.99)
-    q = 1.0 - r
-    out = np.empty(n, dtype=np.int64)
-    p_imp = np.array([r, q / 3, q / 3, q / 3])
-    for start in range(0, n, chunk):
-        d = det[start : start + chunk]
-        m = d.shape[0]
-        voters = [np.broadcast_to(p_imp, (m, 4))]
-        for j in range(3):
-            dj = d[:, j]
-            voters.append(np.stack([np.full(m, r), q * dj, q * (1 - dj) / 2, q * (1 - dj) / 2], axis=1))
-        p = (
-            voters[3][:, :, None, None, None]
-            * voters[2][:, None, :, None, None]
-            * voters[1][:, None, None, :, None]
-            * voters[0][:, None, None, None, :]
-        ).reshape(m, 256)
-        p *= masks[want[start : start + chunk]]
-        cum = np.cumsum(p, axis=1)
-        total = cum[:, -1]
-        if np.any(total <= 0):  # pragma: no cover - guarded by the clip above
-            raise ValueError("a game has no ballot profile for its outcome; check invalid_vote_rate")
-        u = rng.random(m) * total
-        out[start : start + chunk] = np.minimum((cum < u[:, None]).sum(1), 255)
-    return out
-
-
-# --------------------------------------------------------------------------- design
-
-
-def design_cells(models: Sequence[str], modes: Sequence[str], difficulties: Sequence[str]) -> list[tuple[str, str, str, str]]:
-    """The paper's full design: (mode, difficulty, model_a, model_b) per experiment.
-
-    homogeneous: one cell per model (a = b); cross_play: one per ordered pair
-    (a = impostor model, b = majority model); team modes: one per unordered pair
-    (a = team A, b = team B).  9 models x 5 modes x 4 tiers gives 756 cells.
-    """
-    cells = []
-    for d in difficulties:
-        for mode in modes:
-            if mode == "homogeneous":
-                cells += [(mode, d, m, m) for m in models]
-            elif mode == "cross_play":
-                cells += [(mode, d, a, b) for a in models for b in models if a != b]
-            else:
-                cells += [(mode, d, a, b) for a, b in combinations(models, 2)]
-    return cells
-
-
-def _order_cells(cells, rng: np.random.Generator):
-    """Round-robin over (mode, difficulty) groups, shuffled within a group, so that
-    any prefix of the list covers the modes and tiers evenly."""
-    groups: dict[tuple[str, str], list] = {}
-    for c in cells:
-        groups.setdefault((c[0], c[1]), []).append(c)
-    for key in groups:
-        perm = rng.permutation(len(groups[key]))
-        groups[key] = [groups[key][i] for i in perm]
-    ordered = []
-    depth = max(len(g) for g in groups.values())
-    for i in range(depth):
-        for key in groups:
-            if i < len(groups[key]):
-                ordered.append(groups[key][i])
-    return ordered
-
-
-def _coerce_models(models) -> list[SimModel]:
-    if models is None:
-        return list(DEFAULT_MODELS)
-    known = {m.model: m for m in DEFAULT_MODELS}
-    out = []
-    for m in models:
-        if isinstance(m, SimModel):
-            out.append(m)
-        elif isinstance(m, str):
-            out.append(known.get(m, SimModel(m)))
-        elif isinstance(m, Mapping):
-            out.append(SimModel(**m))
-        else:
-            raise TypeError(f"models: expected names, dicts or SimModel, got {type(m).__name__}")
-    names = [m.model for m in out]
-    if len(set(names)) != len(names):
-        raise ValueError("models: duplicate model names")
-    return out
-
-
-def _seat_logor(seat_or) -> np.ndarray:
-    if np.isscalar(seat_or):
-        vals = [1.0, float(seat_or), float(seat_or), float(seat_or)]
-    else:
-        vals = [1.0, *map(float, seat_or)]
-        if len(vals) != 4:
-            raise ValueError("seat_or: give one OR or three (seats 1, 2, 3 vs seat 0)")
-    return np.log(np.array(vals))
-
-
-def _mode_logor(mode_or, modes) -> dict[str, float]:
-    if mode_or is None:
-        mode_or = PAPER_MODE_OR
-    if np.isscalar(mode_or):
-        return {m: (0.0 if m == "homogeneous" else float(np.log(mode_or))) for m in modes}
-    out = {m: float(np.log(mode_or.get(m, 1.0))) for m in modes}
-    out["homogeneous"] = 0.0 if "homogeneous" not in mode_or else float(np.log(mode_or["homogeneous"]))
-    return out
-
-
-def _centred_logor(values, keys) -> dict[str, float]:
-    if values is None or np.isscalar(values):
-        return {k: 0.0 for k in keys}
-    logs = {k: float(np.log(values.get(k, 1.0))) for k in keys}
-    mean = np.mean(list(logs.values()))
-    return {k: v - mean for k, v in logs.items()}
-
-
-@lru_cache(maxsize=8)
-def _word_pairs(difficulties: tuple[str, ...]) -> dict[str, list[tuple[str, str, str]]]:
-    """The shipped word pairs (configs/word_pairs.json) or synthetic stand-ins."""
-    try:
-        from impostor.wordpairs import load_word_pairs
-
-        pairs = load_word_pairs(require_full=False)
-        out = {d: [(p.pair_id, p.majority, p.impostor) for p in pairs[d]] for d in difficulties if d in pairs}
-        if len(out) == len(difficulties):
-            return out
-    except Exception:  # noqa: BLE001 - fall back to synthetic words
-        pass
-    return {d: [(f"{d}-{i:03d}", f"{d}word{i:03d}m", f"{d}word{i:03d}i") for i in range(1, 76)] for d in difficulties}
-
-
 # --------------------------------------------------------------------------- main entry
 
 
@@ -320,6 +96,9 @@ def simulate_games(
     size_or_per_10x: float = 1.71,
     position_effect_pp: float = -1.11,
     opponent_or_per_10pp: float = 0.8,
+    pair_effect_sd: float = 0.0,
+    experiment_effect_sd: float = 0.0,
+    design_seed: Optional[int] = None,
     tie_rate: float = 0.117,
     invalid_vote_rate: float = 0.02,
     self_decl_rate: Optional[float] = None,
@@ -335,127 +114,40 @@ def simulate_games(
     interleaved so that a prefix covers modes and tiers evenly).  ``mode_or=None``
     uses the paper's mode ORs; pass ``1.0`` for no mode effect.  ``self_decl_rate``
     (a float) overrides the per-model self-declaration rates.  Defaults mimic the
-    paper's headline effects.
+    paper's headline effects.  ``pair_effect_sd`` / ``experiment_effect_sd``: SD (logit)
+    of word-pair effects (fixed by the design) and of per-experiment random effects;
+    ``design_seed`` (default ``seed``) fixes the schedule, so runs with one design seed
+    and different seeds are replicates of one design.  Extra columns: ``p_true`` (the
+    game's win probability given everything drawn) and ``p_design`` (averaged over its
+    random speaking position and experiment effect: the truth behind rates and ORs).
     """
-    if n_experiments < 1 or games_per_experiment < 1:
-        raise ValueError("n_experiments and games_per_experiment must be >= 1")
-    if not 0 < base_imp_win < 1:
-        raise ValueError("base_imp_win must be in (0, 1)")
     if not 0 <= invalid_vote_rate < 1 or not 0 <= tie_rate < 1:
         raise ValueError("invalid_vote_rate and tie_rate must be in [0, 1)")
-    modes = list(modes)
-    difficulties = list(difficulties)
-    for m in modes:
-        if m not in MODES:
-            raise ValueError(f"unknown mode {m!r}; use {', '.join(MODES)}")
-    for d in difficulties:
-        if d not in DIFFICULTIES:
-            raise ValueError(f"unknown difficulty {d!r}; use {', '.join(DIFFICULTIES)}")
-    specs = _coerce_models(models)
-    names = [m.model for m in specs]
-    if len(specs) < 2 and any(m != "homogeneous" for m in modes):
-        raise ValueError("cross-play and team modes need at least two models")
-
-    ss = np.random.SeedSequence(seed)
-    rng_design, rng_sched, rng_win, rng_ballot, rng_misc = (np.random.default_rng(s) for s in ss.spawn(5))
-
-    cells = _order_cells(design_cells(names, modes, difficulties), rng_design)
-    n_cells = len(cells)
-    G = games_per_experiment
-    E = n_experiments
-    n = E * G
-    model_idx = {m: i for i, m in enumerate(names)}
-
-    exp_mode = np.array([cells[e % n_cells][0] for e in range(E)], dtype=object)
-    exp_diff = np.array([cells[e % n_cells][1] for e in range(E)], dtype=object)
-    exp_a = np.array([model_idx[cells[e % n_cells][2]] for e in range(E)])
-    exp_b = np.array([model_idx[cells[e % n_cells][3]] for e in range(E)])
-    exp_rep = np.arange(E) // n_cells
-    exp_ids = np.array(
-        [
-            f"sim{seed}-{e:04d}-{exp_mode[e]}-{exp_diff[e]}-{names[exp_a[e]]}"
-            + ("" if exp_a[e] == exp_b[e] else f"-vs-{names[exp_b[e]]}")
-            + (f"-r{exp_rep[e]}" if exp_rep[e] else "")
-            for e in range(E)
-        ],
-        dtype=object,
+    design = build_design(
+        n_experiments, games_per_experiment, models=models, modes=modes, difficulties=difficulties,
+        base_imp_win=base_imp_win, seat_or=seat_or, mode_or=mode_or, difficulty_or=difficulty_or,
+        size_or_per_10x=size_or_per_10x, position_effect_pp=position_effect_pp,
+        opponent_or_per_10pp=opponent_or_per_10pp, pair_effect_sd=pair_effect_sd,
+        experiment_effect_sd=experiment_effect_sd, design_seed=seed if design_seed is None else design_seed,
+        id_prefix=f"sim{seed}",
     )
-
-    # ---- schedules (A.3), per experiment x game, vectorised
-    gi = np.tile(np.arange(G), E)  # game index inside experiment
-    ge = np.repeat(np.arange(E), G)  # experiment of each game
-    mode_g = exp_mode[ge]
-    is_homog = mode_g == "homogeneous"
-    is_cross = mode_g == "cross_play"
-    is_team = np.isin(mode_g, list(TEAM_MODES))
-
-    n_blk4 = -(-G // 4)
-    blk4 = rng_sched.permuted(np.tile(np.arange(4), (E, n_blk4, 1)), axis=2).reshape(E, -1)[:, :G].reshape(-1)
-    n_blk8 = -(-G // 8)
-    blk8 = rng_sched.permuted(np.tile(np.arange(4), (E, n_blk8, 2, 1)), axis=3).reshape(E, -1)[:, :G].reshape(-1)
-    host_b = ((gi % 8) >= 4) & is_team  # impostor on team B in the second half of each 8-block
-    imp_seat = np.where(is_cross, blk4, np.where(is_team, blk8, gi % 4))
-    mate = (imp_seat + rng_sched.integers(1, 4, size=n)) % 4
-
-    seats = np.arange(4)[None, :]
-    # team of each seat: the impostor and its mate are on the host team
-    on_host = (seats == imp_seat[:, None]) | (seats == mate[:, None])
-    host_team = np.where(host_b, "B", "A")
-    other_team = np.where(host_b, "A", "B")
-    team_arr = np.where(on_host, host_team[:, None], other_team[:, None]).astype(object)
-    team_arr[~is_team] = None
-
-    a_g, b_g = exp_a[ge], exp_b[ge]
-    seat_model = np.empty((n, 4), dtype=np.int64)
-    is_imp_seat = seats == imp_seat[:, None]
-    seat_model[:] = a_g[:, None]  # homogeneous
-    cross_m = np.where(is_imp_seat, a_g[:, None], b_g[:, None])
-    seat_model[is_cross] = cross_m[is_cross]
-    # team modes: team A plays model a, team B model b
-    team_m = np.where(team_arr == "A", a_g[:, None], b_g[:, None])
-    seat_model[is_team] = team_m[is_team]
-    imp_model = seat_model[np.arange(n), imp_seat]
-
-    order = rng_sched.permuted(np.tile(np.arange(4), (n, 1)), axis=1)  # seats in speaking order
-    speak_pos = np.argsort(order, axis=1)  # position of each seat
-    imp_pos = speak_pos[np.arange(n), imp_seat]
-
-    pairs = _word_pairs(tuple(difficulties))
-    diff_g = exp_diff[ge]
-    pair_id = np.empty(n, dtype=object)
-    maj_word = np.empty(n, dtype=object)
-    imp_word = np.empty(n, dtype=object)
-    for d in difficulties:
-        sel = np.flatnonzero(diff_g == d)
-        plist = pairs[d]
-        k = rng_sched.integers(0, len(plist), size=sel.size)
-        arr = np.array(plist, dtype=object)
-        pair_id[sel], maj_word[sel], imp_word[sel] = arr[k, 0], arr[k, 1], arr[k, 2]
-
-    # ---- winner: the logit model
-    params = np.array([np.nan if m.params_b is None else float(m.params_b) for m in specs])
-    log_p = np.log10(params)
-    size_term = np.nan_to_num(log_p - np.nanmean(log_p) if np.isfinite(log_p).any() else log_p, nan=0.0)
-    model_term = np.log(size_or_per_10x) * size_term + np.log([m.odds for m in specs])
-    det = np.array([m.det for m in specs])
+    specs, names = design.specs, design.names
     p0 = base_imp_win
-    c_pos = position_effect_pp / 100.0 / (p0 * (1 - p0))
-    mlog = _mode_logor(mode_or, modes)
-    dlog = _centred_logor(difficulty_or, difficulties)
-    seat_log = _seat_logor(seat_or)
+    ss = np.random.SeedSequence(seed)
+    rng_sched, rng_win, rng_ballot, rng_misc = (np.random.default_rng(s) for s in ss.spawn(4))
+    run = design.draw(rng_sched, rng_win)
+    n, G, ge, gi = design.n, design.G, design.ge, design.gi
+    exp_ids, mode_g, diff_g = design.exp_ids, design.mode_g, design.diff_g
+    imp_seat, team_arr, seat_model, imp_model = design.imp_seat, design.team_arr, design.seat_model, design.imp_model
+    is_team = np.isin(mode_g, ["team_blind", "team_aware", "team_semi_aware"])
+    seats = np.arange(4)[None, :]
+    is_imp_seat = seats == imp_seat[:, None]
     maj_mask = ~is_imp_seat
-    opp_det = (det[seat_model] * maj_mask).sum(1) / 3.0
-    eta = (
-        np.log(p0 / (1 - p0))
-        + model_term[imp_model]
-        + seat_log[imp_seat]
-        + np.vectorize(mlog.get, otypes=[float])(mode_g)
-        + np.vectorize(dlog.get, otypes=[float])(diff_g)
-        + np.where(imp_pos >= 2, c_pos, -c_pos)
-        + np.log(opponent_or_per_10pp) * 10.0 * (opp_det - det.mean())
-    )
-    p_true = 1.0 / (1.0 + np.exp(-eta))
-    imp_wins = rng_win.random(n) < p_true
+    order, speak_pos, imp_pos = run["order"], run["speak_pos"], run["imp_pos"]
+    pair_id, maj_word, imp_word = design.pair[:, 0], design.pair[:, 1], design.pair[:, 2]
+    p_true, imp_wins = run["p_true"], run["imp_wins"]
+    det = np.array([m.det for m in specs])
+    params = np.array([np.nan if m.params_b is None else float(m.params_b) for m in specs])
 
     # ---- self-declarations
     sd_rate = np.array([(m.self_decl if (m.self_decl is not None and self_decl_rate is None) else (self_decl_rate if self_decl_rate is not None else 0.2)) for m in specs])
@@ -539,9 +231,12 @@ def simulate_games(
             "team_assignment": team_assign,
             "speaking_order": speaking_order,
             "vote_mode": "free",
+            "word_pairs_file": None,
+            "word_pairs_sha256": None,
         }
     )[GAME_COLUMNS]
     games["p_true"] = p_true  # extra: the simulated truth, handy for checks
+    games["p_design"] = design.marginal_win_prob()
 
     # ---- players: four rows per game, seat order
     N = n * 4

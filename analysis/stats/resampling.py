@@ -1,4 +1,7 @@
-"""Vectorised resampling: experiment-level block bootstrap and exact-design permutations.
+"""Vectorised resampling: experiment-level bootstraps and exact-design permutations.
+
+Two bootstraps (``replicate_totals``; ``StatsConfig.bootstrap`` picks the default): the
+design bootstrap (``design_boot``, default) and the paper's block bootstrap below.
 
 No Python loop runs over replicates. The block bootstrap draws, once per
 (data, seed, reps), an (R, E) matrix of how often each experiment is drawn;
@@ -12,6 +15,7 @@ per cell) and of pooled quantities coherent with a single draw.
 from __future__ import annotations
 
 import numpy as np
+from scipy import sparse
 
 from analysis.stats._base import Prepared, memo
 from analysis.stats.config import StatsConfig
@@ -36,6 +40,28 @@ def bootstrap_weights(data, prep: Prepared, config: StatsConfig) -> np.ndarray:
     return memo(data, ("bootstrap_weights", config.seed, config.bootstrap_reps), make)
 
 
+def replicate_totals(data, prep: Prepared, config: StatsConfig, x: np.ndarray, method: str | None = None):
+    """Bootstrap replicates of the win totals and game totals over the games of each column
+    of the (N, K) weight matrix ``x`` (e.g. indicators of a cell): ``(wins (R, K), n (R, K))``.
+
+    method "paper": experiments resampled within mode x difficulty (``bootstrap_weights``);
+    "design": the experiment-level wild bootstrap of ``design_boot`` (game counts fixed).
+    ``None`` = ``config.bootstrap``.
+    """
+    method = method or config.bootstrap
+    x = np.asarray(x, float)
+    if method == "paper":
+        W = bootstrap_weights(data, prep, config)
+        return W @ exp_sums(prep, x * prep.y[:, None]), W @ exp_sums(prep, x)
+    if method == "design":
+        from analysis.stats.design_boot import fitted_win_prob, multipliers
+
+        resid = exp_sums(prep, x * (prep.y - fitted_win_prob(data, prep))[:, None])
+        wins = (x * prep.y[:, None]).sum(0)[None, :] + multipliers(data, prep, config) @ resid
+        return wins, np.broadcast_to(x.sum(0)[None, :], wins.shape)
+    raise ValueError(f"unknown bootstrap {method!r}; use design or paper")
+
+
 def exp_sums(prep: Prepared, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     """Per-experiment sums of ``values`` (N,) or (N, K) over games where ``mask``."""
     v = np.asarray(values, dtype=float)
@@ -44,7 +70,9 @@ def exp_sums(prep: Prepared, values: np.ndarray, mask: np.ndarray | None = None)
     E = len(prep.exp_names)
     if v.ndim == 1:
         return np.bincount(prep.exp_code, weights=v, minlength=E)
-    return np.stack([np.bincount(prep.exp_code, weights=v[:, k], minlength=E) for k in range(v.shape[1])], 1)
+    ind = sparse.csr_matrix((np.ones(len(prep.exp_code)), (prep.exp_code, np.arange(len(prep.exp_code)))),
+                            shape=(E, len(prep.exp_code)))  # (E, N) experiment indicator
+    return np.asarray(ind @ v)
 
 
 def percentile_ci(reps: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:

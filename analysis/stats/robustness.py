@@ -1,11 +1,12 @@
 """Appendix B.2-B.3 robustness: block bootstrap, permutation tests, cluster-robust GLM,
 sensitivity analyses and negative controls.
 
-* bootstrap   -- experiment-level block bootstrap (``resampling.bootstrap_weights``:
-                 experiments resampled with replacement within mode x difficulty cells,
-                 vectorised, percentile CIs) of the overall impostor win rate, each
-                 mode's OR vs homogeneous (marginal 2x2 OR, as in odds_ratios) and each
-                 model's impostor win rate.
+* bootstrap   -- percentile CIs of the overall impostor win rate, each mode's OR vs
+                 homogeneous (marginal 2x2 OR, as in odds_ratios) and each model's
+                 impostor win rate under both experiment-level bootstraps: "design"
+                 (``design_boot``, wild bootstrap keeping each experiment's design point;
+                 the default) and "paper" (experiments resampled within mode x
+                 difficulty, ``resampling.bootstrap_weights``, Appendix B.2).
 * permutation -- seat contrasts: impostor-seat labels permuted within experiment_id;
                  mode contrasts: game-level mode labels permuted preserving counts (the
                  paper's test) and, more conservatively, experiment-level mode labels
@@ -39,8 +40,8 @@ from impostor.records import INVALID_BALLOT_CLASSES
 from analysis.stats._regress import cluster_logit, with_intercept
 from analysis.stats.categorical import chi2_test
 from analysis.stats.odds import mode_ors
-from analysis.stats.resampling import (bootstrap_weights, exp_sums, hypergeom_within, percentile_ci,
-                                       perm_pvalue)
+from analysis.stats.config import BOOTSTRAPS
+from analysis.stats.resampling import exp_sums, hypergeom_within, percentile_ci, perm_pvalue, replicate_totals
 
 
 def _odds(w, n):
@@ -50,40 +51,39 @@ def _odds(w, n):
 
 @table("bootstrap")
 def bootstrap(data, config) -> pd.DataFrame:
+    """Both bootstraps of every quantity; ``ci_low``/``ci_high``/``se`` are ``config.bootstrap``'s."""
     prep = prepared(data)
-    W = bootstrap_weights(data, prep, config)
-    rows = []
-
-    def add(q, est, reps_vals):
-        lo, hi = percentile_ci(reps_vals, config.alpha)
-        rows.append({"quantity": q, "estimate": float(est), "ci_low": float(lo), "ci_high": float(hi),
-                     "reps": config.bootstrap_reps, "se": float(np.nanstd(reps_vals, ddof=1)),
-                     "n_undefined": int(np.isnan(reps_vals).sum())})
-
-    wins_e, n_e = exp_sums(prep, prep.y), exp_sums(prep, np.ones(prep.n))
-    add("overall_imp_win_rate", prep.y.mean(), (W @ wins_e) / (W @ n_e))
     modes = ordered_levels(prep.mode, MODES)
-    if "homogeneous" in modes and len(modes) > 1:
-        onehot = np.stack([prep.mode == m for m in modes], 1).astype(float)
-        mw, mn = exp_sums(prep, onehot * prep.y[:, None]), exp_sums(prep, onehot)
-        bw, bn = W @ mw, W @ mn
-        h = modes.index("homogeneous")
-        ow, on = mw.sum(0), mn.sum(0)
-        for j, m in enumerate(modes):
-            if m != "homogeneous":
-                with np.errstate(invalid="ignore", divide="ignore"):  # 0/0 odds in tiny data: NaN, no warning
-                    est = _odds(ow[j], on[j]) / _odds(ow[h], on[h])
-                    reps = _odds(bw[:, j], bn[:, j]) / _odds(bw[:, h], bn[:, h])
-                add(f"{m}_vs_homogeneous_or", est, reps)
-    else:
-        note(data, "bootstrap: mode ORs need homogeneous and at least one other mode")
     models = ordered_levels(prep.imp_model, ())
-    onehot = np.stack([prep.imp_model == m for m in models], 1).astype(float)
-    mw, mn = exp_sums(prep, onehot * prep.y[:, None]), exp_sums(prep, onehot)
-    bw, bn = W @ mw, W @ mn
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for j, m in enumerate(models):
-            add(f"imp_win_rate:{m}", mw[:, j].sum() / mn[:, j].sum(), bw[:, j] / bn[:, j])
+    has_modes = "homogeneous" in modes and len(modes) > 1
+    if not has_modes:
+        note(data, "bootstrap: mode ORs need homogeneous and at least one other mode")
+    blocks = [np.ones((prep.n, 1))] + ([np.stack([prep.mode == m for m in modes], 1)] if has_modes else [])
+    x = np.hstack(blocks + [np.stack([prep.imp_model == m for m in models], 1)]).astype(float)
+    est_w, est_n = (x * prep.y[:, None]).sum(0), x.sum(0)
+    h = 1 + modes.index("homogeneous") if has_modes else None
+    quantities = [("overall_imp_win_rate", lambda w, n: w[..., 0] / n[..., 0])]
+    if has_modes:
+        quantities += [(f"{m}_vs_homogeneous_or",
+                        lambda w, n, j=1 + j: _odds(w[..., j], n[..., j]) / _odds(w[..., h], n[..., h]))
+                       for j, m in enumerate(modes) if m != "homogeneous"]
+    off = 1 + (len(modes) if has_modes else 0)
+    quantities += [(f"imp_win_rate:{m}", lambda w, n, j=off + j: w[..., j] / n[..., j]) for j, m in enumerate(models)]
+    reps = {b: replicate_totals(data, prep, config, x, b) for b in BOOTSTRAPS}
+    rows = []
+    with np.errstate(invalid="ignore", divide="ignore"):  # 0/0 odds in tiny data: NaN, no warning
+        for q, f in quantities:
+            row = {"quantity": q, "estimate": float(f(est_w, est_n)), "reps": config.bootstrap_reps,
+                   "bootstrap": config.bootstrap}
+            for b in BOOTSTRAPS:
+                vals = f(*reps[b])
+                lo, hi = percentile_ci(vals, config.alpha)
+                row.update({f"ci_low_{b}": float(lo), f"ci_high_{b}": float(hi),
+                            f"se_{b}": float(np.nanstd(vals, ddof=1)), f"n_undefined_{b}": int(np.isnan(vals).sum())})
+            b = config.bootstrap
+            row.update({"ci_low": row[f"ci_low_{b}"], "ci_high": row[f"ci_high_{b}"], "se": row[f"se_{b}"],
+                        "n_undefined": row[f"n_undefined_{b}"]})
+            rows.append(row)
     return pd.DataFrame(rows)
 
 

@@ -8,10 +8,14 @@ the impostor spoke at 0-based position j,
 i.e. a "pin the impostor to positions 2/3" policy versus the status-quo uniform mix.
 Computed per mode x difficulty cell and pooled over all games (mode = difficulty = ALL).
 
-* CI: experiment-level block bootstrap (resampling experiments within their cell,
-  ``resampling.bootstrap_weights``), percentile interval.
-* p: two-sided normal approximation with the bootstrap SE, 2 Phi(-|est| / se_boot);
-  ``p_randomization`` is the Fisher-style randomisation p (below) for the same statistic.
+* CI: percentile interval of the bootstrap ``config.bootstrap`` names (column
+  ``bootstrap``; default the design bootstrap, ``design_boot``); both bootstraps' intervals
+  are in ``ci_{low,high}_{design,paper}`` (paper = experiments resampled within their cell).
+* p: the Fisher-style randomisation p (below) of the same statistic, also in
+  ``p_randomization``. It holds its size because the impostor's position is randomised
+  per game; it is what the BH family uses. ``p_boot_normal`` = 2 Phi(-|est| / se_boot),
+  the older normal approximation, kept for comparison: with six to nine experiments per
+  cell it rejects a true null far more often than its level (docs/analysis.md).
 
 Fisher-style randomisation (``speaking_randomization``): under the sharp null that
 the impostor's position has no effect, re-drawing every game's position uniformly
@@ -33,7 +37,8 @@ from scipy import stats
 from analysis.stats._base import (ALL, DIFFICULTIES, MODES, StatsUnavailable, design_codes, note,
                                   ordered_levels, prepared, table)
 from analysis.stats._regress import cluster_logit, with_intercept
-from analysis.stats.resampling import bootstrap_weights, exp_sums, percentile_ci, perm_pvalue
+from analysis.stats.config import BOOTSTRAPS
+from analysis.stats.resampling import exp_sums, percentile_ci, perm_pvalue, replicate_totals
 
 MID = (2, 3)
 
@@ -63,35 +68,36 @@ def _randomization_null(rng, wins_total: int, loss_total: int, reps: int):
 def speaking_itt(data, config) -> pd.DataFrame:
     prep = prepared(data)
     onehot = _pos_onehot(prep)
-    wins_e = exp_sums(prep, onehot * prep.y[:, None])  # (E, 4)
-    n_e = exp_sums(prep, onehot)
-    W = bootstrap_weights(data, prep, config)
     rng = np.random.default_rng([config.seed, 2])
     cells = [(m, d) for m in ordered_levels(prep.exp_mode, MODES)
              for d in ordered_levels(prep.exp_difficulty, DIFFICULTIES)]
+    cells = [(m, d) for m, d in cells if ((prep.mode == m) & (prep.difficulty == d)).any()] + [(ALL, ALL)]
+    x = np.hstack([onehot * (np.ones(prep.n, bool) if m == ALL else (prep.mode == m) & (prep.difficulty == d))[:, None]
+                   for m, d in cells])  # (N, 4 * cells): games of each cell by impostor position
+    boot = {b: itt_from_counts(*(a.reshape(a.shape[0], -1, 4) for a in replicate_totals(data, prep, config, x, b)))
+            for b in BOOTSTRAPS}  # (R, cells) per bootstrap
+    wins, n_all = (x * prep.y[:, None]).sum(0).reshape(-1, 4), x.sum(0).reshape(-1, 4)
+    n_exps = (exp_sums(prep, x).reshape(len(prep.exp_names), -1, 4).sum(2) > 0).sum(0)  # experiments per cell
     rows = []
-    for m, d in cells + [(ALL, ALL)]:
-        cols = np.arange(len(prep.exp_names)) if m == ALL else np.nonzero(
-            (prep.exp_mode == m) & (prep.exp_difficulty == d))[0]
-        if len(cols) == 0:
-            continue
-        w, n = wins_e[cols].sum(0), n_e[cols].sum(0)
+    for c, (m, d) in enumerate(cells):
+        w, n = wins[c], n_all[c]
         row = {"mode": m, "difficulty": d, "n": int(n.sum()), "n_mid": int(n[list(MID)].sum()),
-               "n_experiments": len(cols)}
+               "n_experiments": int(n_exps[c]), "bootstrap": config.bootstrap}
         est = float(itt_from_counts(w, n))
         if not np.isfinite(est) or n.sum() < config.min_cell_games:
             note(data, f"speaking_itt: cell {m}/{d} has a speaking position with no games "
                        f"or fewer than {config.min_cell_games} games; left empty")
             rows.append({**row, "mid_rand_pp": np.nan})
             continue
-        boot = itt_from_counts(W[:, cols] @ wins_e[cols], W[:, cols] @ n_e[cols])
-        lo, hi = percentile_ci(boot, config.alpha)
-        se = float(np.nanstd(boot, ddof=1))
-        p = float(2 * stats.norm.sf(abs(est) / se)) if se > 0 else np.nan
+        ci = {b: percentile_ci(boot[b][:, c], config.alpha) for b in BOOTSTRAPS}
+        se = float(np.nanstd(boot[config.bootstrap][:, c], ddof=1))
         nw, nn = _randomization_null(rng, int(w.sum()), int(n.sum() - w.sum()), config.permutation_reps)
         p_rand = float(perm_pvalue(est, itt_from_counts(nw, nn)[:, None])[0])
-        rows.append({**row, "mid_rand_pp": est, "ci_low": float(lo), "ci_high": float(hi), "p": p,
-                     "se_boot": se, "p_randomization": p_rand,
+        rows.append({**row, "mid_rand_pp": est, "ci_low": float(ci[config.bootstrap][0]),
+                     "ci_high": float(ci[config.bootstrap][1]), "p": p_rand, "se_boot": se,
+                     "p_randomization": p_rand,
+                     "p_boot_normal": float(2 * stats.norm.sf(abs(est) / se)) if se > 0 else np.nan,
+                     **{f"ci_{side}_{b}": float(ci[b][k]) for b in BOOTSTRAPS for k, side in enumerate(("low", "high"))},
                      **{f"p_imp_pos{j}_pct": 100 * w[j] / n[j] for j in range(4)}})
     return pd.DataFrame(rows)
 

@@ -34,7 +34,7 @@ def test_bootstrap_weights_resample_within_cells(clustered):
 
 def test_bootstrap_se_matches_linearised_cluster_variance(clustered):
     """Stratified cluster bootstrap of a ratio: Var = sum_s sum_e (z_e - zbar_s)^2 / N^2, z = w - R n."""
-    b = TABLES["bootstrap"](clustered, fast_config(bootstrap_reps=4000)).set_index("quantity")
+    b = TABLES["bootstrap"](clustered, fast_config(bootstrap_reps=4000, bootstrap="paper")).set_index("quantity")
     g = clustered.games.assign(y=clustered.games["winner"] == "impostor")
     e = g.groupby("experiment_id").agg(w=("y", "sum"), n=("y", "size"), mode=("mode", "first"),
                                        d=("difficulty", "first"))

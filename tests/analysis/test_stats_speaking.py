@@ -57,7 +57,8 @@ def test_recovers_known_itt_and_position_ors(pos_effect):
     truth = true_itt_pp(pos_effect)
     assert truth < -3
     assert pooled["ci_low"] < truth < pooled["ci_high"]
-    assert pooled["p"] < 1e-3 and pooled["p_randomization"] < 0.01
+    assert pooled["p"] == pooled["p_randomization"] < 0.01  # p is the randomisation p
+    assert pooled["p_boot_normal"] < 1e-3
     glm = TABLES["speaking_glm"](pos_effect, fast_config()).set_index("term")
     for k, lor in zip((1, 2, 3), POS_LOR[1:]):
         assert glm.loc[f"pos{k}_vs_pos0", "ci_low"] < math.exp(lor) < glm.loc[f"pos{k}_vs_pos0", "ci_high"]
@@ -73,8 +74,8 @@ def test_null_position_effect_ci_covers_zero():
 
 
 def test_block_bootstrap_matches_an_explicit_resampling_loop(pos_effect):
-    """The vectorised stratified block bootstrap agrees with a loop that resamples experiments."""
-    cfg = fast_config(bootstrap_reps=2000)
+    """The vectorised stratified block bootstrap (the paper's) agrees with a loop that resamples experiments."""
+    cfg = fast_config(bootstrap_reps=2000, bootstrap="paper")
     s = TABLES["speaking_itt"](pos_effect, cfg).set_index(["mode", "difficulty"]).loc[("ALL", "ALL")]
     g = pos_effect.games.assign(y=pos_effect.games["winner"] == "impostor")
     per_exp = g.groupby(["experiment_id", "impostor_speaking_position"])["y"].agg(["sum", "size"]).unstack(
@@ -95,6 +96,7 @@ def test_block_bootstrap_matches_an_explicit_resampling_loop(pos_effect):
     assert s["ci_low"] == pytest.approx(lo, abs=0.15 * width)
     assert s["ci_high"] == pytest.approx(hi, abs=0.15 * width)
     assert s["se_boot"] == pytest.approx(np.std(boots, ddof=1), rel=0.1)
+    assert (s["bootstrap"], s["ci_low_paper"], s["ci_high_paper"]) == ("paper", s["ci_low"], s["ci_high"])
 
 
 def test_randomization_p_matches_brute_force_reshuffling():
