@@ -19,10 +19,11 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -66,12 +67,36 @@ class Retries(BaseModel):
     attempt_timeout: Optional[float] = Field(default=300, gt=0, description="seconds for one attempt of a model call")
 
 
+#: URI schemes of MLflow's tracking stores (its TrackingStoreRegistry is private API; this list
+#: is MLflow 3's: file store, SQLAlchemy databases, REST servers, Databricks). A plain path is a
+#: file store.  Anything else is refused up front: MLflow would fail on it only when a run starts,
+#: which the sweep would take for "server down" and go on untracked.
+TRACKING_SCHEMES = ("file", "sqlite", "postgresql", "mysql", "mssql", "http", "https", "databricks",
+                    "databricks-uc", "uc")
+#: Games per experiment a sweep accepts: the schedule of one experiment is built in memory
+#: (about 1 KB a game); the paper plays 120.
+MAX_GAMES_PER_EXPERIMENT = 100_000
+
+
 class Tracking(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     enabled: bool = True
     experiment: Optional[str] = Field(default=None, description="MLflow experiment name (default: the sweep name)")
     tracking_uri: Optional[str] = Field(default=None, description="default: MLFLOW_TRACKING_URI, else ./mlruns SQLite")
+
+    @field_validator("tracking_uri")
+    @classmethod
+    def _known_scheme(cls, v: Optional[str]) -> Optional[str]:
+        m = None if v is None else re.match(r"([A-Za-z][A-Za-z0-9+.-]*):", v)
+        if m is None or len(m.group(1)) == 1:
+            return v  # a plain path (or a Windows drive letter): a file store
+        scheme = m.group(1).split("+", 1)[0].lower()
+        if scheme not in TRACKING_SCHEMES:
+            raise ValueError(f"{v!r} has URI scheme {scheme!r}, which MLflow does not know; fix: use one of "
+                             f"{', '.join(TRACKING_SCHEMES)} (e.g. http://host:5000 or sqlite:///mlruns/mlflow.db), "
+                             f"or a folder path")
+        return v
 
 
 class SweepConfig(BaseModel):
@@ -85,11 +110,12 @@ class SweepConfig(BaseModel):
     modes: list[Mode] = Field(default_factory=lambda: list(MODES), min_length=1, description="(games)")
     difficulties: list[Difficulty] = Field(default_factory=lambda: list(DIFFICULTIES), min_length=1,
                                            description="(games)")
-    games_per_experiment: int = Field(ge=1, description="(games)")
-    seeds: list[int] = Field(default_factory=lambda: [0], min_length=1, description="(games) schedule seeds")
+    games_per_experiment: int = Field(ge=1, le=MAX_GAMES_PER_EXPERIMENT, strict=True, description="(games)")
+    seeds: list[Annotated[int, Field(strict=True, ge=0)]] = Field(default_factory=lambda: [0], min_length=1,
+                                                                  description="(games) schedule seeds")
     tie_rule: Literal["default", "sym_candidate", "sym_side"] = "default"
     temperature: float = Field(default=0.7, ge=0.0, le=2.0)
-    max_tokens: int = Field(default=150, ge=1)
+    max_tokens: int = Field(default=150, ge=1, le=100_000, strict=True)
     vote_temperature: Optional[float] = Field(default=None, ge=0.0, le=2.0)
     structured_votes: bool = False
     constrained_votes: Optional[bool] = None
@@ -107,6 +133,21 @@ class SweepConfig(BaseModel):
         dupes = sorted({str(x) for x in v if v.count(x) > 1})
         if dupes:
             raise ValueError(f"duplicate entries: {', '.join(dupes)}; list each once")
+        return v
+
+    @field_validator("output_dir")
+    @classmethod
+    def _output_dir_usable(cls, v: str) -> str:
+        p = Path(v).expanduser()
+        probe = p
+        while not probe.exists() and probe != probe.parent:
+            probe = probe.parent
+        if probe.exists() and not probe.is_dir():
+            what = "is a file" if probe == p else f"lies under the file {probe}"
+            raise ValueError(f"{v!r} {what}, not a folder; fix: give a folder for the Inspect logs "
+                             f"(default logs/sweeps)")
+        if probe.exists() and not os.access(probe, os.W_OK):
+            raise ValueError(f"{v!r}: {probe} is not writable; fix: give a folder you can write to")
         return v
 
     @model_validator(mode="after")

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from impostor.errors import ImpostorError
+from impostor.preflight import check_models
 from impostor.sweep import (
     GAME_FIELDS,
     MANIFEST,
@@ -282,7 +283,8 @@ def run_sweep(config: str, shard: Optional[str] = None, log_dir: Optional[str] =
               display: Optional[str] = None, list_all: bool = False) -> int:
     pl = plan(config, shard)
     _import_modules(pl)
-    pl.resolved = resolve_models(pl.config, pl.path, strict=not dry_run)
+    pl.resolved = resolve_models(pl.config, pl.path, strict=True)
+    check_models(pl.resolved, f"{pl.path}: field 'models'")  # unknown providers, missing keys: before any game
     ld = Path(log_dir) if log_dir else pl.default_log_dir()
     if dry_run:
         print_plan(pl, ld, list_all)
