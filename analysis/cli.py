@@ -43,6 +43,8 @@ def _register_report(sub) -> None:
     p.add_argument("--permutation-reps", type=int, default=None, help="permutation replicates (default: the stats default)")
     p.add_argument("--alpha", type=float, default=None, help="two-sided level (default 0.05)")
     p.add_argument("--no-figures", action="store_true", help="skip the figures")
+    p.add_argument("--exclude-estimated-params", action="store_true",
+                   help="size fits use published parameter counts only (models.csv params_source)")
     p.set_defaults(func=_cmd_report)
 
 
@@ -67,6 +69,8 @@ def _cmd_report(args) -> int:
         kw["permutation_reps"] = args.permutation_reps
     if args.alpha is not None:
         kw["alpha"] = args.alpha
+    if getattr(args, "exclude_estimated_params", False):
+        kw["estimated_params"] = False
     cfg = StatsConfig(**kw)
     t_load = time.perf_counter()
     if args.parquet:

@@ -127,7 +127,8 @@ def _read_parquet(path: Path, shown: str) -> pd.DataFrame:
 
 def _read_models(path: Path, shown: str) -> pd.DataFrame:
     try:
-        df = pd.read_csv(path, dtype={"model": str, "provider": str, "family": str})
+        df = pd.read_csv(path, dtype={"model": str, "provider": str, "family": str, "route": str,
+                                      "params_source": str, "params_note": str, "alias": str})
     except Exception as exc:  # noqa: BLE001
         raise ImpostorError(
             f"{shown}: not a readable CSV file ({exc}); fix: write it as CSV with the header "
@@ -371,6 +372,12 @@ def validate_tables(
                        f"({_rows(bad)}: {_examples(models['params_b'][bad])})", "write parameters in billions, or leave empty if unknown")
             else:
                 models["params_b"] = pb.astype(float)
+            if "params_source" in models.columns:  # added column: published | estimated (empty = published)
+                src = models["params_source"].astype(object)
+                bad = (src.notna() & ~src.isin(["published", "estimated"])).to_numpy()
+                if bad.any():
+                    mp.add("params_source", f"{int(bad.sum())} value(s) are not 'published' or 'estimated' "
+                           f"({_rows(bad)}: {_examples(src[bad])})", "write published or estimated, or leave empty")
             if not mp.items and models["model"].duplicated().any():
                 mp.add("model", f"duplicated model(s) {_examples(models['model'][models['model'].duplicated()])}",
                        "list each model once")

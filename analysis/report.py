@@ -62,6 +62,7 @@ TABLE_TITLES: dict[str, str] = {
     "speaking_itt": "Speaking-order pseudo-arm ITT, middle vs random (Table 6)",
     "opponent_baseline": "Opponent-baseline regressions within model x difficulty (Table 5)",
     "scaling": "Scaling with provider control and within-family slopes (Table 10)",
+    "size_fit_models": "Models each size fit used and left out, and why (Tables 2 and 10)",
     "coordination": "Coordination and impostor behaviour (Table 11)",
     "correlations": "Cross-model correlations (Sections 3.2-3.3)",
     "bootstrap": "Experiment-level block bootstrap (Appendix B.2)",

@@ -30,13 +30,14 @@ import pandas as pd
 from impostor import experiment
 from impostor.errors import ImpostorError
 from impostor.records import GAME_COLUMNS, PLAYER_COLUMNS, GameRow, PlayerRow
+from impostor.registry import MODELS_CSV_COLUMNS, unregistered_row
 
 SCORER = "impostor_winner"
 GAMES_FILE = "games.parquet"
 PLAYERS_FILE = "players.parquet"
 MODELS_FILE = "models.csv"
 ERRORS_FILE = "errors.csv"
-MODELS_COLUMNS = ["model", "provider", "family", "params_b"]
+MODELS_COLUMNS = list(MODELS_CSV_COLUMNS)  # contract columns, then route, params_source, ...
 #: Sample fields we never need for the tables (they dominate log size).
 EXCLUDE_FIELDS = {"events", "messages", "attachments"}
 IMPOSTOR_TASK = "impostor"
@@ -297,7 +298,7 @@ def tables_from_logs(path: str | Path) -> Tables:
 
 def models_frame(models: Iterable[str]) -> pd.DataFrame:
     """models.csv rows for these models: from the registry (configs/models.yaml) where it knows them,
-    else the provider from the model string's prefix and empty family/params_b."""
+    else the route from the model string, the maker where the string tells it, empty family/params_b."""
     models = sorted({m for m in models if m})
     rows = None
     try:
@@ -307,8 +308,7 @@ def models_frame(models: Iterable[str]) -> pd.DataFrame:
     except Exception:  # noqa: BLE001 - registry missing or broken: fall back, never block an export
         rows = None
     if rows is None:
-        rows = [{"model": m, "provider": m.split("/", 1)[0] if "/" in m else "", "family": "", "params_b": None}
-                for m in models]
+        rows = [unregistered_row(m) for m in models]
     return pd.DataFrame([{c: r.get(c) for c in MODELS_COLUMNS} for r in rows], columns=MODELS_COLUMNS)
 
 

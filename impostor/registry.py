@@ -17,15 +17,25 @@ import difflib
 import os
 import re
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Literal, Optional
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from impostor.errors import ImpostorError
 
 ENV_VAR = "IMPOSTOR_MODELS"
-MODELS_CSV_COLUMNS = ("model", "provider", "family", "params_b")
+# models.csv: the data-contract columns first, then added ones (never rename or drop).
+MODELS_CSV_COLUMNS = ("model", "provider", "family", "params_b", "route", "params_source", "params_note",
+                      "active_params_b", "alias")
+PARAMS_SOURCES = ("published", "estimated")
+# Who made the models an OpenRouter-style "<org>/<model>" path names (Appendix J groups by maker).
+ORG_MAKERS = {"meta-llama": "meta", "deepseek": "deepseek", "openai": "openai", "anthropic": "anthropic",
+              "mistralai": "mistral", "google": "google", "qwen": "alibaba", "x-ai": "xai", "cohere": "cohere",
+              "microsoft": "microsoft", "nvidia": "nvidia", "amazon": "amazon"}
+_ROUTE_MAKERS = {"openai": "openai", "anthropic": "anthropic", "google": "google", "mistral": "mistral",
+                 "grok": "xai", "bot": "impostor-bench"}
+_ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _ALIAS = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _MODEL = re.compile(r"^[A-Za-z0-9_.-]+/\S+$")
 
@@ -52,16 +62,67 @@ class Defaults(BaseModel):
         return self.model_dump(exclude_none=True, exclude={"vote_temperature"})
 
 
+class _FieldError(ValueError):
+    """A cross-field problem of an entry, naming the field to fix (pydantic loses it otherwise)."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message)
+        self.field = field
+
+
+def route_of(model: str) -> str:
+    """The API route of an Inspect model string: its first segment (openai, openrouter, litellm, ...)."""
+    return str(model).split("/", 1)[0]
+
+
+def maker_of(model: str) -> Optional[str]:
+    """Best guess of who made an unregistered model, from its string (None when it cannot tell).
+
+    ``openai/...`` -> openai; ``openrouter/meta-llama/...`` -> meta; ``litellm/<route>/...``
+    is read as ``<route>/...``.  Only used for models the registry does not list.
+    """
+    parts = str(model).split("/")
+    if parts[0] == "litellm" and len(parts) > 2:
+        parts = parts[1:]
+    if parts[0] in _ROUTE_MAKERS:
+        return _ROUTE_MAKERS[parts[0]]
+    if len(parts) > 2 and parts[1].lower() in ORG_MAKERS:
+        return ORG_MAKERS[parts[1].lower()]
+    return None
+
+
 class ModelEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    model: str = Field(description="Inspect model string <provider>/<model>")
-    provider: str
+    model: str = Field(description="Inspect model string <route>/<model>")
+    provider: str = Field(description="who made the model (openai, anthropic, meta, deepseek, ...), Appendix J")
+    route: Optional[str] = Field(default=None, description="API route = the model string's first segment")
     family: str
     params_b: Optional[float] = Field(default=None, gt=0)
+    params_source: Optional[Literal["published", "estimated"]] = None
+    params_note: Optional[str] = None
     active_params_b: Optional[float] = Field(default=None, gt=0)
     defaults: Defaults = Field(default_factory=Defaults)
     model_args: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _route_and_params(self) -> "ModelEntry":
+        if self.route is None:
+            self.route = route_of(self.model)
+        elif self.route != route_of(self.model):
+            raise _FieldError("route", f"route {self.route!r} is not the route of model {self.model!r} "
+                             f"({route_of(self.model)!r}); fix: drop 'route' (it is read from the model string)")
+        if self.params_b is None:
+            if self.params_source is not None or self.active_params_b is not None:
+                raise _FieldError("params_b", "params_source/active_params_b given without params_b; "
+                                 "fix: add 'params_b:' or remove them")
+            return self
+        if self.params_source is None:
+            self.params_source = "published"
+        if self.params_source == "estimated" and not (self.params_note or "").strip():
+            raise _FieldError("params_note", "params_source is 'estimated' but params_note is missing; "
+                             "fix: add 'params_note:' saying where the number comes from")
+        return self
 
     @field_validator("model")
     @classmethod
@@ -77,6 +138,23 @@ class ModelEntry(BaseModel):
         if not v.strip():
             raise ValueError("must not be empty")
         return v
+
+    @field_validator("provider")
+    @classmethod
+    def _maker_id(cls, v: str) -> str:
+        if not _ID.match(v):
+            raise ValueError(f"{v!r} is not a lowercase id; fix: write the maker in lowercase, e.g. openai, "
+                             f"anthropic, meta, deepseek")
+        if v in ("openrouter", "litellm"):
+            raise ValueError(f"{v!r} is an API route, not who made the model; fix: give the maker "
+                             f"(e.g. meta, deepseek) - the route is read from the model string")
+        return v
+
+    def csv_row(self, alias: Optional[str] = None) -> dict[str, Any]:
+        """This entry as a models.csv row (MODELS_CSV_COLUMNS)."""
+        return {"model": self.model, "provider": self.provider, "family": self.family, "params_b": self.params_b,
+                "route": self.route, "params_source": self.params_source, "params_note": self.params_note,
+                "active_params_b": self.active_params_b, "alias": alias}
 
 
 class Registry:
@@ -127,11 +205,11 @@ class Registry:
         return e.defaults if e else Defaults()
 
     def models_csv_rows(self, models: Optional[Iterable[str]] = None) -> list[dict[str, Any]]:
-        """Rows of models.csv (model, provider, family, params_b; ``model`` = Inspect string).
+        """Rows of models.csv (MODELS_CSV_COLUMNS; ``model`` = Inspect string).
 
         Without ``models``: one row per registry entry.  With ``models`` (aliases
-        or model strings): one row each; unknown strings get the provider from
-        their prefix and empty family/params_b.
+        or model strings): one row each; unknown strings get their route from the
+        prefix, the maker where :func:`maker_of` can tell, and empty family/params_b.
         """
         if models is None:
             names: list[str] = []
@@ -146,11 +224,17 @@ class Registry:
         for m in names:
             e = self.entry(m)
             if e is None:
-                rows.append({"model": m, "provider": m.split("/", 1)[0], "family": None, "params_b": None})
+                rows.append(unregistered_row(m))
             else:
-                rows.append({"model": e.model, "provider": e.provider, "family": e.family,
-                             "params_b": e.params_b})
+                rows.append(e.csv_row(self.alias_of(e.model)))
         return rows
+
+
+def unregistered_row(model: str) -> dict[str, Any]:
+    """The models.csv row of a model the registry does not list."""
+    row = dict.fromkeys(MODELS_CSV_COLUMNS)
+    row.update(model=model, provider=maker_of(model), route=route_of(model) if "/" in model else None)
+    return row
 
 
 def _location(loc: tuple) -> str:
@@ -190,6 +274,12 @@ def load_registry(path: str | Path | None = None) -> Registry:
         except ValidationError as e:
             err = e.errors()[0]
             field = _location(err["loc"]) or "(entry)"
+            cause = (err.get("ctx") or {}).get("error")
+            if isinstance(cause, _FieldError):
+                field = cause.field
+            msg = str(err["msg"]).removeprefix("Value error, ")
+            if "; fix:" in msg:
+                raise ImpostorError(f"{p}: alias {alias!r}, field {field!r}: {msg}") from None
             if err["type"] == "missing":
                 fix = f"add '{field}:'"
             elif err["type"] == "extra_forbidden":
@@ -197,5 +287,5 @@ def load_registry(path: str | Path | None = None) -> Registry:
                        f"defaults: {', '.join(Defaults.model_fields)})")
             else:
                 fix = "correct the value"
-            raise ImpostorError(f"{p}: alias {alias!r}, field {field!r}: {err['msg']}; fix: {fix}") from None
+            raise ImpostorError(f"{p}: alias {alias!r}, field {field!r}: {msg}; fix: {fix}") from None
     return Registry(entries, p)

@@ -33,13 +33,35 @@ def test_paper_models_and_local_players(reg):
         assert reg.resolve(alias) == model
         e = reg.entry(alias)
         assert e.defaults.temperature == 0.7 and e.defaults.max_tokens == 150  # A.3 defaults
+        # the vote temperature comes from the route rule (impostor.generation), not a fixed number
+        assert e.defaults.vote_temperature is None
     assert reg.resolve("smollm2") == "local/smollm2" and reg.entry("smollm2").params_b == 0.135
     assert reg.resolve("random") == "bot/random" and reg.resolve("embedding") == "bot/embedding"
-    assert reg.entry("llama-3.1-405b").params_b == 405 and reg.entry("gpt-4o").params_b is None
-    # vote temperature annealing applies to OpenAI/OpenRouter backends only (A.3)
-    assert reg.entry("gpt-4o").defaults.vote_temperature == 0.3
-    assert reg.entry("claude-sonnet-4").defaults.vote_temperature is None
+    assert reg.entry("llama-3.1-405b").params_b == 405 and reg.entry("claude-sonnet-4").params_b is None
     assert {reg.entry(a).family for a in PAPER_NINE} == {"gpt", "claude", "deepseek", "llama"}
+
+
+def test_paper_models_carry_their_makers_and_routes(reg):
+    """Appendix J groups by who made the model; OpenRouter only serves Meta's and DeepSeek's."""
+    makers = {a: reg.entry(a).provider for a in PAPER_NINE}
+    assert makers == {"gpt-4o": "openai", "gpt-3.5-turbo": "openai", "claude-sonnet-4": "anthropic",
+                      "deepseek-v3": "deepseek", **{a: "meta" for a in PAPER_NINE if a.startswith("llama")}}
+    routes = {a: reg.entry(a).route for a in PAPER_NINE}
+    assert routes["gpt-4o"] == "openai" and routes["claude-sonnet-4"] == "anthropic"
+    assert {routes[a] for a in PAPER_NINE if a.startswith(("llama", "deepseek"))} == {"openrouter"}
+    assert reg.entry("smollm2").route == "local" and reg.entry("random").route == "bot"
+
+
+def test_sizes_say_published_or_estimated_with_a_source(reg):
+    for alias in PAPER_NINE:
+        e = reg.entry(alias)
+        if e.params_b is None:
+            assert e.params_source is None
+        elif e.params_source == "estimated":
+            assert e.params_note and len(e.params_note) > 20  # says where the number comes from
+        else:
+            assert e.params_source == "published"
+    assert reg.entry("gpt-4o").params_source == "estimated" and reg.entry("llama-3.1-8b").params_source == "published"
 
 
 def test_every_registry_model_has_a_known_provider(reg):
@@ -65,13 +87,21 @@ def test_resolve_passthrough_and_unknown_alias(reg):
 def test_models_csv_rows(reg):
     rows = reg.models_csv_rows()
     assert all(tuple(r) == MODELS_CSV_COLUMNS for r in rows)
+    assert MODELS_CSV_COLUMNS[:4] == ("model", "provider", "family", "params_b")  # data contract first
     by_model = {r["model"]: r for r in rows}
     assert by_model["openrouter/meta-llama/llama-4-scout"] == {
-        "model": "openrouter/meta-llama/llama-4-scout", "provider": "openrouter", "family": "llama", "params_b": 109}
+        "model": "openrouter/meta-llama/llama-4-scout", "provider": "meta", "family": "llama", "params_b": 109,
+        "route": "openrouter", "params_source": "published", "params_note": None, "active_params_b": 17,
+        "alias": "llama-4-scout"}
+    assert by_model["openai/gpt-4o"]["params_source"] == "estimated" and "arXiv" in by_model["openai/gpt-4o"]["params_note"]
     assert len(rows) == len(set(by_model))
-    some = reg.models_csv_rows(["gpt-4o", "bot/random", "vllm/my-model"])
-    assert [r["model"] for r in some] == ["openai/gpt-4o", "bot/random", "vllm/my-model"]
-    assert some[2] == {"model": "vllm/my-model", "provider": "vllm", "family": None, "params_b": None}
+    some = reg.models_csv_rows(["gpt-4o", "bot/random", "vllm/my-model", "openrouter/meta-llama/llama-3.3-70b",
+                                "litellm/anthropic/claude-x"])
+    assert [r["model"] for r in some] == ["openai/gpt-4o", "bot/random", "vllm/my-model",
+                                          "openrouter/meta-llama/llama-3.3-70b", "litellm/anthropic/claude-x"]
+    assert some[2] == dict.fromkeys(MODELS_CSV_COLUMNS) | {"model": "vllm/my-model", "route": "vllm"}
+    assert (some[3]["provider"], some[3]["route"]) == ("meta", "openrouter")  # maker read from the org path
+    assert (some[4]["provider"], some[4]["route"]) == ("anthropic", "litellm")
     assert reg.alias_of("openai/gpt-4o") == "gpt-4o"
 
 
@@ -106,6 +136,19 @@ models:
     ("models:\n  tiny: {model: local/x\n", ["not valid YAML", "line"]),
     ("models: {}\nextra: 1\n", ["'models:' mapping"]),
     ("models:\n  t: {model: local/x, provider: local, family: s}\nextra: 1\n", ["unknown top-level", "extra"]),
+    # who made it, not the route; lowercase ids
+    ("models:\n  t: {model: openrouter/meta-llama/x, provider: openrouter, family: llama}\n",
+     ["alias 't'", "field 'provider'", "API route", "fix: give the maker"]),
+    ("models:\n  t: {model: openai/x, provider: OpenAI, family: gpt}\n", ["field 'provider'", "lowercase"]),
+    ("models:\n  t: {model: openai/x, provider: openai, route: openrouter, family: gpt}\n",
+     ["alias 't'", "field 'route'", "'openai'", "fix: drop 'route'"]),
+    # sizes: published | estimated, an estimate needs a source note
+    ("models:\n  t: {model: openai/x, provider: openai, family: gpt, params_b: 20, params_source: estimated}\n",
+     ["alias 't'", "field 'params_note'", "fix: add 'params_note:'"]),
+    ("models:\n  t: {model: openai/x, provider: openai, family: gpt, params_b: 20, params_source: guessed}\n",
+     ["alias 't'", "field 'params_source'", "'published' or 'estimated'"]),
+    ("models:\n  t: {model: openai/x, provider: openai, family: gpt, params_source: estimated, params_note: n}\n",
+     ["alias 't'", "field 'params_b'", "without params_b"]),
 ])
 def test_validation_errors_name_file_field_and_fix(tmp_path, text, needles):
     p = write(tmp_path, text)
@@ -115,6 +158,28 @@ def test_validation_errors_name_file_field_and_fix(tmp_path, text, needles):
     assert str(p) in msg
     for needle in needles:
         assert needle in msg, (needle, msg)
+
+
+def test_estimated_size_with_note_loads_and_published_is_the_default(tmp_path):
+    p = write(tmp_path, """
+    models:
+      mine:
+        model: openai/my-model
+        provider: openai
+        family: gpt
+        params_b: 12
+        params_source: estimated
+        params_note: "my own guess from the API latency"
+      theirs:
+        model: openrouter/meta-llama/x
+        provider: meta
+        family: llama
+        params_b: 8
+    """)
+    reg = load_registry(p)
+    assert reg.entry("mine").params_source == "estimated" and reg.entry("mine").route == "openai"
+    assert reg.entry("theirs").params_source == "published" and reg.entry("theirs").route == "openrouter"
+    assert reg.models_csv_rows(["mine"])[0]["params_note"] == "my own guess from the API latency"
 
 
 def test_missing_file_and_env_override(tmp_path, monkeypatch):

@@ -28,6 +28,7 @@ from analysis.stats import odds as _odds
 from analysis.stats import recognition as _recognition
 from analysis.stats import robustness as _robustness
 from analysis.stats import scaling as _scaling
+from analysis.stats import sizes as _sizes
 from analysis.stats import speaking as _speaking
 from analysis.stats import ties as _ties
 from analysis.stats._base import COLUMNS, CONTRACT, REGISTRY, StatsUnavailable

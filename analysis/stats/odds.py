@@ -4,7 +4,8 @@ All ORs are for the impostor winning, from unadjusted logits fitted by maximum
 likelihood (binomial GLM on aggregated cells, identical to the game-level logit):
 * seat<k>_vs_seat0     -- impostor seat index k vs 0 (descriptive, counterbalanced)
 * <mode>_vs_homogeneous -- each mode vs homogeneous
-* size_per_10x          -- logit(P[win]) ~ log10(params_b of the impostor model); OR = exp(beta)
+* size_per_10x          -- logit(P[win]) ~ log10(params_b of the impostor model); OR = exp(beta);
+                           the row lists the models it used and left out (``analysis.stats.sizes``)
 Wald 95% CIs exp(b -/+ z se) and two-sided Wald p.
 
 E-values (VanderWeele & Ding 2017): for a risk ratio RR >= 1, E = RR + sqrt(RR (RR - 1))
@@ -20,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import (MODES, StatsUnavailable, impostor_log10_params, note, ordered_levels,
-                                  prepared, table)
+from analysis.stats._base import MODES, StatsUnavailable, note, ordered_levels, prepared, table
 from analysis.stats._regress import grouped_logit, with_intercept
+from analysis.stats.sizes import size_view
 
 
 def _cells(keys: np.ndarray, y: np.ndarray, mask=None):
@@ -62,22 +63,28 @@ def mode_ors(prep, alpha: float, mask=None) -> list[dict]:
                            "mode ORs", levels=ordered_levels(prep.mode, MODES), mask=mask)
 
 
-def size_or(data, prep, alpha: float) -> dict:
-    x = impostor_log10_params(data, prep, "size_per_10x")
-    ok = np.isfinite(x)
+def size_or(data, prep, config) -> dict:
+    """size_per_10x on the games ``analysis.stats.sizes`` selects, listing the models used and left out."""
+    try:
+        members = size_view(data, config).fits["size_per_10x"]
+    except StatsUnavailable as e:
+        raise StatsUnavailable(f"size_per_10x: {e}") from None
+    if members.omitted:
+        raise StatsUnavailable(f"size_per_10x: {members.omitted} with params_b")
+    ok = members.sel
+    x = size_view(data, config).x
     df = pd.DataFrame({"x": x[ok], "y": prep.y[ok]}).groupby("x")["y"].agg(["sum", "size"]).reset_index()
-    if len(df) < 2:
-        raise StatsUnavailable("size_per_10x: fewer than two distinct model sizes with params_b")
     X, names = with_intercept((df["x"].to_numpy(), ["log10_params"]))
     fit = grouped_logit(df["sum"].to_numpy(), df["size"].to_numpy(), X, names, "size_per_10x")
-    return {"comparison": "size_per_10x", **fit.wald("log10_params", alpha), "n": int(ok.sum())}
+    return {"comparison": "size_per_10x", **fit.wald("log10_params", config.alpha), "n": int(ok.sum()),
+            **members.columns()}
 
 
 @table("odds_ratios")
 def odds_ratios(data, config) -> pd.DataFrame:
     prep = prepared(data)
     rows = []
-    for part in (lambda: [size_or(data, prep, config.alpha)], lambda: seat_ors(prep, config.alpha),
+    for part in (lambda: [size_or(data, prep, config)], lambda: seat_ors(prep, config.alpha),
                  lambda: mode_ors(prep, config.alpha)):
         try:
             rows += part()
