@@ -16,6 +16,7 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, Field
 
+from impostor.glyphs import confusable_readings, has_visible_character, visible_text
 from impostor.records import BallotClass, player_label, seat_of_label
 
 MAX_DESCRIPTION_CHARS = 750
@@ -42,9 +43,10 @@ def clean_model_text(text: str) -> str:
 
 
 def one_line(text: str) -> str:
-    """A description as other players see it: whitespace runs (newlines included) become
-    one space, so a description cannot forge a "Player N: ..." line of its own."""
-    return " ".join(text.split())
+    """A description as other players see it: invisible characters dropped (as the rule
+    checker drops them) and whitespace runs (newlines included) made one space, so a
+    description cannot forge a "Player N: ..." line of its own."""
+    return " ".join(visible_text(text).split())
 
 
 # ----------------------------------------------------------------- descriptions
@@ -63,16 +65,7 @@ def _word_forms(word: str) -> list[str]:
     return sorted(forms, key=len, reverse=True)
 
 
-def _fold(text: str) -> str:
-    """Text as a reader sees it: compatibility forms folded (fullwidth "ｃａｔ" is "cat")
-    and invisible format characters (zero-width space, soft hyphen) removed."""
-    if text.isascii():
-        return text
-    folded = unicodedata.normalize("NFKC", text)
-    return "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
-
-
-_SPELLING_SEPARATORS = r"[\s\-\.\*_,'/]"
+_SPELLING_SEPARATORS = r"[\s\-\.\*_,'/~+|:;]"
 _SEPARATOR_RUNS = re.compile(_SPELLING_SEPARATORS + "+")
 
 
@@ -105,21 +98,32 @@ def _cannot_leak(text: str, word: str) -> bool:
     return len(w) < 3 or w not in _SEPARATOR_RUNS.sub("", low)
 
 
-def find_word_leak(text: str, word: str) -> Optional[str]:
-    """The leaked form of ``word`` in ``text`` (whole word, any case, simple inflection,
-    or spelled out letter by letter like "c-a-t"), or None.  Fullwidth letters and
-    invisible characters inside the word do not hide it."""
-    text = _fold(text)
+def _search_leak(text: str, word: str) -> Optional[re.Match[str]]:
+    """The first match of ``word``'s patterns (whole inflected form, then spelled out)."""
     if _cannot_leak(text, word):
         return None
     whole, spelled = _leak_patterns(word)
-    m = whole.search(text)
-    if m:
-        return m.group(0)
-    if spelled is not None:
-        m = spelled.search(text)
-        if m:
-            return m.group(0)
+    return whole.search(text) or (spelled.search(text) if spelled is not None else None)
+
+
+def find_word_leak(text: str, word: str) -> Optional[str]:
+    """The leaked form of ``word`` in ``text`` (whole word, any case, simple inflection,
+    or spelled out letter by letter like "c-a-t"), as typed, or None.
+
+    The text is judged as a reader sees it (:mod:`impostor.glyphs`): invisible characters
+    are dropped, and non-ASCII letters are read as the ASCII letters they look like
+    (fullwidth "ｃａｔ", Cyrillic "саt", "𝐜𝐚𝐭", "cát" all read "cat").  ASCII is read as typed.
+    """
+    text = visible_text(text)
+    if text.isascii():
+        m = _search_leak(text, word)
+        return None if m is None else m.group(0)
+    for reading, source in confusable_readings(text):
+        m = _search_leak(reading, word)
+        if m is not None:
+            # up to the next read character, so combining marks after the last letter come along
+            end = max(source[m.end() - 1] + 1, source[m.end()] if m.end() < len(source) else len(text))
+            return text[source[m.start()] : end]
     return None
 
 
@@ -133,8 +137,8 @@ _LEAK = "the description contains your word"
 
 def description_violation(text: str, word: str, max_chars: int = MAX_DESCRIPTION_CHARS) -> Optional[str]:
     """Why a description breaks the rules of A.3, or None if it is valid."""
-    stripped = (text or "").strip()
-    if not stripped:
+    stripped = visible_text(text or "").strip()
+    if not has_visible_character(stripped):
         return _EMPTY
     if len(stripped) > max_chars:
         return f"the description is {len(stripped)} characters long; the limit is {max_chars}"

@@ -123,6 +123,69 @@ def test_leak_check_sees_through_unicode_disguises(text):
     assert find_word_leak(f"A {text} on the table.", "candle") is not None
 
 
+# Disguises of a player's own word: look-alike letters of several scripts and invisible
+# characters between the letters (every one must be rejected by the leak rule).
+_LOOKALIKE = {"a": "\u0430", "c": "\u0441", "e": "\u0435", "i": "\u0456", "j": "\u0458", "o": "\u043e",
+              "p": "\u0440", "s": "\u0455", "x": "\u0445", "y": "\u0443", "h": "\u0570", "n": "\u0578",
+              "u": "\u057d", "g": "\u0581", "q": "\u0566", "v": "\u03bd"}  # Cyrillic, Armenian, Greek
+DISGUISES = {
+    "lookalike": lambda w: "".join(_LOOKALIKE.get(ch, ch) for ch in w),
+    "math_bold": lambda w: "".join(chr(0x1D41A + ord(ch) - ord("a")) for ch in w),
+    "fullwidth": lambda w: "".join(chr(0xFF41 + ord(ch) - ord("a")) for ch in w),
+    "grapheme_joiner": lambda w: "\u034f".join(w),
+    "zero_width_space": lambda w: "\u200b".join(w),
+    "variation_selector": lambda w: "\ufe0f".join(w),
+    "hangul_filler": lambda w: w[:1] + "\u3164" + w[1:],
+    "spelled_bullets": lambda w: "\u2022".join(w),
+}
+
+
+def test_disguised_words_are_rejected_through_inspect_eval(tmp_path):
+    """A scripted player that spells its word with look-alike letters or invisible
+    characters has every description rejected in games played by ``inspect eval``, and
+    no player is ever shown the disguised text."""
+    from inspect_ai import eval as inspect_eval
+
+    from impostor.parsing import description_error_class
+    from impostor.prompts import INVALID_DESCRIPTION_PLACEHOLDER as PLACEHOLDER
+    from tasks.impostor import impostor
+
+    from . import scripted
+
+    kinds = list(DISGUISES)
+    sent: list[str] = []
+    played: list[str] = []
+    prompts: list[str] = []
+
+    def disguiser(call: scripted.Call) -> str:
+        prompts.append(call.user)  # the first user prompt: what others said, never the own text
+        if call.phase == "vote":
+            return scripted.honest(call)
+        kind = kinds[len(sent) % len(kinds)]
+        played.append(kind)
+        sent.append(DISGUISES[kind](call.word))
+        return f"Think of a {sent[-1]} right here."
+
+    scripted.SCRIPTS["disguiser"] = disguiser
+    log = inspect_eval(impostor(mode="homogeneous", n_games=4), model="reliability/disguiser",
+                       log_dir=str(tmp_path / "logs"), display="none", log_level="error")[0]
+    assert log.status == "success", log.error
+    log = read_eval_log(log.location)
+    players = [p for s in log.samples for p in s.scores["impostor_winner"].metadata["players"]]
+    assert len(players) == 16 and len(sent) == 32  # every seat asked twice
+    for p in players:
+        assert (p["description_valid"], p["description_attempts"]) == (False, 2), p
+        assert description_error_class(p["description_error"]) == "leak", p["description_error"]
+        assert p["description"] == PLACEHOLDER
+    # Every disguise was played, and none reached another player's prompt.
+    assert set(played) == set(kinds)
+    shown = "\n".join(prompts)
+    assert not [text for text in sent if text in shown]
+    assert shown.count(PLACEHOLDER) > 0
+    metrics = log.results.scores[0].metrics
+    assert metrics["invalid_description_rate"].value == 1.0
+
+
 def test_store_holds_only_the_game(corpus):
     """The sample store holds the game (impostor:*) and nothing stray (no SeatRecord:* copies)."""
     log, _ = corpus
