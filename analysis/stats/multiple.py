@@ -3,7 +3,12 @@
 
 * primary           -- the five chi2 tests and the odds ratios of Table 2/4 (the family
                        the paper says "remain significant after correction");
-* permutation       -- the permutation contrasts;
+* permutation       -- the permutation contrasts, one test per contrast: seat contrasts
+                       (labels permuted within experiment) and, for each mode contrast, the
+                       experiment-level test (mode is assigned to whole experiments, whose
+                       games are correlated). The game-level test of the same contrast (the
+                       paper's) stays in the ``permutation`` table but is not counted here:
+                       two tests of one contrast in a family would count it twice;
 * speaking_itt      -- the mode x difficulty pseudo-arm ITT cells (pooled row excluded);
 * opponent_baseline -- the model x difficulty cells (p_bh reproduces that table's q);
 * negative_controls -- the controls with a p-value.
@@ -41,6 +46,8 @@ def multiple_comparisons(data, config) -> pd.DataFrame:
     c, o = chi2(data, config), odds_ratios(data, config)
     fams.append(_family("primary", list(c["test"]) + list(o["comparison"]), list(c["p"]) + list(o["p"])))
     pm = permutation(data, config)
+    if "level" in pm:  # one test per contrast: drop the game-level duplicate of each mode contrast
+        pm = pm[pm["level"] != "game"]
     fams.append(_family("permutation", pm["contrast"], pm["p"]))
     s = speaking_itt(data, config)
     s = s[s["mode"] != ALL]

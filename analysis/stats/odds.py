@@ -9,11 +9,14 @@ likelihood (binomial GLM on aggregated cells, identical to the game-level logit)
 Wald 95% CIs exp(b -/+ z se) and two-sided Wald p.
 
 E-values (VanderWeele & Ding 2017): for a risk ratio RR >= 1, E = RR + sqrt(RR (RR - 1))
-(RR < 1 is inverted first). Impostor win is a common outcome (~45%), where OR
-overstates RR, so the ``evalue`` column uses the common-outcome approximation
-RR ~ sqrt(OR) (VanderWeele 2017, Ann Intern Med). ``evalue_or_as_rr`` applies the
-formula to the OR itself, which is what the paper's B.3 numbers do (OR 1.71 -> 2.81);
-``evalue_ci`` is the E-value of the CI limit closest to 1 (1 when the CI covers 1).
+(RR < 1 is inverted first). ``evalue`` follows the paper's B.3 convention: the OR is
+taken as the RR (OR 1.71 -> 2.81), so the column reproduces the paper's numbers;
+``evalue_or_as_rr`` is the same number under its old explicit name. Impostor win is a
+common outcome (~45%), where the OR overstates the RR, so the conservative
+common-outcome conversion RR ~ sqrt(OR) (VanderWeele 2017, Ann Intern Med) has its own
+columns ``rr_common_outcome`` (= the older ``rr_approx``), ``evalue_common_outcome`` and
+``evalue_ci_common_outcome``. ``evalue_ci*`` is the E-value of the CI limit closest to 1
+(1 when the CI covers 1).
 """
 
 from __future__ import annotations
@@ -114,11 +117,15 @@ def evalues(data, config) -> pd.DataFrame:
     if len(ors) == 0:
         raise StatsUnavailable("no odds ratios")
     o = ors["or"].to_numpy(float)
+    lo, hi = ors["ci_low"], ors["ci_high"]
     return pd.DataFrame({
         "comparison": ors["comparison"], "or": o,
-        "evalue": evalue_rr(np.sqrt(o)),
-        "evalue_ci": evalue_ci(ors["ci_low"], ors["ci_high"], np.sqrt),
-        "evalue_or_as_rr": evalue_rr(o),
-        "evalue_ci_or_as_rr": evalue_ci(ors["ci_low"], ors["ci_high"], lambda v: v),
-        "rr_approx": np.sqrt(o),
+        "evalue": evalue_rr(o),  # the paper's convention (B.3): OR taken as RR
+        "evalue_ci": evalue_ci(lo, hi, lambda v: v),
+        "evalue_or_as_rr": evalue_rr(o),  # old name of the same number, kept for readers of older bundles
+        "evalue_ci_or_as_rr": evalue_ci(lo, hi, lambda v: v),
+        "rr_approx": np.sqrt(o),  # old name of rr_common_outcome
+        "rr_common_outcome": np.sqrt(o),
+        "evalue_common_outcome": evalue_rr(np.sqrt(o)),
+        "evalue_ci_common_outcome": evalue_ci(lo, hi, np.sqrt),
     })

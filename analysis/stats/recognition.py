@@ -10,7 +10,9 @@ model at d in every experiment except e:
 A game is dropped when a majority seat's model has no valid ballots at d outside e.
 Within each (impostor model, difficulty) cell: logit P[impostor win] = a + b * baseline
 (baseline as a proportion) + mode fixed effects, cluster-robust SEs by experiment_id;
-OR per +10 pp = exp(0.1 b) with Wald CI; BH-FDR q across all fitted cells.
+OR per +10 pp = exp(0.1 b) with Wald CI; BH-FDR q across all fitted cells. Cells that
+cannot be fitted (too few games or clusters, no baseline variation, a baseline collinear
+with the mode effects, separation) have NaN estimates, q and ``significant_bh``.
 """
 
 from __future__ import annotations
@@ -99,5 +101,7 @@ def opponent_baseline(data, config) -> pd.DataFrame:
     ok = out["p"].notna().to_numpy()
     if ok.any():
         out.loc[ok, "q"] = multipletests(out.loc[ok, "p"].to_numpy(float), alpha=config.alpha, method="fdr_bh")[1]
-    out["significant_bh"] = out["q"] < config.alpha
+    # A cell that could not be fitted has no test: NA, not False ("tested, not significant").
+    out["significant_bh"] = pd.array([pd.NA if np.isnan(q) else bool(q < config.alpha) for q in out["q"]],
+                                     dtype="boolean")
     return out

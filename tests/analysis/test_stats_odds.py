@@ -89,6 +89,27 @@ def test_evalues_table_matches_odds_ratios():
     e = TABLES["evalues"](data, fast_config())
     assert list(e["comparison"]) == list(o["comparison"])
     for r_o, r_e in zip(o.itertuples(), e.itertuples()):
-        assert r_e.evalue == pytest.approx(evalue_closed(math.sqrt(getattr(r_o, "_2"))))
-        assert r_e.evalue_or_as_rr == pytest.approx(evalue_closed(getattr(r_o, "_2")))
-        assert r_e.evalue >= 1
+        odds = getattr(r_o, "_2")
+        # `evalue` is the paper's convention (OR taken as RR); the common-outcome sqrt(OR) has its own columns
+        assert r_e.evalue == pytest.approx(evalue_closed(odds))
+        assert r_e.evalue_or_as_rr == r_e.evalue
+        assert r_e.evalue_common_outcome == pytest.approx(evalue_closed(math.sqrt(odds)))
+        assert r_e.rr_common_outcome == r_e.rr_approx == pytest.approx(math.sqrt(odds))
+        assert r_e.evalue >= r_e.evalue_common_outcome >= 1
+        lo, hi = r_o.ci_low, r_o.ci_high
+        expect_ci = 1.0 if lo <= 1 <= hi else evalue_closed(lo if lo > 1 else hi)
+        assert r_e.evalue_ci == r_e.evalue_ci_or_as_rr == pytest.approx(expect_ci)
+        expect_ci_co = 1.0 if lo <= 1 <= hi else evalue_closed(math.sqrt(lo if lo > 1 else hi))
+        assert r_e.evalue_ci_common_outcome == pytest.approx(expect_ci_co)
+
+
+@pytest.mark.parametrize("odds, e_paper, e_common", [
+    # worked by hand from VanderWeele & Ding (2017): E = RR + sqrt(RR (RR - 1)), RR < 1 inverted
+    (1.71, 1.71 + math.sqrt(1.71 * 0.71), 1.3076697 + math.sqrt(1.3076697 * 0.3076697)),  # 2.8119, 1.9420
+    (0.79, 1 / 0.79 + math.sqrt((1 / 0.79) * (1 / 0.79 - 1)), 1.5002344),  # RR* = 1.2658: 1.8459
+    (2.0, 2 + math.sqrt(2), 2.1795804),  # 3.4142; sqrt(2) = 1.41421 -> 1.41421 + sqrt(0.58579)
+])
+def test_evalue_against_hand_computation(odds, e_paper, e_common):
+    from analysis.stats.odds import evalue_rr
+    assert float(evalue_rr(odds)) == pytest.approx(e_paper, rel=1e-9)
+    assert float(evalue_rr(math.sqrt(odds))) == pytest.approx(e_common, rel=1e-6)

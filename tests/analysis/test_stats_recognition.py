@@ -70,3 +70,31 @@ def test_q_values_are_bh_across_cells():
     from statsmodels.stats.multitest import multipletests
     t = TABLES["opponent_baseline"](shared_ballot(), fast_config()).dropna(subset=["p"])
     np.testing.assert_allclose(t["q"], multipletests(t["p"], method="fdr_bh")[1])
+
+
+def test_cells_that_cannot_be_fitted_are_na_not_false(monkeypatch):
+    """A baseline collinear with the mode effects (here: a function of the mode only, for one
+    impostor model) gives no test: estimates, q and significant_bh are missing, not False."""
+    import analysis.stats.recognition as rec
+    from analysis.stats._base import MODES
+
+    data = make_ballot_games(n_models=5, games_per_exp=8, seed=4)
+    real = rec.opponent_baseline_per_game
+
+    def collinear_for_m0(prep):
+        base = real(prep)
+        m0 = prep.imp_model == sorted(set(prep.imp_model))[0]
+        by_mode = np.array([0.2 + 0.1 * MODES.index(m) for m in prep.mode])
+        return np.where(m0 & np.isfinite(base), by_mode, base)
+
+    monkeypatch.setattr(rec, "opponent_baseline_per_game", collinear_for_m0)
+    t = TABLES["opponent_baseline"](data, fast_config(strict=False))
+    assert str(t["significant_bh"].dtype) == "boolean"
+    m0 = t["model"] == sorted(t["model"])[0]
+    assert t.loc[m0, "p"].isna().all() and t.loc[m0, "q"].isna().all()
+    assert t.loc[m0, "significant_bh"].isna().all()
+    assert any("rank deficient" in n for n in data.notes)
+    fitted = t[~m0 & t["q"].notna()]
+    assert len(fitted) > 0 and fitted["significant_bh"].notna().all()
+    assert (fitted["significant_bh"] == (fitted["q"] < 0.05)).all()
+    assert (t["significant_bh"].isna() == t["q"].isna()).all()

@@ -181,3 +181,22 @@ def test_multiple_comparisons_against_hand_procedures():
     ob = TABLES["opponent_baseline"](data, fast_config()).dropna(subset=["p"])
     fam = mc[mc["family"] == "opponent_baseline"]
     np.testing.assert_allclose(np.sort(fam["p_bh"]), np.sort(ob["q"]), rtol=1e-10)
+
+
+def test_each_contrast_counted_once_per_family():
+    """The game-level and the experiment-level permutation test of one mode contrast are two tests of
+    one hypothesis: the family keeps the experiment-level one (mode is assigned per experiment)."""
+    data = shared_ballot()
+    cfg = fast_config()
+    mc = TABLES["multiple_comparisons"](data, cfg)
+    pm = TABLES["permutation"](data, cfg)
+    assert {"game", "experiment"} <= set(pm["level"])  # the permutation table still shows both
+    fam = mc[mc["family"] == "permutation"].set_index("hypothesis")
+    kept = pm[pm["level"] != "game"].set_index("contrast")
+    assert sorted(fam.index) == sorted(kept.index)
+    np.testing.assert_allclose(fam.loc[kept.index, "p"], kept["p"])
+    contrast = fam.index.str.removesuffix("_experiment_level")
+    assert not contrast.duplicated().any()
+    assert (fam["family_size"] == len(kept)).all()
+    for _, f in mc.groupby("family"):
+        assert not f["hypothesis"].duplicated().any()
