@@ -341,7 +341,9 @@ def fig_vote_network(data: AnalysisData, tables: dict, out: Path, notes: list[st
     captions = {}
     for r in rows.itertuples():
         team = f", team {r.team}" if isinstance(r.team, str) and r.team else ""
-        vote = "invalid ballot" if pd.isna(r.vote) else f"votes P{int(r.vote) + 1}"
+        cls = getattr(r, "ballot_class", None)
+        vote = (f"votes P{int(r.vote) + 1}" if pd.notna(r.vote) else "votes itself" if cls == "self_vote"
+                else "invalid ballot" if cls is None else f"invalid ballot ({cls})")
         captions[int(r.seat)] = f"{_short(r.model, 22)}{team}\n{r.role}; {vote}"
     pos = {0: (-0.9, 0.75), 1: (0.9, 0.75), 2: (0.9, -0.75), 3: (-0.9, -0.75)}
 
