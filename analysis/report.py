@@ -248,7 +248,18 @@ def _data_summary(data: AnalysisData) -> dict:
         "difficulties": sorted(map(str, g["difficulty"].unique())) if len(g) else [],
         "impostor_win_pct": float(100 * (g["winner"] == "impostor").mean()) if len(g) else None,
         "models_csv": data.models is not None,
+        "word_pairs": _word_pair_files(g),
     }
+
+
+def _word_pair_files(g: pd.DataFrame) -> list[dict]:
+    """The word-pair file(s) the games were drawn from (exporter columns; absent in old exports)."""
+    if not len(g) or "word_pairs_sha256" not in g:
+        return []
+    keys = pd.DataFrame({c: g[c].astype("string").fillna("") if c in g else "" for c in ("word_pairs_file",
+                                                                                          "word_pairs_sha256")})
+    counts = keys.groupby(["word_pairs_file", "word_pairs_sha256"], sort=True).size()
+    return [{"file": f or None, "sha256": h or None, "games": int(n)} for (f, h), n in counts.items()]
 
 
 def _load_stats():
@@ -425,9 +436,19 @@ def _intro_lines(m: dict) -> list[str]:
         f"Data: {d['games']:,} games in {d['experiments']:,} experiments; {len(d['models'])} models; "
         f"modes {', '.join(d['modes'])}; difficulties {', '.join(d['difficulties'])}"
         + (f"; overall impostor win {imp:.1f}%." if imp is not None else "."),
+        "Word pairs: " + _word_pairs_text(d.get("word_pairs") or []),
         f"Settings: seed {m['seed']}, bootstrap reps {m['bootstrap_reps']}, permutation reps {m['permutation_reps']}, "
         f"alpha {m['alpha']}. Percentages are 0-100; `*_ci` columns are 95% CI half-widths.",
     ]
+
+
+def _word_pairs_text(files: list[dict]) -> str:
+    if not files:
+        return "file not recorded in these tables (exported before word_pairs_file/word_pairs_sha256 existed)."
+    parts = [f"`{Path(f['file']).name if f.get('file') else '(name not recorded)'}` "
+             f"(sha256 `{f.get('sha256') or 'not recorded'}`, {f['games']:,} games"
+             + (f", {f['file']}" if f.get("file") else "") + ")" for f in files]
+    return "; ".join(parts) + ("; several files: compare with care." if len(files) > 1 else ".")
 
 
 def _group_notes(notes: list[str], min_group: int = 4) -> list[tuple[str, list[str]]]:

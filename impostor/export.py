@@ -171,6 +171,9 @@ def records_from_log(log: Any, source: str | None = None) -> tuple[list[GameReco
             except Exception as exc:  # noqa: BLE001 - reported, not dropped
                 reason = f"invalid game record: {str(exc).splitlines()[0][:300]}"
             else:
+                for key in ("word_pairs_file", "word_pairs_sha256"):  # one file per run: from the log header
+                    if game.get(key) is None:
+                        game[key] = (spec.metadata or {}).get(key)
                 usage = {m: {"input": float(u.input_tokens or 0), "output": float(u.output_tokens or 0),
                              "total": float(u.total_tokens or 0)} for m, u in (sample.model_usage or {}).items()}
                 records.append(GameRecord(game, players, rank, source, usage, float(sample.total_time or 0.0)))

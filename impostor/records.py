@@ -74,6 +74,9 @@ class GameRow(BaseModel):
     team_assignment: Optional[str] = None  # e.g. "ABAB" (seat order) in team modes
     speaking_order: str  # seats in speaking order, e.g. "2031"
     vote_mode: str = "free"  # free | structured | constrained
+    # the word-pair file the experiment drew from (task metadata; filled in by the exporter)
+    word_pairs_file: Optional[str] = None  # absolute path when the run was made
+    word_pairs_sha256: Optional[str] = None  # hex SHA-256 of its bytes
 
 
 class PlayerRow(BaseModel):

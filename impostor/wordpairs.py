@@ -32,6 +32,7 @@ __all__ = [
     "WordPairError",
     "default_word_pairs_path",
     "load_word_pairs",
+    "word_pairs_file",
     "word_pairs_sha256",
 ]
 
@@ -103,6 +104,12 @@ def _read_bytes(path: Path) -> bytes:
         raise WordPairError(
             f"{shown}: cannot read word-pair file ({exc.strerror or exc}); check the path and its permissions"
         ) from exc
+
+
+def word_pairs_file(path: str | Path | None = None) -> str:
+    """Absolute path of the file a run uses (the default file when ``path`` is None), recorded
+    next to :func:`word_pairs_sha256` so a report can say which pair file it analysed."""
+    return str(_resolve(path).resolve())
 
 
 def word_pairs_sha256(path: str | Path | None = None) -> str:

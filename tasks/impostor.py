@@ -26,7 +26,7 @@ from impostor.errors import ImpostorError
 from impostor.gc_tuning import tune_gc
 from impostor.records import DIFFICULTIES, MODES, TIE_RULES
 from impostor.schedule import PairRef, build_schedule
-from impostor.wordpairs import load_word_pairs, word_pairs_sha256
+from impostor.wordpairs import load_word_pairs, word_pairs_file, word_pairs_sha256
 from scorers.winner import impostor_winner
 from solvers.game import impostor_game, voting_temperature
 from solvers.seating import check_roles
@@ -158,6 +158,7 @@ def impostor(
             "temperature": temperature, "max_tokens": max_tokens,
             "vote_temperature": voting_temperature(temperature, vote_temperature),
             "structured_votes": structured_votes, "constrained_votes": constrained_votes,
-            "word_pairs_sha256": word_pairs_sha256(word_pairs), "experiment_id": experiment_id,
+            "word_pairs_file": word_pairs_file(word_pairs), "word_pairs_sha256": word_pairs_sha256(word_pairs),
+            "experiment_id": experiment_id,
         },
     )

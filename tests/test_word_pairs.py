@@ -312,3 +312,161 @@ def test_many_problems_collected_and_capped(tmp_path):
     assert 'tier "easy", pair 1 (easy-001): word "ELEPHANT"' in msg
     # Problems past the cap are still available programmatically.
     assert any("hard-001" in p and "must differ" in p for p in err.problems)
+
+
+# --------------------------------------------------------------------------- provenance (docs/rules.md "Word pairs")
+
+RULES_MD = default_word_pairs_path().parents[1] / "docs" / "rules.md"
+
+
+def _documented_words(label: str) -> list[str]:
+    text = " ".join(RULES_MD.read_text(encoding="utf-8").split())
+    m = re.search(rf"{re.escape(label)} \((\d+)\): ([a-z, ]+)\.", text)
+    assert m, f"docs/rules.md lacks the line '{label} (N): word, word, ...'"
+    words = m.group(2).split(", ")
+    assert len(words) == int(m.group(1)), label
+    return words
+
+
+def _tiers_of_each_word() -> dict[str, set[str]]:
+    tiers: dict[str, set[str]] = {}
+    for tier, pairs in load_word_pairs().items():
+        for p in pairs:
+            for w in (p.majority, p.impostor):
+                tiers.setdefault(w, set()).add(tier)
+    return tiers
+
+
+def test_words_recurring_across_tiers_are_the_documented_ones():
+    tiers = _tiers_of_each_word()
+    several = sorted(w for w, t in tiers.items() if len(t) > 1)
+    three = sorted(w for w, t in tiers.items() if len(t) == 3)
+    assert len(tiers) == 476
+    assert (len(several), len(three), sum(len(t) == 4 for t in tiers.values())) == (104, 20, 0)
+    assert several == _documented_words("Words in two or more tiers")
+    assert three == _documented_words("Words in three tiers")
+    assert {"smart", "dog", "cat", "apple"} <= set(several)  # e.g. dog/cat (medium) and dog/puppy (expert)
+    touched = {t: sum(p.majority in several or p.impostor in several for p in ps)
+               for t, ps in load_word_pairs().items()}
+    assert touched == {"easy": 47, "medium": 58, "hard": 45, "expert": 35}
+    # ... but never the same pair twice, in any tier or order
+    keys = [frozenset((p.majority, p.impostor)) for ps in load_word_pairs().values() for p in ps]
+    assert len(set(keys)) == 300
+
+
+def _documented_distance_table() -> dict[str, list[float]]:
+    rows = {}
+    for line in RULES_MD.read_text(encoding="utf-8").splitlines():
+        m = re.fullmatch(r"\| (easy|medium|hard|expert) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+)–([\d.]+) \|",
+                         line.strip())
+        if m:
+            rows[m.group(1)] = [float(v) for v in m.groups()[1:]]
+    assert list(rows) == list(TIERS), "docs/rules.md lacks the per-tier distance table"
+    return rows
+
+
+def test_shipped_tiers_validated_by_embedding_distance():
+    """Paper D.2: semantic distance falls with difficulty (all-MiniLM-L6-v2 vectors shipped with the bots)."""
+    import numpy as np
+    from scipy import stats
+
+    from impostor.providers.bots.vocab import shipped_table
+
+    table = shipped_table()
+    dist = {}
+    for tier, pairs in load_word_pairs().items():
+        a = table.matrix[[table.index[p.majority] for p in pairs]]
+        b = table.matrix[[table.index[p.impostor] for p in pairs]]
+        assert np.allclose(np.linalg.norm(a, axis=1), 1, atol=1e-3)
+        dist[tier] = 1 - (a * b).sum(axis=1)
+    means = [dist[t].mean() for t in TIERS]
+    assert means == sorted(means, reverse=True)  # easy farthest ... expert closest
+    for easier, harder in zip(TIERS, TIERS[1:]):
+        assert stats.mannwhitneyu(dist[easier], dist[harder], alternative="greater").pvalue < 1e-3, (easier, harder)
+    tier_index = np.repeat(np.arange(4), PAIRS_PER_TIER)
+    rho = stats.spearmanr(tier_index, np.concatenate([dist[t] for t in TIERS])).statistic
+    assert rho == pytest.approx(-0.83, abs=0.005)
+    for tier, (mean, median, sd, lo, hi) in _documented_distance_table().items():
+        d = dist[tier]
+        got = [d.mean(), np.median(d), d.std(ddof=1), d.min(), d.max()]
+        assert got == pytest.approx([mean, median, sd, lo, hi], abs=0.0011), tier
+
+
+# --------------------------------------------------------------------------- which file a run used
+
+
+def test_word_pairs_file_is_the_absolute_path(tmp_path, monkeypatch):
+    from impostor.wordpairs import word_pairs_file
+
+    assert word_pairs_file() == str(default_word_pairs_path())
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "p.json").write_text('{"easy": [["pizza", "gravity"]]}')
+    assert word_pairs_file("p.json") == str((tmp_path / "p.json").resolve())
+
+
+def test_report_header_names_each_file_or_says_not_recorded():
+    import pandas as pd
+
+    from analysis.report import _word_pair_files, _word_pairs_text
+
+    old = pd.DataFrame({"game_id": ["a", "b"]})
+    assert _word_pair_files(old) == []
+    assert "not recorded" in _word_pairs_text([])
+    g = pd.DataFrame({"word_pairs_file": ["/x/a.json", "/x/a.json", "/y/b.json", None],
+                      "word_pairs_sha256": ["1" * 64, "1" * 64, "2" * 64, None]})
+    files = _word_pair_files(g)
+    assert files == [{"file": None, "sha256": None, "games": 1},
+                     {"file": "/x/a.json", "sha256": "1" * 64, "games": 2},
+                     {"file": "/y/b.json", "sha256": "2" * 64, "games": 1}]
+    text = _word_pairs_text(files)
+    assert f"`a.json` (sha256 `{'1' * 64}`, 2 games, /x/a.json)" in text
+    assert "`b.json`" in text and "(name not recorded)" in text and "several files" in text
+
+
+def test_custom_pair_file_is_named_and_hashed_from_task_to_report(tmp_path, monkeypatch):
+    """-T word_pairs=<relative custom file> -> task metadata -> MLflow params and tables ->
+    exported games.parquet -> report header and manifest, each naming the file and its SHA-256."""
+    import contextvars
+
+    from inspect_ai import eval as inspect_eval
+    from mlflow.tracking import MlflowClient
+
+    from analysis.io import load_from_mlflow, load_tables
+    from analysis.report import build_report
+    from analysis.stats import StatsConfig
+    from impostor.export import tables_from_logs, write_tables
+    from tasks.impostor import impostor
+
+    for var in ("IMPOSTOR_MLFLOW", "MLFLOW_TRACKING_URI", "MLFLOW_EXPERIMENT_NAME", "IMPOSTOR_MLFLOW_EXPERIMENT"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+    monkeypatch.chdir(tmp_path)
+    pairs = tmp_path / "my_pairs.json"
+    pairs.write_text(json.dumps({"hard": [["lake", "pond"], ["cup", "mug"], ["road", "street"]]}))
+    path, sha = str(pairs.resolve()), hashlib.sha256(pairs.read_bytes()).hexdigest()
+    assert sha != word_pairs_sha256()
+
+    task = contextvars.Context().run(impostor, difficulty="hard", n_games=4, word_pairs="my_pairs.json")
+    [log] = inspect_eval(task, model="bot/random", log_dir="logs", display="none")
+    assert log.status == "success", log.error
+    assert (log.eval.metadata["word_pairs_file"], log.eval.metadata["word_pairs_sha256"]) == (path, sha)
+    assert {s.metadata["pair_id"] for s in log.samples} <= {"hard-001", "hard-002", "hard-003"}
+
+    client = MlflowClient(f"sqlite:///{tmp_path / 'mlruns' / 'mlflow.db'}")
+    [run] = client.search_runs([client.get_experiment_by_name("impostor").experiment_id])
+    assert (run.data.params["word_pairs_file"], run.data.params["word_pairs_sha256"]) == (path, sha)
+    [ds] = client.get_run(run.info.run_id).inputs.dataset_inputs
+    assert ds.dataset.digest == sha[:16] and path in ds.dataset.source
+
+    tables = tables_from_logs("logs")
+    assert (tables.games["word_pairs_file"] == path).all() and (tables.games["word_pairs_sha256"] == sha).all()
+    write_tables(tables, tmp_path / "export")
+    cfg = StatsConfig(bootstrap_reps=20, permutation_reps=20)
+    for data, out in ((load_tables(tmp_path / "export"), "rep_parquet"),
+                      (load_from_mlflow("impostor", client.tracking_uri), "rep_mlflow")):
+        m = build_report(data, tmp_path / out, cfg, figures=False)
+        assert m["data"]["word_pairs"] == [{"file": path, "sha256": sha, "games": 4}]
+        saved = json.loads((tmp_path / out / "manifest.json").read_text())
+        assert saved["data"]["word_pairs"] == m["data"]["word_pairs"]
+        report = (tmp_path / out / "report.md").read_text()
+        assert f"Word pairs: `my_pairs.json` (sha256 `{sha}`, 4 games, {path})." in report

@@ -111,6 +111,7 @@ def spec_params(spec: Any, secrets: set[str]) -> dict[str, str]:
         params[k] = args.get(k)
     params["vote_temperature"] = md.get("vote_temperature", args.get("vote_temperature"))
     params["word_pairs_sha256"] = md.get("word_pairs_sha256")
+    params["word_pairs_file"] = md.get("word_pairs_file")  # absolute path the task resolved
     params["experiment_id"] = experiment_id_of(spec)
     params["model"] = spec.model
     for role, m in role_models(spec).items():
@@ -298,7 +299,8 @@ def _log_word_pairs(client: Any, run_id: str, spec: Any) -> None:
     from impostor.wordpairs import default_word_pairs_path, load_word_pairs
 
     args = spec.task_args or {}
-    path = Path(args["word_pairs"]) if args.get("word_pairs") else default_word_pairs_path()
+    md_file = (spec.metadata or {}).get("word_pairs_file")  # resolved by the task (a -T path may be relative)
+    path = Path(md_file or args.get("word_pairs") or default_word_pairs_path())
     if not path.exists():
         return
     tiers = load_word_pairs(str(path), require_full=False)
