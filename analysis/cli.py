@@ -1,7 +1,8 @@
 """``impostor report``, ``impostor simulate`` and ``impostor power``.
 
     impostor report (--parquet DIR | --experiment NAME [--tracking-uri URI]) --out OUT
-                    [--seed 0] [--bootstrap-reps 10000] [--permutation-reps N] [--alpha 0.05] [--no-figures]
+                    [--seed 0] [--bootstrap-reps 10000] [--bootstrap design|paper] [--permutation-reps N]
+                    [--alpha 0.05] [--no-figures]
     impostor simulate --out DIR [--experiments 756] [--games 120] [--seat-or 1.12,1.26,1.22] [--mode-or 0.8]
                       [--size-or 1.71] [--position-pp -1.11] [--tie-rate 0.117] [--base 0.45] [--seed 0] ...
     impostor power [--or 0.8] [--power 0.8] [--base 0.45] [--alpha 0.05] [--reps 200]
@@ -39,7 +40,9 @@ def _register_report(sub) -> None:
     p.add_argument("--tracking-uri", metavar="URI", help="MLflow tracking URI (default: MLFLOW_TRACKING_URI)")
     p.add_argument("--out", required=True, metavar="OUT", help="bundle directory (new, empty, or a previous bundle)")
     p.add_argument("--seed", type=int, default=0, help="seed of every resampling (default 0)")
-    p.add_argument("--bootstrap-reps", type=int, default=10_000, help="block-bootstrap replicates (default 10000)")
+    p.add_argument("--bootstrap-reps", type=int, default=10_000, help="bootstrap replicates (default 10000)")
+    p.add_argument("--bootstrap", choices=("design", "paper"), default="design",
+                   help="bootstrap of the main CI columns: design (default) or paper (Appendix B.2, for reproduction)")
     p.add_argument("--permutation-reps", type=int, default=None, help="permutation replicates (default: the stats default)")
     p.add_argument("--alpha", type=float, default=None, help="two-sided level (default 0.05)")
     p.add_argument("--no-figures", action="store_true", help="skip the figures")
@@ -64,7 +67,7 @@ def _cmd_report(args) -> int:
         raise ImpostorError("--alpha: must be in (0, 1); fix: e.g. --alpha 0.05")
     t0 = time.perf_counter()
     _, StatsConfig = _load_stats()
-    kw = {"seed": args.seed, "bootstrap_reps": args.bootstrap_reps}
+    kw = {"seed": args.seed, "bootstrap_reps": args.bootstrap_reps, "bootstrap": args.bootstrap}
     if args.permutation_reps is not None:
         kw["permutation_reps"] = args.permutation_reps
     if args.alpha is not None:
@@ -119,6 +122,10 @@ def _register_simulate(sub) -> None:
     p.add_argument("--invalid-vote-rate", type=float, default=0.02, help="share of invalid ballots")
     p.add_argument("--self-decl-rate", type=float, default=None, help="impostor self-declaration rate (default: per model)")
     p.add_argument("--models", default=None, help="comma-separated model names (default: nine paper-like models)")
+    p.add_argument("--pair-effect-sd", type=float, default=0.0,
+                   help="SD (logit) of word-pair effects, shared by every experiment playing the pair (default 0)")
+    p.add_argument("--experiment-effect-sd", type=float, default=0.0,
+                   help="SD (logit) of per-experiment random effects (default 0)")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=_cmd_simulate)
 
@@ -138,7 +145,7 @@ def _cmd_simulate(args) -> int:
         base_imp_win=args.base, seat_or=seat[0] if len(seat) == 1 else seat,
         size_or_per_10x=args.size_or, position_effect_pp=args.position_pp, opponent_or_per_10pp=args.opponent_or,
         tie_rate=args.tie_rate, invalid_vote_rate=args.invalid_vote_rate, self_decl_rate=args.self_decl_rate,
-        seed=args.seed,
+        pair_effect_sd=args.pair_effect_sd, experiment_effect_sd=args.experiment_effect_sd, seed=args.seed,
     )
     if args.mode_or is not None:
         kw["mode_or"] = _floats(args.mode_or, "--mode-or")[0]

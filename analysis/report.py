@@ -59,13 +59,15 @@ TABLE_TITLES: dict[str, str] = {
     "tie_sizes": "Tie-size distribution by mode (Table 7)",
     "tiebreak_mode": "Symmetric tie-breakers by mode (Table 8)",
     "tiebreak_mode_difficulty": "Symmetric tie-breakers by mode and difficulty (Table 9)",
-    "speaking_itt": "Speaking-order pseudo-arm ITT, middle vs random (Table 6)",
+    "speaking_itt": ("Speaking-order pseudo-arm ITT, middle vs random (Table 6); CI from the bootstrap named in "
+                     "`bootstrap` (both in `ci_*_design`, `ci_*_paper`); p = randomisation p"),
     "opponent_baseline": "Opponent-baseline regressions within model x difficulty (Table 5)",
     "scaling": "Scaling with provider control and within-family slopes (Table 10)",
     "size_fit_models": "Models each size fit used and left out, and why (Tables 2 and 10)",
     "coordination": "Coordination and impostor behaviour (Table 11)",
     "correlations": "Cross-model correlations (Sections 3.2-3.3)",
-    "bootstrap": "Experiment-level block bootstrap (Appendix B.2)",
+    "bootstrap": ("Experiment-level bootstrap (Appendix B.2): `ci_low`/`ci_high` from the bootstrap named in "
+                  "`bootstrap`; `ci_*_design` = design bootstrap, `ci_*_paper` = the paper's block bootstrap"),
     "permutation": "Permutation tests (Appendix B.2)",
     "multiple_comparisons": "Multiple-comparison corrections (Appendix B)",
     "invalid_outputs": "Invalid outputs per model by class: descriptions and ballots (docs/rules.md)",
@@ -439,6 +441,11 @@ def _intro_lines(m: dict) -> list[str]:
         "Word pairs: " + _word_pairs_text(d.get("word_pairs") or []),
         f"Settings: seed {m['seed']}, bootstrap reps {m['bootstrap_reps']}, permutation reps {m['permutation_reps']}, "
         f"alpha {m['alpha']}. Percentages are 0-100; `*_ci` columns are 95% CI half-widths.",
+        f"Intervals: bootstrap CIs (`ci_low`/`ci_high` of `bootstrap`, `speaking_itt`; headline `imp_win_ci_boot`) "
+        f"use the {(m.get('config') or {}).get('bootstrap', 'design')} bootstrap (design = experiment-level wild "
+        "bootstrap, the default; paper = experiments resampled within mode x difficulty, Appendix B.2); both "
+        "are in the `*_design`/`*_paper` columns. Headline `*_ci` are Wilson (games independent); odds ratios "
+        "are Wald (games independent); docs/analysis.md gives each one's simulated coverage.",
     ]
 
 

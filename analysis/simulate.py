@@ -46,7 +46,7 @@ import pandas as pd
 from analysis.sim_ballots import _CLASS_NAMES, _PROFILES, _sample_profiles, profile_table
 from analysis.sim_design import (DEFAULT_MODELS, PAPER_DIFFICULTY_OR, PAPER_MODE_OR, PAPER_SEAT_OR, SimDesign,
                                  SimModel, build_design, design_cells)
-from impostor.records import DIFFICULTIES, GAME_COLUMNS, MODES, PLAYER_COLUMNS
+from impostor.records import DIFFICULTIES, GAME_COLUMNS, MODES, PLAYER_COLUMNS, GameRow, PlayerRow
 
 __all__ = [
     "SimModel",
@@ -78,6 +78,16 @@ _DESCRIPTIONS = np.array(
     ],
     dtype=object,
 )
+
+def _contract(df: pd.DataFrame, row_cls, columns) -> pd.DataFrame:
+    """The record's columns in contract order; a column the simulator does not model gets the
+    record's default (so a new optional field does not break the simulator)."""
+    for c in columns:
+        if c not in df.columns:
+            default = row_cls.model_fields[c].default
+            df[c] = None if default is None or not isinstance(default, (str, int, float, bool)) else default
+    return df[columns]
+
 
 # --------------------------------------------------------------------------- main entry
 
@@ -234,7 +244,8 @@ def simulate_games(
             "word_pairs_file": None,
             "word_pairs_sha256": None,
         }
-    )[GAME_COLUMNS]
+    )
+    games = _contract(games, GameRow, GAME_COLUMNS)
     games["p_true"] = p_true  # extra: the simulated truth, handy for checks
     games["p_design"] = design.marginal_win_prob()
 
@@ -279,8 +290,11 @@ def simulate_games(
             "ballot_attempts": 1,
             "vote_raw": "",
             "reasoning": None,
+            "temperature": None,
+            "vote_temperature": None,
         }
-    )[PLAYER_COLUMNS]
+    )
+    players = _contract(players, PlayerRow, PLAYER_COLUMNS)
     players.loc[~valid_ballot, "vote"] = pd.NA
 
     models_df = pd.DataFrame(

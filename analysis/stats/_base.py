@@ -298,7 +298,7 @@ def _prepare(data: AnalysisData):
         return arr.reshape(shape)
 
     present = scatter(True, False, bool)
-    vote = pd.to_numeric(p["vote"], errors="coerce").to_numpy(dtype=float)
+    vote = pd.to_numeric(p["vote"], errors="coerce").to_numpy(dtype=float, copy=True)  # a float column gives a read-only view
     vote[~np.isin(vote, [0, 1, 2, 3])] = np.nan
     classes = ballot_classes(p)  # derived for exports without the column
     vote[invalid_ballot_mask(classes)] = np.nan  # an invalid ballot never counts, even if vote is filled

@@ -8,7 +8,10 @@ Denominators (data contract):
               cast by the model's majority seats; correct = vote on the impostor seat (a
               self-vote or a vote on another majority seat is wrong).
 ``*_ci`` is the half-width (pp) of the 95% Wilson score interval,
-(upper - lower) / 2; Wilson is asymmetric, so the half-width is a summary.
+(upper - lower) / 2; Wilson is asymmetric, so the half-width is a summary. Wilson
+treats games as independent; ``imp_win_ci_boot`` (half-width, pp) and
+``imp_win_ci_{low,high}_boot`` are the experiment-level bootstrap interval of the
+``bootstrap`` table (``imp_win_ci_bootstrap`` names which bootstrap).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import pandas as pd
 
 from analysis.stats._base import DIFFICULTIES, MODES, pct_and_halfwidth, prepared, table
 from analysis.stats.network import model_network
+from analysis.stats.robustness import bootstrap
 
 
 def _seat_frame(prep) -> pd.DataFrame:
@@ -56,8 +60,22 @@ def headline(data, config) -> pd.DataFrame:
         out = out.drop(columns=["maj_wins", "det_correct"])
     else:
         out["n_maj_seats"] = 0
+    out = out.join(_boot_imp_win(data, config), how="left")
     out = out.reset_index().rename(columns={"index": "model"})
     return out.sort_values("model", key=lambda s: s.astype(str)).reset_index(drop=True)
+
+
+def _boot_imp_win(data, config) -> pd.DataFrame:
+    """Experiment-level bootstrap CI of each model's impostor win % (``bootstrap`` table): the
+    Wilson ``imp_win_ci`` treats games as independent and is too narrow when games of an
+    experiment are correlated (docs/analysis.md, calibration)."""
+    b = bootstrap(data, config)
+    b = b[b["quantity"].astype(str).str.startswith("imp_win_rate:")]
+    models = b["quantity"].str.slice(len("imp_win_rate:"))
+    return pd.DataFrame({"imp_win_ci_boot": 50 * (b["ci_high"] - b["ci_low"]).to_numpy(float),
+                         "imp_win_ci_low_boot": 100 * b["ci_low"].to_numpy(float),
+                         "imp_win_ci_high_boot": 100 * b["ci_high"].to_numpy(float),
+                         "imp_win_ci_bootstrap": config.bootstrap}, index=pd.Index(models.to_numpy(), name="model"))
 
 
 def _win_by(data, config, by: str, order) -> pd.DataFrame:

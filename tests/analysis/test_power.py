@@ -84,3 +84,65 @@ def test_cli_power(capsys):
     assert f"Recommendation: {n} games per cell" in out
     assert main(["power", "--or", "1", "--reps", "0"]) == 2
     assert "--or" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- clustering by experiment
+
+
+def test_clustered_n_is_the_wald_n_times_the_design_effect():
+    from analysis.power import clustered_n, clustered_power, design_effect
+
+    assert design_effect(0.0, 120) == 1.0 and design_effect(0.02, 121) == pytest.approx(3.4)
+    n_w = closed_form_n(0.8, 0.8, 0.45)["wald_logit"].n_exact
+    c0 = clustered_n(0.8, 0.8, 0.45, icc=0.0, games_per_experiment=100)
+    assert c0["experiments_per_cell"] == math.ceil(n_w / 100)
+    c = clustered_n(0.8, 0.8, 0.45, icc=0.03, games_per_experiment=120)
+    assert c["n_exact"] == pytest.approx(n_w * (1 + 119 * 0.03))
+    assert c["experiments_per_cell"] == math.ceil(n_w * (1 + 119 * 0.03) / 120)
+    # the power at that many experiments reaches the target, one experiment fewer does not
+    k = c["experiments_per_cell"]
+    assert clustered_power(k, 120, 0.8, 0.45, 0.05, 0.03) >= 0.8 > clustered_power(k - 1, 120, 0.8, 0.45, 0.05, 0.03)
+    # icc = 0: the Wald power of the log OR with 600 games per cell, by hand
+    p0, p1 = 0.45, p_from_or(0.45, 0.8)
+    z = abs(math.log(0.8)) / math.sqrt((1 / (p0 * (1 - p0)) + 1 / (p1 * (1 - p1))) / 600)
+    assert clustered_power(10, 60, 0.8, 0.45, 0.05, 0.0) == pytest.approx(
+        norm.cdf(z - norm.ppf(0.975)) + norm.cdf(-z - norm.ppf(0.975)), rel=1e-12)
+
+
+def test_sd_for_icc_gives_that_icc():
+    import numpy as np
+
+    from analysis.power import sd_for_icc
+
+    for icc in (0.01, 0.05, 0.2):
+        sd = sd_for_icc(icc, 0.3)
+        u = np.random.default_rng(0).normal(0, sd, 400_000)
+        p = 1 / (1 + np.exp(-(math.log(0.3 / 0.7) + u)))
+        assert p.var() / (p.mean() * (1 - p.mean())) == pytest.approx(icc, rel=0.03)
+    assert sd_for_icc(0.0) == 0.0
+
+
+def test_clustered_formula_matches_simulated_power_of_the_report_bootstrap():
+    """Formula power vs the share of simulated designs whose design-bootstrap CI of the mode OR excludes 1."""
+    from analysis.power import clustered_n, clustered_power, simulated_power_clustered
+
+    c = clustered_n(0.7, 0.8, 0.45, icc=0.03, games_per_experiment=40)
+    k = c["experiments_per_cell"] + c["experiments_per_cell"] % 2
+    expected = clustered_power(k, 40, 0.7, 0.45, 0.05, 0.03)
+    pw, se = simulated_power_clustered(k, 40, 0.7, 0.45, 0.05, 0.03, reps=120, seed=1, bootstrap_reps=400)
+    assert abs(pw - expected) < max(0.08, 3 * se), (pw, expected)
+    # ignoring the clustering (icc 0) would promise far more power than the design delivers
+    assert clustered_power(k, 40, 0.7, 0.45, 0.05, 0.0) > pw + 0.1
+
+
+def test_cli_power_clustered(capsys, sim_export):
+    from analysis.power import clustered_n
+
+    assert main(["power", "--or", "0.8", "--reps", "0", "--icc", "0.03", "--games-per-experiment", "120"]) == 0
+    out = capsys.readouterr().out
+    k = clustered_n(0.8, 0.8, 0.45, icc=0.03, games_per_experiment=120)["experiments_per_cell"]
+    assert f"{k} experiments = {120 * k} games per cell  <- --games-per-experiment" in out
+    assert main(["power", "--or", "0.8", "--reps", "0", "--parquet", str(sim_export)]) == 0
+    assert "estimated from" in capsys.readouterr().out
+    assert main(["power", "--reps", "0", "--icc", "1.5"]) == 2
+    assert "--icc" in capsys.readouterr().err
