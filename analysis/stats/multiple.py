@@ -9,7 +9,8 @@
                        games are correlated). The game-level test of the same contrast (the
                        paper's) stays in the ``permutation`` table but is not counted here:
                        two tests of one contrast in a family would count it twice;
-* speaking_itt      -- the mode x difficulty pseudo-arm ITT cells (pooled row excluded);
+* speaking_itt      -- the mode x difficulty pseudo-arm ITT cells (pooled row excluded), with
+                       their randomisation p (speaking_itt's ``p``, which holds its size);
 * opponent_baseline -- the model x difficulty cells (p_bh reproduces that table's q);
 * negative_controls -- the controls with a p-value.
 Hypotheses without a p-value are left out.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from _synth_stats import expit, fast_config, make_logit_games, shared_ballot
@@ -135,3 +136,14 @@ def test_position_without_a_win_gives_undefined_log_or_quietly():
         row = r.loc[("ALL", f"pos{k}_vs_pos0")]
         assert math.isnan(row["log_or"]) and math.isnan(row["p_log_or"])
         assert np.isfinite(row["observed_pp"]) and 0 < row["p"] <= 1  # the difference in pp is still tested
+
+
+def test_bh_family_uses_the_randomisation_p():
+    data, cfg = shared_ballot(), fast_config()
+    s = TABLES["speaking_itt"](data, cfg)
+    s = s[s["mode"] != "ALL"].dropna(subset=["p"])
+    assert len(s) > 5
+    mc = TABLES["multiple_comparisons"](data, cfg)
+    fam = mc[mc["family"] == "speaking_itt"].set_index("hypothesis")["p"]
+    want = pd.Series(s["p_randomization"].to_numpy(), index=s["mode"] + "/" + s["difficulty"])
+    pd.testing.assert_series_equal(fam.sort_index(), want.sort_index(), check_names=False)
