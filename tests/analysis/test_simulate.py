@@ -321,3 +321,39 @@ def test_cli_simulate_writes_a_loadable_export(tmp_path, capsys):
     data = load_tables(out)
     assert len(data.games) == 160 and data.models is not None
     assert main(["simulate", "--out", str(out), "--seat-or", "a,b"]) == 2
+
+
+def test_design_sharing_follows_the_runner():
+    """Word pair of game i shared by every experiment of a difficulty; impostor seat of game i by
+    every experiment of a mode; speaking order drawn independently per game of every experiment."""
+    games, _, _ = simulate_games(189, 40, seed=6)
+    for _, g in games.groupby("difficulty"):
+        assert (g.groupby("game_index")["pair_id"].nunique() == 1).all()
+    for _, g in games.groupby("mode"):
+        assert (g.groupby("game_index")["impostor_seat"].nunique() == 1).all()
+    # impostor positions of game i across the experiments of one cell: independent uniform draws
+    cell = games[(games["mode"] == "cross_play") & (games["difficulty"] == "easy")]
+    pos = cell.pivot(index="experiment_id", columns="game_index", values="impostor_speaking_position")
+    assert pos.nunique().mean() > 3.5  # 18 experiments, 4 positions: almost every index sees all four
+    same = (pos.iloc[:-1].to_numpy() == pos.iloc[1:].to_numpy()).mean()
+    assert same == pytest.approx(0.25, abs=0.05)  # two experiments agree by chance only
+    assert stats.chisquare(np.bincount(pos.to_numpy().ravel(), minlength=4)).pvalue > 1e-3
+
+
+def test_pair_and_experiment_effects_and_design_seed():
+    kw = dict(mode_or=1.0, seat_or=1.0, size_or_per_10x=1.0, position_effect_pp=0.0, opponent_or_per_10pp=1.0,
+              difficulty_or=None)
+    g0, _, _ = simulate_games(189, 40, seed=1, pair_effect_sd=1.0, experiment_effect_sd=0.6, **kw)
+    # pair effects: p_design varies by game index (the pair) within a difficulty, not by experiment
+    one = g0[g0["difficulty"] == "easy"]
+    by_pair = one.groupby("pair_id")["p_design"]
+    assert (by_pair.nunique() == 1).all() and one["p_design"].std() > 0.1
+    # experiment effects: the realised probability varies between experiments of the same pair
+    assert one.groupby("game_index")["p_true"].std().mean() > 0.08
+    # the same design seed gives the same schedule and truth, another seed a new run of it
+    g1, _, _ = simulate_games(189, 40, seed=2, design_seed=1, pair_effect_sd=1.0, experiment_effect_sd=0.6, **kw)
+    np.testing.assert_array_equal(g0["pair_id"], g1["pair_id"])
+    np.testing.assert_allclose(g0["p_design"], g1["p_design"])
+    assert not np.array_equal(g0["impostor_speaking_position"], g1["impostor_speaking_position"])
+    with pytest.raises(ValueError, match="experiment_effect_sd"):
+        simulate_games(2, 2, experiment_effect_sd=-1)
