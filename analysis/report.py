@@ -451,7 +451,8 @@ def _intro_lines(m: dict) -> list[str]:
 
 def _word_pairs_text(files: list[dict]) -> str:
     if not files:
-        return "file not recorded in these tables (exported before word_pairs_file/word_pairs_sha256 existed)."
+        return ("not recorded (the games table has no word_pairs_file/word_pairs_sha256: simulated data, or "
+                "exported before these columns existed).")
     parts = [f"`{Path(f['file']).name if f.get('file') else '(name not recorded)'}` "
              f"(sha256 `{f.get('sha256') or 'not recorded'}`, {f['games']:,} games"
              + (f", {f['file']}" if f.get("file") else "") + ")" for f in files]
