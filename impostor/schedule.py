@@ -25,6 +25,9 @@ from typing import Optional, Sequence
 from impostor.records import DIFFICULTIES, MODES, TEAM_MODES
 
 N_SEATS = 4
+#: Games one experiment may schedule: its schedule is built in memory (about 1 KB a game);
+#: the paper plays 120.  The task and the sweep both refuse more.
+MAX_GAMES = 100_000
 
 
 def derive_seed(*parts: object) -> int:

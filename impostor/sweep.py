@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from impostor.errors import ImpostorError
 from impostor.experiment import ALL_SEATS, experiment_id
 from impostor.records import DIFFICULTIES, MODES, TEAM_MODES
+from impostor.schedule import MAX_GAMES
 
 MANIFEST = "impostor-sweep.json"
 
@@ -73,9 +74,6 @@ class Retries(BaseModel):
 #: which the sweep would take for "server down" and go on untracked.
 TRACKING_SCHEMES = ("file", "sqlite", "postgresql", "mysql", "mssql", "http", "https", "databricks",
                     "databricks-uc", "uc")
-#: Games per experiment a sweep accepts: the schedule of one experiment is built in memory
-#: (about 1 KB a game); the paper plays 120.
-MAX_GAMES_PER_EXPERIMENT = 100_000
 
 
 class Tracking(BaseModel):
@@ -110,12 +108,14 @@ class SweepConfig(BaseModel):
     modes: list[Mode] = Field(default_factory=lambda: list(MODES), min_length=1, description="(games)")
     difficulties: list[Difficulty] = Field(default_factory=lambda: list(DIFFICULTIES), min_length=1,
                                            description="(games)")
-    games_per_experiment: int = Field(ge=1, le=MAX_GAMES_PER_EXPERIMENT, strict=True, description="(games)")
+    games_per_experiment: int = Field(ge=1, le=MAX_GAMES, strict=True, description="(games)")
     seeds: list[Annotated[int, Field(strict=True, ge=0)]] = Field(default_factory=lambda: [0], min_length=1,
                                                                   description="(games) schedule seeds")
     tie_rule: Literal["default", "sym_candidate", "sym_side"] = "default"
-    temperature: float = Field(default=0.7, ge=0.0, le=2.0)
-    max_tokens: int = Field(default=150, ge=1, le=100_000, strict=True)
+    # Generation settings: set here, they override every model's registry defaults; left out, each
+    # alias's defaults apply, else the paper's (T 0.7, 150 tokens, vote temperature by route).
+    temperature: Optional[float] = Field(default=None, ge=0.0, le=2.0)
+    max_tokens: Optional[int] = Field(default=None, ge=1, le=100_000, strict=True)
     vote_temperature: Optional[float] = Field(default=None, ge=0.0, le=2.0)
     structured_votes: bool = False
     constrained_votes: Optional[bool] = None
@@ -352,11 +352,16 @@ def resolve_models(cfg: SweepConfig, config_path: Path | str, strict: bool = Tru
 
 
 def task_spec(exp: Experiment, cfg: SweepConfig, config_path: Path, resolved: dict[str, str]) -> dict[str, Any]:
-    """Arguments of the Inspect task plus model / model_roles for one experiment."""
+    """Arguments of the Inspect task plus model / model_roles (model strings, for display) for one experiment.
+
+    The task binds the models itself from ``models`` (role -> the name the config uses), so a
+    registry alias plays with its own model_args and defaults (``solvers.bound_models``).
+    """
     r = {role: resolved.get(a, a) for role, a in exp.roles}
     args = dict(mode=exp.mode, difficulty=exp.difficulty, n_games=exp.n_games, seed=exp.seed, tie_rule=cfg.tie_rule,
                 temperature=cfg.temperature, max_tokens=cfg.max_tokens, vote_temperature=cfg.vote_temperature,
-                structured_votes=cfg.structured_votes, constrained_votes=cfg.constrained_votes)
+                structured_votes=cfg.structured_votes, constrained_votes=cfg.constrained_votes,
+                models=dict(exp.roles))
     wp = word_pairs_path(cfg, config_path)
     if wp is not None:
         args["word_pairs"] = str(wp)

@@ -11,6 +11,11 @@ from impostor.experiment import ALL_SEATS, GAME_ROLES, MODE_ROLES, experiment_id
 def check_roles(mode: str, defined: set[str]) -> None:
     """Refuse role/mode combinations that cannot describe the experiment."""
     wanted = MODE_ROLES[mode]
+    unknown = sorted(defined - set(GAME_ROLES))
+    if unknown:
+        flags = " ".join(f"--model-role {r}=..." for r in unknown)
+        uses = ", ".join(f"{m}: {' and '.join(r) or 'only --model'}" for m, r in MODE_ROLES.items())
+        raise ImpostorError(f"unknown model role(s) {flags}; the game's roles per mode are {uses}")
     stray = sorted((defined & set(GAME_ROLES)) - set(wanted))
     if stray:
         flags = " ".join(f"--model-role {r}=..." for r in stray)

@@ -13,19 +13,20 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from inspect_ai import Task, task
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import model_roles
 from inspect_ai.util import display_type
+from pydantic import TypeAdapter, ValidationError
 
 from impostor import LAUNCH_DIR
 from impostor.errors import ImpostorError
 from impostor.gc_tuning import tune_gc
 from impostor.records import DIFFICULTIES, MODES, TIE_RULES
-from impostor.schedule import PairRef, build_schedule
+from impostor.schedule import MAX_GAMES, PairRef, build_schedule
 from impostor.wordpairs import load_word_pairs, word_pairs_file, word_pairs_sha256
 from scorers.winner import impostor_winner
 from solvers.game import impostor_game, voting_temperature
@@ -72,6 +73,46 @@ def _check(name: str, value: str, allowed: tuple[str, ...]) -> None:
         raise ImpostorError(f"-T {name}={value!r} is not valid; use one of: {', '.join(allowed)}")
 
 
+#: The type of each -T option (checked before anything else: Inspect passes -T values as
+#: YAML scalars, so ``-T n_games=abc`` arrives as a string).
+OPTION_TYPES: dict[str, Any] = {
+    "mode": str, "difficulty": str, "n_games": int, "seed": int, "tie_rule": str, "temperature": Optional[float],
+    "max_tokens": Optional[int], "vote_temperature": Optional[float], "structured_votes": bool,
+    "constrained_votes": Optional[bool], "word_pairs": Optional[str], "experiment_id": Optional[str],
+    "first_game": int, "models": Optional[Union[str, dict]],
+}
+_TYPE_WORDS = {int: "a whole number", float: "a number", bool: "true or false", str: "text"}
+
+
+def _check_unknown(options: dict[str, Any]) -> None:
+    """A misspelt -T option would otherwise be ignored and the defaults played."""
+    options = {k: v for k, v in options.items() if k != "model"}  # Inspect may pass the model along
+    if options:
+        names = ", ".join(f"-T {k}" for k in sorted(options))
+        raise ImpostorError(f"unknown task option(s) {names}; the options are: {', '.join(OPTION_TYPES)}")
+
+
+def _check_types(values: dict[str, Any]) -> None:
+    for name, kind in OPTION_TYPES.items():
+        try:
+            TypeAdapter(kind).validate_python(values[name], strict=True)
+        except ValidationError:
+            base = next((t for t in getattr(kind, "__args__", (kind,)) if t is not type(None)), kind)
+            optional = " (or leave it out)" if kind is not base else ""
+            raise ImpostorError(f"-T {name}={values[name]!r} is not valid; it must be {_TYPE_WORDS[base]}{optional}") from None
+
+
+def _generation_record(bound: Any, temperature: Optional[float], max_tokens: Optional[int],
+                       vote_temperature: Optional[float]) -> dict[str, Any]:
+    """What the task metadata says about the settings: the rule, and each bound role's resolved values
+    (every seat's own values are in the players table: temperature, vote_temperature)."""
+    roles = {role: seat_settings(str(m), temperature=temperature, max_tokens=max_tokens,
+                                 vote_temperature=vote_temperature, alias_defaults=bound.defaults.get(role)).as_dict()
+             for role, m in ({"model": bound.model} if "model" in bound.names else bound.roles).items()}
+    return {"precedence": "task option > alias defaults > paper", "unannealed_backends": sorted(UNANNEALED_BACKENDS),
+            "vote_rule": "max(0.3, T - 0.4), T on unannealed backends", "roles": roles}
+
+
 def game_samples(
     mode: str, difficulty: str, n_games: int, seed: int, word_pairs: Optional[str], experiment_id: Optional[str],
     first_game: int = 0,
@@ -108,6 +149,7 @@ def impostor(
     word_pairs: Optional[str] = None,
     experiment_id: Optional[str] = None,
     first_game: int = 0,
+    **unknown_options: Any,
 ) -> Task:
     """Four-player Impostor Game.
 
@@ -129,13 +171,21 @@ def impostor(
       first_game: skip games before this index (sharding a long experiment).
     """
     try:
+        _check_unknown(unknown_options)
+        _check_types(locals())
         _check("mode", mode, MODES)
         _check("difficulty", difficulty, DIFFICULTIES)
         _check("tie_rule", tie_rule, TIE_RULES)
-        if n_games < 1:
-            raise ImpostorError(f"-T n_games={n_games} is not valid; play at least 1 game")
+        if not 1 <= n_games <= MAX_GAMES:
+            raise ImpostorError(f"-T n_games={n_games} is not valid; play 1 to {MAX_GAMES:,} games per experiment")
+        if not 0 <= first_game < n_games:
+            raise ImpostorError(f"-T first_game={first_game} is not valid; use 0 to n_games - 1 ({n_games - 1})")
         if not 0.0 <= temperature <= 2.0:
             raise ImpostorError(f"-T temperature={temperature} is not valid; use a value in [0, 2]")
+        if vote_temperature is not None and not 0.0 <= vote_temperature <= 2.0:
+            raise ImpostorError(f"-T vote_temperature={vote_temperature} is not valid; use a value in [0, 2]")
+        if max_tokens < 1:
+            raise ImpostorError(f"-T max_tokens={max_tokens} is not valid; use at least 1")
         roles = set(model_roles())
         if roles or _resolving_for_eval():  # refuse a contradictory mode/role set before any game
             check_roles(mode, roles)

@@ -182,6 +182,17 @@ CASES = [
          ("--model", "bot/random", "-T", "word_pairs=wp.json", "-T", "difficulty=hard"), ("wp.json", "hard"),
          {"wp.json": GOOD_PAIRS}),
     Case("eval_unknown_model", "inspect", ("--model", "nosuch/thing",), ("nosuch",)),
+    Case("eval_n_games_not_a_number", "inspect", ("--model", "bot/random", "-T", "n_games=abc"),
+         ("-T n_games='abc'", "whole number")),
+    Case("eval_n_games_huge", "inspect", ("--model", "bot/random", "-T", "n_games=99999999999999999999"),
+         ("-T n_games=99999999999999999999", "100,000")),
+    Case("eval_misspelt_option", "inspect", ("--model", "bot/random", "-T", "n_gamez=2"),
+         ("-T n_gamez", "n_games")),
+    Case("eval_temperature_text", "inspect", ("--model", "bot/random", "-T", "temperature=hot"),
+         ("-T temperature='hot'", "a number")),
+    Case("eval_unknown_role", "inspect",
+         ("--model", "bot/random", "-T", "mode=cross_play", "--model-role", "impster=bot/embedding"),
+         ("--model-role impster", "impostor and majority")),
 ]
 
 
