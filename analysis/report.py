@@ -28,7 +28,6 @@ import os
 import platform
 import shutil
 import sys
-import tempfile
 import time
 from importlib import metadata
 from pathlib import Path
@@ -37,6 +36,7 @@ from typing import Callable, Mapping, Optional
 import numpy as np
 import pandas as pd
 
+from analysis import bundle_dir
 from analysis.data import AnalysisData
 from impostor.errors import ImpostorError
 
@@ -301,6 +301,8 @@ def build_report(
     """
     t_start = time.perf_counter()
     out = Path(out).expanduser().absolute()
+    for line in bundle_dir.recover(out):  # a kill in an earlier run: restore, clean up
+        progress(line)
     _check_out(out)
     if tables is None or cfg is None:
         stats_tables, StatsConfig = _load_stats()
@@ -311,7 +313,7 @@ def build_report(
     missing = [n for n in CONTRACT_COLUMNS if n not in tables]
 
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    tmp = bundle_dir.new_temp(out)
     try:
         (tmp / "tables").mkdir()
         (tmp / "figures").mkdir()
@@ -382,7 +384,7 @@ def build_report(
         (tmp / "report.html").write_text(_report_html(manifest, results, figs, tmp / "figures"), encoding="utf-8")
         manifest["wall_seconds"] = round(time.perf_counter() - t_start, 3)
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, default=str), encoding="utf-8")
-        _swap_into_place(tmp, out)
+        bundle_dir.swap_into_place(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -399,30 +401,6 @@ def _figures(data, results, fig_dir: Path, progress) -> list[dict]:
     from analysis.figures import make_figures
 
     return make_figures(data, results, fig_dir, data.notes, progress=lambda s: progress(s))
-
-
-def _swap_into_place(tmp: Path, out: Path) -> None:
-    """Replace ``out`` by ``tmp`` (renames on one filesystem; the old bundle is removed last)."""
-    old = None
-    if out.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-        old.rmdir()
-        os.rename(out, old)
-    try:
-        os.rename(tmp, out)
-    except BaseException:
-        if old is not None:
-            os.rename(old, out)
-        raise
-    os.chmod(out, 0o777 & ~_umask())
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 # --------------------------------------------------------------------------- report.md / .html
