@@ -109,6 +109,8 @@ class PlayerRow(BaseModel):
     vote_raw: str = ""
     reasoning: Optional[str] = None
     ballot_class: BallotClass = "valid"  # derived for records written before it existed
+    temperature: Optional[float] = None  # description temperature this seat used (None: not recorded)
+    vote_temperature: Optional[float] = None  # ballot temperature this seat used (impostor.generation)
 
     @model_validator(mode="before")
     @classmethod

@@ -54,6 +54,7 @@ def build_record(spec: GameSpec, seats: list[dict], *, experiment_id: str, seed:
             description_error=s["description_error"], ballot_valid=ballot_class in LEGAL_BALLOT_CLASSES,
             ballot_error=s["ballot_error"], ballot_attempts=len(s["vote_raw"]),
             vote_raw=(s["vote_raw"] or [""])[-1], reasoning=s["reasoning"], ballot_class=ballot_class,
+            temperature=s.get("temperature"), vote_temperature=s.get("vote_temperature"),
         ))
     vote_modes = sorted({s.get("vote_mode", "free") for s in seats})
     game = GameRow(

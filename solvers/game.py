@@ -24,6 +24,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema
 
 from impostor import prompts
+from impostor.generation import SeatSettings, seat_roles, seat_settings
 from impostor.parsing import clean_model_text, description_violation, one_line, parse_vote, vote_json_schema
 from impostor.records import player_label
 from impostor.schedule import GameSpec, derive_seed
@@ -45,6 +46,7 @@ def new_seat_record() -> dict[str, Any]:
         "description_error": None, "vote_raw": [], "vote": None, "confidence": None, "reasoning": None,
         "self_declared": False, "word_guess": None, "ballot_error": None, "vote_mode": "free",
         "ballot_class": "missing",  # until a ballot is parsed (impostor.records.BALLOT_CLASSES)
+        "temperature": None, "vote_temperature": None,  # what this seat's calls used (impostor.generation)
     }
 
 
@@ -74,9 +76,9 @@ def shown_descriptions(spec: GameSpec, seats: list[dict[str, Any]]) -> list[tupl
 
 async def describe_all(
     state: TaskState, spec: GameSpec, models: list[Model], seats: list[dict[str, Any]],
-    temperature: float, max_tokens: int, max_chars: int,
+    settings: list[SeatSettings], max_chars: int,
 ) -> None:
-    """The description phase on ``seats`` (filled in place)."""
+    """The description phase on ``seats`` (filled in place), each seat at its own ``settings``."""
     shown: list[tuple[int, str]] = []
     for seat in spec.speaking_order:
         word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
@@ -89,11 +91,12 @@ async def describe_all(
             ChatMessageSystem(content=prompts.DESCRIPTION_SYSTEM), ChatMessageUser(content=user)
         ]
         config = GenerateConfig(
-            temperature=temperature, max_tokens=max_tokens,
+            temperature=settings[seat].temperature, max_tokens=settings[seat].max_tokens, top_p=settings[seat].top_p,
             seed=derive_seed(spec.game_seed, "describe", seat) % 2**31,
         )
         record = seats[seat]
         record["model"] = model_name(models[seat])
+        record["temperature"] = settings[seat].temperature
         text = await _ask(models[seat], messages, config)
         record["description_raw"].append(text)
         violation = description_violation(text, word, max_chars)
@@ -128,8 +131,19 @@ def _start(state: TaskState) -> tuple[GameSpec, list[Model]]:
     return spec, models
 
 
+def game_settings(spec: GameSpec, models: list[Model], temperature: Optional[float], max_tokens: Optional[int],
+                  vote_temperature: Optional[float],
+                  role_defaults: Optional[dict[str, dict[str, Any]]]) -> list[SeatSettings]:
+    """Each seat's settings: explicit option > its role's registry-alias defaults > the paper's (by route)."""
+    roles = seat_roles(spec.mode, spec.impostor_seat, spec.team_assignment)
+    return [seat_settings(model_name(models[s]), temperature=temperature, max_tokens=max_tokens,
+                          vote_temperature=vote_temperature, alias_defaults=(role_defaults or {}).get(roles[s]))
+            for s in range(4)]
+
+
 @solver
-def description_phase(temperature: float = 0.7, max_tokens: int = 150, max_chars: int = 750) -> Solver:
+def description_phase(temperature: Optional[float] = None, max_tokens: Optional[int] = None, max_chars: int = 750,
+                      role_defaults: Optional[dict[str, dict[str, Any]]] = None) -> Solver:
     """Each seat, in the game's speaking order, describes its word seeing earlier descriptions.
 
     A description that leaks the word, is empty or too long is re-prompted once
@@ -140,7 +154,8 @@ def description_phase(temperature: float = 0.7, max_tokens: int = 150, max_chars
         spec, models = _start(state)
         seats = _seat_records(state)
         try:
-            await describe_all(state, spec, models, seats, temperature, max_tokens, max_chars)
+            settings = game_settings(spec, models, temperature, max_tokens, None, role_defaults)
+            await describe_all(state, spec, models, seats, settings, max_chars)
         finally:
             save_seats(state.store, seats)
         return state
@@ -166,10 +181,11 @@ def wants_constrained(model: Model, constrained_votes: Optional[bool]) -> bool:
 
 async def vote_all(
     state: TaskState, spec: GameSpec, models: list[Model], seats: list[dict[str, Any]],
-    shown: list[tuple[int, str]], vote_temperature: float, max_tokens: int,
+    shown: list[tuple[int, str]], settings: list[SeatSettings],
     structured_votes: bool, constrained_votes: Optional[bool],
 ) -> None:
-    """The voting round on ``seats`` (filled in place): four concurrent ballots on ``shown``."""
+    """The voting round on ``seats`` (filled in place): four concurrent ballots on ``shown``,
+    each at its seat's vote temperature (``settings``)."""
 
     async def vote(seat: int) -> None:
         word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
@@ -180,7 +196,8 @@ async def vote_all(
         )
         schema, vote_mode = _vote_schema(seat, wants_constrained(models[seat], constrained_votes), structured_votes)
         config = GenerateConfig(
-            temperature=vote_temperature, max_tokens=max_tokens, response_schema=schema,
+            temperature=settings[seat].vote_temperature, max_tokens=settings[seat].max_tokens,
+            top_p=settings[seat].top_p, response_schema=schema,
             seed=derive_seed(spec.game_seed, "vote", seat) % 2**31,
         )
         messages: list[ChatMessage] = [
@@ -188,6 +205,7 @@ async def vote_all(
         ]
         record = seats[seat]
         record["vote_mode"] = vote_mode
+        record["vote_temperature"] = settings[seat].vote_temperature
         text = await _ask(models[seat], messages, config)
         record["vote_raw"].append(text)
         parsed = parse_vote(text, seat)
@@ -216,31 +234,29 @@ async def vote_all(
     _transcript(state, lines)
 
 
-def voting_temperature(temperature: float, vote_temperature: Optional[float] = None) -> float:
-    """The temperature of the ballots: ``vote_temperature`` if given, else max(0.3, T - 0.4) (A.3)."""
-    return vote_temperature if vote_temperature is not None else max(0.3, temperature - 0.4)
-
-
 @solver
 def voting_phase(
-    temperature: float = 0.7,
-    max_tokens: int = 150,
+    temperature: Optional[float] = None,
+    max_tokens: Optional[int] = None,
     vote_temperature: Optional[float] = None,
     structured_votes: bool = False,
     constrained_votes: Optional[bool] = None,
+    role_defaults: Optional[dict[str, dict[str, Any]]] = None,
 ) -> Solver:
     """All four seats vote at once, each seeing every description (A.2.2).
 
-    Voting temperature defaults to max(0.3, T - 0.4) (A.3).  An unreadable ballot
-    is re-prompted once for valid JSON; if still unreadable the vote is null.
+    Vote temperature per seat (``impostor.generation``): ``vote_temperature`` if given,
+    else the seat's alias default, else max(0.3, T - 0.4) on OpenAI/OpenRouter-compatible
+    backends and T on Anthropic's (A.3).  An unreadable ballot is re-prompted once for
+    valid JSON; if still unreadable the vote is null.
     """
-    t_vote = voting_temperature(temperature, vote_temperature)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         spec, models = _start(state)
         seats = _seat_records(state)
         try:
-            await vote_all(state, spec, models, seats, shown_descriptions(spec, seats), t_vote, max_tokens,
+            settings = game_settings(spec, models, temperature, max_tokens, vote_temperature, role_defaults)
+            await vote_all(state, spec, models, seats, shown_descriptions(spec, seats), settings,
                            structured_votes, constrained_votes)
         finally:
             save_ballots(state.store, seats)
@@ -251,11 +267,12 @@ def voting_phase(
 
 @solver
 def impostor_game(
-    temperature: float = 0.7,
-    max_tokens: int = 150,
+    temperature: Optional[float] = None,
+    max_tokens: Optional[int] = None,
     vote_temperature: Optional[float] = None,
     structured_votes: bool = False,
     constrained_votes: Optional[bool] = None,
+    role_defaults: Optional[dict[str, dict[str, Any]]] = None,
 ) -> Solver:
     """One game as one solver step: ``description_phase``, then ``voting_phase``.
 
@@ -265,9 +282,10 @@ def impostor_game(
     (``benchmarks/RESULTS.md``).  The transcript message of each phase still
     marks where one ends and the next begins.
     """
-    describe = description_phase(temperature=temperature, max_tokens=max_tokens)
+    describe = description_phase(temperature=temperature, max_tokens=max_tokens, role_defaults=role_defaults)
     vote = voting_phase(temperature=temperature, max_tokens=max_tokens, vote_temperature=vote_temperature,
-                        structured_votes=structured_votes, constrained_votes=constrained_votes)
+                        structured_votes=structured_votes, constrained_votes=constrained_votes,
+                        role_defaults=role_defaults)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         return await vote(await describe(state, generate), generate)

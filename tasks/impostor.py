@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from inspect_ai import Task, task
 from inspect_ai._util.error import PrerequisiteError
@@ -29,7 +29,9 @@ from impostor.records import DIFFICULTIES, MODES, TIE_RULES
 from impostor.schedule import MAX_GAMES, PairRef, build_schedule
 from impostor.wordpairs import load_word_pairs, word_pairs_file, word_pairs_sha256
 from scorers.winner import impostor_winner
-from solvers.game import impostor_game, voting_temperature
+from impostor.generation import UNANNEALED_BACKENDS, seat_settings
+from solvers.bound_models import bind_models
+from solvers.game import impostor_game
 from solvers.seating import check_roles
 
 
@@ -141,14 +143,15 @@ def impostor(
     n_games: int = 8,
     seed: int = 0,
     tie_rule: str = "default",
-    temperature: float = 0.7,
-    max_tokens: int = 150,
+    temperature: Optional[float] = None,
+    max_tokens: Optional[int] = None,
     vote_temperature: Optional[float] = None,
     structured_votes: bool = False,
     constrained_votes: Optional[bool] = None,
     word_pairs: Optional[str] = None,
     experiment_id: Optional[str] = None,
     first_game: int = 0,
+    models: Optional[Union[str, dict]] = None,
     **unknown_options: Any,
 ) -> Task:
     """Four-player Impostor Game.
@@ -159,9 +162,11 @@ def impostor(
       n_games: games in this experiment (one sample each).
       seed: schedule seed; same seed and parameters give identical games.
       tie_rule: default (paper), sym_candidate or sym_side (Appendix F, played live).
-      temperature: description temperature (A.3 default 0.7).
-      max_tokens: per call (A.3 default 150).
-      vote_temperature: defaults to max(0.3, temperature - 0.4).
+      temperature: description temperature; default: the alias's, else 0.7 (A.3).
+      max_tokens: per call; default: the alias's, else 150 (A.3).
+      vote_temperature: for every seat; default per seat: the alias's, else
+        max(0.3, T - 0.4) on OpenAI/OpenRouter-compatible backends and T on
+        Anthropic's (A.3; docs/rules.md, "Generation settings").
       structured_votes: ask providers for JSON-schema structured ballots.
       constrained_votes: per-game schema with an enum of the other players;
         default on for local/ models only.
@@ -169,6 +174,9 @@ def impostor(
       experiment_id: label for the tables; default derived from mode,
         difficulty, models and seed.
       first_game: skip games before this index (sharding a long experiment).
+      models: registry aliases (or model strings) the task binds to the roles:
+        one name for homogeneous, else a mapping role -> name; an alias brings
+        its model_args and defaults (docs/models.md).
     """
     try:
         _check_unknown(unknown_options)
@@ -180,13 +188,18 @@ def impostor(
             raise ImpostorError(f"-T n_games={n_games} is not valid; play 1 to {MAX_GAMES:,} games per experiment")
         if not 0 <= first_game < n_games:
             raise ImpostorError(f"-T first_game={first_game} is not valid; use 0 to n_games - 1 ({n_games - 1})")
-        if not 0.0 <= temperature <= 2.0:
+        if temperature is not None and not 0.0 <= temperature <= 2.0:
             raise ImpostorError(f"-T temperature={temperature} is not valid; use a value in [0, 2]")
         if vote_temperature is not None and not 0.0 <= vote_temperature <= 2.0:
             raise ImpostorError(f"-T vote_temperature={vote_temperature} is not valid; use a value in [0, 2]")
-        if max_tokens < 1:
+        if max_tokens is not None and max_tokens < 1:
             raise ImpostorError(f"-T max_tokens={max_tokens} is not valid; use at least 1")
         roles = set(model_roles())
+        bound = bind_models(models, mode)
+        if roles & set(bound.roles):
+            raise ImpostorError(f"-T models and --model-role both set {', '.join(sorted(roles & set(bound.roles)))}; "
+                                f"fix: name each role once")
+        roles |= set(bound.roles)
         if roles or _resolving_for_eval():  # refuse a contradictory mode/role set before any game
             check_roles(mode, roles)
         word_pairs = _user_path(word_pairs)
@@ -200,13 +213,16 @@ def impostor(
         dataset=MemoryDataset(samples, name=f"impostor-{difficulty}"),
         solver=impostor_game(
             temperature=temperature, max_tokens=max_tokens, vote_temperature=vote_temperature,
-            structured_votes=structured_votes, constrained_votes=constrained_votes,
+            structured_votes=structured_votes, constrained_votes=constrained_votes, role_defaults=bound.defaults,
         ),
+        model=bound.model,
+        model_roles=bound.roles or None,
         scorer=impostor_winner(tie_rule=tie_rule),
         metadata={
             "mode": mode, "difficulty": difficulty, "seed": seed, "tie_rule": tie_rule,
-            "temperature": temperature, "max_tokens": max_tokens,
-            "vote_temperature": voting_temperature(temperature, vote_temperature),
+            "temperature": temperature, "max_tokens": max_tokens, "vote_temperature": vote_temperature,
+            "models": bound.names or None,  # model_args: in the log's model config (no secrets here)
+            "generation": _generation_record(bound, temperature, max_tokens, vote_temperature),
             "structured_votes": structured_votes, "constrained_votes": constrained_votes,
             "word_pairs_file": word_pairs_file(word_pairs), "word_pairs_sha256": word_pairs_sha256(word_pairs),
             "experiment_id": experiment_id,

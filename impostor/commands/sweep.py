@@ -251,18 +251,19 @@ def complete_unfinished_runs(ld: Path, ctx: Any) -> None:
               file=sys.stderr)
 
 
-def build_tasks(pl: Plan) -> list[Any]:
-    """One Inspect task per experiment, with its model and roles bound (task_with)."""
-    from inspect_ai import task_with
+def alias_model_args(resolved: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """The registry model_args of each alias the sweep plays (model strings have none)."""
+    from impostor.registry import load_registry
 
+    reg = load_registry()
+    return {a: dict(reg.entries[a].model_args) for a in resolved if a in reg.entries and reg.entries[a].model_args}
+
+
+def build_tasks(pl: Plan) -> list[Any]:
+    """One Inspect task per experiment; the task binds its models (with each alias's model_args)."""
     from tasks.impostor import impostor
 
-    out = []
-    for e in pl.experiments:
-        spec = task_spec(e, pl.config, pl.path, pl.resolved)
-        t = impostor(**spec["task_args"])
-        out.append(task_with(t, model=spec["model"], model_roles=spec["model_roles"] or None))
-    return out
+    return [impostor(**task_spec(e, pl.config, pl.path, pl.resolved)["task_args"]) for e in pl.experiments]
 
 
 def print_plan(pl: Plan, log_dir: Path, list_all: bool) -> None:
@@ -284,7 +285,7 @@ def run_sweep(config: str, shard: Optional[str] = None, log_dir: Optional[str] =
     pl = plan(config, shard)
     _import_modules(pl)
     pl.resolved = resolve_models(pl.config, pl.path, strict=True)
-    check_models(pl.resolved, f"{pl.path}: field 'models'")  # unknown providers, missing keys: before any game
+    check_models(pl.resolved, f"{pl.path}: field 'models'", model_args=alias_model_args(pl.resolved))  # unknown providers, missing keys: before any game
     ld = Path(log_dir) if log_dir else pl.default_log_dir()
     if dry_run:
         print_plan(pl, ld, list_all)

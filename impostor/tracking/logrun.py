@@ -101,6 +101,22 @@ def _clean(v: Any) -> str:
     return s if len(s) <= 500 else s[:497] + "..."
 
 
+def role_settings(spec: Any) -> dict[str, dict[str, Any]]:
+    """Generation settings per role: as the task resolved them for the roles it bound (aliases,
+    task metadata ``generation``), else from the role's model string and the -T options."""
+    from impostor.generation import seat_settings
+
+    args = dict(spec.task_args or {})
+    bound = ((spec.metadata or {}).get("generation") or {}).get("roles") or {}
+    out = {}
+    for role, model in role_models(spec).items():
+        st = bound.get(role) or (bound.get("model") if len(role_models(spec)) == 1 else None)
+        out[role] = st or seat_settings(str(model), temperature=args.get("temperature"),
+                                        max_tokens=args.get("max_tokens"),
+                                        vote_temperature=args.get("vote_temperature")).as_dict()
+    return out
+
+
 def spec_params(spec: Any, secrets: set[str]) -> dict[str, str]:
     """MLflow params of an eval (all strings, no secrets)."""
     args = dict(spec.task_args or {})
@@ -110,6 +126,13 @@ def spec_params(spec: Any, secrets: set[str]) -> dict[str, str]:
               "constrained_votes", "word_pairs", "first_game"):
         params[k] = args.get(k)
     params["vote_temperature"] = md.get("vote_temperature", args.get("vote_temperature"))
+    roles = role_settings(spec)
+    for k in ("temperature", "max_tokens", "vote_temperature"):
+        for role, st in roles.items():
+            params[f"generation.{role}.{k}"] = st.get(k)
+        values = {st.get(k) for st in roles.values()}
+        if params[k] is None and values:  # not set explicitly: what the seats used (one value, or per role)
+            params[k] = values.pop() if len(values) == 1 else "per role"
     params["word_pairs_sha256"] = md.get("word_pairs_sha256")
     params["word_pairs_file"] = md.get("word_pairs_file")  # absolute path the task resolved
     params["experiment_id"] = experiment_id_of(spec)

@@ -1,0 +1,74 @@
+"""The task's ``models`` option: registry aliases (or model strings) bound to the game's roles.
+
+``-T models=gpt-4o`` (homogeneous) or ``-T 'models={impostor: gpt-4o, majority: claude-sonnet-4}'``
+binds each role to a model the task builds itself, so an alias brings everything the
+registry says about it: its model string, its ``model_args`` (Inspect ``-M``) and its
+``defaults`` (temperature, max_tokens, vote_temperature), which the solvers apply per
+seat below an explicit -T option (``impostor.generation``).  Sweeps pass their models
+this way.  Roles not named here come from ``--model`` / ``--model-role`` as before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from inspect_ai.model import Model, get_model
+
+from impostor.errors import ImpostorError
+from solvers.seating import MODE_ROLES
+
+
+@dataclass
+class BoundModels:
+    """What ``models`` binds: Inspect models per role and the alias facts the record keeps."""
+
+    model: Optional[Model] = None  # the task's default model (the eval's --model otherwise)
+    roles: dict[str, Model] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)  # role -> name as given (alias or model string)
+    defaults: dict[str, dict[str, Any]] = field(default_factory=dict)  # role -> alias defaults
+
+
+def parse_models(models: Any, mode: str) -> dict[str, str]:
+    """``models`` as role -> name: a single name plays every seat of a homogeneous game."""
+    if models is None or models == "" or models == {}:
+        return {}
+    roles = MODE_ROLES[mode] or ("model",)
+    if isinstance(models, str):
+        if mode != "homogeneous":
+            raise ImpostorError(f"-T models={models!r}: mode {mode!r} has roles {', '.join(roles)}; fix: name "
+                                f"each, e.g. -T 'models={{{roles[0]}: gpt-4o, {roles[1]}: claude-sonnet-4}}'")
+        return {"model": models.strip()}
+    if not isinstance(models, dict):
+        raise ImpostorError(f"-T models: expected a model name or a mapping role -> name, got "
+                            f"{type(models).__name__}; fix: e.g. -T 'models={{{roles[0]}: gpt-4o}}'")
+    stray = sorted(set(map(str, models)) - set(roles))
+    if stray:
+        raise ImpostorError(f"-T models: role(s) {', '.join(stray)} are not roles of mode {mode!r}; "
+                            f"fix: use {', '.join(roles)}")
+    return {str(k): str(v).strip() for k, v in models.items()}
+
+
+def bind_models(models: Any, mode: str) -> BoundModels:
+    """Build the Inspect model of every named role (registry aliases with their model_args)."""
+    names = parse_models(models, mode)
+    out = BoundModels(names=names)
+    if not names:
+        return out
+    from impostor.registry import load_registry
+
+    registry = load_registry()
+    for role, name in names.items():
+        string = registry.resolve(name)
+        entry = registry.entry(name) if name in registry.entries else None
+        args = dict(entry.model_args) if entry else {}
+        out.defaults[role] = entry.defaults.model_dump(exclude_none=True) if entry else {}
+        model = get_model(string, **args)
+        if role == "model":
+            out.model = model
+        else:
+            out.roles[role] = model
+    if out.model is None and out.roles:  # the role a sweep always took as the eval's --model
+        first = {"cross_play": "majority"}.get(mode, "team_a")
+        out.model = out.roles.get(first)
+    return out
