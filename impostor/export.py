@@ -29,14 +29,19 @@ import pandas as pd
 
 from impostor import experiment
 from impostor.errors import ImpostorError
-from impostor.records import GAME_COLUMNS, PLAYER_COLUMNS, GameRow, PlayerRow
+from impostor.records import (  # noqa: F401 - the file names are re-exported to the tracking adapter
+    ERRORS_FILE,
+    GAME_COLUMNS,
+    GAMES_FILE,
+    MODELS_FILE,
+    PLAYER_COLUMNS,
+    PLAYERS_FILE,
+    GameRow,
+    PlayerRow,
+)
 from impostor.registry import MODELS_CSV_COLUMNS, unregistered_row
 
 SCORER = "impostor_winner"
-GAMES_FILE = "games.parquet"
-PLAYERS_FILE = "players.parquet"
-MODELS_FILE = "models.csv"
-ERRORS_FILE = "errors.csv"
 MODELS_COLUMNS = list(MODELS_CSV_COLUMNS)  # contract columns, then route, params_source, ...
 #: Sample fields we never need for the tables (they dominate log size).
 EXCLUDE_FIELDS = {"events", "messages", "attachments"}

@@ -139,6 +139,13 @@ CONTRACT_PLAYER_COLUMNS = PLAYER_COLUMNS[: PLAYER_COLUMNS.index("word_guess") + 
 
 
 def player_label(seat: int) -> int:
+# The files of an export directory and of a run's MLflow ``tables/`` artifacts
+# (shared/data-contract.md): the one definition the exporter, tracking and analysis use.
+GAMES_FILE = "games.parquet"
+PLAYERS_FILE = "players.parquet"
+MODELS_FILE = "models.csv"
+ERRORS_FILE = "errors.csv"
+
     """The number shown to models: seat 0-3 is "Player 1"-"Player 4"."""
     return seat + 1
 

@@ -1,0 +1,107 @@
+"""Download the ``tables/`` artifacts of every run of an MLflow experiment.
+
+The one MLflow table download: ``impostor export --experiment`` and
+``impostor report --experiment`` both read the runs through
+:func:`downloaded_tables` and differ only in what they do with the files.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Optional
+
+from impostor.errors import ImpostorError
+from impostor.records import GAMES_FILE, PLAYERS_FILE
+from impostor.tracking.logrun import TABLES_DIR, TAG
+from impostor.tracking.store import TrackingUnavailable, get_client, shown_uri
+
+__all__ = ["RunTables", "ExperimentTables", "downloaded_tables"]
+
+
+@dataclass
+class RunTables:
+    """One run and the local copy of its ``tables/`` artifacts (``None``: the run logged no games/players)."""
+
+    run: Any  # mlflow.entities.Run
+    directory: Optional[Path]
+
+    @property
+    def run_id(self) -> str:
+        return self.run.info.run_id
+
+
+@dataclass
+class ExperimentTables:
+    """The runs of one MLflow experiment, their tables downloaded to a temporary directory."""
+
+    name: str
+    where: str  # the tracking URI without credentials, for messages
+    runs: list[RunTables]
+
+    @property
+    def description(self) -> str:
+        return f"{len(self.runs)} run(s) of MLflow experiment '{self.name}' at {self.where}"
+
+
+def _open_client(tracking_uri: Optional[str], unreachable_fix: str) -> tuple[Any, str]:
+    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+    try:
+        return get_client(tracking_uri)
+    except TrackingUnavailable as exc:
+        raise ImpostorError(f"{exc}; fix: {unreachable_fix}") from None
+
+
+def _experiment(client: Any, name: str, where: str) -> Any:
+    try:
+        exp = client.get_experiment_by_name(name)
+    except Exception as exc:  # noqa: BLE001
+        raise ImpostorError(f"MLflow at {where}: cannot be read ({exc}); fix: check --tracking-uri") from exc
+    if exp is None:
+        try:
+            known = [e.name for e in client.search_experiments(max_results=50)]
+        except Exception:  # noqa: BLE001
+            known = []
+        raise ImpostorError(f"MLflow experiment '{name}' not found at {where}"
+                            + (f" (there: {', '.join(known)})" if known else "")
+                            + "; fix: check --experiment and --tracking-uri")
+    return exp
+
+
+def _runs(client: Any, experiment_id: str, kind: Optional[str]) -> list[Any]:
+    where = f"tags.`{TAG}kind` = '{kind}'" if kind else ""
+    runs, token = [], None
+    while True:
+        page = client.search_runs([experiment_id], filter_string=where, max_results=1000, page_token=token)
+        runs += list(page)
+        token = page.token
+        if not token:
+            return runs
+
+
+def _download(client: Any, run_id: str, tmp: Path) -> Optional[Path]:
+    try:
+        names = {Path(a.path).name for a in client.list_artifacts(run_id, TABLES_DIR)}
+    except Exception:  # noqa: BLE001 - no artifact directory
+        names = set()
+    if GAMES_FILE not in names or PLAYERS_FILE not in names:
+        return None
+    return Path(client.download_artifacts(run_id, TABLES_DIR, str(tmp / run_id)))
+
+
+@contextmanager
+def downloaded_tables(experiment: str, tracking_uri: Optional[str] = None, *, kind: Optional[str] = None,
+                      unreachable_fix: str = "start the server or check --tracking-uri") -> Iterator[ExperimentTables]:
+    """The runs of ``experiment`` (only those tagged ``impostor.kind=<kind>`` when given) with their
+    ``tables/`` downloaded; the files live until the ``with`` block ends.  Raises ImpostorError when
+    the store cannot be opened or the experiment does not exist."""
+    client, uri = _open_client(tracking_uri, unreachable_fix)
+    where = shown_uri(uri)
+    exp = _experiment(client, experiment, where)
+    runs = _runs(client, exp.experiment_id, kind)
+    with tempfile.TemporaryDirectory(prefix="impostor-tables-") as tmp:
+        yield ExperimentTables(experiment, where, [RunTables(r, _download(client, r.info.run_id, Path(tmp)))
+                                                   for r in runs])
