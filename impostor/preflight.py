@@ -17,37 +17,53 @@ from typing import Any, Mapping, Optional
 from impostor.errors import ImpostorError
 
 _MARKUP = re.compile(r"\[/?[a-z][a-z ]*\]")  # rich console markup in Inspect's messages
+_PIP = re.compile(r"pip install ([A-Za-z0-9_.\-\[\]]+)")
 _ENV_VAR = re.compile(r"\b([A-Z][A-Z0-9]*_(?:API_KEY|KEY|TOKEN|SECRET|BASE_URL)[A-Z0-9_]*)\b")
 
 
-def problem_of(alias: str, model: str, exc: BaseException) -> str:
-    """One line for a model that cannot be created: what Inspect said, without markup, and the fix."""
+def _cause(model: str, exc: BaseException) -> tuple[str, str]:
+    """(what is wrong, the fix) for a model that cannot be created, from what Inspect said."""
     text = _MARKUP.sub("", str(getattr(exc, "message", None) or exc))
     text = " ".join(ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("ERROR:"))
-    name = model if alias == model else f"{alias!r} ({model})"
     if "not recognized" in text:
         provider = model.split("/", 1)[0]
-        return (f"model {name}: provider {provider!r} is not an installed Inspect model provider; fix: check the "
-                f"spelling (e.g. openai/..., anthropic/..., litellm/..., local/smollm2, bot/random) or install "
-                f"the package that provides it")
+        return (f"provider {provider!r} is not an installed Inspect model provider",
+                "check the spelling (e.g. openai/..., anthropic/..., litellm/..., local/smollm2, bot/random) "
+                "or install the package that provides it")
+    package = _PIP.search(text)
+    if package:
+        return (f"needs the Python package {package.group(1)!r}", f"pip install {package.group(1)} (in .venv)")
     envs = sorted(set(_ENV_VAR.findall(text)))
     if envs:
-        return (f"model {name}: {envs[0]} is not set; fix: export {envs[0]}=... (or put it in .env), "
-                f"or play an offline model such as local/smollm2 or bot/embedding")
-    return f"model {name}: cannot be created ({text[:300]}); fix: check the model string and its settings"
+        return (f"{envs[0]} is not set", f"export {envs[0]}=... (or put it in .env), "
+                "or play an offline model such as local/smollm2 or bot/embedding")
+    return f"cannot be created ({text[:300]})", "check the model string and its settings"
+
+
+def _name(alias: str, model: str) -> str:
+    return model if alias == model else f"{alias!r} ({model})"
+
+
+def problem_of(alias: str, model: str, exc: BaseException) -> str:
+    """One line for a model that cannot be created: what is wrong and the fix."""
+    what, fix = _cause(model, exc)
+    return f"model {_name(alias, model)}: {what}; fix: {fix}"
 
 
 def check_models(models: Mapping[str, str], where: str, model_args: Optional[Mapping[str, dict[str, Any]]] = None) -> None:
     """Create each model (alias → Inspect model string) as the run will; raise one
-    ``ImpostorError`` listing every model that cannot be created."""
+    ``ImpostorError`` naming every model that cannot be created, grouped by cause
+    (nine models behind one missing key read as one problem, not nine)."""
     from inspect_ai.model import get_model
 
-    problems = []
+    causes: dict[tuple[str, str], list[str]] = {}
     for alias, model in models.items():
         try:
             with contextlib.redirect_stdout(io.StringIO()):  # Inspect's "hooks enabled" banner
                 get_model(model, memoize=False, **dict((model_args or {}).get(alias) or {}))
         except Exception as exc:  # noqa: BLE001 - any failure to create the model is the user's to fix
-            problems.append(problem_of(alias, model, exc))
-    if problems:
-        raise ImpostorError(f"{where}: " + " | ".join(problems))
+            causes.setdefault(_cause(model, exc), []).append(_name(alias, model))
+    if causes:
+        parts = [f"model{'s' if len(names) > 1 else ''} {', '.join(names)}: {what}; fix: {fix}"
+                 for (what, fix), names in causes.items()]
+        raise ImpostorError(f"{where}: " + " | ".join(parts))

@@ -22,7 +22,16 @@ from test_sweep_helpers import REPO, cli_env, impostor_cmd, run_cli, write_confi
 
 
 def test_paper_dry_run_prints_756_experiments_and_90720_games(tmp_path):
-    r = run_cli(["sweep", str(REPO / "configs/paper.yaml"), "--dry-run"], cwd=REPO, timeout=120)
+    keys = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY")
+    env = {k: v for k, v in cli_env().items() if k not in keys}
+    # without keys: the plan is printed, then one line naming each missing variable, exit 2
+    r = run_cli(["sweep", str(REPO / "configs/paper.yaml"), "--dry-run"], cwd=REPO, env=env, timeout=120)
+    assert r.returncode == 2 and "756 experiments" in r.stdout
+    [err] = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert all(f"export {k}=" in err for k in keys) and "Traceback" not in r.stderr
+    # with keys (not checked against the API: creating the client needs none of the network)
+    r = run_cli(["sweep", str(REPO / "configs/paper.yaml"), "--dry-run"], cwd=REPO,
+                env=env | {k: "sk-test-not-a-real-key" for k in keys}, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "756 experiments" in r.stdout
     assert "90,720 games" in r.stdout

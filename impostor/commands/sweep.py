@@ -285,10 +285,12 @@ def run_sweep(config: str, shard: Optional[str] = None, log_dir: Optional[str] =
     pl = plan(config, shard)
     _import_modules(pl)
     pl.resolved = resolve_models(pl.config, pl.path, strict=True)
-    check_models(pl.resolved, f"{pl.path}: field 'models'", model_args=alias_model_args(pl.resolved))  # unknown providers, missing keys: before any game
     ld = Path(log_dir) if log_dir else pl.default_log_dir()
-    if dry_run:
+    if dry_run:  # the plan first (useful without keys), then what would stop the real run
         print_plan(pl, ld, list_all)
+    # Unknown providers and missing keys: refused before any game, by --dry-run as well.
+    check_models(pl.resolved, f"{pl.path}: field 'models'", model_args=alias_model_args(pl.resolved))
+    if dry_run:
         return 0
     if not pl.experiments:
         raise ImpostorError(f"{config}: shard {shard} has no experiments; fix: use fewer shards")
