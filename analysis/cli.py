@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from impostor.errors import ImpostorError
+from impostor.core.errors import ImpostorError
 
 __all__ = ["register"]
 

@@ -19,7 +19,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from analysis.data import AnalysisData  # noqa: E402
-from impostor.records import DIFFICULTIES, MODES  # noqa: E402
+from impostor.core.records import DIFFICULTIES, MODES  # noqa: E402
 
 __all__ = ["make_figures", "wilson_ci"]
 

@@ -1,8 +1,8 @@
 """Reading the game tables (Parquet export or MLflow) into a validated ``AnalysisData``.
 
-Every problem raises :class:`impostor.errors.ImpostorError` whose message names
+Every problem raises :class:`impostor.core.errors.ImpostorError` whose message names
 the file, the column (or field) and the fix.  The checks follow the record
-schema (``impostor.records``): the contract columns must be present and
+schema (``impostor.core.records``): the contract columns must be present and
 coercible to their types, categorical values must be valid, and the two tables
 must describe the same games (four seats each, exactly one impostor, the
 impostor seat/model/speaking position agreeing between the tables).
@@ -20,8 +20,8 @@ import pandas as pd
 
 from analysis.ballots import ballot_classes
 from analysis.data import AnalysisData
-from impostor.errors import ImpostorError
-from impostor.records import (
+from impostor.core.errors import ImpostorError
+from impostor.core.records import (
     BALLOT_CLASSES,
     CONTRACT_GAME_COLUMNS,
     CONTRACT_PLAYER_COLUMNS,

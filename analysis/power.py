@@ -247,7 +247,7 @@ def _icc_from_export(path: str) -> tuple[float, str]:
 
 
 def _cmd_power(args) -> int:
-    from impostor.errors import ImpostorError
+    from impostor.core.errors import ImpostorError
 
     try:
         _check(args.base, args.odds_ratio, args.alpha, args.power)

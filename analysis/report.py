@@ -38,7 +38,7 @@ import pandas as pd
 
 from analysis import bundle_dir
 from analysis.data import AnalysisData
-from impostor.errors import ImpostorError
+from impostor.core.errors import ImpostorError
 
 from analysis.stats._base import CONTRACT  # noqa: E402
 

@@ -1,7 +1,7 @@
 """The simulator's design layer: models, the experiment grid, the schedule a run's
 configuration and seed fix, and the logit model of the impostor-win probability.
 
-The schedule follows the runner (``impostor.schedule``, docs/rules.md "Schedules"):
+The schedule follows the runner (``impostor.core.schedule``, docs/rules.md "Schedules"):
 
 * **shared across experiments** (a paired design): within a difficulty, game *i* of
   every experiment (every mode and model assignment) plays the same word pair; the
@@ -38,7 +38,7 @@ from typing import Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from impostor.records import DIFFICULTIES, MODES, TEAM_MODES
+from impostor.core.records import DIFFICULTIES, MODES, TEAM_MODES
 
 @dataclass(frozen=True)
 class SimModel:
@@ -160,7 +160,7 @@ def _centred_logor(values, keys) -> dict[str, float]:
 def _word_pairs(difficulties: tuple[str, ...]) -> dict[str, list[tuple[str, str, str]]]:
     """The shipped word pairs (configs/word_pairs.json) or synthetic stand-ins."""
     try:
-        from impostor.wordpairs import load_word_pairs
+        from impostor.core.wordpairs import load_word_pairs
 
         pairs = load_word_pairs(require_full=False)
         out = {d: [(p.pair_id, p.majority, p.impostor) for p in pairs[d]] for d in difficulties if d in pairs}
@@ -327,7 +327,7 @@ def build_design(
     seat_model[is_team] = team_m[is_team]
     imp_model = seat_model[np.arange(n), imp_seat]
 
-    # word pairs: a sequence per difficulty (permutation cycles, as impostor.schedule.pair_order)
+    # word pairs: a sequence per difficulty (permutation cycles, as impostor.core.schedule.pair_order)
     # shared by every experiment of that difficulty; pair effects fixed by the design
     plists = _word_pairs(tuple(difficulties))
     pair = np.empty((n, 3), dtype=object)

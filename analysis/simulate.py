@@ -23,7 +23,7 @@ experiment) and decides each game in two steps:
    homogeneous, an average model, an average tier, average opponents).
 
 2. **Ballots** consistent with that winner under the default rule (A.1, as in
-   ``impostor.rules.decide``): an impostor self-declares with its model's rate
+   ``impostor.core.rules.decide``): an impostor self-declares with its model's rate
    (the guess is right exactly when the impostor wins); rarely a majority
    player self-declares (majority wins); otherwise the four ballots are drawn
    from a simple voting model (a majority voter picks the impostor with its
@@ -46,7 +46,7 @@ import pandas as pd
 from analysis.sim_ballots import _CLASS_NAMES, _PROFILES, _sample_profiles, profile_table
 from analysis.sim_design import (DEFAULT_MODELS, PAPER_DIFFICULTY_OR, PAPER_MODE_OR, PAPER_SEAT_OR, SimDesign,
                                  SimModel, build_design, design_cells)
-from impostor.records import DIFFICULTIES, GAME_COLUMNS, MODES, PLAYER_COLUMNS, GameRow, PlayerRow
+from impostor.core.records import DIFFICULTIES, GAME_COLUMNS, MODES, PLAYER_COLUMNS, GameRow, PlayerRow
 
 __all__ = [
     "SimModel",

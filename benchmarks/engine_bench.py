@@ -51,8 +51,8 @@ def _vote_grammar():
     from llama_cpp import LlamaGrammar
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    from impostor.parsing import vote_json_schema
-    from impostor.records import seat_of_label
+    from impostor.core.parsing import vote_json_schema
+    from impostor.core.records import seat_of_label
 
     schema = vote_json_schema(seat_of_label(2), reasoning_max=200)
     return LlamaGrammar.from_string(json_schema_to_gbnf(json.dumps(schema)), verbose=False)

@@ -36,7 +36,7 @@ DESCRIPTIONS = [(3, "It has strings and you play it with a bow."), (1, "A musica
 def _messages(phase: str, word: str, player: int):
     from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
-    from impostor import prompts
+    from impostor.core import prompts
 
     if phase == "description":
         prev = [d for d in DESCRIPTIONS if d[0] != player][: player - 1]
@@ -116,7 +116,7 @@ async def _bench_local(calls: int, model_name: str) -> dict:
     from inspect_ai.model import GenerateConfig, ResponseSchema, get_model
     from inspect_ai.util import JSONSchema
 
-    from impostor.parsing import vote_json_schema
+    from impostor.core.parsing import vote_json_schema
 
     t = time.perf_counter()
     model = get_model(model_name)
@@ -139,7 +139,7 @@ async def _bench_local(calls: int, model_name: str) -> dict:
             toks.append(out.usage.output_tokens)
             ptoks.append(out.usage.input_tokens)
             if phase == "vote":
-                from impostor.parsing import parse_vote
+                from impostor.core.parsing import parse_vote
 
                 valid += parse_vote(out.completion, player - 1).error is None
         res[phase] = {
@@ -198,11 +198,11 @@ def bench_selfplay(games_per_tier: int) -> dict:
     """Four bot/embedding players per game on the shipped word pairs (no Inspect, the bot logic)."""
     import random
 
-    from impostor import prompts
+    from impostor.core import prompts
     from impostor.providers.bots.players import EmbeddingPlayer, seeded_rng
     from impostor.providers.bots.vocab import shipped_table
     from impostor.providers.prompt_parse import parse_messages
-    from impostor.rules import guess_matches
+    from impostor.core.rules import guess_matches
 
     player = EmbeddingPlayer(shipped_table())
     pairs = json.loads((ROOT / "configs" / "word_pairs.json").read_text())

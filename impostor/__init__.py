@@ -1,7 +1,9 @@
-"""impostor-bench core: the game rules, schedules, prompts and record schema.
+"""impostor-bench: the pure game core (``impostor.core``) and the adapters around it.
 
-Everything in this package except ``impostor.providers``, ``impostor.tracking``
-and the CLI is free of Inspect imports, so rules are testable on their own.
+``impostor.core`` holds the rules, records, schedules, prompts and parsing, free of
+Inspect, MLflow, litellm and pandas.  The rest of this package adapts it: model
+providers (``providers``), MLflow tracking (``tracking``), export, the model registry,
+sweeps and the command line (``cli``, ``commands``).  docs/architecture.md.
 """
 
 __version__ = "0.1.0"

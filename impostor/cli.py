@@ -12,7 +12,7 @@ import importlib
 import os
 import sys
 
-from impostor.errors import ImpostorError
+from impostor.core.errors import ImpostorError
 
 # Keep litellm (pulled in by mlflow/our provider) from reaching for the network.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

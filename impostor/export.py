@@ -3,7 +3,7 @@
 The scorer stores each finished game as ``{"game": GameRow, "players": [PlayerRow x 4]}``
 in the metadata of the ``impostor_winner`` score.  This module turns the
 samples of one or more Inspect logs into the contract tables
-(``shared/data-contract.md``), validating every row with :mod:`impostor.records`.
+(``shared/data-contract.md``), validating every row with :mod:`impostor.core.records`.
 
 Rules:
 
@@ -27,9 +27,9 @@ from typing import Any, Iterable, Optional
 
 import pandas as pd
 
-from impostor import experiment
-from impostor.errors import ImpostorError
-from impostor.records import (  # noqa: F401 - the file names are re-exported to the tracking adapter
+from impostor.core import experiment
+from impostor.core.errors import ImpostorError
+from impostor.core.records import (  # noqa: F401 - the file names are re-exported to the tracking adapter
     ERRORS_FILE,
     GAME_COLUMNS,
     GAMES_FILE,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import gc
 import os
 
-from impostor.errors import ImpostorError
+from impostor.core.errors import ImpostorError
 
 THRESHOLDS = (10_000, 10, 10)
 _tuned = False

@@ -14,7 +14,7 @@ import io
 import re
 from typing import Any, Mapping, Optional
 
-from impostor.errors import ImpostorError
+from impostor.core.errors import ImpostorError
 
 _MARKUP = re.compile(r"\[/?[a-z][a-z ]*\]")  # rich console markup in Inspect's messages
 _PIP = re.compile(r"pip install ([A-Za-z0-9_.\-\[\]]+)")

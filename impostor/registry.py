@@ -6,7 +6,7 @@
     >>> reg.resolve("openai/gpt-4o-mini")       # anything with "/" passes through
     'openai/gpt-4o-mini'
 
-Every problem in the file raises :class:`impostor.errors.ImpostorError` naming
+Every problem in the file raises :class:`impostor.core.errors.ImpostorError` naming
 the file, the alias and field, and the fix.  ``IMPOSTOR_MODELS`` overrides the
 default path.
 """
@@ -22,7 +22,7 @@ from typing import Any, Iterable, Literal, Optional
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from impostor.errors import ImpostorError
+from impostor.core.errors import ImpostorError
 
 ENV_VAR = "IMPOSTOR_MODELS"
 # models.csv: the data-contract columns first, then added ones (never rename or drop).

@@ -28,10 +28,10 @@ from typing import Annotated, Any, Literal, Optional
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from impostor.errors import ImpostorError
-from impostor.experiment import ALL_SEATS, experiment_id
-from impostor.records import DIFFICULTIES, MODES, TEAM_MODES
-from impostor.schedule import MAX_GAMES
+from impostor.core.errors import ImpostorError
+from impostor.core.experiment import ALL_SEATS, experiment_id
+from impostor.core.records import DIFFICULTIES, MODES, TEAM_MODES
+from impostor.core.schedule import MAX_GAMES
 
 MANIFEST = "impostor-sweep.json"
 
@@ -176,7 +176,7 @@ class Experiment:
 
     @property
     def label(self) -> str:
-        """The experiment's identity with the config's aliases (``impostor.experiment``)."""
+        """The experiment's identity with the config's aliases (``impostor.core.experiment``)."""
         r = dict(self.roles)
         assignment = {ALL_SEATS: r["model"]} if self.mode == "homogeneous" else r
         return experiment_id(self.mode, self.difficulty, assignment, self.seed)
@@ -264,7 +264,7 @@ def config_hash(cfg: SweepConfig, config_path: Path) -> str:
 
 
 def game_fields(cfg: SweepConfig, config_path: Path) -> dict[str, Any]:
-    from impostor.wordpairs import word_pairs_sha256
+    from impostor.core.wordpairs import word_pairs_sha256
 
     d = {k: getattr(cfg, k) for k in GAME_FIELDS}
     d["word_pairs"] = word_pairs_sha256(str(word_pairs_path(cfg, config_path)) if cfg.word_pairs else None)

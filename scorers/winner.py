@@ -23,10 +23,10 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from impostor.records import (BALLOT_CLASSES, INVALID_BALLOT_CLASSES, LEGAL_BALLOT_CLASSES, GameRow, PlayerRow,
+from impostor.core.records import (BALLOT_CLASSES, INVALID_BALLOT_CLASSES, LEGAL_BALLOT_CLASSES, GameRow, PlayerRow,
                               derive_ballot_class)
-from impostor.rules import Ballot, decide
-from impostor.schedule import GameSpec, derive_seed
+from impostor.core.rules import Ballot, decide
+from impostor.core.schedule import GameSpec, derive_seed
 from solvers.game_store import load_seats
 
 
@@ -168,7 +168,7 @@ def invalid_rates_by_model() -> Metric:
 
 @metric
 def ballot_class_rates() -> Metric:
-    """Share of all ballots in each class of ``impostor.records.BALLOT_CLASSES``, as
+    """Share of all ballots in each class of ``impostor.core.records.BALLOT_CLASSES``, as
     ``ballot_class_rate/<class>`` (the invalid ones sum to ``invalid_ballot_rate``)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:

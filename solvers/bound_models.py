@@ -4,7 +4,7 @@
 binds each role to a model the task builds itself, so an alias brings everything the
 registry says about it: its model string, its ``model_args`` (Inspect ``-M``) and its
 ``defaults`` (temperature, max_tokens, vote_temperature), which the solvers apply per
-seat below an explicit -T option (``impostor.generation``).  Sweeps pass their models
+seat below an explicit -T option (``impostor.core.generation``).  Sweeps pass their models
 this way.  Roles not named here come from ``--model`` / ``--model-role`` as before.
 """
 
@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from inspect_ai.model import Model, get_model
 
-from impostor.errors import ImpostorError
+from impostor.core.errors import ImpostorError
 from solvers.seating import MODE_ROLES
 
 

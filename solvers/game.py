@@ -23,11 +23,11 @@ from inspect_ai.model import (
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema
 
-from impostor import prompts
-from impostor.generation import SeatSettings, seat_roles, seat_settings
-from impostor.parsing import clean_model_text, description_violation, one_line, parse_vote, vote_json_schema
-from impostor.records import player_label
-from impostor.schedule import GameSpec, derive_seed
+from impostor.core import prompts
+from impostor.core.generation import SeatSettings, seat_roles, seat_settings
+from impostor.core.parsing import clean_model_text, description_violation, one_line, parse_vote, vote_json_schema
+from impostor.core.records import player_label
+from impostor.core.schedule import GameSpec, derive_seed
 from solvers.game_store import load_seats, save_ballots, save_seats
 from solvers.seating import experiment_id_for, model_name, seat_models
 
@@ -45,8 +45,8 @@ def new_seat_record() -> dict[str, Any]:
         "model": "", "description": "", "description_raw": [], "description_valid": False,
         "description_error": None, "vote_raw": [], "vote": None, "confidence": None, "reasoning": None,
         "self_declared": False, "word_guess": None, "ballot_error": None, "vote_mode": "free",
-        "ballot_class": "missing",  # until a ballot is parsed (impostor.records.BALLOT_CLASSES)
-        "temperature": None, "vote_temperature": None,  # what this seat's calls used (impostor.generation)
+        "ballot_class": "missing",  # until a ballot is parsed (impostor.core.records.BALLOT_CLASSES)
+        "temperature": None, "vote_temperature": None,  # what this seat's calls used (impostor.core.generation)
     }
 
 
@@ -245,7 +245,7 @@ def voting_phase(
 ) -> Solver:
     """All four seats vote at once, each seeing every description (A.2.2).
 
-    Vote temperature per seat (``impostor.generation``): ``vote_temperature`` if given,
+    Vote temperature per seat (``impostor.core.generation``): ``vote_temperature`` if given,
     else the seat's alias default, else max(0.3, T - 0.4) on OpenAI/OpenRouter-compatible
     backends and T on Anthropic's (A.3).  An unreadable ballot is re-prompted once for
     valid JSON; if still unreadable the vote is null.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from inspect_ai.model import Model, get_model, model_roles
 
-from impostor.errors import ImpostorError
-from impostor.experiment import ALL_SEATS, GAME_ROLES, MODE_ROLES, experiment_id
+from impostor.core.errors import ImpostorError
+from impostor.core.experiment import ALL_SEATS, GAME_ROLES, MODE_ROLES, experiment_id
 
 
 def check_roles(mode: str, defined: set[str]) -> None:

@@ -16,20 +16,20 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from inspect_ai import Task, task
-from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import model_roles
 from inspect_ai.util import display_type
 from pydantic import TypeAdapter, ValidationError
 
 from impostor import LAUNCH_DIR
-from impostor.errors import ImpostorError
+from impostor.inspect_compat import PrerequisiteError, building_task_for_eval
+from impostor.core.errors import ImpostorError
 from impostor.gc_tuning import tune_gc
-from impostor.records import DIFFICULTIES, MODES, TIE_RULES
-from impostor.schedule import MAX_GAMES, PairRef, build_schedule
-from impostor.wordpairs import load_word_pairs, word_pairs_file, word_pairs_sha256
+from impostor.core.records import DIFFICULTIES, MODES, TIE_RULES
+from impostor.core.schedule import MAX_GAMES, PairRef, build_schedule
+from impostor.core.wordpairs import load_word_pairs, word_pairs_file, word_pairs_sha256
 from scorers.winner import impostor_winner
-from impostor.generation import UNANNEALED_BACKENDS, seat_settings
+from impostor.core.generation import UNANNEALED_BACKENDS, seat_settings
 from solvers.bound_models import bind_models
 from solvers.game import impostor_game
 from solvers.seating import check_roles
@@ -42,21 +42,6 @@ class TaskOptionError(ImpostorError, PrerequisiteError):
     def __init__(self, message: str) -> None:
         ImpostorError.__init__(self, message)
         self.message = message
-
-
-def _resolving_for_eval() -> bool:
-    """True while Inspect builds this task for an eval, when the eval's model roles are set.
-
-    (A Task built beforehand in Python cannot see the roles later passed to eval(), and
-    Inspect's eval_set leaves its last model active in the caller's context, so neither the
-    roles nor the active model alone tell us whether an absent role is really absent.)
-    """
-    frame = sys._getframe(1)
-    while frame is not None:
-        if frame.f_code.co_name == "eval_resolve_tasks" and "inspect_ai" in frame.f_code.co_filename:
-            return True
-        frame = frame.f_back
-    return False
 
 
 def _user_path(path: Optional[str]) -> Optional[str]:
@@ -200,7 +185,7 @@ def impostor(
             raise ImpostorError(f"-T models and --model-role both set {', '.join(sorted(roles & set(bound.roles)))}; "
                                 f"fix: name each role once")
         roles |= set(bound.roles)
-        if roles or _resolving_for_eval():  # refuse a contradictory mode/role set before any game
+        if roles or building_task_for_eval():  # refuse a contradictory mode/role set before any game
             check_roles(mode, roles)
         word_pairs = _user_path(word_pairs)
         samples = game_samples(mode, difficulty, n_games, seed, word_pairs, experiment_id, first_game)

@@ -11,9 +11,9 @@ import pytest
 from inspect_ai.log import EvalError, read_eval_log, write_eval_log
 
 from impostor.cli import main as cli_main
-from impostor.errors import ImpostorError
+from impostor.core.errors import ImpostorError
 from impostor.export import tables_from_logs
-from impostor.records import CONTRACT_GAME_COLUMNS, CONTRACT_PLAYER_COLUMNS, GameRow, PlayerRow
+from impostor.core.records import CONTRACT_GAME_COLUMNS, CONTRACT_PLAYER_COLUMNS, GameRow, PlayerRow
 
 import test_sweep_helpers  # noqa: F401 - registers testplayer/
 

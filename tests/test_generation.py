@@ -11,8 +11,8 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.event import ModelEvent
 from inspect_ai.model import get_model
 
-from impostor import prompts
-from impostor.generation import anneals_votes, seat_settings, vote_temperature_for
+from impostor.core import prompts
+from impostor.core.generation import anneals_votes, seat_settings, vote_temperature_for
 
 BALLOT = json.dumps({"suspected_impostor_id": 2, "confidence": 0.5, "reasoning": "mock",
                      "self_declaration": False, "word_guess": None})

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from impostor.parsing import (
+from impostor.core.parsing import (
     description_violation,
     find_word_leak,
     parse_player_id,
@@ -110,7 +110,7 @@ BALLOT_CLASS_CASES = [
 def test_ballot_class(raw, cls):
     """Each ballot gets its class; legal ones (valid, self_vote) are never re-prompted, and
     the class derived from the recorded error text alone (older records) is the same."""
-    from impostor.records import LEGAL_BALLOT_CLASSES, derive_ballot_class
+    from impostor.core.records import LEGAL_BALLOT_CLASSES, derive_ballot_class
 
     parsed = parse_vote(raw, ME)
     assert parsed.ballot_class == cls
@@ -122,7 +122,7 @@ def test_ballot_class(raw, cls):
 
 @pytest.mark.parametrize("raw, seat, declared, error, retry", CASES)
 def test_every_parse_case_has_a_consistent_class(raw, seat, declared, error, retry):
-    from impostor.records import BALLOT_CLASSES, LEGAL_BALLOT_CLASSES, derive_ballot_class
+    from impostor.core.records import BALLOT_CLASSES, LEGAL_BALLOT_CLASSES, derive_ballot_class
 
     parsed = parse_vote(raw, ME)
     assert parsed.ballot_class in BALLOT_CLASSES
@@ -135,7 +135,7 @@ def test_every_parse_case_has_a_consistent_class(raw, seat, declared, error, ret
     ("A cat sat.", "cat", "leak"), ("It is c-a-t.", "cat", "leak"),
 ])
 def test_description_error_class(text, word, cls):
-    from impostor.parsing import description_error_class
+    from impostor.core.parsing import description_error_class
 
     assert description_error_class(description_violation(text, word)) == cls
     assert description_error_class("some other tool's message") == "other"
@@ -213,8 +213,8 @@ def test_constrained_vote_schema_lists_only_other_players():
 
 def _leak_by_patterns_alone(text, word):
     """The leak check without its ASCII pre-filter: the compiled patterns on every text."""
-    from impostor.glyphs import visible_text
-    from impostor.parsing import _leak_patterns
+    from impostor.core.glyphs import visible_text
+    from impostor.core.parsing import _leak_patterns
 
     text = visible_text(text)
     for pattern in _leak_patterns(word):
@@ -230,7 +230,7 @@ def test_leak_prefilter_never_changes_the_answer():
     answer is the patterns' own."""
     import random
 
-    from impostor.parsing import _word_forms
+    from impostor.core.parsing import _word_forms
 
     rng = random.Random(7)
     words = ["dog", "berry", "bake", "run", "piano", "ox", "a", "umbrella", "Kiwi", "stop"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from impostor.errors import ImpostorError
+from impostor.core.errors import ImpostorError
 from impostor.preflight import check_models, problem_of
 
 REPO = Path(__file__).resolve().parents[1]

@@ -24,15 +24,15 @@ from inspect_ai.model import (
 )
 from inspect_ai.util import JSONSchema
 
-from impostor import prompts
-from impostor.errors import ImpostorError
-from impostor.parsing import description_violation, parse_vote, vote_json_schema
+from impostor.core import prompts
+from impostor.core.errors import ImpostorError
+from impostor.core.parsing import description_violation, parse_vote, vote_json_schema
 from impostor.providers.bots.api import BotAPI
 from impostor.providers.bots.players import EmbeddingPlayer, random_description, random_vote, seeded_rng
 from impostor.providers.bots.vocab import shipped_table
 from impostor.providers.prompt_parse import parse_messages
-from impostor.records import seat_of_label
-from impostor.rules import guess_matches
+from impostor.core.records import seat_of_label
+from impostor.core.rules import guess_matches
 
 ROOT = Path(__file__).resolve().parents[1]
 WORD_PAIRS = json.loads((ROOT / "configs" / "word_pairs.json").read_text())

@@ -19,9 +19,9 @@ import pytest
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, ResponseSchema, get_model
 from inspect_ai.util import JSONSchema
 
-from impostor import prompts
-from impostor.errors import ImpostorError
-from impostor.parsing import vote_json_schema
+from impostor.core import prompts
+from impostor.core.errors import ImpostorError
+from impostor.core.parsing import vote_json_schema
 from impostor.providers.local import resolve_gguf
 
 litellm_api = pytest.importorskip("impostor.providers.litellm_api")

@@ -12,11 +12,11 @@ import pytest
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, ResponseSchema, get_model
 from inspect_ai.util import JSONSchema
 
-from impostor import prompts
-from impostor.errors import ImpostorError
-from impostor.parsing import parse_vote, vote_json_schema
+from impostor.core import prompts
+from impostor.core.errors import ImpostorError
+from impostor.core.parsing import parse_vote, vote_json_schema
 from impostor.providers.local import LocalLlamaAPI, resolve_gguf
-from impostor.records import seat_of_label
+from impostor.core.records import seat_of_label
 
 DESCRIPTIONS = [(1, "It has strings and you play it with a bow."), (2, "A musical instrument in orchestras."),
                 (3, "It lives in the ocean and has eight arms."), (4, "You play it under your chin.")]

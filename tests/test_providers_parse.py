@@ -1,4 +1,4 @@
-"""The bots read the real game prompts (impostor.prompts) back into a GameView."""
+"""The bots read the real game prompts (impostor.core.prompts) back into a GameView."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest
 
-from impostor import prompts
+from impostor.core import prompts
 from impostor.providers.prompt_parse import PromptParseError, parse_messages
 
 

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from impostor.errors import ImpostorError
+from impostor.core.errors import ImpostorError
 from impostor.registry import MODELS_CSV_COLUMNS, load_registry
 
 PAPER_NINE = {
@@ -33,7 +33,7 @@ def test_paper_models_and_local_players(reg):
         assert reg.resolve(alias) == model
         e = reg.entry(alias)
         assert e.defaults.temperature == 0.7 and e.defaults.max_tokens == 150  # A.3 defaults
-        # the vote temperature comes from the route rule (impostor.generation), not a fixed number
+        # the vote temperature comes from the route rule (impostor.core.generation), not a fixed number
         assert e.defaults.vote_temperature is None
     assert reg.resolve("smollm2") == "local/smollm2" and reg.entry("smollm2").params_b == 0.135
     assert reg.resolve("random") == "bot/random" and reg.resolve("embedding") == "bot/embedding"

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from impostor.errors import ImpostorError
+from impostor.core.errors import ImpostorError
 from impostor.sweep import experiments, load_config, plan
 
 from test_sweep_helpers import REPO, cli_env, impostor_cmd, run_cli, write_config

@@ -31,7 +31,7 @@ import httpx
 import yaml
 from inspect_ai.model import ModelAPI, ModelOutput, ModelUsage, modelapi
 
-from impostor import prompts
+from impostor.core import prompts
 
 REPO = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent

@@ -9,7 +9,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-from impostor.records import GameRow, PlayerRow
+from impostor.core.records import GameRow, PlayerRow
 
 ROOT = Path(__file__).resolve().parents[1]
 TASK = "tasks/impostor.py"  # inspect wants a path relative to cwd
@@ -105,7 +105,7 @@ def test_cross_play_without_roles_names_the_missing_role(tmp_path):
 
 
 def test_bad_task_option_is_named(tmp_path):
-    from impostor.errors import ImpostorError
+    from impostor.core.errors import ImpostorError
     from tasks.impostor import impostor
 
     with pytest.raises(ImpostorError, match="-T difficulty='impossible'"):
@@ -143,8 +143,8 @@ def test_experiments_of_one_cell_get_independent_speaking_positions(tmp_path):
     `inspect eval`, play the same pairs and impostor seats (paired design) but draw the
     impostor's speaking position independently per game; each game's order is the draw
     of its own experiment's identity, and re-running gives the identical games."""
-    from impostor.experiment import experiment_id
-    from impostor.schedule import speaking_order
+    from impostor.core.experiment import experiment_id
+    from impostor.core.schedule import speaking_order
 
     a = _cli_cross_play(tmp_path / "a", "bot/random", "bot/embedding")
     b = _cli_cross_play(tmp_path / "b", "bot/embedding", "bot/random")

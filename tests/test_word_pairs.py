@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from impostor.errors import ImpostorError
-from impostor.wordpairs import (
+from impostor.core.errors import ImpostorError
+from impostor.core.wordpairs import (
     PAIRS_PER_TIER,
     TIERS,
     WordPair,
@@ -396,7 +396,7 @@ def test_shipped_tiers_validated_by_embedding_distance():
 
 
 def test_word_pairs_file_is_the_absolute_path(tmp_path, monkeypatch):
-    from impostor.wordpairs import word_pairs_file
+    from impostor.core.wordpairs import word_pairs_file
 
     assert word_pairs_file() == str(default_word_pairs_path())
     monkeypatch.chdir(tmp_path)

@@ -203,7 +203,7 @@ class Prepared:
     # per-seat arrays (N, 4); absent seats are invalid ballots of unknown model
     present: Optional[np.ndarray] = None
     vote: Optional[np.ndarray] = None  # float, NaN = no counted vote (invalid, missing, or a self-vote)
-    ballot_class: Optional[np.ndarray] = None  # object, impostor.records.BALLOT_CLASSES; "missing" where absent
+    ballot_class: Optional[np.ndarray] = None  # object, impostor.core.records.BALLOT_CLASSES; "missing" where absent
     self_decl: Optional[np.ndarray] = None
     is_imp: Optional[np.ndarray] = None
     model: Optional[np.ndarray] = None  # object, None where absent

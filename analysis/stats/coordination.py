@@ -10,7 +10,7 @@
 * self_decl_pct  -- % of the model's impostor games in which the impostor self-declared.
 * guess_succ_pct -- % of those self-declarations with a correct majority-word guess:
                     the logged win_condition (impostor_guess_correct / _wrong) when it
-                    decided the game, else ``impostor.rules.guess_matches`` on word_guess
+                    decided the game, else ``impostor.core.rules.guess_matches`` on word_guess
                     vs majority_word (same normalisation as the game engine).
 
 Team dynamics (``team_dynamics``; only the Table 12 metrics definable from ballots and
@@ -38,7 +38,7 @@ TEAM_MODES = ("team_blind", "team_aware", "team_semi_aware")
 
 def _guess_matches():
     try:
-        from impostor.rules import guess_matches
+        from impostor.core.rules import guess_matches
         return guess_matches
     except Exception:  # pragma: no cover - the game package is part of this repo
         return lambda g, w: g is not None and str(g).strip().lower() == str(w).strip().lower()

@@ -4,7 +4,7 @@ Denominators (data contract):
 * imp_win  -- games in which the model plays the impostor (games.impostor_model);
 * maj_win  -- majority seats the model plays (players rows with role majority; a
               homogeneous game contributes three seats);
-* det_acc  -- legal ballots (valid or self-vote, impostor.records.LEGAL_BALLOT_CLASSES)
+* det_acc  -- legal ballots (valid or self-vote, impostor.core.records.LEGAL_BALLOT_CLASSES)
               cast by the model's majority seats; correct = vote on the impostor seat (a
               self-vote or a vote on another majority seat is wrong).
 ``*_ci`` is the half-width (pp) of the 95% Wilson score interval,

@@ -2,7 +2,7 @@
 
 One row per model (and an ``ALL`` row) over the seats it played: descriptions that
 failed enforcement by class (leak, too long, empty; ``other`` for an error text the
-harness never writes) and ballots by class (``impostor.records.BALLOT_CLASSES``).
+harness never writes) and ballots by class (``impostor.core.records.BALLOT_CLASSES``).
 Only the invalid classes make up ``*_invalid``; ``ballot_self_vote`` (a legal
 self-declaration) and ``ballot_valid`` are listed so that each group sums to
 ``n_seats``.  Counts come from the player rows of the games the analysis keeps.
@@ -15,8 +15,8 @@ import pandas as pd
 
 from analysis.ballots import ballot_classes, description_classes
 from analysis.stats._base import prepared, require, table
-from impostor.parsing import DESCRIPTION_ERROR_CLASSES
-from impostor.records import BALLOT_CLASSES, INVALID_BALLOT_CLASSES
+from impostor.core.parsing import DESCRIPTION_ERROR_CLASSES
+from impostor.core.records import BALLOT_CLASSES, INVALID_BALLOT_CLASSES
 
 DESC_COLUMNS = [f"desc_{c}" for c in DESCRIPTION_ERROR_CLASSES]
 BALLOT_COLUMNS = [f"ballot_{c}" for c in BALLOT_CLASSES]

@@ -36,7 +36,7 @@ from scipy import stats
 
 from analysis.stats._base import (DIFFICULTIES, MODES, StatsUnavailable, design_codes, note, ordered_levels,
                                   prepared, table)
-from impostor.records import INVALID_BALLOT_CLASSES
+from impostor.core.records import INVALID_BALLOT_CLASSES
 from analysis.stats._regress import cluster_logit, with_intercept
 from analysis.stats.categorical import chi2_test
 from analysis.stats.odds import mode_ors

@@ -3,7 +3,7 @@
     impostor export --logs DIR --out OUT          # straight from Inspect logs
     impostor export --experiment NAME --out OUT   # from the tables/ artifacts of MLflow runs
 
-Rows are validated with impostor.records.  Only finished games are exported;
+Rows are validated with impostor.core.records.  Only finished games are exported;
 errored or never-run games are listed (and written to OUT/errors.csv).  A game
 present in several logs (eval-set retries) is exported once.
 """
@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Optional
 
-from impostor.errors import ImpostorError
+from impostor.core.errors import ImpostorError
 
 
 def register(subparsers: Any) -> None:

@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Optional
 
-from impostor.errors import ImpostorError
+from impostor.core.errors import ImpostorError
 from impostor.preflight import check_models
 from impostor.sweep import (
     GAME_FIELDS,
@@ -156,7 +156,7 @@ def summarize(log_dir: Path, pl: Plan, wall_s: float) -> tuple[dict[str, float],
     from inspect_ai.log import read_eval_log
 
     from impostor.export import find_logs, is_impostor_task, tables_from_logs
-    from impostor.records import WIN_CONDITIONS
+    from impostor.core.records import WIN_CONDITIONS
 
     lines: list[str] = []
     logs = find_logs(log_dir) if log_dir.exists() else []

@@ -43,7 +43,7 @@ from inspect_ai.model._model import RetryDecision  # noqa: E402
 from inspect_ai.model._model_output import ChatCompletionChoice  # noqa: E402
 from inspect_ai.tool import ToolChoice, ToolInfo  # noqa: E402
 
-from impostor.errors import ImpostorError  # noqa: E402
+from impostor.core.errors import ImpostorError  # noqa: E402
 from impostor.providers._sampling import json_object_format, sampling_kwargs  # noqa: E402
 
 litellm.suppress_debug_info = True

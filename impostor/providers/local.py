@@ -42,7 +42,7 @@ from inspect_ai.model._model_output import ChatCompletionChoice
 from inspect_ai.model import ChatMessageAssistant
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from impostor.errors import ImpostorError
+from impostor.core.errors import ImpostorError
 from impostor.providers._sampling import json_object_format, sampling_kwargs
 from impostor.providers.llama_slots import Slot, SlotPool  # sets OMP_WAIT_POLICY=PASSIVE
 

@@ -2,7 +2,7 @@
 
 The bots (``bot/random``, ``bot/embedding``, ``bot/script``) see exactly what an
 LLM sees: the system message and user prompt of Appendix A.2 (built by
-``impostor.prompts``), optionally followed by re-prompts (``DESCRIPTION_RETRY`` /
+``impostor.core.prompts``), optionally followed by re-prompts (``DESCRIPTION_RETRY`` /
 ``VOTING_RETRY``).  This module turns those messages into a :class:`GameView`.
 
 It works on plain ``(role, text)`` pairs so that it is testable without Inspect;
@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Optional
 
-from impostor import prompts
+from impostor.core import prompts
 
 Phase = Literal["description", "vote"]
 

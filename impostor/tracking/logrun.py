@@ -31,7 +31,7 @@ from impostor.export import (
     table_models,
     tables_from_log,
 )
-from impostor.records import WIN_CONDITIONS
+from impostor.core.records import WIN_CONDITIONS
 from impostor.tracking.redact import redact_mapping, redact_text, redacted_log_copy, secret_values
 
 TAG = "impostor."
@@ -104,7 +104,7 @@ def _clean(v: Any) -> str:
 def role_settings(spec: Any) -> dict[str, dict[str, Any]]:
     """Generation settings per role: as the task resolved them for the roles it bound (aliases,
     task metadata ``generation``), else from the role's model string and the -T options."""
-    from impostor.generation import seat_settings
+    from impostor.core.generation import seat_settings
 
     args = dict(spec.task_args or {})
     bound = ((spec.metadata or {}).get("generation") or {}).get("roles") or {}
@@ -319,7 +319,7 @@ def _log_word_pairs(client: Any, run_id: str, spec: Any) -> None:
     import pandas as pd
     from mlflow.entities import DatasetInput, InputTag
 
-    from impostor.wordpairs import default_word_pairs_path, load_word_pairs
+    from impostor.core.wordpairs import default_word_pairs_path, load_word_pairs
 
     args = spec.task_args or {}
     md_file = (spec.metadata or {}).get("word_pairs_file")  # resolved by the task (a -T path may be relative)

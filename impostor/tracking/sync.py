@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
-from impostor.errors import ImpostorError
+from impostor.core.errors import ImpostorError
 from impostor.export import find_logs, is_impostor_task, read_log
 from impostor.sweep import MANIFEST
 from impostor.tracking.logrun import TAG, Context, find_run, finish_run, run_key, start_run

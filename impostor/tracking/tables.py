@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
-from impostor.errors import ImpostorError
-from impostor.records import GAMES_FILE, PLAYERS_FILE
+from impostor.core.errors import ImpostorError
+from impostor.core.records import GAMES_FILE, PLAYERS_FILE
 from impostor.tracking.logrun import TABLES_DIR, TAG
 from impostor.tracking.store import TrackingUnavailable, get_client, shown_uri
 

@@ -6,7 +6,7 @@ Two generators:
   model assignments x games per experiment; 9 models and 120 games per experiment give
   exactly 756 experiments / 90,720 games) with ballots drawn per seat and the winner
   decided from the ballots by the default rule (Appendix A.1), written here
-  independently of impostor.rules and analysis.stats.
+  independently of impostor.core.rules and analysis.stats.
 * ``make_logit_games`` -- games whose impostor win is drawn from a known logit model
   (seat, mode, speaking-position, size and experiment random effects), for checking
   that estimators recover known odds ratios / ITTs. No players table.

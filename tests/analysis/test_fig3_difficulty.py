@@ -5,7 +5,7 @@ import pandas as pd
 
 from analysis.data import AnalysisData
 from analysis.figures import _ShippedWordVectors, fig_difficulty_validation
-from impostor.wordpairs import load_word_pairs
+from impostor.core.wordpairs import load_word_pairs
 
 
 def _pairs_frame():

@@ -10,8 +10,8 @@ import pytest
 
 from analysis.io import load_from_mlflow, load_tables, validate_tables, write_tables
 from impostor.cli import main
-from impostor.errors import ImpostorError
-from impostor.records import CONTRACT_GAME_COLUMNS, CONTRACT_PLAYER_COLUMNS
+from impostor.core.errors import ImpostorError
+from impostor.core.records import CONTRACT_GAME_COLUMNS, CONTRACT_PLAYER_COLUMNS
 
 
 def _games(d):

@@ -18,7 +18,7 @@ import pytest
 from analysis.io import load_tables
 from analysis.report import CONTRACT_COLUMNS, build_report, latex_escape, to_latex, to_markdown
 from impostor.cli import main
-from impostor.errors import ImpostorError
+from impostor.core.errors import ImpostorError
 
 stats = pytest.importorskip("analysis.stats")
 FAST = dict(seed=3, bootstrap_reps=60, permutation_reps=60)

@@ -16,7 +16,7 @@ from scipy import stats
 from analysis.io import load_tables
 from analysis.simulate import DEFAULT_MODELS, simulate_games
 from impostor.cli import main
-from impostor.records import GAME_COLUMNS, PLAYER_COLUMNS, GameRow, PlayerRow
+from impostor.core.records import GAME_COLUMNS, PLAYER_COLUMNS, GameRow, PlayerRow
 
 NULL = dict(mode_or=1.0, difficulty_or=None, size_or_per_10x=1.0, position_effect_pp=0.0, opponent_or_per_10pp=1.0,
             seat_or=1.0)
@@ -89,7 +89,7 @@ def test_ballots_decide_the_logged_winner(kw):
 
 
 def test_agrees_with_game_engine_rules():
-    rules = pytest.importorskip("impostor.rules")
+    rules = pytest.importorskip("impostor.core.rules")
     games, players, _ = simulate_games(30, 40, seed=4, invalid_vote_rate=0.1)
     gids, votes, decl, guess = _seat_arrays(players)
     g = games.set_index("game_id").loc[gids]

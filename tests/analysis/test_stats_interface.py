@@ -12,7 +12,7 @@ import pytest
 from _synth_stats import fast_config, make_ballot_games, shared_ballot
 from analysis.data import AnalysisData
 from analysis.stats import CONTRACT, TABLES, StatsConfig
-from impostor.rules import Ballot, decide
+from impostor.core.rules import Ballot, decide
 
 REQUIRED = ["headline", "odds_ratios", "evalues", "chi2", "balance", "tie_sizes", "tiebreak_mode",
             "tiebreak_mode_difficulty", "speaking_itt", "opponent_baseline", "scaling", "coordination",
@@ -106,7 +106,7 @@ def test_missing_contract_column_is_reported():
 
 
 def test_generator_winner_matches_game_engine():
-    """The synthetic generator's default-rule winner agrees with impostor.rules.decide."""
+    """The synthetic generator's default-rule winner agrees with impostor.core.rules.decide."""
     data = shared_ballot()
     rng = random.Random(0)
     p = data.players.set_index(["game_id", "seat"])

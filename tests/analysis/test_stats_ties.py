@@ -12,11 +12,11 @@ from _synth_stats import fast_config, make_ballot_games, shared_ballot
 from analysis.data import AnalysisData
 from analysis.stats import TABLES, game_ties
 from analysis.stats._base import prepared
-from impostor.rules import Ballot, decide
+from impostor.core.rules import Ballot, decide
 
 
 def engine_outcomes(data) -> pd.DataFrame:
-    """impostor.rules.decide on every game (an independent, per-game implementation)."""
+    """impostor.core.rules.decide on every game (an independent, per-game implementation)."""
     rng = random.Random(0)
     rows = []
     by_game = {gid: r.sort_values("seat") for gid, r in data.players.groupby("game_id")}

@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Union
 
-from impostor.prompts import INVALID_DESCRIPTION_PLACEHOLDER as PLACEHOLDER
-from impostor.records import LEGAL_BALLOT_CLASSES
+from impostor.core.prompts import INVALID_DESCRIPTION_PLACEHOLDER as PLACEHOLDER
+from impostor.core.records import LEGAL_BALLOT_CLASSES
 
 from .scripted import ballot
 

@@ -8,7 +8,7 @@ from inspect_ai import eval as inspect_eval, score as inspect_score
 from scorers.winner import impostor_winner
 from solvers.game_store import BALLOTS_KEY, SEATS_KEY, load_seats
 from solvers.game import shown_descriptions
-from impostor.schedule import GameSpec
+from impostor.core.schedule import GameSpec
 from tasks.impostor import impostor
 from . import scripted
 

@@ -21,7 +21,7 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from impostor.errors import ImpostorError
+from impostor.core.errors import ImpostorError
 from impostor.providers.prompt_parse import PromptParseError, parse_messages
 from impostor.providers.bots import players
 from impostor.providers.bots.script import ScriptedError, load_script, scripted_answer

@@ -14,8 +14,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from impostor.parsing import find_word_leak
-from impostor.prompts import INVALID_DESCRIPTION_PLACEHOLDER
+from impostor.core.parsing import find_word_leak
+from impostor.core.prompts import INVALID_DESCRIPTION_PLACEHOLDER
 from impostor.providers.prompt_parse import GameView
 from impostor.providers.bots.vocab import (
     STOPWORDS,

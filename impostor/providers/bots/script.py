@@ -38,7 +38,7 @@ import re
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from impostor.errors import ImpostorError
+from impostor.core.errors import ImpostorError
 from impostor.providers.prompt_parse import GameView
 
 ENV_VAR = "IMPOSTOR_SCRIPT"

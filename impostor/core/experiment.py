@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Mapping, Optional
 
-from impostor.records import TEAM_MODES
+from impostor.core.records import TEAM_MODES
 
 #: Inspect model roles the game uses; ``homogeneous`` uses ``--model`` alone.
 GAME_ROLES = ("impostor", "majority", "team_a", "team_b")

@@ -16,8 +16,8 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, Field
 
-from impostor.glyphs import confusable_readings, has_visible_character, visible_text
-from impostor.records import BallotClass, player_label, seat_of_label
+from impostor.core.glyphs import confusable_readings, has_visible_character, visible_text
+from impostor.core.records import BallotClass, player_label, seat_of_label
 
 MAX_DESCRIPTION_CHARS = 750
 MAX_REASONING_CHARS = 2000
@@ -110,7 +110,7 @@ def find_word_leak(text: str, word: str) -> Optional[str]:
     """The leaked form of ``word`` in ``text`` (whole word, any case, simple inflection,
     or spelled out letter by letter like "c-a-t"), as typed, or None.
 
-    The text is judged as a reader sees it (:mod:`impostor.glyphs`): invisible characters
+    The text is judged as a reader sees it (:mod:`impostor.core.glyphs`): invisible characters
     are dropped, and non-ASCII letters are read as the ASCII letters they look like
     (fullwidth "ｃａｔ", Cyrillic "саt", "𝐜𝐚𝐭", "cát" all read "cat").  ASCII is read as typed.
     """
@@ -180,7 +180,7 @@ class ParsedVote:
     word_guess: Optional[str]
     error: Optional[str]  # why the ballot (or its vote) is not countable
     retry: bool  # whether a re-prompt could fix it (a parse problem)
-    ballot_class: BallotClass = "valid"  # impostor.records.BALLOT_CLASSES
+    ballot_class: BallotClass = "valid"  # impostor.core.records.BALLOT_CLASSES
 
 
 _NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "first": 1, "second": 2, "third": 3, "fourth": 4}

@@ -110,7 +110,7 @@ class PlayerRow(BaseModel):
     reasoning: Optional[str] = None
     ballot_class: BallotClass = "valid"  # derived for records written before it existed
     temperature: Optional[float] = None  # description temperature this seat used (None: not recorded)
-    vote_temperature: Optional[float] = None  # ballot temperature this seat used (impostor.generation)
+    vote_temperature: Optional[float] = None  # ballot temperature this seat used (impostor.core.generation)
 
     @model_validator(mode="before")
     @classmethod
@@ -137,8 +137,6 @@ PLAYER_COLUMNS = list(PlayerRow.model_fields)
 CONTRACT_GAME_COLUMNS = GAME_COLUMNS[: GAME_COLUMNS.index("win_condition") + 1]
 CONTRACT_PLAYER_COLUMNS = PLAYER_COLUMNS[: PLAYER_COLUMNS.index("word_guess") + 1]
 
-
-def player_label(seat: int) -> int:
 # The files of an export directory and of a run's MLflow ``tables/`` artifacts
 # (shared/data-contract.md): the one definition the exporter, tracking and analysis use.
 GAMES_FILE = "games.parquet"
@@ -146,6 +144,8 @@ PLAYERS_FILE = "players.parquet"
 MODELS_FILE = "models.csv"
 ERRORS_FILE = "errors.csv"
 
+
+def player_label(seat: int) -> int:
     """The number shown to models: seat 0-3 is "Player 1"-"Player 4"."""
     return seat + 1
 
@@ -156,7 +156,7 @@ def seat_of_label(label: int) -> int:
 
 # ------------------------------------------------------------------ ballot classes of older records
 
-# ``parse_vote``'s error texts (impostor/parsing.py), by the class each one means.
+# ``parse_vote``'s error texts (impostor/core/parsing.py), by the class each one means.
 _NULL_ID = re.compile(r"suspected_impostor_id (?:None|''|'null'|'none'|'n/a'|'na') is not a player number", re.I)
 _NUMBER_ID = re.compile(
     r"suspected_impostor_id '?(?:player|p|#|id)?[\s_#:\-]*[-+]?\d+(?:\.\d+)?'? is not a player number", re.I)

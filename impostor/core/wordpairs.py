@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from impostor.errors import ImpostorError
+from impostor.core.errors import ImpostorError
 
 __all__ = [
     "TIERS",
@@ -72,7 +72,7 @@ class WordPairError(ImpostorError):
 
 def default_word_pairs_path() -> Path:
     """``<repo>/configs/word_pairs.json``, located relative to this file."""
-    return Path(__file__).resolve().parents[1] / "configs" / "word_pairs.json"
+    return Path(__file__).resolve().parents[2] / "configs" / "word_pairs.json"
 
 
 def _resolve(path: str | Path | None) -> Path:

@@ -1,7 +1,7 @@
 """What a reader sees in a text: invisible characters dropped, look-alike letters read
 as the ASCII letters they imitate.
 
-The word-leak rule (``impostor.parsing.find_word_leak``) judges a description as a
+The word-leak rule (``impostor.core.parsing.find_word_leak``) judges a description as a
 reader sees it, so "wаllеt" (Cyrillic а and е), "s\\u034fandwich" (a combining grapheme
 joiner between letters) and a text of zero-width characters cannot evade it.  Both
 character sets come from Unicode, not from a hand-made table:
@@ -55,7 +55,7 @@ def _icu() -> tuple[Any, Any, Any]:
         import icu
     except ImportError as exc:  # pragma: no cover - a broken install
         raise ImportError(
-            "impostor.glyphs needs ICU (Unicode confusables): run `pip install -e .` or "
+            "impostor.core.glyphs needs ICU (Unicode confusables): run `pip install -e .` or "
             "`pip install 'pyicu-wheels>=2.15,<3'`"
         ) from exc
     return icu.SpoofChecker(), icu.Normalizer2.getNFKDInstance(), icu.Normalizer2.getNFDInstance()

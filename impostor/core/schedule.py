@@ -8,7 +8,7 @@ identical games on any machine.  Two kinds of draws (docs/rules.md, "Schedules")
   seat (and teams) of game *i* -- is the same for every model assignment, so models
   are compared on paired games;
 - the *per-experiment draws* -- speaking order and the game's generation seed -- are
-  seeded by the experiment's identity (``impostor.experiment.experiment_id``: mode,
+  seeded by the experiment's identity (``impostor.core.experiment.experiment_id``: mode,
   difficulty, model assignment, seed) and the game index, so every game of every
   experiment gets an independent uniform speaking order (the randomisation the
   speaking-order ITT relies on, Appendix B.3).  They are drawn once the experiment's
@@ -22,7 +22,7 @@ import random
 from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
-from impostor.records import DIFFICULTIES, MODES, TEAM_MODES
+from impostor.core.records import DIFFICULTIES, MODES, TEAM_MODES
 
 N_SEATS = 4
 #: Games one experiment may schedule: its schedule is built in memory (about 1 KB a game);

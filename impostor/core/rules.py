@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from impostor.records import TIE_RULES
+from impostor.core.records import TIE_RULES
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,33 @@
+"""Everything impostor-bench needs from Inspect beyond its public API, in one place.
+
+Each item says why the public API does not do, so an Inspect upgrade has one file to
+check (``tests/test_layering.py`` keeps private imports out of every other module;
+the bad-input suite checks the behaviour through the real ``inspect eval``).
+"""
+
+from __future__ import annotations
+
+import sys
+
+# ``inspect eval`` prints a PrerequisiteError as its message alone, any other exception
+# from building a task with a long traceback; Inspect exports no public equivalent.
+from inspect_ai._util.error import PrerequisiteError
+
+__all__ = ["PrerequisiteError", "building_task_for_eval"]
+
+
+def building_task_for_eval() -> bool:
+    """True while Inspect itself builds a task for an eval (``inspect eval``, ``eval("file.py")``),
+    when the eval's model roles are already set and an absent role is really absent.
+
+    Inspect has no public signal for this: a Task built beforehand in Python cannot see the
+    roles later passed to ``eval()``, and ``eval_set`` leaves its last roles and model set in
+    the caller's context, so neither ``model_roles()`` nor the active model tells the two
+    cases apart.  The one reliable mark is Inspect's task resolver on the call stack.
+    """
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "eval_resolve_tasks" and "inspect_ai" in frame.f_code.co_filename:
+            return True
+        frame = frame.f_back
+    return False
