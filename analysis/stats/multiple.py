@@ -41,6 +41,17 @@ def _family(name, hyp, p):
     return pd.DataFrame({"family": name, "hypothesis": list(hyp), "p": np.asarray(p, float)})
 
 
+def _family_of(name: str, frame: pd.DataFrame, *keys: str) -> pd.DataFrame:
+    """One family from a table's ``p`` column; empty when the table has no rows (e.g. no
+    players table for opponent_baseline), instead of failing on its missing columns."""
+    if frame is None or len(frame) == 0 or "p" not in frame or any(k not in frame for k in keys):
+        return _family(name, [], [])
+    hyp = frame[keys[0]].astype(str)
+    for k in keys[1:]:
+        hyp = hyp + "/" + frame[k].astype(str)
+    return _family(name, hyp, frame["p"])
+
+
 @table("multiple_comparisons")
 def multiple_comparisons(data, config) -> pd.DataFrame:
     fams = []
@@ -49,14 +60,14 @@ def multiple_comparisons(data, config) -> pd.DataFrame:
     pm = permutation(data, config)
     if "level" in pm:  # one test per contrast: drop the game-level duplicate of each mode contrast
         pm = pm[pm["level"] != "game"]
-    fams.append(_family("permutation", pm["contrast"], pm["p"]))
+    fams.append(_family_of("permutation", pm, "contrast"))
     s = speaking_itt(data, config)
-    s = s[s["mode"] != ALL]
-    fams.append(_family("speaking_itt", s["mode"].astype(str) + "/" + s["difficulty"].astype(str), s["p"]))
+    s = s[s["mode"] != ALL] if "mode" in s else s
+    fams.append(_family_of("speaking_itt", s, "mode", "difficulty"))
     ob = opponent_baseline(data, config)
-    fams.append(_family("opponent_baseline", ob["model"].astype(str) + "/" + ob["difficulty"].astype(str), ob["p"]))
+    fams.append(_family_of("opponent_baseline", ob, "model", "difficulty"))
     nc = negative_controls(data, config)
-    fams.append(_family("negative_controls", nc["control"], nc["p"]))
+    fams.append(_family_of("negative_controls", nc, "control"))
     out = []
     for f in fams:
         f = f[np.isfinite(f["p"].to_numpy(float))].reset_index(drop=True)

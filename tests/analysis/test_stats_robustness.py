@@ -11,7 +11,7 @@ import pytest
 import statsmodels.api as sm
 from scipy import stats
 
-from _synth_stats import fast_config, make_logit_games, shared_ballot
+from _synth_stats import fast_config, make_ballot_games, make_logit_games, shared_ballot
 from analysis.stats import TABLES
 from analysis.stats._base import prepared
 from analysis.stats.resampling import bootstrap_weights, hypergeom_within
@@ -200,3 +200,18 @@ def test_each_contrast_counted_once_per_family():
     assert (fam["family_size"] == len(kept)).all()
     for _, f in mc.groupby("family"):
         assert not f["hypothesis"].duplicated().any()
+
+
+def test_multiple_comparisons_skips_a_family_whose_table_is_empty(monkeypatch):
+    """An empty source table (e.g. opponent_baseline without a players table) drops its family;
+    the other families are adjusted as before (it raised KeyError 'p' under strict=True)."""
+    import analysis.stats.multiple as multiple
+
+    data = shared_ballot()
+    full = TABLES["multiple_comparisons"](data, fast_config())
+    monkeypatch.setattr(multiple, "opponent_baseline", lambda data, config: pd.DataFrame())
+    mc = multiple.multiple_comparisons(make_ballot_games(n_models=5, games_per_exp=8, seed=0),
+                                       fast_config())  # fresh data: tables are memoised on it
+    assert "opponent_baseline" not in set(mc["family"])
+    keep = full[full["family"] != "opponent_baseline"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(mc.reset_index(drop=True), keep)
