@@ -198,6 +198,29 @@ def replay(calls: list[dict]) -> dict:
     return out
 
 
+def compare_games(before: list[dict], after: list[dict]) -> dict:
+    """Game-level results of two harness runs of the same games: impostor wins, invalid
+    ballots and invalid descriptions, each a 2x2 table tested with Fisher's exact test
+    (scipy), plus how many games were played identically (same descriptions and ballots)."""
+    from scipy.stats import fisher_exact
+
+    def counts(games: list[dict]) -> dict:
+        g = [m["game"] for m in games]
+        return {"games": len(g), "impostor_wins": sum(x["winner"] == "impostor" for x in g),
+                "invalid_ballots": sum(x["n_invalid_ballots"] for x in g),
+                "invalid_descriptions": sum(x["n_invalid_descriptions"] for x in g), "seats": 4 * len(g)}
+
+    def play(m: dict) -> list:
+        return [(p.get("description_raw"), p.get("vote_raw")) for p in m["players"]]
+
+    b, a = counts(before), counts(after)
+    out = {"before": b, "after": a, "identical_games": sum(play(x) == play(y) for x, y in zip(before, after))}
+    for key, total in [("impostor_wins", "games"), ("invalid_ballots", "seats"), ("invalid_descriptions", "seats")]:
+        table = [[b[key], b[total] - b[key]], [a[key], a[total] - a[key]]]
+        out[f"{key}_fisher_p"] = float(fisher_exact(table)[1])
+    return out
+
+
 def _load() -> str:
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
@@ -237,6 +260,9 @@ def main() -> None:
             print(f"| llama.cpp alone, {k[:-2]} | {r[k]:.1f} | {args.games / r[k] * 60:.2f} |")
         print(f"\nharness ({last['config']}) / best engine replay: {last['wall_s'] / best:.2f}x; "
               f"tokens evaluated fresh {r['evaluated_fresh']}, with prefix reuse {r['evaluated_reuse']}")
+    if len(res.get("harness", [])) >= 2:
+        res["games"] = cmp = compare_games(res["harness"][0]["games_meta"], res["harness"][-1]["games_meta"])
+        print(f"\ngame results, {res['harness'][0]['config']} -> {res['harness'][-1]['config']}: {json.dumps(cmp)}")
     res["load_after"] = _load()
     print(f"load before {res['load_before']}, after {res['load_after']}")
     if args.json:
