@@ -13,7 +13,12 @@ import sys
 # from building a task with a long traceback; Inspect exports no public equivalent.
 from inspect_ai._util.error import PrerequisiteError
 
-__all__ = ["PrerequisiteError", "building_task_for_eval"]
+# The eval's generate config (the task's GenerateConfig under the command line's): Inspect
+# gives a model role only part of it (not ``attempt_timeout``), so solvers.vote_format passes
+# that per call; Inspect exports no public getter.
+from inspect_ai.model._generate_config import active_generate_config
+
+__all__ = ["PrerequisiteError", "active_generate_config", "building_task_for_eval"]
 
 
 def building_task_for_eval() -> bool:

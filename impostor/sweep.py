@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from impostor.core.errors import ImpostorError
 from impostor.core.experiment import ALL_SEATS, experiment_id
+from impostor.core import call_limits
 from impostor.core.records import DIFFICULTIES, MODES, TEAM_MODES
 from impostor.core.schedule import MAX_GAMES
 
@@ -63,9 +64,12 @@ class Retries(BaseModel):
                                            description="errored games an experiment tolerates (count or fraction)")
     # Per model call (Inspect's GenerateConfig). Inspect's own default retries a failing call
     # without limit (backoff up to 30 min), so a provider that always fails would hang a game.
-    max_retries: Optional[int] = Field(default=10, ge=0, description="retries of one model call")
-    timeout: Optional[float] = Field(default=None, gt=0, description="seconds for one model call, retries included")
-    attempt_timeout: Optional[float] = Field(default=300, gt=0, description="seconds for one attempt of a model call")
+    # The defaults are the task's own (impostor.core.call_limits), so a sweep and a plain eval agree.
+    max_retries: Optional[int] = Field(default=call_limits.MAX_RETRIES, ge=0, description="retries of one model call")
+    timeout: Optional[float] = Field(default=call_limits.TIMEOUT, gt=0,
+                                     description="seconds for one model call, retries included")
+    attempt_timeout: Optional[float] = Field(default=call_limits.ATTEMPT_TIMEOUT, gt=0,
+                                             description="seconds for one attempt of a model call")
 
 
 #: URI schemes of MLflow's tracking stores (its TrackingStoreRegistry is private API; this list

@@ -55,6 +55,7 @@ def build_record(spec: GameSpec, seats: list[dict], *, experiment_id: str, seed:
             ballot_error=s["ballot_error"], ballot_attempts=len(s["vote_raw"]),
             vote_raw=(s["vote_raw"] or [""])[-1], reasoning=s["reasoning"], ballot_class=ballot_class,
             temperature=s.get("temperature"), vote_temperature=s.get("vote_temperature"),
+            vote_mode=s.get("vote_mode"), vote_fallback=s.get("vote_fallback"),
         ))
     vote_modes = sorted({s.get("vote_mode", "free") for s in seats})
     game = GameRow(
@@ -184,6 +185,23 @@ def ballot_class_rates() -> Metric:
 
 
 @metric
+def vote_fallbacks() -> Metric:
+    """Ballots cast in a weaker form than asked because the server refused it
+    (``solvers.vote_format``): ``vote_fallback_count`` and ``vote_fallback_count/<model>``."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        counts: dict[str, int] = {}
+        for s in scores:
+            for p in (s.score.metadata or {}).get("players", []):
+                if p.get("vote_fallback"):
+                    counts[p["model"]] = counts.get(p["model"], 0) + 1
+        return {"vote_fallback_count": sum(counts.values())} | {
+            f"vote_fallback_count/{m}": n for m, n in sorted(counts.items())}
+
+    return compute
+
+
+@metric
 def tie_rate() -> Metric:
     """Share of games decided by a top-of-ballot tie."""
     return _ratio(lambda g, p: g["win_condition"] == "tie", lambda g, p: 1)
@@ -192,6 +210,7 @@ def tie_rate() -> Metric:
 GAME_METRICS = [
     impostor_win_rate(), stderr(), detection_accuracy(), self_declaration_rate(),
     invalid_ballot_rate(), invalid_description_rate(), tie_rate(), invalid_rates_by_model(), ballot_class_rates(),
+    vote_fallbacks(),
 ]
 
 

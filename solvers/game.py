@@ -30,6 +30,7 @@ from impostor.core.records import player_label
 from impostor.core.schedule import GameSpec, derive_seed
 from solvers.game_store import load_seats, save_ballots, save_seats
 from solvers.seating import experiment_id_for, model_name, seat_models
+from solvers.vote_format import VoteFormats, with_call_limits
 
 CONSTRAINED_REASONING_MAX = 200
 
@@ -45,6 +46,7 @@ def new_seat_record() -> dict[str, Any]:
         "model": "", "description": "", "description_raw": [], "description_valid": False,
         "description_error": None, "vote_raw": [], "vote": None, "confidence": None, "reasoning": None,
         "self_declared": False, "word_guess": None, "ballot_error": None, "vote_mode": "free",
+        "vote_fallback": None,  # "<asked>-><used>" when a server refused the asked ballot form
         "ballot_class": "missing",  # until a ballot is parsed (impostor.core.records.BALLOT_CLASSES)
         "temperature": None, "vote_temperature": None,  # what this seat's calls used (impostor.core.generation)
     }
@@ -58,7 +60,7 @@ def _seat_records(state: TaskState) -> list[dict[str, Any]]:
 
 
 async def _ask(model: Model, messages: list[ChatMessage], config: GenerateConfig) -> str:
-    output = await model.generate(messages, config=config)
+    output = await model.generate(messages, config=with_call_limits(model, config))
     return clean_model_text(output.completion or "")
 
 
@@ -182,10 +184,21 @@ def wants_constrained(model: Model, constrained_votes: Optional[bool]) -> bool:
 async def vote_all(
     state: TaskState, spec: GameSpec, models: list[Model], seats: list[dict[str, Any]],
     shown: list[tuple[int, str]], settings: list[SeatSettings],
-    structured_votes: bool, constrained_votes: Optional[bool],
+    structured_votes: bool, constrained_votes: Optional[bool], formats: Optional[VoteFormats] = None,
 ) -> None:
     """The voting round on ``seats`` (filled in place): four concurrent ballots on ``shown``,
-    each at its seat's vote temperature (``settings``)."""
+    each at its seat's vote temperature (``settings``).  A structured ballot a server refuses
+    falls back to a weaker form (``formats``, ``solvers.vote_format``); the seat records the
+    form it used (``vote_mode``) and, if weaker than asked, ``vote_fallback``."""
+    formats = formats or VoteFormats()
+
+    async def ask(seat: int, messages: list[ChatMessage], config: GenerateConfig, asked: str) -> str:
+        if config.response_schema is None:
+            return await _ask(models[seat], messages, config)
+        text, form = await formats.generate(models[seat], messages, config, state.metadata)
+        used = {"json_schema": asked, "json_object": "json_object", "prompt": "free"}[form]
+        seats[seat].update(vote_mode=used, vote_fallback=None if used == asked else f"{asked}->{used}")
+        return text
 
     async def vote(seat: int) -> None:
         word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
@@ -206,7 +219,7 @@ async def vote_all(
         record = seats[seat]
         record["vote_mode"] = vote_mode
         record["vote_temperature"] = settings[seat].vote_temperature
-        text = await _ask(models[seat], messages, config)
+        text = await ask(seat, messages, config, vote_mode)
         record["vote_raw"].append(text)
         parsed = parse_vote(text, seat)
         if parsed.error is not None and parsed.retry:
@@ -214,7 +227,7 @@ async def vote_all(
                 ChatMessageAssistant(content=text),
                 ChatMessageUser(content=prompts.VOTING_RETRY.format(error=parsed.error)),
             ]
-            text = await _ask(models[seat], messages, config)
+            text = await ask(seat, messages, config, vote_mode)
             record["vote_raw"].append(text)
             parsed = parse_vote(text, seat)
         record.update(
@@ -250,6 +263,7 @@ def voting_phase(
     backends and T on Anthropic's (A.3).  An unreadable ballot is re-prompted once for
     valid JSON; if still unreadable the vote is null.
     """
+    formats = VoteFormats()  # per task: the ballot form each model takes (solvers.vote_format)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         spec, models = _start(state)
@@ -257,7 +271,7 @@ def voting_phase(
         try:
             settings = game_settings(spec, models, temperature, max_tokens, vote_temperature, role_defaults)
             await vote_all(state, spec, models, seats, shown_descriptions(spec, seats), settings,
-                           structured_votes, constrained_votes)
+                           structured_votes, constrained_votes, formats)
         finally:
             save_ballots(state.store, seats)
         return state

@@ -22,7 +22,7 @@ from inspect_ai.util import Store
 SEATS_KEY = "impostor:seats"
 BALLOTS_KEY = "impostor:ballots"
 BALLOT_FIELDS = ("vote_mode", "vote_raw", "vote", "confidence", "reasoning", "self_declared", "word_guess",
-                 "ballot_error", "ballot_class", "vote_temperature")
+                 "ballot_error", "ballot_class", "vote_temperature", "vote_fallback")
 
 
 def save_seats(store: Store, seats: list[dict[str, Any]]) -> None:

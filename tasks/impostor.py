@@ -17,12 +17,14 @@ from typing import Any, Optional, Union
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import model_roles
+from inspect_ai.model import GenerateConfig, model_roles
 from inspect_ai.util import display_type
 from pydantic import TypeAdapter, ValidationError
 
 from impostor import LAUNCH_DIR
 from impostor.inspect_compat import PrerequisiteError, building_task_for_eval
+
+from impostor.core import call_limits
 from impostor.core.errors import ImpostorError
 from impostor.gc_tuning import tune_gc
 from impostor.core.records import DIFFICULTIES, MODES, TIE_RULES
@@ -202,6 +204,9 @@ def impostor(
         ),
         model=bound.model,
         model_roles=bound.roles or None,
+        # Bounded model calls (impostor.core.call_limits); --max-retries / --timeout / --attempt-timeout override.
+        config=GenerateConfig(max_retries=call_limits.MAX_RETRIES, timeout=call_limits.TIMEOUT,
+                              attempt_timeout=call_limits.ATTEMPT_TIMEOUT),
         scorer=impostor_winner(tie_rule=tie_rule),
         metadata={
             "mode": mode, "difficulty": difficulty, "seed": seed, "tie_rule": tie_rule,

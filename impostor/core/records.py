@@ -73,7 +73,7 @@ class GameRow(BaseModel):
     votes_on_impostor: int
     team_assignment: Optional[str] = None  # e.g. "ABAB" (seat order) in team modes
     speaking_order: str  # seats in speaking order, e.g. "2031"
-    vote_mode: str = "free"  # free | structured | constrained
+    vote_mode: str = "free"  # free | structured | constrained | json_object (a fallback) | mixed
     # the word-pair file the experiment drew from (task metadata; filled in by the exporter)
     word_pairs_file: Optional[str] = None  # absolute path when the run was made
     word_pairs_sha256: Optional[str] = None  # hex SHA-256 of its bytes
@@ -111,6 +111,8 @@ class PlayerRow(BaseModel):
     ballot_class: BallotClass = "valid"  # derived for records written before it existed
     temperature: Optional[float] = None  # description temperature this seat used (None: not recorded)
     vote_temperature: Optional[float] = None  # ballot temperature this seat used (impostor.core.generation)
+    vote_mode: Optional[str] = None  # ballot form this seat used: free | structured | constrained | json_object
+    vote_fallback: Optional[str] = None  # "<asked>-><used>" when the server refused the asked form
 
     @model_validator(mode="before")
     @classmethod

@@ -139,6 +139,8 @@ class LiteLLMAPI(ModelAPI):
                 if config.response_schema.strict is not None:
                     spec["strict"] = config.response_schema.strict
                 kwargs["response_format"] = {"type": "json_schema", "json_schema": spec}
+        if config.extra_body:  # e.g. the json_object ballot form (solvers.vote_format)
+            kwargs.update(config.extra_body)
         kwargs.update(self.extra)
         return kwargs
 

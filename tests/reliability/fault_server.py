@@ -16,6 +16,8 @@ answer normally or to inject a fault instead:
 ``hang``           no answer for ``hang_s`` seconds (past any client timeout)
 ``drop``           the TCP connection is closed before any response byte
 ``drop_mid``       headers and half the body are sent, then the connection closes
+``format500``..    that HTTP status refusing the request's ``response_format`` in
+                   llama-cpp-python's words (see :func:`refuses_formats`)
 =================  ==========================================================
 
 A plan is a function ``(request_number, body) -> fault`` registered under the
@@ -97,6 +99,12 @@ def ok_plan(n: int, body: dict) -> str:
 def cycle(*faults: str, then: str = "ok") -> Plan:
     """The first requests get ``faults`` in order, every later one ``then``."""
     return lambda n, body: faults[n - 1] if n <= len(faults) else then
+
+
+def refuses_formats(*types: str, status: int = 500) -> Plan:
+    """A server that refuses ``response_format`` of these ``types`` (``json_schema``, ``json_object``):
+    llama_cpp.server takes ``text`` and ``json_object`` only, and answers ``json_schema`` with HTTP 500."""
+    return lambda n, body: f"format{status}" if (body.get("response_format") or {}).get("type") in types else "ok"
 
 
 def every(k: int, fault: str) -> Plan:
@@ -188,6 +196,12 @@ class FaultApp:
             headers = {"retry-after-ms": str(self.retry_after_ms)} if self.retry_after_ms is not None else {}
             await JSONResponse({"error": {"message": f"injected {status}", "type": kind, "code": kind}},
                                status_code=status, headers=headers)(scope, receive, send)
+        elif fault.startswith("format"):  # llama_cpp.server's answer to a response_format it does not take
+            kind = (body.get("response_format") or {}).get("type")
+            message = ("1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+                       f"'msg': \"Input should be 'text' or 'json_object'\", 'input': '{kind}'}}")
+            await JSONResponse({"error": {"message": message, "type": "internal_server_error", "param": None,
+                                          "code": None}}, status_code=int(fault[len("format"):]))(scope, receive, send)
         elif fault == "malformed":
             await Response(b'{"id": "chatcmpl-x", "choices": [{"message": {"content": "unterminated',
                            media_type="application/json")(scope, receive, send)
@@ -267,8 +281,12 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8999)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
     parser.add_argument("--every", default=None, help="K:FAULT, e.g. 5:500 (every 5th request of each model)")
+    parser.add_argument("--refuse-format", default=None, metavar="TYPES",
+                        help="refuse these response_format types with HTTP 500, e.g. json_schema,json_object")
     args = parser.parse_args()
     app = FaultApp(latency=args.latency)
+    if args.refuse_format:
+        app.default_plan = refuses_formats(*args.refuse_format.split(","))
     if args.every:
         k, fault = args.every.split(":", 1)
         app.default_plan = every(int(k), fault)

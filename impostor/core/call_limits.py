@@ -1,0 +1,16 @@
+"""Bounds of one model call, defined once: the task's defaults and the sweep's ``retries``.
+
+Inspect's own default retries a failing call without limit (exponential backoff up to
+30 minutes between tries), so a provider that always fails would hang a game and with it
+a plain ``inspect eval``.  ``tasks/impostor.py`` puts these numbers in the task's
+``GenerateConfig`` (``--max-retries`` / ``--timeout`` / ``--attempt-timeout`` override
+them), ``impostor.sweep.Retries`` uses them as its defaults (a sweep config overrides them).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+MAX_RETRIES: int = 10  # retries of one model call (11 attempts)
+TIMEOUT: Optional[float] = None  # seconds for one call, retries included (None: bounded by the retries)
+ATTEMPT_TIMEOUT: float = 300  # seconds for one attempt of a call (a hung request is cut off and retried)
