@@ -1,0 +1,1 @@
+"""A person in a seat: ``human/web`` (a local page), recorded as ``human/<participant>``."""
