@@ -109,6 +109,9 @@ class Tables:
     usage: dict = field(default_factory=dict)  # model -> tokens over the kept games
     game_time_s: float = 0.0
     unreadable: list[str] = field(default_factory=list)  # logs that could not be read (with the reason)
+    # experiment runs whose games were never logged (a sweep still running, or killed before it
+    # logged them): one entry per run, game_id "<experiment>/*"; not errors, nothing failed
+    unfinished: list[GameError] = field(default_factory=list)
 
     @property
     def n_games(self) -> int:
@@ -117,6 +120,11 @@ class Tables:
     def problems_text(self, limit: int = 10) -> list[str]:
         """Human-readable lines about errored / missing games (empty when none)."""
         lines = [f"log skipped: {u}" for u in self.unreadable]
+        if self.unfinished:
+            lines.append(f"{len(self.unfinished)} experiment run(s) unfinished, their games not in the tables yet:")
+            lines += [f"  {e.experiment_id}: {e.reason}" for e in self.unfinished[:limit]]
+            if len(self.unfinished) > limit:
+                lines.append(f"  ... and {len(self.unfinished) - limit} more (see {ERRORS_FILE})")
         for what, items in (("errored", self.errors), ("missing (scheduled but never run)", self.missing)):
             if not items:
                 continue
@@ -130,6 +138,7 @@ class Tables:
     def errors_frame(self) -> pd.DataFrame:
         rows = [dict(kind="errored", **e.__dict__) for e in self.errors]
         rows += [dict(kind="missing", **e.__dict__) for e in self.missing]
+        rows += [dict(kind="unfinished", **e.__dict__) for e in self.unfinished]
         return pd.DataFrame(rows, columns=["kind", "game_id", "experiment_id", "sample_id", "reason", "source"])
 
 
@@ -338,7 +347,7 @@ def write_tables(tables: Tables, out: str | Path, models: bool = True) -> list[P
         written.append(d / MODELS_FILE)
         models_frame(table_models(tables)).to_csv(written[-1], index=False)
     err = d / ERRORS_FILE
-    if tables.errors or tables.missing:
+    if tables.errors or tables.missing or tables.unfinished:
         tables.errors_frame().to_csv(err, index=False)
         written.append(err)
     elif err.exists():
@@ -348,13 +357,17 @@ def write_tables(tables: Tables, out: str | Path, models: bool = True) -> list[P
 
 def merge_tables(parts: list[Tables]) -> Tables:
     """Merge per-run tables (e.g. downloaded from MLflow), deduplicating games by id."""
-    records, errors = [], []
+    records, errors, missing = [], [], {}
     for i, t in enumerate(parts):
         players = {gid: grp.to_dict("records") for gid, grp in t.players.groupby("game_id", sort=False)}
         for g in t.games.to_dict("records"):
             records.append(GameRecord(g, players.get(g["game_id"], []), (0, i), ""))
-        errors += t.errors + t.missing
+        errors += t.errors
+        missing.update((e.game_id, e) for e in t.missing)
     merged = build_tables(records, errors)
+    done = set(merged.games["game_id"]) | {e.game_id for e in merged.errors}
+    merged.missing = sorted((e for gid, e in missing.items() if gid not in done), key=lambda e: e.game_id)
+    merged.unfinished = [e for t in parts for e in t.unfinished]
     return merged
 
 

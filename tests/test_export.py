@@ -144,3 +144,41 @@ def test_unreadable_log_is_reported(finished_log, tmp_path, capsys):
     assert cli_main(["export", "--logs", str(d), "--out", str(tmp_path / "o")]) == 0
     err = capsys.readouterr().err
     assert "log skipped" in err and "torn.eval" in err
+
+
+def test_export_experiment_says_unfinished_for_runs_killed_before_logging(finished_log, tmp_path, capsys,
+                                                                            monkeypatch):
+    """``export --experiment``: an MLflow run left RUNNING without tables (its sweep killed
+    while playing or logging) is reported as an unfinished run, not as errored games; a run
+    with tables keeps its errored/missing games apart (tests/reliability/test_crash_safety.py
+    checks the same after a real SIGKILL)."""
+    from impostor.tracking.logrun import Context, finish_run, start_run
+    from impostor.tracking.store import ensure_experiment, get_client
+
+    monkeypatch.setenv("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+    uri = f"sqlite:///{tmp_path}/mlflow.db"
+    client, uri = get_client(uri)
+    exp_id = ensure_experiment(client, "killed", uri)
+    log = read_eval_log(str(finished_log))
+    _errored(log.samples[0])
+    log.samples = log.samples[:3]  # the 4th game never finished: missing
+    done = start_run(client, exp_id, log.eval, Context(), source="test")
+    finish_run(client, done, log, Context())
+    killed = copy.deepcopy(log.eval)
+    killed.task_id, killed.task_args = "killed-task", {**killed.task_args, "seed": 7}
+    running = start_run(client, exp_id, killed, Context(), source="test")  # then the sweep was killed
+    out = tmp_path / "out"
+    assert cli_main(["export", "--experiment", "killed", "--tracking-uri", uri, "--out", str(out)]) == 0
+    said = capsys.readouterr()
+    assert "exported 2 games" in said.out
+    assert "1 experiment run(s) unfinished" in said.err and f"MLflow run {running} is RUNNING" in said.err
+    assert "1 game(s) errored" in said.err and "1 game(s) missing" in said.err
+    assert "resume the sweep" in said.err and "impostor sync" in said.err
+    kinds = pd.read_csv(out / "errors.csv")["kind"].value_counts().to_dict()
+    assert kinds == {"errored": 1, "missing": 1, "unfinished": 1}
+    # nothing but the killed run: no games, and the one line says why
+    only = ensure_experiment(client, "only-killed", uri)
+    start_run(client, only, killed, Context(), source="test")
+    assert cli_main(["export", "--experiment", "only-killed", "--tracking-uri", uri, "--out", str(tmp_path / "o2")]) == 2
+    err = capsys.readouterr().err
+    assert "no finished games to export (1 experiment run(s) unfinished)" in err and "errored" not in err

@@ -4,17 +4,16 @@
     impostor export --experiment NAME --out OUT   # from the tables/ artifacts of MLflow runs
 
 Rows are validated with impostor.core.records.  Only finished games are exported;
-errored or never-run games are listed (and written to OUT/errors.csv).  A game
-present in several logs (eval-set retries) is exported once.
+errored or never-run games, and MLflow runs whose games were never logged
+(unfinished: a sweep still running, or killed before it logged them), are listed
+(and written to OUT/errors.csv).  A game present in several logs (eval-set
+retries) is exported once.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
-from pathlib import Path
 from typing import Any, Optional
 
 from impostor.core.errors import ImpostorError
@@ -40,9 +39,11 @@ def _cmd(args: argparse.Namespace) -> int:
     else:
         tables, where = tables_from_mlflow(args.experiment, args.tracking_uri)
     if tables.n_games == 0:
-        raise ImpostorError(f"{where}: no finished games to export"
-                            + (f" ({len(tables.errors)} errored, {len(tables.missing)} missing)" if tables.errors or tables.missing else "")
-                            + "; fix: run or resume the sweep first")
+        left = [f"{n} {what}" for n, what in ((len(tables.errors), "errored"), (len(tables.missing), "missing"),
+                                              (len(tables.unfinished), "experiment run(s) unfinished")) if n]
+        raise ImpostorError(f"{where}: no finished games to export" + (f" ({', '.join(left)})" if left else "")
+                            + "; fix: run or resume the sweep first"
+                            + (" (or log its Inspect logs with `impostor sync LOG_DIR`)" if tables.unfinished else ""))
     written = write_tables(tables, args.out)
     print(f"exported {tables.n_games:,} games ({len(tables.players):,} player rows) from {where} to {args.out}")
     if tables.duplicates:
@@ -54,61 +55,41 @@ def _cmd(args: argparse.Namespace) -> int:
     return 0
 
 
+def _unfinished_reason(run_id: str, status: str) -> str:
+    """Why a run has no tables, in words that do not call it an error: nothing failed, it was not logged."""
+    if status == "RUNNING":
+        why = "is RUNNING and has not logged its games: its sweep is still playing or logging it, or was killed first"
+    else:
+        why = f"ended {status} before it logged its games (its sweep was interrupted)"
+    return f"MLflow run {run_id} {why}; fix: resume the sweep (same command) or `impostor sync LOG_DIR`"
+
+
 def tables_from_mlflow(experiment: str, tracking_uri: Optional[str] = None) -> tuple[Any, str]:
+    """The merged tables of the experiment runs of an MLflow experiment, and where they came from."""
     import pandas as pd
 
-    from impostor.export import (
-        ERRORS_FILE,
-        GAMES_FILE,
-        PLAYERS_FILE,
-        GameError,
-        Tables,
-        merge_tables,
-        validate_frames,
-    )
-    from impostor.tracking.logrun import TABLES_DIR, TAG
-    from impostor.tracking.store import TrackingUnavailable, get_client, shown_uri
+    from impostor.export import ERRORS_FILE, GAMES_FILE, PLAYERS_FILE, GameError, Tables, merge_tables, validate_frames
+    from impostor.tracking.logrun import TAG
+    from impostor.tracking.tables import downloaded_tables
 
-    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
-    try:
-        client, uri = get_client(tracking_uri)
-    except TrackingUnavailable as exc:
-        raise ImpostorError(f"{exc}; fix: start the server, or export from the logs with --logs DIR") from None
-    try:
-        exp = client.get_experiment_by_name(experiment)
-    except Exception as exc:  # noqa: BLE001
-        raise ImpostorError(f"MLflow at {shown_uri(uri)}: cannot be read ({exc}); fix: check --tracking-uri") from exc
-    if exp is None:
-        names = [e.name for e in client.search_experiments(max_results=50)]
-        raise ImpostorError(f"MLflow experiment '{experiment}' not found at {shown_uri(uri)}"
-                            + (f" (there: {', '.join(names)})" if names else "") + "; fix: check --experiment / --tracking-uri")
-    runs, token = [], None
-    while True:
-        page = client.search_runs([exp.experiment_id], filter_string=f"tags.`{TAG}kind` = 'experiment'",
-                                  max_results=1000, page_token=token)
-        runs += list(page)
-        token = page.token
-        if not token:
-            break
-    parts, untabled = [], []
-    with tempfile.TemporaryDirectory(prefix="impostor-export-") as tmp:
-        for run in runs:
-            rid = run.info.run_id
+    parts, unfinished = [], []
+    with downloaded_tables(experiment, tracking_uri, kind="experiment",
+                           unreachable_fix="start the server, or export from the logs with --logs DIR") as exp:
+        for rt in exp.runs:
+            rid, run, local = rt.run_id, rt.run, rt.directory
             label = run.data.tags.get(f"{TAG}experiment_id", rid)
-            names = {Path(a.path).name for a in client.list_artifacts(rid, TABLES_DIR)}
-            if GAMES_FILE not in names or PLAYERS_FILE not in names:
-                untabled.append(GameError(f"{label}/*", label, "", f"MLflow run {rid} ({run.info.status}) has no "
-                                          f"tables yet: its games are not exported (resume the sweep or impostor sync)", rid))
+            if local is None:
+                unfinished.append(GameError(f"{label}/*", label, "", _unfinished_reason(rid, run.info.status), rid))
                 continue
-            local = Path(client.download_artifacts(rid, TABLES_DIR, str(Path(tmp) / rid)))
             games, players = validate_frames(pd.read_parquet(local / GAMES_FILE), pd.read_parquet(local / PLAYERS_FILE),
                                              f"MLflow run {rid}")
-            errors = []
+            left: dict[str, list] = {"errored": [], "missing": [], "unfinished": []}
             if (local / ERRORS_FILE).exists():
                 for row in pd.read_csv(local / ERRORS_FILE, dtype=str, keep_default_na=False).to_dict("records"):
-                    errors.append(GameError(row["game_id"], row["experiment_id"], row["sample_id"],
-                                            f"{row['kind']}: {row['reason']}", rid))
-            parts.append(Tables(games, players, errors))
+                    kind = row["kind"] if row["kind"] in left else "errored"
+                    reason = row["reason"] if kind == row["kind"] else f"{row['kind']}: {row['reason']}"
+                    left[kind].append(GameError(row["game_id"], row["experiment_id"], row["sample_id"], reason, rid))
+            parts.append(Tables(games, players, left["errored"], left["missing"], unfinished=left["unfinished"]))
     merged = merge_tables(parts) if parts else Tables(pd.DataFrame(), pd.DataFrame())
-    merged.errors = merged.errors + untabled
-    return merged, f"{len(runs)} run(s) of MLflow experiment '{experiment}' at {shown_uri(uri)}"
+    merged.unfinished = merged.unfinished + unfinished
+    return merged, exp.description

@@ -156,6 +156,10 @@ def crashed(server, tmp_path_factory):
         (r.data.tags.get("mlflow.runName"), r.info.status) for r in _runs(work)
         if r.data.tags.get("impostor.kind") == "experiment" and r.data.tags.get("impostor.tables_logged") != "1"
     ]
+    exe = Path(sys.executable).parent / "impostor"
+    base = [str(exe)] if exe.exists() else [sys.executable, "-m", "impostor.cli"]
+    state["export_killed"] = subprocess.run(base + ["export", "--experiment", "crash", "--out", str(work / "x")],
+                                            cwd=work, env=_env(server), capture_output=True, text=True, timeout=120)
 
     # 4. resume to the end
     proc = _start(cfg, log_dir, _env(server))
@@ -167,6 +171,16 @@ def crashed(server, tmp_path_factory):
 def test_kill_during_mlflow_logging_leaves_a_visibly_unfinished_run(crashed):
     assert crashed["half_logged"], "the kill should leave a half-logged run behind"
     assert all(status == "RUNNING" for _, status in crashed["half_logged"])
+
+
+def test_export_of_the_killed_sweep_says_unfinished_not_errored(crashed):
+    """``impostor export --experiment`` right after the kill: the half-logged run is an
+    unfinished run (resume or sync), not errored games."""
+    r = crashed["export_killed"]
+    said = r.stdout + r.stderr
+    n = len(crashed["half_logged"])
+    assert f"{n} experiment run(s) unfinished" in said, said[-3000:]
+    assert "errored" not in said and "resume the sweep" in said and "impostor sync" in said, said[-3000:]
 
 
 def test_resume_loses_and_duplicates_no_game(crashed):
