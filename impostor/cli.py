@@ -22,6 +22,7 @@ SUBCOMMAND_MODULES = (
     "impostor.commands.export",
     "impostor.commands.sync",
     "analysis.cli",
+    "impostor.commands.play",
 )
 
 
