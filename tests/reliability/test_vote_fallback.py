@@ -192,6 +192,9 @@ def test_the_task_bounds_the_retries_of_every_seat(server, tmp_path, fast_inspec
     log = _eval(tmp_path, "openai-api/fault/dead", model_args=no_client_retries, fail_on_error=False)
     assert log.samples[0].error is not None
     assert server.app.requests["dead"] == call_limits.MAX_RETRIES + 1
+    server.app.plans["dead-2"] = lambda n, body: "503"  # the eval's (command line's) max_retries wins
+    log = _eval(tmp_path, "openai-api/fault/dead-2", model_args=no_client_retries, fail_on_error=False, max_retries=2)
+    assert log.samples[0].error is not None and server.app.requests["dead-2"] == 3
     server.app.plans["dead-role"] = lambda n, body: "503"
     from inspect_ai.model import get_model
 
