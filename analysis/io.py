@@ -1,35 +1,23 @@
-"""Reading the game tables (Parquet export or MLflow) into a validated ``AnalysisData``.
+"""Reading and writing the game tables: an export directory (Parquet) or the tables
+downloaded from the runs of an MLflow experiment, into a validated ``AnalysisData``.
 
-Every problem raises :class:`impostor.core.errors.ImpostorError` whose message names
-the file, the column (or field) and the fix.  The checks follow the record
-schema (``impostor.core.records``): the contract columns must be present and
-coercible to their types, categorical values must be valid, and the two tables
-must describe the same games (four seats each, exactly one impostor, the
-impostor seat/model/speaking position agreeing between the tables).
+Analysis reads files only: the command layer downloads MLflow artifacts
+(``impostor.tracking.tables``) and hands the local directories to
+:func:`load_run_tables`.  Validation is :mod:`analysis.validate`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import tempfile
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Optional, Sequence
 
-import numpy as np
 import pandas as pd
 
-from analysis.ballots import ballot_classes
 from analysis.data import AnalysisData
+from analysis.validate import FIX_EXPORT, MODEL_COLUMNS, validate_tables
 from impostor.core.errors import ImpostorError
-from impostor.core.records import (
-    BALLOT_CLASSES,
-    CONTRACT_GAME_COLUMNS,
-    CONTRACT_PLAYER_COLUMNS,
-    DIFFICULTIES,
-    LEGAL_BALLOT_CLASSES,
-    MODES,
-    WIN_CONDITIONS,
-)
+from impostor.core.records import GAMES_FILE, MODELS_FILE, PLAYERS_FILE
 
 __all__ = [
     "GAMES_FILE",
@@ -37,28 +25,11 @@ __all__ = [
     "MODELS_FILE",
     "MODEL_COLUMNS",
     "load_tables",
-    "load_from_mlflow",
+    "load_run_tables",
     "validate_tables",
     "write_tables",
     "sha256_file",
 ]
-
-GAMES_FILE = "games.parquet"
-PLAYERS_FILE = "players.parquet"
-MODELS_FILE = "models.csv"
-MODEL_COLUMNS = ["model", "provider", "family", "params_b"]
-MLFLOW_TABLES_DIR = "tables"
-
-_FIX_EXPORT = "re-export the tables with `impostor export` (see shared/data-contract.md)"
-_MAX_SHOWN = 5
-
-# Column kinds of the contract columns.
-_GAME_INT = ["game_index", "impostor_seat", "impostor_speaking_position"]
-_GAME_STR = [c for c in CONTRACT_GAME_COLUMNS if c not in _GAME_INT]
-_PLAYER_INT = ["seat", "speaking_position"]
-_PLAYER_BOOL = ["description_valid", "self_declared"]
-_PLAYER_NULLABLE_STR = ["team", "word_guess"]
-_PLAYER_STR = ["game_id", "model", "role", "description"]
 
 
 def sha256_file(path: Path) -> str:
@@ -69,40 +40,6 @@ def sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-class _Problems:
-    """Collects problems of one file; raises one ImpostorError naming file, column and fix."""
-
-    def __init__(self, file: str):
-        self.file = file
-        self.items: list[str] = []
-
-    def add(self, column: str, problem: str, fix: str) -> None:
-        self.items.append(f"column '{column}': {problem}; fix: {fix}")
-
-    def raise_if_any(self) -> None:
-        if not self.items:
-            return
-        first = self.items[0]
-        more = ""
-        if len(self.items) > 1:
-            shown = " | ".join(self.items[1:_MAX_SHOWN])
-            extra = len(self.items) - _MAX_SHOWN
-            more = f" (also: {shown}" + (f" | and {extra} more" if extra > 0 else "") + ")"
-        raise ImpostorError(f"{self.file}: {first}{more}")
-
-
-def _examples(values: Iterable, limit: int = 3) -> str:
-    vals = list(dict.fromkeys(map(repr, values)))
-    shown = ", ".join(vals[:limit])
-    return shown + (", ..." if len(vals) > limit else "")
-
-
-def _rows(mask: np.ndarray, limit: int = 3) -> str:
-    idx = np.flatnonzero(mask)
-    shown = ", ".join(str(i) for i in idx[:limit])
-    return f"row{'s' if idx.size > 1 else ''} {shown}" + (f" (+{idx.size - limit} more)" if idx.size > limit else "")
-
-
 # --------------------------------------------------------------------------- reading
 
 
@@ -110,7 +47,7 @@ def _read_parquet(path: Path, shown: str) -> pd.DataFrame:
     if not path.exists():
         raise ImpostorError(
             f"{shown}: file not found; fix: point --parquet at an export directory holding "
-            f"{GAMES_FILE} and {PLAYERS_FILE} ({_FIX_EXPORT})"
+            f"{GAMES_FILE} and {PLAYERS_FILE} ({FIX_EXPORT})"
         )
     try:
         import pyarrow.parquet as pq
@@ -121,7 +58,7 @@ def _read_parquet(path: Path, shown: str) -> pd.DataFrame:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ImpostorError(
             f"{shown}: not a readable Parquet file ({reason}); fix: the file is corrupt or not "
-            f"Parquet, {_FIX_EXPORT}"
+            f"Parquet, {FIX_EXPORT}"
         ) from exc
 
 
@@ -135,260 +72,6 @@ def _read_models(path: Path, shown: str) -> pd.DataFrame:
             f"{','.join(MODEL_COLUMNS)}"
         ) from exc
     return df
-
-
-# --------------------------------------------------------------------------- validation
-
-
-def _coerce_int(df: pd.DataFrame, col: str, probs: _Problems, lo: int | None = None, hi: int | None = None) -> None:
-    s = df[col]
-    num = pd.to_numeric(s, errors="coerce")
-    bad = num.isna().to_numpy() | (num.notna().to_numpy() & (num.fillna(0) % 1 != 0).to_numpy())
-    if bad.any():
-        probs.add(col, f"{int(bad.sum())} value(s) are not integers ({_rows(bad)}: {_examples(s[bad])})",
-                  f"store whole numbers{'' if lo is None else f' {lo}-{hi}'} in '{col}'")
-        return
-    num = num.astype(np.int64)
-    if lo is not None:
-        out = ((num < lo) | (num > hi)).to_numpy()
-        if out.any():
-            probs.add(col, f"{int(out.sum())} value(s) outside {lo}-{hi} ({_rows(out)}: {_examples(num[out])})",
-                      f"use seat/position numbers {lo}-{hi}")
-            return
-    df[col] = num
-
-
-def _coerce_str(df: pd.DataFrame, col: str, probs: _Problems, nullable: bool = False,
-                allowed: Optional[Iterable[str]] = None) -> None:
-    s = df[col]
-    na = s.isna().to_numpy()
-    if not nullable and na.any():
-        probs.add(col, f"{int(na.sum())} missing value(s) ({_rows(na)})", f"fill every row of '{col}'")
-        return
-    if s.dtype != object and not pd.api.types.is_string_dtype(s):
-        if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
-            # numbers in a text column: accepted as their text (ids like 17)
-            s = s.astype(object).where(~na, None).map(lambda v: v if v is None else str(v))
-    bad_type = np.array([not (v is None or isinstance(v, str) or (isinstance(v, float) and np.isnan(v))) for v in s], bool) if s.dtype == object else np.zeros(len(s), bool)
-    if bad_type.any():
-        probs.add(col, f"{int(bad_type.sum())} value(s) are not text ({_rows(bad_type)})", f"store text in '{col}'")
-        return
-    s = s.astype("str" if not nullable else object)
-    if nullable:
-        s = s.where(~na, None)
-    if allowed is not None:
-        allowed = list(allowed)
-        bad = ~na & ~s.isin(allowed).to_numpy()
-        if bad.any():
-            probs.add(col, f"invalid value(s) {_examples(s[bad])} ({_rows(bad)})",
-                      f"use one of {', '.join(allowed)}" + (" or leave empty" if nullable else ""))
-            return
-    df[col] = s
-
-
-def _coerce_bool(df: pd.DataFrame, col: str, probs: _Problems) -> None:
-    s = df[col]
-    if pd.api.types.is_bool_dtype(s) and not s.isna().any():
-        df[col] = s.astype(bool)
-        return
-    mapping = {True: True, False: False, 1: True, 0: False, "true": True, "false": False,
-               "True": True, "False": False, "1": True, "0": False}
-    mapped = s.map(lambda v: mapping.get(v, None) if not (isinstance(v, float) and np.isnan(v)) and v is not pd.NA else None)
-    bad = mapped.isna().to_numpy()
-    if bad.any():
-        probs.add(col, f"{int(bad.sum())} value(s) are not true/false ({_rows(bad)}: {_examples(s[bad])})",
-                  f"store booleans in '{col}'")
-        return
-    df[col] = mapped.astype(bool)
-
-
-def _missing_columns(df: pd.DataFrame, required: list[str], probs: _Problems, what: str) -> bool:
-    missing = [c for c in required if c not in df.columns]
-    for c in missing:
-        probs.add(c, f"required {what} column is missing", f"add '{c}' ({_FIX_EXPORT})")
-    return bool(missing)
-
-
-def _ballot_class_column(players: pd.DataFrame, probs: _Problems, notes: list[str], name: str) -> None:
-    """Check an export's ``ballot_class`` (an extra column) or derive it where it is absent
-    (exports written before it existed), and make ``ballot_valid`` agree with it."""
-    given = "ballot_class" in players.columns
-    if given:
-        s = players["ballot_class"].astype(object)
-        bad = s.notna().to_numpy() & ~s.isin(BALLOT_CLASSES).to_numpy()
-        if bad.any():
-            probs.add("ballot_class", f"invalid value(s) {_examples(s[bad])} ({_rows(bad)})",
-                      f"use one of {', '.join(BALLOT_CLASSES)}, or leave it empty to derive it")
-            return
-    if given and "ballot_valid" in players.columns:
-        _coerce_bool(players, "ballot_valid", probs)
-        if probs.items:
-            return
-        cls = players["ballot_class"].astype(object)
-        mism = (cls.notna() & (players["ballot_valid"] != cls.isin(LEGAL_BALLOT_CLASSES))).to_numpy()
-        if mism.any():
-            probs.add("ballot_valid", f"{int(mism.sum())} value(s) disagree with ballot_class ({_rows(mism)})",
-                      f"ballot_valid is true exactly for the legal classes {', '.join(LEGAL_BALLOT_CLASSES)}; "
-                      f"{_FIX_EXPORT}")
-            return
-    classes = ballot_classes(players)
-    if not given or players["ballot_class"].isna().any():
-        notes.append(f"{name}: ballot_class was absent for some rows (written before it existed) and was derived "
-                     "from vote, ballot_error, self_declared and ballot_valid (docs/rules.md, Ballot classes).")
-    players["ballot_class"] = classes
-    players["ballot_valid"] = classes.isin(LEGAL_BALLOT_CLASSES).to_numpy()
-
-
-def validate_tables(
-    games: pd.DataFrame,
-    players: pd.DataFrame,
-    models: Optional[pd.DataFrame] = None,
-    *,
-    games_name: str = GAMES_FILE,
-    players_name: str = PLAYERS_FILE,
-    models_name: str = MODELS_FILE,
-) -> AnalysisData:
-    """Validate and normalise the three tables; returns ``AnalysisData`` (copies)."""
-    notes: list[str] = []
-    games = games.copy()
-    players = players.copy()
-
-    # ---- games
-    gp = _Problems(games_name)
-    if not _missing_columns(games, CONTRACT_GAME_COLUMNS, gp, "games"):
-        if len(games) == 0:
-            gp.add("game_id", "the table has no rows", "export at least one finished game")
-        else:
-            for c in _GAME_INT:
-                _coerce_int(games, c, gp, *( (0, 3) if c != "game_index" else (0, 2**62) ))
-            for c in _GAME_STR:
-                allowed = {"mode": MODES, "difficulty": DIFFICULTIES, "winner": ("impostor", "majority")}.get(c)
-                _coerce_str(games, c, gp, allowed=allowed)
-            if not gp.items:
-                dup = games["game_id"].duplicated(keep=False).to_numpy()
-                if dup.any():
-                    gp.add("game_id", f"{int(dup.sum())} rows share a game_id ({_examples(games['game_id'][dup])})",
-                           "make game_id unique over the whole export (drop duplicated runs)")
-                unknown = sorted(set(games["win_condition"].unique()) - set(WIN_CONDITIONS))
-                if unknown:
-                    notes.append(f"{games_name}: unknown win_condition value(s) {unknown}; kept as given.")
-    gp.raise_if_any()
-
-    # ---- players
-    pp = _Problems(players_name)
-    if not _missing_columns(players, CONTRACT_PLAYER_COLUMNS, pp, "players"):
-        for c in _PLAYER_INT:
-            _coerce_int(players, c, pp, 0, 3)
-        for c in _PLAYER_STR:
-            _coerce_str(players, c, pp, allowed=("impostor", "majority") if c == "role" else None)
-        _coerce_str(players, "team", pp, nullable=True, allowed=("A", "B"))
-        _coerce_str(players, "word_guess", pp, nullable=True)
-        for c in _PLAYER_BOOL:
-            _coerce_bool(players, c, pp)
-        # vote: nullable seat 0-3
-        v = pd.to_numeric(players["vote"], errors="coerce")
-        bad = (players["vote"].notna().to_numpy() & v.isna().to_numpy()) | (v.notna() & ((v < 0) | (v > 3) | (v % 1 != 0))).to_numpy()
-        if bad.any():
-            pp.add("vote", f"{int(bad.sum())} value(s) are not a seat 0-3 ({_rows(bad)}: {_examples(players['vote'][bad])})",
-                   "store the voted seat 0-3, or null for an invalid ballot")
-        else:
-            players["vote"] = v.astype("Int64")
-        conf = pd.to_numeric(players["confidence"], errors="coerce")
-        bad = (players["confidence"].notna().to_numpy() & conf.isna().to_numpy()) | (conf.notna() & ((conf < 0) | (conf > 1))).to_numpy()
-        if bad.any():
-            pp.add("confidence", f"{int(bad.sum())} value(s) outside [0, 1] ({_rows(bad)}: {_examples(players['confidence'][bad])})",
-                   "store confidence as a number in [0, 1] or null")
-        else:
-            players["confidence"] = conf.astype(float)
-    pp.raise_if_any()
-    _ballot_class_column(players, pp, notes, players_name)
-    pp.raise_if_any()
-
-    # ---- cross-table structure
-    xp = _Problems(players_name)
-    game_ids = pd.Index(games["game_id"].to_numpy(dtype=object))
-    orphan = game_ids.get_indexer(players["game_id"].to_numpy(dtype=object)) < 0
-    if orphan.any():
-        xp.add("game_id", f"{int(orphan.sum())} player rows belong to no game in {games_name} "
-               f"({_examples(players['game_id'][orphan])})",
-               f"export {games_name} and {players_name} together from the same runs")
-    xp.raise_if_any()
-
-    tmp = pd.DataFrame({
-        "game_id": players["game_id"], "seat": players["seat"],
-        "seat_bit": np.left_shift(1, players["seat"].to_numpy()),
-        "pos_bit": np.left_shift(1, players["speaking_position"].to_numpy()),
-        "is_imp": (players["role"] == "impostor").to_numpy().astype(np.int64),
-    })
-    per_game = tmp.groupby("game_id", sort=False).agg(
-        n=("seat", "size"), seat_mask=("seat_bit", "sum"), pos_mask=("pos_bit", "sum"), n_imp=("is_imp", "sum"),
-    )
-    # each of the seats (positions) 0-3 exactly once <=> 4 rows whose bits sum to 0b1111
-    per_game["seats_ok"] = (per_game.n == 4) & (per_game.seat_mask == 15)
-    per_game["pos_ok"] = per_game.pos_mask == 15
-    no_players = per_game.index.get_indexer(game_ids) < 0
-    if no_players.any():
-        xp.add("game_id", f"{int(no_players.sum())} game(s) of {games_name} have no player rows "
-               f"({_examples(game_ids[no_players])})", f"export the four seats of every game into {players_name}")
-    wrong = per_game[~per_game.seats_ok]
-    if len(wrong):
-        xp.add("seat", f"{len(wrong)} game(s) do not have exactly the four seats 0-3 "
-               f"(e.g. {wrong.index[0]!r} has {int(wrong.n.iloc[0])} row(s), seats {sorted(players.loc[players.game_id == wrong.index[0], 'seat'])})",
-               "write one row per seat 0, 1, 2, 3 for every game")
-    bad_imp = per_game[per_game.n_imp != 1]
-    if len(bad_imp):
-        xp.add("role", f"{len(bad_imp)} game(s) do not have exactly one impostor "
-               f"(e.g. {bad_imp.index[0]!r} has {int(bad_imp.n_imp.iloc[0])})",
-               "mark exactly one seat per game with role 'impostor'")
-    bad_pos = per_game[~per_game.pos_ok]
-    if len(bad_pos) and not len(wrong):
-        xp.add("speaking_position", f"{len(bad_pos)} game(s) repeat a speaking position (e.g. {bad_pos.index[0]!r})",
-               "give the four seats the speaking positions 0-3 once each")
-    xp.raise_if_any()
-
-    imp = players.loc[players["role"] == "impostor", ["game_id", "seat", "model", "speaking_position"]].set_index("game_id")
-    g = games.set_index("game_id")[["impostor_seat", "impostor_model", "impostor_speaking_position"]].join(imp, how="left")
-    cp = _Problems(f"{games_name}/{players_name}")
-    for gcol, pcol in (("impostor_seat", "seat"), ("impostor_model", "model"), ("impostor_speaking_position", "speaking_position")):
-        mism = (g[gcol] != g[pcol]).to_numpy()
-        if mism.any():
-            cp.add(gcol, f"{int(mism.sum())} game(s) disagree with the impostor row's '{pcol}' in {players_name} "
-                   f"(e.g. {g.index[mism][0]!r}: {g[gcol][mism].iloc[0]!r} vs {g[pcol][mism].iloc[0]!r})",
-                   "export both tables from the same game records")
-    cp.raise_if_any()
-
-    # ---- models.csv (optional)
-    if models is not None:
-        mp = _Problems(models_name)
-        models = models.copy()
-        if not _missing_columns(models, MODEL_COLUMNS, mp, "models"):
-            _coerce_str(models, "model", mp)
-            for c in ("provider", "family"):
-                models[c] = models[c].astype(object).where(models[c].notna(), None)
-            pb = pd.to_numeric(models["params_b"], errors="coerce")
-            bad = (models["params_b"].notna().to_numpy() & pb.isna().to_numpy()) | (pb <= 0).to_numpy()
-            if bad.any():
-                mp.add("params_b", f"{int(bad.sum())} value(s) are not a positive number of billions "
-                       f"({_rows(bad)}: {_examples(models['params_b'][bad])})", "write parameters in billions, or leave empty if unknown")
-            else:
-                models["params_b"] = pb.astype(float)
-            if "params_source" in models.columns:  # added column: published | estimated (empty = published)
-                src = models["params_source"].astype(object)
-                bad = (src.notna() & ~src.isin(["published", "estimated"])).to_numpy()
-                if bad.any():
-                    mp.add("params_source", f"{int(bad.sum())} value(s) are not 'published' or 'estimated' "
-                           f"({_rows(bad)}: {_examples(src[bad])})", "write published or estimated, or leave empty")
-            if not mp.items and models["model"].duplicated().any():
-                mp.add("model", f"duplicated model(s) {_examples(models['model'][models['model'].duplicated()])}",
-                       "list each model once")
-        mp.raise_if_any()
-        missing = sorted(set(players["model"].unique()) - set(models["model"]))
-        if missing:
-            notes.append(f"{models_name}: no metadata for model(s) {', '.join(missing)}; size/provider analyses leave them out.")
-    else:
-        notes.append(f"{models_name} not provided: the size and provider analyses (Tables 2 and 10 size rows) are left out.")
-
-    return AnalysisData(games=games.reset_index(drop=True), players=players.reset_index(drop=True), models=models, notes=notes)
 
 
 def load_tables(directory: str | Path) -> AnalysisData:
@@ -424,94 +107,57 @@ def write_tables(directory: str | Path, games: pd.DataFrame, players: pd.DataFra
     return paths
 
 
-# --------------------------------------------------------------------------- MLflow
+# --------------------------------------------------------------------------- tables of MLflow runs
 
 
-def load_from_mlflow(experiment_name: str, tracking_uri: Optional[str] = None) -> AnalysisData:
-    """Concatenate the ``tables/*.parquet`` artifacts of every run of an MLflow experiment.
+def _read_run(run_id: str, local: Path, tables_dir: str, parts: dict[str, list], sources: list[dict]) -> None:
+    """Read one run's downloaded tables into ``parts`` (games get the run id as ``mlflow_run_id``)."""
+    for fname in (GAMES_FILE, PLAYERS_FILE, MODELS_FILE):
+        p = local / fname
+        if not p.exists():
+            continue
+        shown = f"run {run_id} artifact {tables_dir}/{fname}"
+        sources.append({"path": f"mlflow:{run_id}/{tables_dir}/{fname}", "sha256": sha256_file(p),
+                        "bytes": p.stat().st_size})
+        if fname == GAMES_FILE:
+            df = _read_parquet(p, shown)
+            df["mlflow_run_id"] = run_id
+            parts[fname].append(df)
+        elif fname == PLAYERS_FILE:
+            parts[fname].append(_read_parquet(p, shown))
+        else:
+            parts[fname].append(_read_models(p, shown))
 
-    Runs without tables (sweep parent runs) are skipped.  Raises ImpostorError if
-    the experiment does not exist or no run has tables.
+
+def load_run_tables(runs: Sequence[tuple[str, Optional[Path]]], experiment: str, where: str,
+                    tables_dir: str = "tables") -> AnalysisData:
+    """Concatenate the tables of the runs of one MLflow experiment, downloaded by the caller.
+
+    ``runs`` holds ``(run_id, local tables directory or None)``; runs without tables (sweep
+    parents) are skipped with a note.  ``where`` (the tracking URI) and ``tables_dir`` (the
+    artifact directory) only name the files in messages and in ``data.sources``.
     """
-    try:
-        from mlflow.tracking import MlflowClient
-    except ImportError as exc:  # pragma: no cover
-        raise ImpostorError("mlflow is not installed; fix: pip install mlflow, or use --parquet DIR") from exc
-
-    from impostor.tracking.store import shown_uri, tracking_uri as resolve_uri
-
-    # Same default as the tracking hooks: MLFLOW_TRACKING_URI, else ./mlruns/mlflow.db.
-    tracking_uri = resolve_uri(tracking_uri)
-    client = MlflowClient(tracking_uri=tracking_uri)
-    where = shown_uri(tracking_uri)
-    try:
-        exp = client.get_experiment_by_name(experiment_name)
-    except Exception as exc:  # noqa: BLE001
-        raise ImpostorError(f"MLflow at {where}: cannot be read ({exc}); fix: check --tracking-uri") from exc
-    if exp is None:
-        try:
-            known = [e.name for e in client.search_experiments(max_results=20)]
-        except Exception:  # noqa: BLE001
-            known = []
-        hint = f" (experiments there: {', '.join(known)})" if known else ""
+    parts: dict[str, list] = {GAMES_FILE: [], PLAYERS_FILE: [], MODELS_FILE: []}
+    sources: list[dict] = []
+    for run_id, local in runs:
+        if local is not None:
+            _read_run(run_id, local, tables_dir, parts, sources)
+    if not parts[GAMES_FILE]:
         raise ImpostorError(
-            f"MLflow experiment '{experiment_name}' not found at {where}{hint}; fix: check --experiment and --tracking-uri"
-        )
-
-    runs = []
-    token = None
-    while True:
-        page = client.search_runs([exp.experiment_id], max_results=1000, page_token=token)
-        runs.extend(page)
-        token = page.token
-        if not token:
-            break
-
-    games_parts, players_parts, models_parts, sources = [], [], [], []
-    skipped = 0
-    with tempfile.TemporaryDirectory(prefix="impostor-mlflow-") as tmp:
-        for run in runs:
-            rid = run.info.run_id
-            try:
-                names = {Path(a.path).name for a in client.list_artifacts(rid, MLFLOW_TABLES_DIR)}
-            except Exception:  # noqa: BLE001 - no artifact dir
-                names = set()
-            if GAMES_FILE not in names or PLAYERS_FILE not in names:
-                skipped += 1
-                continue
-            local = Path(client.download_artifacts(rid, MLFLOW_TABLES_DIR, str(Path(tmp) / rid)))
-            for fname in (GAMES_FILE, PLAYERS_FILE, MODELS_FILE):
-                p = local / fname
-                if not p.exists():
-                    continue
-                shown = f"run {rid} artifact {MLFLOW_TABLES_DIR}/{fname}"
-                sources.append({"path": f"mlflow:{rid}/{MLFLOW_TABLES_DIR}/{fname}", "sha256": sha256_file(p),
-                                "bytes": p.stat().st_size})
-                if fname == GAMES_FILE:
-                    df = _read_parquet(p, shown)
-                    df["mlflow_run_id"] = rid
-                    games_parts.append(df)
-                elif fname == PLAYERS_FILE:
-                    players_parts.append(_read_parquet(p, shown))
-                else:
-                    models_parts.append(_read_models(p, shown))
-    if not games_parts:
-        raise ImpostorError(
-            f"MLflow experiment '{experiment_name}' at {where}: none of its {len(runs)} run(s) has "
-            f"{MLFLOW_TABLES_DIR}/{GAMES_FILE} and {MLFLOW_TABLES_DIR}/{PLAYERS_FILE} artifacts; fix: log the tables "
+            f"MLflow experiment '{experiment}' at {where}: none of its {len(runs)} run(s) has "
+            f"{tables_dir}/{GAMES_FILE} and {tables_dir}/{PLAYERS_FILE} artifacts; fix: log the tables "
             f"(`impostor sync`/the MLflow hook) or use `impostor export` and --parquet"
         )
-    games = pd.concat(games_parts, ignore_index=True)
-    players = pd.concat(players_parts, ignore_index=True)
     models = None
-    if models_parts:
-        models = pd.concat(models_parts, ignore_index=True).drop_duplicates(subset=["model"], keep="first")
+    if parts[MODELS_FILE]:
+        models = pd.concat(parts[MODELS_FILE], ignore_index=True).drop_duplicates(subset=["model"], keep="first")
     data = validate_tables(
-        games, players, models,
-        games_name=f"MLflow '{experiment_name}' {MLFLOW_TABLES_DIR}/{GAMES_FILE}",
-        players_name=f"MLflow '{experiment_name}' {MLFLOW_TABLES_DIR}/{PLAYERS_FILE}",
-        models_name=f"MLflow '{experiment_name}' {MLFLOW_TABLES_DIR}/{MODELS_FILE}",
+        pd.concat(parts[GAMES_FILE], ignore_index=True), pd.concat(parts[PLAYERS_FILE], ignore_index=True), models,
+        games_name=f"MLflow '{experiment}' {tables_dir}/{GAMES_FILE}",
+        players_name=f"MLflow '{experiment}' {tables_dir}/{PLAYERS_FILE}",
+        models_name=f"MLflow '{experiment}' {tables_dir}/{MODELS_FILE}",
     )
+    skipped = sum(local is None for _, local in runs)
     if skipped:
         data.notes.append(f"MLflow: {skipped} run(s) without tables (e.g. sweep parents) were skipped.")
     data.sources = sources  # type: ignore[attr-defined]

@@ -39,6 +39,7 @@ from typing import Mapping, Optional, Sequence, Union
 import numpy as np
 
 from impostor.core.records import DIFFICULTIES, MODES, TEAM_MODES
+from impostor.core.wordpairs import load_word_pairs
 
 @dataclass(frozen=True)
 class SimModel:
@@ -160,8 +161,6 @@ def _centred_logor(values, keys) -> dict[str, float]:
 def _word_pairs(difficulties: tuple[str, ...]) -> dict[str, list[tuple[str, str, str]]]:
     """The shipped word pairs (configs/word_pairs.json) or synthetic stand-ins."""
     try:
-        from impostor.core.wordpairs import load_word_pairs
-
         pairs = load_word_pairs(require_full=False)
         out = {d: [(p.pair_id, p.majority, p.impostor) for p in pairs[d]] for d in difficulties if d in pairs}
         if len(out) == len(difficulties):
@@ -271,19 +270,9 @@ def build_design(
     id_prefix: str = "sim",
 ) -> SimDesign:
     """The schedule and linear predictor of a simulated run (arguments: ``simulate_games``)."""
-    if n_experiments < 1 or games_per_experiment < 1:
-        raise ValueError("n_experiments and games_per_experiment must be >= 1")
-    if not 0 < base_imp_win < 1:
-        raise ValueError("base_imp_win must be in (0, 1)")
-    if pair_effect_sd < 0 or experiment_effect_sd < 0:
-        raise ValueError("pair_effect_sd and experiment_effect_sd must be >= 0")
     modes, difficulties = list(modes), list(difficulties)
-    for m in modes:
-        if m not in MODES:
-            raise ValueError(f"unknown mode {m!r}; use {', '.join(MODES)}")
-    for d in difficulties:
-        if d not in DIFFICULTIES:
-            raise ValueError(f"unknown difficulty {d!r}; use {', '.join(DIFFICULTIES)}")
+    _check_design_args(n_experiments, games_per_experiment, base_imp_win, pair_effect_sd, experiment_effect_sd,
+                       modes, difficulties)
     specs = _coerce_models(models)
     names = [m.model for m in specs]
     if len(specs) < 2 and any(m != "homogeneous" for m in modes):
@@ -291,8 +280,39 @@ def build_design(
     rng_cells, rng_seats, rng_pairs, rng_veff = (np.random.default_rng(s)
                                                  for s in np.random.SeedSequence([design_seed, 7]).spawn(4))
     cells = _order_cells(design_cells(names, modes, difficulties), rng_cells)
-    n_cells, G, E = len(cells), games_per_experiment, n_experiments
-    n = E * G
+    G = games_per_experiment
+    exp_mode, exp_diff, exp_a, exp_b, exp_ids = _experiments(cells, names, n_experiments, id_prefix)
+    gi = np.tile(np.arange(G), n_experiments)
+    ge = np.repeat(np.arange(n_experiments), G)
+    imp_seat, team_arr, seat_model = _seating(exp_mode[ge], gi, G, exp_a[ge], exp_b[ge], rng_seats)
+    pair, v_pair = _pairs(difficulties, exp_diff[ge], gi, G, pair_effect_sd, rng_pairs, rng_veff)
+    eta = _linear_predictor(specs, imp_seat, seat_model, exp_mode[ge], exp_diff[ge], v_pair, modes, difficulties,
+                            base_imp_win=base_imp_win, seat_or=seat_or, mode_or=mode_or, difficulty_or=difficulty_or,
+                            size_or_per_10x=size_or_per_10x, opponent_or_per_10pp=opponent_or_per_10pp)
+    c_pos = position_effect_pp / 100.0 / (base_imp_win * (1 - base_imp_win))
+    return SimDesign(specs, G, exp_ids, exp_mode, exp_diff, exp_a, exp_b, ge, gi, imp_seat, team_arr, seat_model,
+                     pair, eta, float(c_pos), float(experiment_effect_sd))
+
+
+def _check_design_args(n_experiments, games_per_experiment, base_imp_win, pair_effect_sd, experiment_effect_sd,
+                       modes, difficulties) -> None:
+    if n_experiments < 1 or games_per_experiment < 1:
+        raise ValueError("n_experiments and games_per_experiment must be >= 1")
+    if not 0 < base_imp_win < 1:
+        raise ValueError("base_imp_win must be in (0, 1)")
+    if pair_effect_sd < 0 or experiment_effect_sd < 0:
+        raise ValueError("pair_effect_sd and experiment_effect_sd must be >= 0")
+    for m in modes:
+        if m not in MODES:
+            raise ValueError(f"unknown mode {m!r}; use {', '.join(MODES)}")
+    for d in difficulties:
+        if d not in DIFFICULTIES:
+            raise ValueError(f"unknown difficulty {d!r}; use {', '.join(DIFFICULTIES)}")
+
+
+def _experiments(cells, names, E: int, id_prefix: str):
+    """Experiment e plays cell e mod len(cells) (replicate e // len(cells)): mode, tier, models a/b, id."""
+    n_cells = len(cells)
     model_idx = {m: i for i, m in enumerate(names)}
     exp_mode = np.array([cells[e % n_cells][0] for e in range(E)], dtype=object)
     exp_diff = np.array([cells[e % n_cells][1] for e in range(E)], dtype=object)
@@ -302,10 +322,12 @@ def build_design(
     exp_ids = np.array([f"{id_prefix}-{e:04d}-{exp_mode[e]}-{exp_diff[e]}-{names[exp_a[e]]}"
                         + ("" if exp_a[e] == exp_b[e] else f"-vs-{names[exp_b[e]]}")
                         + (f"-r{exp_rep[e]}" if exp_rep[e] else "") for e in range(E)], dtype=object)
+    return exp_mode, exp_diff, exp_a, exp_b, exp_ids
 
-    gi = np.tile(np.arange(G), E)
-    ge = np.repeat(np.arange(E), G)
-    mode_g, diff_g = exp_mode[ge], exp_diff[ge]
+
+def _seating(mode_g, gi, G: int, a_g, b_g, rng_seats):
+    """Per game: the impostor seat, teams (A.3 blocks shared per mode) and the model of each seat."""
+    n = len(gi)
     imp_seat, mate, host_b = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, bool)
     for m in MODES:  # fixed order, so a mode's schedule does not depend on which others run
         s, t, h = _mode_schedule(m, G, rng_seats)
@@ -317,7 +339,6 @@ def build_design(
     host_team, other_team = np.where(host_b, "B", "A"), np.where(host_b, "A", "B")
     team_arr = np.where(on_host, host_team[:, None], other_team[:, None]).astype(object)
     team_arr[~is_team] = None
-    a_g, b_g = exp_a[ge], exp_b[ge]
     is_imp_seat = seats == imp_seat[:, None]
     seat_model = np.empty((n, 4), dtype=np.int64)
     seat_model[:] = a_g[:, None]  # homogeneous
@@ -325,10 +346,13 @@ def build_design(
     seat_model[is_cross] = cross_m[is_cross]
     team_m = np.where(team_arr == "A", a_g[:, None], b_g[:, None])  # team A plays a, team B plays b
     seat_model[is_team] = team_m[is_team]
-    imp_model = seat_model[np.arange(n), imp_seat]
+    return imp_seat, team_arr, seat_model
 
-    # word pairs: a sequence per difficulty (permutation cycles, as impostor.core.schedule.pair_order)
-    # shared by every experiment of that difficulty; pair effects fixed by the design
+
+def _pairs(difficulties, diff_g, gi, G: int, pair_effect_sd: float, rng_pairs, rng_veff):
+    """Word pairs: a sequence per difficulty (permutation cycles, as impostor.core.schedule.pair_order)
+    shared by every experiment of that difficulty; pair effects fixed by the design."""
+    n = len(gi)
     plists = _word_pairs(tuple(difficulties))
     pair = np.empty((n, 3), dtype=object)
     v_pair = np.zeros(n)
@@ -342,7 +366,15 @@ def build_design(
         sel = diff_g == d
         pair[sel] = plist[seq[gi[sel]]]
         v_pair[sel] = eff[seq[gi[sel]]]
+    return pair, v_pair
 
+
+def _linear_predictor(specs, imp_seat, seat_model, mode_g, diff_g, v_pair, modes, difficulties, *, base_imp_win,
+                      seat_or, mode_or, difficulty_or, size_or_per_10x, opponent_or_per_10pp) -> np.ndarray:
+    """logit of the impostor-win probability per game, without the speaking-position and experiment terms."""
+    n = len(imp_seat)
+    imp_model = seat_model[np.arange(n), imp_seat]
+    is_imp_seat = np.arange(4)[None, :] == imp_seat[:, None]
     params = np.array([np.nan if m.params_b is None else float(m.params_b) for m in specs])
     log_p = np.log10(params)
     size_term = np.nan_to_num(log_p - np.nanmean(log_p) if np.isfinite(log_p).any() else log_p, nan=0.0)
@@ -350,9 +382,6 @@ def build_design(
     det = np.array([m.det for m in specs])
     mlog, dlog = _mode_logor(mode_or, modes), _centred_logor(difficulty_or, difficulties)
     opp_det = (det[seat_model] * ~is_imp_seat).sum(1) / 3.0
-    eta = (np.log(base_imp_win / (1 - base_imp_win)) + model_term[imp_model] + _seat_logor(seat_or)[imp_seat]
-           + np.vectorize(mlog.get, otypes=[float])(mode_g) + np.vectorize(dlog.get, otypes=[float])(diff_g)
-           + np.log(opponent_or_per_10pp) * 10.0 * (opp_det - det.mean()) + v_pair)
-    c_pos = position_effect_pp / 100.0 / (base_imp_win * (1 - base_imp_win))
-    return SimDesign(specs, G, exp_ids, exp_mode, exp_diff, exp_a, exp_b, ge, gi, imp_seat, team_arr, seat_model,
-                     pair, eta, float(c_pos), float(experiment_effect_sd))
+    return (np.log(base_imp_win / (1 - base_imp_win)) + model_term[imp_model] + _seat_logor(seat_or)[imp_seat]
+            + np.vectorize(mlog.get, otypes=[float])(mode_g) + np.vectorize(dlog.get, otypes=[float])(diff_g)
+            + np.log(opponent_or_per_10pp) * 10.0 * (opp_det - det.mean()) + v_pair)

@@ -38,6 +38,7 @@ Everything is vectorised (90,720 games in a few seconds).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Mapping, Optional, Sequence, Union
 
 import numpy as np
@@ -87,6 +88,197 @@ def _contract(df: pd.DataFrame, row_cls, columns) -> pd.DataFrame:
             default = row_cls.model_fields[c].default
             df[c] = None if default is None or not isinstance(default, (str, int, float, bool)) else default
     return df[columns]
+
+
+# --------------------------------------------------------------------------- steps of a simulation
+
+
+@dataclass
+class _Ballots:
+    """Per game: who self-declared, the ballot profile drawn, the four ballots by seat and the outcome."""
+
+    imp_sd: np.ndarray  # (n,) the impostor self-declared
+    maj_sd_seat: np.ndarray  # (n,) the majority seat that self-declared, -1 none
+    prof: np.ndarray  # (n,) index into _PROFILES
+    vote: np.ndarray  # (n, 4) voted seat by seat, -1 = invalid ballot
+    cond: np.ndarray  # (n,) win condition
+
+
+def _self_declarations(design: SimDesign, imp_wins: np.ndarray, self_decl_rate: Optional[float],
+                       majority_self_decl_rate: float, p0: float, rng: np.random.Generator):
+    """Impostor self-declarations at each model's rate; rarely a majority player's (majority wins)."""
+    n = design.n
+    sd_rate = np.array([(m.self_decl if (m.self_decl is not None and self_decl_rate is None) else (self_decl_rate if self_decl_rate is not None else 0.2)) for m in design.specs])
+    imp_sd = rng.random(n) < sd_rate[design.imp_model]
+    maj_sd = (~imp_wins) & (~imp_sd) & (rng.random(n) < majority_self_decl_rate / max(1e-9, 1 - p0))
+    maj_sd_seat = np.where(maj_sd, (design.imp_seat + rng.integers(1, 4, size=n)) % 4, -1)
+    return imp_sd, maj_sd, maj_sd_seat
+
+
+def _wanted_outcome(design: SimDesign, imp_wins, imp_sd, maj_sd, tie_rate: float, rng: np.random.Generator):
+    """The ballot outcome class each game must get: 0 any (a self-declaration decides), 1 a majority
+    win, 2 a top-of-ballot tie (impostor wins, weighted by mode and tier to ``tie_rate``), 3 no conviction."""
+    n = design.n
+    eligible = imp_wins & ~imp_sd
+    w = np.vectorize(TIE_WEIGHT_MODE.get, otypes=[float])(design.mode_g) * np.vectorize(TIE_WEIGHT_DIFFICULTY.get, otypes=[float])(design.diff_g)
+    w_sum = (w * eligible).sum()
+    q_tie = np.minimum(1.0, tie_rate * n * w / w_sum) if w_sum > 0 else np.zeros(n)
+    is_tie = eligible & (rng.random(n) < q_tie)
+    want = np.zeros(n, dtype=np.int64)  # 0 = any (self-declaration decides)
+    want[~imp_sd & ~maj_sd & ~imp_wins] = 1
+    want[is_tie] = 2
+    want[eligible & ~is_tie] = 3
+    return want
+
+
+def _draw_ballots(design: SimDesign, imp_wins: np.ndarray, *, p0: float, tie_rate: float, invalid_vote_rate: float,
+                  self_decl_rate: Optional[float], majority_self_decl_rate: float,
+                  rng: np.random.Generator) -> _Ballots:
+    """Self-declarations, then four ballots drawn conditioned on the outcome the winner needs."""
+    n, imp_seat = design.n, design.imp_seat
+    imp_sd, maj_sd, maj_sd_seat = _self_declarations(design, imp_wins, self_decl_rate, majority_self_decl_rate, p0, rng)
+    want = _wanted_outcome(design, imp_wins, imp_sd, maj_sd, tie_rate, rng)
+
+    # role -> seat: role 0 = impostor seat, roles 1-3 = the other seats ascending
+    maj_mask = np.arange(4)[None, :] != imp_seat[:, None]
+    others = np.broadcast_to(np.arange(4), (n, 4))[maj_mask].reshape(n, 3)
+    role_seat = np.concatenate([imp_seat[:, None], others], axis=1)
+    det = np.array([m.det for m in design.specs])
+    det_roles = det[design.seat_model[np.arange(n)[:, None], others]]
+    prof = _sample_profiles(det_roles, invalid_vote_rate, want, rng)
+
+    tgt_role = _PROFILES["target"][prof]  # (n, 4) by role
+    tgt_seat_by_role = np.where(tgt_role >= 0, np.take_along_axis(role_seat, np.maximum(tgt_role, 0), axis=1), -1)
+    vote = np.empty((n, 4), dtype=np.int64)  # by seat
+    np.put_along_axis(vote, role_seat, tgt_seat_by_role, axis=1)
+
+    cond = _CLASS_NAMES[_PROFILES["cls"][prof]].copy()
+    cond[imp_sd & imp_wins] = "impostor_guess_correct"
+    cond[imp_sd & ~imp_wins] = "impostor_guess_wrong"
+    cond[maj_sd] = "majority_self_declared"
+    return _Ballots(imp_sd, maj_sd_seat, prof, vote, cond)
+
+
+def _games_frame(design: SimDesign, run: dict, b: _Ballots, desc_valid: np.ndarray,
+                 seat_game_seed: np.ndarray) -> pd.DataFrame:
+    """games.parquet rows (every GameRow column) plus the simulated truth ``p_true``/``p_design``."""
+    exp_ids, ge, gi = design.exp_ids, design.ge, design.gi
+    imp_wins, prof = run["imp_wins"], b.prof
+    winner = np.where(imp_wins, "impostor", "majority").astype(object)
+    fixed = b.cond != "tie"
+    p_def = np.where(imp_wins, 1.0, 0.0)
+    n_valid = _PROFILES["valid"][prof]
+    is_team = np.isin(design.mode_g, ["team_blind", "team_aware", "team_semi_aware"])
+    team_assign = np.where(is_team, np.array(["".join(t) if t[0] is not None else "" for t in design.team_arr],
+                                             dtype=object), None)
+    games = pd.DataFrame(
+        {
+            "experiment_id": exp_ids[ge],
+            "game_id": _game_ids(design),
+            "game_index": gi,
+            "mode": design.mode_g,
+            "difficulty": design.diff_g,
+            "pair_id": design.pair[:, 0],
+            "majority_word": design.pair[:, 1],
+            "impostor_word": design.pair[:, 2],
+            "impostor_seat": design.imp_seat,
+            "impostor_model": np.array(design.names, dtype=object)[design.imp_model],
+            "impostor_speaking_position": run["imp_pos"],
+            "winner": winner,
+            "win_condition": b.cond,
+            "seed": seat_game_seed,
+            "tie_rule": "default",
+            "winner_live": winner,
+            "tie_k": _PROFILES["k"][prof],
+            "impostor_in_tie": _PROFILES["in_tie"][prof],
+            "p_imp_default": p_def,
+            "p_imp_sym_candidate": np.where(fixed, p_def, _PROFILES["p_cand"][prof]),
+            "p_imp_sym_side": np.where(fixed, p_def, 0.5),
+            "n_valid_votes": n_valid,
+            "n_invalid_ballots": 4 - n_valid,
+            "n_invalid_descriptions": (~desc_valid).sum(1),
+            "votes_on_impostor": _PROFILES["on_imp"][prof],
+            "team_assignment": team_assign,
+            "speaking_order": np.array(["".join(map(str, row)) for row in run["order"]], dtype=object),
+            "vote_mode": "free",
+            "word_pairs_file": None,
+            "word_pairs_sha256": None,
+        }
+    )
+    games = _contract(games, GameRow, GAME_COLUMNS)
+    games["p_true"] = run["p_true"]  # extra: the simulated truth, handy for checks
+    games["p_design"] = design.marginal_win_prob()
+    return games
+
+
+def _game_ids(design: SimDesign) -> np.ndarray:
+    return np.array([f"{design.exp_ids[e]}-g{i:03d}" for e, i in zip(design.ge, design.gi)], dtype=object)
+
+
+def _players_frame(design: SimDesign, run: dict, b: _Ballots, desc_valid: np.ndarray,
+                   rng: np.random.Generator) -> pd.DataFrame:
+    """players.parquet rows: four per game in seat order (every PlayerRow column)."""
+    n, imp_seat, imp_wins = design.n, design.imp_seat, run["imp_wins"]
+    maj_word, imp_word = design.pair[:, 1], design.pair[:, 2]
+    N = n * 4
+    gidx = np.repeat(np.arange(n), 4)
+    seats = np.arange(4)[None, :]
+    is_imp_seat = seats == imp_seat[:, None]
+    role = np.where(is_imp_seat, "impostor", "majority").astype(object).reshape(-1)
+    vote_flat = b.vote.reshape(-1)
+    valid_ballot = vote_flat >= 0
+    self_declared = (is_imp_seat & b.imp_sd[:, None]) | (seats == b.maj_sd_seat[:, None])
+    guess = np.full((n, 4), None, dtype=object)
+    imp_guess = np.where(imp_wins, maj_word, np.array(["guess-" + str(w) for w in imp_word], dtype=object))
+    guess[is_imp_seat & b.imp_sd[:, None]] = imp_guess[b.imp_sd]
+    conf = np.where(valid_ballot, np.round(rng.uniform(0.35, 0.98, size=N), 2), np.nan)
+    words = np.where(is_imp_seat, imp_word[:, None], maj_word[:, None]).reshape(-1)
+    dvalid = desc_valid.reshape(-1)
+    desc = np.where(dvalid, _DESCRIPTIONS[rng.integers(0, len(_DESCRIPTIONS), size=N)], "")
+    players = pd.DataFrame(
+        {
+            "game_id": _game_ids(design)[gidx],
+            "seat": np.tile(np.arange(4), n),
+            "model": np.array(design.names, dtype=object)[design.seat_model.reshape(-1)],
+            "role": role,
+            "team": design.team_arr.reshape(-1),
+            "speaking_position": run["speak_pos"].reshape(-1),
+            "description": desc,
+            "description_valid": dvalid,
+            "vote": pd.array(np.where(valid_ballot, vote_flat, 0), dtype="Int64"),
+            "confidence": conf,
+            "self_declared": self_declared.reshape(-1),
+            "word_guess": guess.reshape(-1),
+            "experiment_id": design.exp_ids[design.ge][gidx],
+            "word": words,
+            "description_raw": desc,
+            "description_attempts": 1,
+            "description_error": np.where(dvalid, None, "the description contains your word").astype(object),
+            "ballot_valid": valid_ballot,
+            "ballot_error": np.where(valid_ballot, None, "unparseable").astype(object),
+            "ballot_class": np.where(valid_ballot, "valid", "unparseable").astype(object),
+            "ballot_attempts": 1,
+            "vote_raw": "",
+            "reasoning": None,
+            "temperature": None,
+            "vote_temperature": None,
+        }
+    )
+    players = _contract(players, PlayerRow, PLAYER_COLUMNS)
+    players.loc[~valid_ballot, "vote"] = pd.NA
+    return players
+
+
+def _models_frame(design: SimDesign) -> pd.DataFrame:
+    specs = design.specs
+    return pd.DataFrame(
+        {
+            "model": design.names,
+            "provider": [m.provider for m in specs],
+            "family": [m.family for m in specs],
+            "params_b": np.array([np.nan if m.params_b is None else float(m.params_b) for m in specs]),
+        }
+    )
 
 
 # --------------------------------------------------------------------------- main entry
@@ -141,168 +333,14 @@ def simulate_games(
         experiment_effect_sd=experiment_effect_sd, design_seed=seed if design_seed is None else design_seed,
         id_prefix=f"sim{seed}",
     )
-    specs, names = design.specs, design.names
-    p0 = base_imp_win
-    ss = np.random.SeedSequence(seed)
-    rng_sched, rng_win, rng_ballot, rng_misc = (np.random.default_rng(s) for s in ss.spawn(4))
+    # one stream per step, so a change to one step leaves the draws of the others as they were
+    rng_sched, rng_win, rng_ballot, rng_misc = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(4))
     run = design.draw(rng_sched, rng_win)
-    n, G, ge, gi = design.n, design.G, design.ge, design.gi
-    exp_ids, mode_g, diff_g = design.exp_ids, design.mode_g, design.diff_g
-    imp_seat, team_arr, seat_model, imp_model = design.imp_seat, design.team_arr, design.seat_model, design.imp_model
-    is_team = np.isin(mode_g, ["team_blind", "team_aware", "team_semi_aware"])
-    seats = np.arange(4)[None, :]
-    is_imp_seat = seats == imp_seat[:, None]
-    maj_mask = ~is_imp_seat
-    order, speak_pos, imp_pos = run["order"], run["speak_pos"], run["imp_pos"]
-    pair_id, maj_word, imp_word = design.pair[:, 0], design.pair[:, 1], design.pair[:, 2]
-    p_true, imp_wins = run["p_true"], run["imp_wins"]
-    det = np.array([m.det for m in specs])
-    params = np.array([np.nan if m.params_b is None else float(m.params_b) for m in specs])
-
-    # ---- self-declarations
-    sd_rate = np.array([(m.self_decl if (m.self_decl is not None and self_decl_rate is None) else (self_decl_rate if self_decl_rate is not None else 0.2)) for m in specs])
-    imp_sd = rng_ballot.random(n) < sd_rate[imp_model]
-    maj_sd = (~imp_wins) & (~imp_sd) & (rng_ballot.random(n) < majority_self_decl_rate / max(1e-9, 1 - p0))
-    maj_sd_seat = np.where(maj_sd, (imp_seat + rng_ballot.integers(1, 4, size=n)) % 4, -1)
-
-    # ---- ties among impostor wins decided by ballots
-    eligible = imp_wins & ~imp_sd
-    w = np.vectorize(TIE_WEIGHT_MODE.get, otypes=[float])(mode_g) * np.vectorize(TIE_WEIGHT_DIFFICULTY.get, otypes=[float])(diff_g)
-    w_sum = (w * eligible).sum()
-    q_tie = np.minimum(1.0, tie_rate * n * w / w_sum) if w_sum > 0 else np.zeros(n)
-    is_tie = eligible & (rng_ballot.random(n) < q_tie)
-
-    want = np.zeros(n, dtype=np.int64)  # 0 = any (self-declaration decides)
-    want[~imp_sd & ~maj_sd & ~imp_wins] = 1
-    want[is_tie] = 2
-    want[eligible & ~is_tie] = 3
-
-    # role -> seat: role 0 = impostor seat, roles 1-3 = the other seats ascending
-    others = np.broadcast_to(np.arange(4), (n, 4))[maj_mask].reshape(n, 3)
-    role_seat = np.concatenate([imp_seat[:, None], others], axis=1)
-    det_roles = det[seat_model[np.arange(n)[:, None], others]]
-    prof = _sample_profiles(det_roles, invalid_vote_rate, want, rng_ballot)
-
-    tgt_role = _PROFILES["target"][prof]  # (n, 4) by role
-    tgt_seat_by_role = np.where(tgt_role >= 0, np.take_along_axis(role_seat, np.maximum(tgt_role, 0), axis=1), -1)
-    vote = np.empty((n, 4), dtype=np.int64)  # by seat
-    np.put_along_axis(vote, role_seat, tgt_seat_by_role, axis=1)
-
-    cls = _PROFILES["cls"][prof]
-    cond = _CLASS_NAMES[cls].copy()
-    cond[imp_sd & imp_wins] = "impostor_guess_correct"
-    cond[imp_sd & ~imp_wins] = "impostor_guess_wrong"
-    cond[maj_sd] = "majority_self_declared"
-    tie_k = _PROFILES["k"][prof]
-    in_tie = _PROFILES["in_tie"][prof]
-    on_imp = _PROFILES["on_imp"][prof]
-    n_valid = _PROFILES["valid"][prof]
-    winner = np.where(imp_wins, "impostor", "majority").astype(object)
-    fixed = cond != "tie"
-    p_def = np.where(imp_wins, 1.0, 0.0)
-    p_cand = np.where(fixed, p_def, _PROFILES["p_cand"][prof])
-    p_side = np.where(fixed, p_def, 0.5)
-
-    desc_valid = rng_misc.random((n, 4)) >= invalid_description_rate
-    seat_game_seed = rng_misc.integers(0, 2**62, size=n)
-
-    game_ids = np.array([f"{exp_ids[e]}-g{i:03d}" for e, i in zip(ge, gi)], dtype=object)
-    speaking_order = np.array(["".join(map(str, row)) for row in order], dtype=object)
-    team_assign = np.where(is_team, np.array(["".join(t) if t[0] is not None else "" for t in team_arr], dtype=object), None)
-    name_arr = np.array(names, dtype=object)
-
-    games = pd.DataFrame(
-        {
-            "experiment_id": exp_ids[ge],
-            "game_id": game_ids,
-            "game_index": gi,
-            "mode": mode_g,
-            "difficulty": diff_g,
-            "pair_id": pair_id,
-            "majority_word": maj_word,
-            "impostor_word": imp_word,
-            "impostor_seat": imp_seat,
-            "impostor_model": name_arr[imp_model],
-            "impostor_speaking_position": imp_pos,
-            "winner": winner,
-            "win_condition": cond,
-            "seed": seat_game_seed,
-            "tie_rule": "default",
-            "winner_live": winner,
-            "tie_k": tie_k,
-            "impostor_in_tie": in_tie,
-            "p_imp_default": p_def,
-            "p_imp_sym_candidate": p_cand,
-            "p_imp_sym_side": p_side,
-            "n_valid_votes": n_valid,
-            "n_invalid_ballots": 4 - n_valid,
-            "n_invalid_descriptions": (~desc_valid).sum(1),
-            "votes_on_impostor": on_imp,
-            "team_assignment": team_assign,
-            "speaking_order": speaking_order,
-            "vote_mode": "free",
-            "word_pairs_file": None,
-            "word_pairs_sha256": None,
-        }
-    )
-    games = _contract(games, GameRow, GAME_COLUMNS)
-    games["p_true"] = p_true  # extra: the simulated truth, handy for checks
-    games["p_design"] = design.marginal_win_prob()
-
-    # ---- players: four rows per game, seat order
-    N = n * 4
-    gidx = np.repeat(np.arange(n), 4)
-    seat_col = np.tile(np.arange(4), n)
-    role = np.where(is_imp_seat, "impostor", "majority").astype(object).reshape(-1)
-    vote_flat = vote.reshape(-1)
-    valid_ballot = vote_flat >= 0
-    self_declared = (is_imp_seat & imp_sd[:, None]) | (seats == maj_sd_seat[:, None])
-    guess = np.full((n, 4), None, dtype=object)
-    imp_guess = np.where(imp_wins, maj_word, np.array(["guess-" + str(w) for w in imp_word], dtype=object))
-    guess[is_imp_seat & imp_sd[:, None]] = imp_guess[imp_sd]
-    conf = np.where(valid_ballot, np.round(rng_misc.uniform(0.35, 0.98, size=N), 2), np.nan)
-    words = np.where(is_imp_seat, imp_word[:, None], maj_word[:, None]).reshape(-1)
-    dvalid = desc_valid.reshape(-1)
-    desc = np.where(dvalid, _DESCRIPTIONS[rng_misc.integers(0, len(_DESCRIPTIONS), size=N)], "")
-
-    players = pd.DataFrame(
-        {
-            "game_id": game_ids[gidx],
-            "seat": seat_col,
-            "model": name_arr[seat_model.reshape(-1)],
-            "role": role,
-            "team": team_arr.reshape(-1),
-            "speaking_position": speak_pos.reshape(-1),
-            "description": desc,
-            "description_valid": dvalid,
-            "vote": pd.array(np.where(valid_ballot, vote_flat, 0), dtype="Int64"),
-            "confidence": conf,
-            "self_declared": self_declared.reshape(-1),
-            "word_guess": guess.reshape(-1),
-            "experiment_id": exp_ids[ge][gidx],
-            "word": words,
-            "description_raw": desc,
-            "description_attempts": 1,
-            "description_error": np.where(dvalid, None, "the description contains your word").astype(object),
-            "ballot_valid": valid_ballot,
-            "ballot_error": np.where(valid_ballot, None, "unparseable").astype(object),
-            "ballot_class": np.where(valid_ballot, "valid", "unparseable").astype(object),
-            "ballot_attempts": 1,
-            "vote_raw": "",
-            "reasoning": None,
-            "temperature": None,
-            "vote_temperature": None,
-        }
-    )
-    players = _contract(players, PlayerRow, PLAYER_COLUMNS)
-    players.loc[~valid_ballot, "vote"] = pd.NA
-
-    models_df = pd.DataFrame(
-        {
-            "model": names,
-            "provider": [m.provider for m in specs],
-            "family": [m.family for m in specs],
-            "params_b": params,
-        }
-    )
-    return games, players, models_df
+    ballots = _draw_ballots(design, run["imp_wins"], p0=base_imp_win, tie_rate=tie_rate,
+                            invalid_vote_rate=invalid_vote_rate, self_decl_rate=self_decl_rate,
+                            majority_self_decl_rate=majority_self_decl_rate, rng=rng_ballot)
+    desc_valid = rng_misc.random((design.n, 4)) >= invalid_description_rate
+    seat_game_seed = rng_misc.integers(0, 2**62, size=design.n)
+    games = _games_frame(design, run, ballots, desc_valid, seat_game_seed)
+    players = _players_frame(design, run, ballots, desc_valid, rng_misc)
+    return games, players, _models_frame(design)

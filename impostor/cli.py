@@ -21,7 +21,9 @@ SUBCOMMAND_MODULES = (
     "impostor.commands.sweep",
     "impostor.commands.export",
     "impostor.commands.sync",
-    "analysis.cli",
+    "impostor.commands.report",
+    "impostor.commands.simulate",
+    "impostor.commands.power",
     "impostor.commands.play",
 )
 

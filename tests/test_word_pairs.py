@@ -407,7 +407,8 @@ def test_word_pairs_file_is_the_absolute_path(tmp_path, monkeypatch):
 def test_report_header_names_each_file_or_says_not_recorded():
     import pandas as pd
 
-    from analysis.report import _word_pair_files, _word_pairs_text
+    from analysis.report import _word_pair_files
+    from analysis.report_pages import _word_pairs_text
 
     old = pd.DataFrame({"game_id": ["a", "b"]})
     assert _word_pair_files(old) == []
@@ -431,9 +432,10 @@ def test_custom_pair_file_is_named_and_hashed_from_task_to_report(tmp_path, monk
     from inspect_ai import eval as inspect_eval
     from mlflow.tracking import MlflowClient
 
-    from analysis.io import load_from_mlflow, load_tables
+    from analysis.io import load_tables
     from analysis.report import build_report
     from analysis.stats import StatsConfig
+    from impostor.commands.report import load_from_mlflow
     from impostor.export import tables_from_logs, write_tables
     from tasks.impostor import impostor
 

@@ -23,14 +23,11 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.proportion import proportion_confint
 
-from analysis.ballots import ballot_classes, invalid_ballot_mask
 from analysis.data import AnalysisData
+from analysis.stats._seats import N_SEATS, attach_seat_arrays, player_slots, str_col  # noqa: F401 - N_SEATS re-exported
 from analysis.stats.config import StatsConfig
+from impostor.core.records import DIFFICULTIES, MODES  # noqa: F401 - re-exported to the tables
 
-N_SEATS = 4
-
-MODES = ("homogeneous", "cross_play", "team_blind", "team_aware", "team_semi_aware")
-DIFFICULTIES = ("easy", "medium", "hard", "expert")
 ALL = "ALL"
 
 # Leading columns of the report bundle's tables (shared/data-contract.md, section 2).
@@ -173,10 +170,6 @@ def require(df: Optional[pd.DataFrame], cols, what: str) -> None:
         raise StatsUnavailable(f"{what} lacks column(s) {', '.join(missing)}")
 
 
-def str_col(s: pd.Series) -> np.ndarray:
-    return s.astype(object).where(s.notna(), None).to_numpy(dtype=object)
-
-
 # --------------------------------------------------------------------------- prepared data
 
 GAME_CORE = ["experiment_id", "game_id", "mode", "difficulty", "impostor_seat", "impostor_model",
@@ -226,14 +219,8 @@ def prepared(data: AnalysisData, need_players: bool = False) -> Prepared:
     return prep
 
 
-def _prepare(data: AnalysisData):
-    try:
-        require(data.games, GAME_CORE, "games table")
-    except StatsUnavailable as e:
-        return e
-    g = data.games.reset_index(drop=True)
-    if len(g) == 0:
-        return StatsUnavailable("games table is empty")
+def _drop_bad_games(data: AnalysisData, g: pd.DataFrame):
+    """Games with a duplicated id, a winner not impostor/majority or a seat outside 0-3 dropped (with notes)."""
     if g["game_id"].duplicated().any():
         note(data, f"games: {int(g['game_id'].duplicated().sum())} duplicated game_id rows dropped")
         g = g[~g["game_id"].duplicated()].reset_index(drop=True)
@@ -251,6 +238,11 @@ def _prepare(data: AnalysisData):
         g = g[~bad].reset_index(drop=True)
         if len(g) == 0:
             return StatsUnavailable("no game has a valid impostor_seat")
+    return g
+
+
+def _prepared_games(data: AnalysisData, g: pd.DataFrame) -> Prepared:
+    """The per-game arrays; a speaking position outside 0-3 becomes -1 (left out of those analyses)."""
     pos = pd.to_numeric(g["impostor_speaking_position"], errors="coerce")
     bad_pos = ~pos.isin([0, 1, 2, 3]).to_numpy()
     if bad_pos.any():
@@ -261,7 +253,7 @@ def _prepare(data: AnalysisData):
     first = pd.Series(np.arange(n)).groupby(exp_code).first().to_numpy()
     mode = str_col(g["mode"])
     diff = str_col(g["difficulty"])
-    prep = Prepared(
+    return Prepared(
         games=g, n=n,
         y=(g["winner"].astype(object) == "impostor").to_numpy(dtype=np.int64),
         imp_seat=pd.to_numeric(g["impostor_seat"]).to_numpy(dtype=np.int64),
@@ -271,63 +263,31 @@ def _prepare(data: AnalysisData):
         exp_mode=mode[first], exp_difficulty=diff[first],
         imp_model=str_col(g["impostor_model"]),
     )
+
+
+def _prepare(data: AnalysisData):
+    try:
+        require(data.games, GAME_CORE, "games table")
+    except StatsUnavailable as e:
+        return e
+    g = data.games.reset_index(drop=True)
+    if len(g) == 0:
+        return StatsUnavailable("games table is empty")
+    g = _drop_bad_games(data, g)
+    if isinstance(g, StatsUnavailable):
+        return g
+    prep = _prepared_games(data, g)
     p = data.players
     try:
         require(p, PLAYER_CORE, "players table")
     except StatsUnavailable as e:
         g.attrs["players_reason"] = str(e)
         return prep
-    gi = pd.Index(g["game_id"].astype(object)).get_indexer(p["game_id"].astype(object))
-    seat = pd.to_numeric(p["seat"], errors="coerce").to_numpy(dtype=float)
-    ok = (gi >= 0) & np.isin(seat, [0, 1, 2, 3])
-    if (~ok).any():
-        note(data, f"players: {int((~ok).sum())} rows without a matching game or with a bad seat ignored")
-    gi, seat = gi[ok], seat[ok].astype(np.int64)
-    p = p.loc[ok].reset_index(drop=True)
-    flat = gi * N_SEATS + seat
-    dup = pd.Series(flat).duplicated().to_numpy()
-    if dup.any():
-        note(data, f"players: {int(dup.sum())} duplicated (game, seat) rows ignored")
-        keep = ~dup
-        p, flat = p.loc[keep].reset_index(drop=True), flat[keep]
-    shape = (n, N_SEATS)
-
-    def scatter(values, fill, dtype):
-        arr = np.full(n * N_SEATS, fill, dtype=dtype)
-        arr[flat] = values
-        return arr.reshape(shape)
-
-    present = scatter(True, False, bool)
-    vote = pd.to_numeric(p["vote"], errors="coerce").to_numpy(dtype=float, copy=True)  # a float column gives a read-only view
-    vote[~np.isin(vote, [0, 1, 2, 3])] = np.nan
-    classes = ballot_classes(p)  # derived for exports without the column
-    vote[invalid_ballot_mask(classes)] = np.nan  # an invalid ballot never counts, even if vote is filled
-    prep.present = present
-    prep.vote = scatter(vote, np.nan, float)
-    prep.ballot_class = scatter(classes.to_numpy(dtype=object), "missing", object)
-    prep.self_decl = scatter(p["self_declared"].astype(object).fillna(False).to_numpy(dtype=bool), False, bool)
-    prep.is_imp = scatter((p["role"].astype(object) == "impostor").to_numpy(dtype=bool), False, bool)
-    prep.model = scatter(str_col(p["model"]), None, object)
-    prep.team = scatter(str_col(p["team"]) if "team" in p.columns else None, None, object)
-    if "speaking_position" in p.columns:
-        prep.speak_pos = scatter(pd.to_numeric(p["speaking_position"], errors="coerce").to_numpy(float),
-                                 np.nan, float)
-    if "word_guess" in p.columns:
-        prep.word_guess = scatter(str_col(p["word_guess"]), None, object)
-    if "description" in p.columns:
-        prep.description = scatter(str_col(p["description"]), None, object)
-    incomplete = int((~present.all(axis=1)).sum())
-    if incomplete:
-        note(data, f"players: {incomplete} games lack some of their four player rows "
-                   "(missing seats count as invalid ballots)")
-    # role column vs impostor_seat: the games table is authoritative for who the impostor is
-    role_seat = np.zeros(shape, bool)
-    role_seat[np.arange(n), prep.imp_seat] = True
-    mismatch = int(((prep.is_imp != role_seat) & present).any(axis=1).sum())
-    if mismatch:
-        note(data, f"players: role disagrees with games.impostor_seat in {mismatch} games; "
-                   "impostor_seat is used")
-    prep.is_imp = role_seat
+    notes: list[str] = []
+    p, flat = player_slots(g, p, notes)
+    attach_seat_arrays(prep, p, flat, notes)
+    for msg in notes:
+        note(data, msg)
     return prep
 
 

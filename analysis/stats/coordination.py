@@ -32,16 +32,9 @@ import pandas as pd
 
 from analysis.stats._base import N_SEATS, StatsUnavailable, note, pct_and_halfwidth, prepared, table
 from analysis.stats.network import model_network
+from impostor.core.rules import guess_matches
 
 TEAM_MODES = ("team_blind", "team_aware", "team_semi_aware")
-
-
-def _guess_matches():
-    try:
-        from impostor.core.rules import guess_matches
-        return guess_matches
-    except Exception:  # pragma: no cover - the game package is part of this repo
-        return lambda g, w: g is not None and str(g).strip().lower() == str(w).strip().lower()
 
 
 def teammate_pairs(prep) -> pd.DataFrame:
@@ -87,7 +80,7 @@ def _impostor_behaviour(data, prep) -> pd.DataFrame:
             note(data, "coordination: guess success needs word_guess and majority_word for games not "
                        "decided by the impostor's guess; those declarations are left out")
         else:
-            match = _guess_matches()
+            match = guess_matches
             guesses = prep.word_guess[idx, prep.imp_seat]
             words = g["majority_word"].astype(object).to_numpy()
             for i in np.nonzero(todo)[0]:  # only the self-declaring impostors (a small subset)

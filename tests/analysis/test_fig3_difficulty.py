@@ -4,7 +4,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.data import AnalysisData
-from analysis.figures import _ShippedWordVectors, fig_difficulty_validation
+from analysis.figures import fig_difficulty_validation
+from impostor.commands.report import ShippedWordVectors, word_embedder
 from impostor.core.wordpairs import load_word_pairs
 
 
@@ -16,7 +17,7 @@ def _pairs_frame():
 
 def test_shipped_tiers_get_closer_with_difficulty():
     pairs = _pairs_frame()
-    emb = _ShippedWordVectors()
+    emb = ShippedWordVectors()
     a = emb.encode(pairs["majority_word"].tolist())
     b = emb.encode(pairs["impostor_word"].tolist())
     assert np.allclose(np.linalg.norm(a, axis=1), 1, atol=1e-3)
@@ -38,6 +39,9 @@ def test_figure_drawn_without_sentence_transformers(tmp_path, monkeypatch):
 
     monkeypatch.setattr(builtins, "__import__", no_st)
     notes: list[str] = []
-    info = fig_difficulty_validation(AnalysisData(games=_pairs_frame(), players=pd.DataFrame()), {}, tmp_path, notes)
+    embedder = word_embedder()  # the command layer falls back to the shipped vectors
+    assert isinstance(embedder.model, ShippedWordVectors)
+    info = fig_difficulty_validation(AnalysisData(games=_pairs_frame(), players=pd.DataFrame()), {}, tmp_path, notes,
+                                     embedder=embedder)
     assert info is not None and (tmp_path / info["file"]).stat().st_size > 10_000
     assert notes == []

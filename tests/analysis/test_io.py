@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.io import load_from_mlflow, load_tables, validate_tables, write_tables
+from analysis.io import load_tables, validate_tables, write_tables
 from impostor.cli import main
+from impostor.commands.report import load_from_mlflow
 from impostor.core.errors import ImpostorError
 from impostor.core.records import CONTRACT_GAME_COLUMNS, CONTRACT_PLAYER_COLUMNS
 

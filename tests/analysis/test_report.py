@@ -98,7 +98,8 @@ def test_report_html_and_md(bundle):
     m = json.loads((bundle / "manifest.json").read_text())
     figs = [f["file"] for f in m["figures"]]
     assert {"figures/win_by_mode.png", "figures/win_by_difficulty.png", "figures/odds_ratios_forest.png",
-            "figures/tiebreak_deltas.png", "figures/vote_network_example.png"} <= set(figs)
+            "figures/tiebreak_deltas.png", "figures/vote_network_example.png",
+            "figures/difficulty_validation.png"} <= set(figs)  # the command layer passes Fig. 3 its word vectors
     text = (bundle / "report.html").read_text()
     tags = _Tags()
     tags.feed(text)
@@ -235,11 +236,10 @@ def test_difficulty_validation_figure(sim_export, tmp_path, monkeypatch):
 
     data = load_tables(sim_export)
     notes: list[str] = []
-    monkeypatch.setattr(figures, "_embedder", lambda: (None, "no embedder here"))
-    assert figures.fig_difficulty_validation(data, {}, tmp_path, notes) is None
+    no_model = figures.Embedder(None, "no embedder here")
+    assert figures.fig_difficulty_validation(data, {}, tmp_path, notes, embedder=no_model) is None
     assert "skipped" in notes[-1] and "no embedder here" in notes[-1]
-    monkeypatch.setattr(figures, "_embedder", lambda: (_StubEmbedder(), None))
-    res = figures.fig_difficulty_validation(data, {}, tmp_path, notes)
+    res = figures.fig_difficulty_validation(data, {}, tmp_path, notes, embedder=figures.Embedder(_StubEmbedder()))
     assert res is not None and (tmp_path / res["file"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -1,0 +1,67 @@
+"""The look shared by every report figure: Agg backend, rcParams, mode colours and labels,
+Wilson intervals and saving (one place, so the figures agree)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+__all__ = ["DPI", "MODE_LABEL", "MODE_COLOR", "IMPOSTOR_COLOR", "MAJORITY_COLOR", "wilson_ci", "save_figure"]
+
+DPI = 130
+MODE_LABEL = {
+    "homogeneous": "homogeneous",
+    "cross_play": "cross-play",
+    "team_blind": "team-blind",
+    "team_aware": "team-aware",
+    "team_semi_aware": "team-semi-aware",
+}
+MODE_COLOR = {
+    "homogeneous": "#4C72B0",
+    "cross_play": "#DD8452",
+    "team_blind": "#55A868",
+    "team_aware": "#C44E52",
+    "team_semi_aware": "#8172B3",
+}
+IMPOSTOR_COLOR = "#C44E52"
+MAJORITY_COLOR = "#4C72B0"
+
+plt.rcParams.update(
+    {
+        "figure.dpi": DPI,
+        "savefig.dpi": DPI,
+        "font.size": 10,
+        "axes.titlesize": 12,
+        "axes.titleweight": "bold",
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "axes.grid": True,
+        "grid.alpha": 0.3,
+        "grid.linestyle": "-",
+    }
+)
+
+
+def wilson_ci(k: np.ndarray, n: np.ndarray, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval (as proportions) for k successes out of n."""
+    k = np.asarray(k, float)
+    n = np.asarray(n, float)
+    from scipy.stats import norm
+
+    z = norm.ppf(1 - alpha / 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = k / n
+        den = 1 + z**2 / n
+        centre = (p + z**2 / (2 * n)) / den
+        half = z * np.sqrt(p * (1 - p) / n + z**2 / (4 * n**2)) / den
+    return centre - half, centre + half
+
+
+def save_figure(fig, path: Path) -> None:
+    fig.savefig(path, bbox_inches="tight", facecolor="white")
+    plt.close(fig)

@@ -1,0 +1,172 @@
+"""The two pages of a report bundle, report.md and report.html, rendered from the manifest,
+the computed tables and the drawn figures (the bundle's writing is :mod:`analysis.report`)."""
+
+from __future__ import annotations
+
+import base64
+import html
+from pathlib import Path
+from typing import Optional
+
+import pandas as pd
+
+from analysis.report_format import GENERATOR, html_table, to_markdown
+
+__all__ = ["TABLE_TITLES", "MD_MAX_ROWS", "MANIFEST", "render_markdown", "render_html"]
+
+MANIFEST = "manifest.json"
+MD_MAX_ROWS = 60  # rows shown per table in report.md / report.html (the files hold all)
+
+TABLE_TITLES: dict[str, str] = {
+    "headline": "Headline results per model (paper Table 1)",
+    "odds_ratios": "Key effects: odds ratios with Wald CIs (Tables 2 and 4)",
+    "evalues": "E-values for unmeasured confounding (Appendix B.3)",
+    "chi2": "Chi-squared tests with Cramér's V (Table 3)",
+    "balance": "Game balance by mode (Appendix C.1 / D.1)",
+    "tie_sizes": "Tie-size distribution by mode (Table 7)",
+    "tiebreak_mode": "Symmetric tie-breakers by mode (Table 8)",
+    "tiebreak_mode_difficulty": "Symmetric tie-breakers by mode and difficulty (Table 9)",
+    "speaking_itt": ("Speaking-order pseudo-arm ITT, middle vs random (Table 6); CI from the bootstrap named in "
+                     "`bootstrap` (both in `ci_*_design`, `ci_*_paper`); p = randomisation p"),
+    "opponent_baseline": "Opponent-baseline regressions within model x difficulty (Table 5)",
+    "scaling": "Scaling with provider control and within-family slopes (Table 10)",
+    "size_fit_models": "Models each size fit used and left out, and why (Tables 2 and 10)",
+    "coordination": "Coordination and impostor behaviour (Table 11)",
+    "correlations": "Cross-model correlations (Sections 3.2-3.3)",
+    "bootstrap": ("Experiment-level bootstrap (Appendix B.2): `ci_low`/`ci_high` from the bootstrap named in "
+                  "`bootstrap`; `ci_*_design` = design bootstrap, `ci_*_paper` = the paper's block bootstrap"),
+    "permutation": "Permutation tests (Appendix B.2)",
+    "multiple_comparisons": "Multiple-comparison corrections (Appendix B)",
+    "invalid_outputs": "Invalid outputs per model by class: descriptions and ballots (docs/rules.md)",
+}
+
+
+def _intro_lines(m: dict) -> list[str]:
+    d = m["data"]
+    src = m.get("source") or {}
+    where = src.get("parquet") or (f"MLflow experiment '{src.get('experiment')}'" if src.get("experiment") else "in-memory data")
+    imp = d.get("impostor_win_pct")
+    return [
+        f"Source: {where}. Generated {m['created_utc']} by `{GENERATOR}` (impostor-bench {m['packages'].get('impostor-bench')}).",
+        f"Data: {d['games']:,} games in {d['experiments']:,} experiments; {len(d['models'])} models; "
+        f"modes {', '.join(d['modes'])}; difficulties {', '.join(d['difficulties'])}"
+        + (f"; overall impostor win {imp:.1f}%." if imp is not None else "."),
+        "Word pairs: " + _word_pairs_text(d.get("word_pairs") or []),
+        f"Settings: seed {m['seed']}, bootstrap reps {m['bootstrap_reps']}, permutation reps {m['permutation_reps']}, "
+        f"alpha {m['alpha']}. Percentages are 0-100; `*_ci` columns are 95% CI half-widths.",
+        f"Intervals: bootstrap CIs (`ci_low`/`ci_high` of `bootstrap`, `speaking_itt`; headline `imp_win_ci_boot`) "
+        f"use the {(m.get('config') or {}).get('bootstrap', 'design')} bootstrap (design = experiment-level wild "
+        "bootstrap, the default; paper = experiments resampled within mode x difficulty, Appendix B.2); both "
+        "are in the `*_design`/`*_paper` columns. Headline `*_ci` are Wilson (games independent); odds ratios "
+        "are Wald (games independent); docs/analysis.md gives each one's simulated coverage.",
+    ]
+
+
+def _word_pairs_text(files: list[dict]) -> str:
+    if not files:
+        return ("not recorded (the games table has no word_pairs_file/word_pairs_sha256: simulated data, or "
+                "exported before these columns existed).")
+    parts = [f"`{Path(f['file']).name if f.get('file') else '(name not recorded)'}` "
+             f"(sha256 `{f.get('sha256') or 'not recorded'}`, {f['games']:,} games"
+             + (f", {f['file']}" if f.get("file") else "") + ")" for f in files]
+    return "; ".join(parts) + ("; several files: compare with care." if len(files) > 1 else ".")
+
+
+def _group_notes(notes: list[str], min_group: int = 4) -> list[tuple[str, list[str]]]:
+    """Notes in order; runs sharing a ``prefix:`` (>= min_group of them) are grouped under it."""
+    def key(n: str) -> Optional[str]:
+        head, sep, _ = n.partition(": ")
+        return head if sep and " " not in head and len(head) <= 40 else None
+
+    counts: dict[str, int] = {}
+    for n in notes:
+        k = key(n)
+        if k:
+            counts[k] = counts.get(k, 0) + 1
+    out: list[tuple[str, list[str]]] = []
+    seen: dict[str, int] = {}
+    for n in notes:
+        k = key(n)
+        if k and counts[k] >= min_group:
+            if k not in seen:
+                seen[k] = len(out)
+                out.append((k, []))
+            out[seen[k]][1].append(n[len(k) + 2:])
+        else:
+            out.append((n, []))
+    return out
+
+
+def render_markdown(m: dict, results: dict[str, pd.DataFrame], figs: list[dict]) -> str:
+    out = ["# The Impostor Game: analysis report", ""]
+    out += [f"- {line}" for line in _intro_lines(m)]
+    out += ["", "## Notes and caveats", ""]
+    for head, items in _group_notes(m["notes"]):
+        out.append(f"- {head}" + (f" ({len(items)} notes):" if items else ""))
+        out += [f"  - {it}" for it in items]
+    if not m["notes"]:
+        out.append("- none")
+    out += ["", "## Figures", ""]
+    for f in figs:
+        out += [f"### {f['title']}", "", f"![{f['title']}](figures/{f['file']})", "", f"_{f['caption']}_", ""]
+    if not figs:
+        out += ["_No figures were drawn (see notes)._", ""]
+    out += ["## Tables", ""]
+    for t in m["tables"]:
+        name = t["name"]
+        out += [f"### {name}: {TABLE_TITLES.get(name, name.replace('_', ' '))}", ""]
+        out += [to_markdown(results[name], MD_MAX_ROWS)]
+        out += [f"Files: [csv](tables/{name}.csv) · [md](tables/{name}.md) · [tex](tables/{name}.tex) "
+                f"({t['rows']} rows, {t['seconds']:.1f} s)", ""]
+    return "\n".join(out)
+
+
+_CSS = """
+body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
+h1{border-bottom:2px solid #444;padding-bottom:.2em}h2{margin-top:2em;border-bottom:1px solid #ccc}
+h3{margin-top:1.6em}.tbl{overflow-x:auto}table{border-collapse:collapse;font-size:13px;margin:.5em 0}
+th,td{border:1px solid #ddd;padding:3px 8px}th{background:#f2f2f2;position:sticky;top:0}
+td.num{text-align:right;font-variant-numeric:tabular-nums}tr:nth-child(even) td{background:#fafafa}
+td.empty{color:#888;font-style:italic}.more,.files{color:#555;font-size:13px}figure{margin:1em 0}
+figure img{max-width:100%;border:1px solid #eee}figcaption{color:#444;font-size:13px}
+ul.notes li{margin:.2em 0}nav ul{columns:2;font-size:14px}
+"""
+
+
+def render_html(m: dict, results: dict[str, pd.DataFrame], figs: list[dict], fig_dir: Path) -> str:
+    e = html.escape
+    parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Impostor Game report</title>"
+             f"<style>{_CSS}</style></head><body>", "<h1>The Impostor Game: analysis report</h1>", "<ul>"]
+    parts += [f"<li>{e(line).replace('`', '')}</li>" for line in _intro_lines(m)]
+    parts.append("</ul><nav><h2>Contents</h2><ul><li><a href=\"#notes\">Notes and caveats</a></li>")
+    parts += [f"<li><a href=\"#fig-{e(f['file'])}\">Figure: {e(f['title'])}</a></li>" for f in figs]
+    parts += [f"<li><a href=\"#tbl-{e(t['name'])}\">Table {e(t['name'])}</a></li>" for t in m["tables"]]
+    parts.append("</ul></nav><h2 id=\"notes\">Notes and caveats</h2><ul class=\"notes\">")
+    for head, items in _group_notes(m["notes"]):
+        if items:
+            sub = "".join(f"<li>{e(it)}</li>" for it in items)
+            parts.append(f"<li><details><summary>{e(head)} ({len(items)} notes)</summary><ul>{sub}</ul></details></li>")
+        else:
+            parts.append(f"<li>{e(head)}</li>")
+    if not m["notes"]:
+        parts.append("<li>none</li>")
+    parts.append("</ul><h2>Figures</h2>")
+    for f in figs:
+        data = base64.b64encode((fig_dir / f["file"]).read_bytes()).decode("ascii")
+        parts.append(
+            f"<figure id=\"fig-{e(f['file'])}\"><h3>{e(f['title'])}</h3><a href=\"figures/{e(f['file'])}\">"
+            f"<img alt=\"{e(f['title'])}\" src=\"data:image/png;base64,{data}\"></a>"
+            f"<figcaption>{e(f['caption'])} (<a href=\"figures/{e(f['file'])}\">figures/{e(f['file'])}</a>)</figcaption></figure>"
+        )
+    if not figs:
+        parts.append("<p><em>No figures were drawn (see notes).</em></p>")
+    parts.append("<h2>Tables</h2>")
+    for t in m["tables"]:
+        name = t["name"]
+        parts.append(f"<h3 id=\"tbl-{e(name)}\">{e(name)}: {e(TABLE_TITLES.get(name, name.replace('_', ' ')))}</h3>")
+        parts.append(html_table(results[name], MD_MAX_ROWS))
+        parts.append(f"<p class=\"files\">Files: <a href=\"tables/{e(name)}.csv\">csv</a> · "
+                     f"<a href=\"tables/{e(name)}.md\">md</a> · <a href=\"tables/{e(name)}.tex\">tex</a> "
+                     f"({t['rows']} rows, {t['seconds']:.1f} s)</p>")
+    parts.append(f"<p class=\"files\">Manifest: <a href=\"{MANIFEST}\">{MANIFEST}</a></p></body></html>")
+    return "\n".join(parts)

@@ -1,0 +1,366 @@
+"""Validating the game tables against the record schema into an ``AnalysisData``.
+
+Every problem raises :class:`impostor.core.errors.ImpostorError` whose message names
+the file, the column (or field) and the fix.  The checks follow the record
+schema (``impostor.core.records``): the contract columns must be present and
+coercible to their types, categorical values must be valid, and the two tables
+must describe the same games (four seats each, exactly one impostor, the
+impostor seat/model/speaking position agreeing between the tables).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+import numpy as np
+import pandas as pd
+
+from analysis.ballots import ballot_classes
+from analysis.data import AnalysisData
+from impostor.core.errors import ImpostorError
+from impostor.core.records import (
+    BALLOT_CLASSES,
+    CONTRACT_GAME_COLUMNS,
+    CONTRACT_PLAYER_COLUMNS,
+    DIFFICULTIES,
+    GAMES_FILE,
+    LEGAL_BALLOT_CLASSES,
+    MODELS_FILE,
+    MODES,
+    PLAYERS_FILE,
+    WIN_CONDITIONS,
+)
+
+__all__ = ["MODEL_COLUMNS", "FIX_EXPORT", "validate_tables"]
+
+MODEL_COLUMNS = ["model", "provider", "family", "params_b"]
+FIX_EXPORT = "re-export the tables with `impostor export` (see shared/data-contract.md)"
+_MAX_SHOWN = 5
+
+# Column kinds of the contract columns.
+_GAME_INT = ["game_index", "impostor_seat", "impostor_speaking_position"]
+_GAME_STR = [c for c in CONTRACT_GAME_COLUMNS if c not in _GAME_INT]
+_PLAYER_INT = ["seat", "speaking_position"]
+_PLAYER_BOOL = ["description_valid", "self_declared"]
+_PLAYER_NULLABLE_STR = ["team", "word_guess"]
+_PLAYER_STR = ["game_id", "model", "role", "description"]
+
+
+class _Problems:
+    """Collects problems of one file; raises one ImpostorError naming file, column and fix."""
+
+    def __init__(self, file: str):
+        self.file = file
+        self.items: list[str] = []
+
+    def add(self, column: str, problem: str, fix: str) -> None:
+        self.items.append(f"column '{column}': {problem}; fix: {fix}")
+
+    def raise_if_any(self) -> None:
+        if not self.items:
+            return
+        first = self.items[0]
+        more = ""
+        if len(self.items) > 1:
+            shown = " | ".join(self.items[1:_MAX_SHOWN])
+            extra = len(self.items) - _MAX_SHOWN
+            more = f" (also: {shown}" + (f" | and {extra} more" if extra > 0 else "") + ")"
+        raise ImpostorError(f"{self.file}: {first}{more}")
+
+
+def _examples(values: Iterable, limit: int = 3) -> str:
+    vals = list(dict.fromkeys(map(repr, values)))
+    shown = ", ".join(vals[:limit])
+    return shown + (", ..." if len(vals) > limit else "")
+
+
+def _rows(mask: np.ndarray, limit: int = 3) -> str:
+    idx = np.flatnonzero(mask)
+    shown = ", ".join(str(i) for i in idx[:limit])
+    return f"row{'s' if idx.size > 1 else ''} {shown}" + (f" (+{idx.size - limit} more)" if idx.size > limit else "")
+
+
+# --------------------------------------------------------------------------- columns
+
+
+def _coerce_int(df: pd.DataFrame, col: str, probs: _Problems, lo: int | None = None, hi: int | None = None) -> None:
+    s = df[col]
+    num = pd.to_numeric(s, errors="coerce")
+    bad = num.isna().to_numpy() | (num.notna().to_numpy() & (num.fillna(0) % 1 != 0).to_numpy())
+    if bad.any():
+        probs.add(col, f"{int(bad.sum())} value(s) are not integers ({_rows(bad)}: {_examples(s[bad])})",
+                  f"store whole numbers{'' if lo is None else f' {lo}-{hi}'} in '{col}'")
+        return
+    num = num.astype(np.int64)
+    if lo is not None:
+        out = ((num < lo) | (num > hi)).to_numpy()
+        if out.any():
+            probs.add(col, f"{int(out.sum())} value(s) outside {lo}-{hi} ({_rows(out)}: {_examples(num[out])})",
+                      f"use seat/position numbers {lo}-{hi}")
+            return
+    df[col] = num
+
+
+def _coerce_str(df: pd.DataFrame, col: str, probs: _Problems, nullable: bool = False,
+                allowed: Optional[Iterable[str]] = None) -> None:
+    s = df[col]
+    na = s.isna().to_numpy()
+    if not nullable and na.any():
+        probs.add(col, f"{int(na.sum())} missing value(s) ({_rows(na)})", f"fill every row of '{col}'")
+        return
+    if s.dtype != object and not pd.api.types.is_string_dtype(s):
+        if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s):
+            # numbers in a text column: accepted as their text (ids like 17)
+            s = s.astype(object).where(~na, None).map(lambda v: v if v is None else str(v))
+    bad_type = np.array([not (v is None or isinstance(v, str) or (isinstance(v, float) and np.isnan(v))) for v in s], bool) if s.dtype == object else np.zeros(len(s), bool)
+    if bad_type.any():
+        probs.add(col, f"{int(bad_type.sum())} value(s) are not text ({_rows(bad_type)})", f"store text in '{col}'")
+        return
+    s = s.astype("str" if not nullable else object)
+    if nullable:
+        s = s.where(~na, None)
+    if allowed is not None:
+        allowed = list(allowed)
+        bad = ~na & ~s.isin(allowed).to_numpy()
+        if bad.any():
+            probs.add(col, f"invalid value(s) {_examples(s[bad])} ({_rows(bad)})",
+                      f"use one of {', '.join(allowed)}" + (" or leave empty" if nullable else ""))
+            return
+    df[col] = s
+
+
+def _coerce_bool(df: pd.DataFrame, col: str, probs: _Problems) -> None:
+    s = df[col]
+    if pd.api.types.is_bool_dtype(s) and not s.isna().any():
+        df[col] = s.astype(bool)
+        return
+    mapping = {True: True, False: False, 1: True, 0: False, "true": True, "false": False,
+               "True": True, "False": False, "1": True, "0": False}
+    mapped = s.map(lambda v: mapping.get(v, None) if not (isinstance(v, float) and np.isnan(v)) and v is not pd.NA else None)
+    bad = mapped.isna().to_numpy()
+    if bad.any():
+        probs.add(col, f"{int(bad.sum())} value(s) are not true/false ({_rows(bad)}: {_examples(s[bad])})",
+                  f"store booleans in '{col}'")
+        return
+    df[col] = mapped.astype(bool)
+
+
+def _missing_columns(df: pd.DataFrame, required: list[str], probs: _Problems, what: str) -> bool:
+    missing = [c for c in required if c not in df.columns]
+    for c in missing:
+        probs.add(c, f"required {what} column is missing", f"add '{c}' ({FIX_EXPORT})")
+    return bool(missing)
+
+
+def _ballot_class_column(players: pd.DataFrame, probs: _Problems, notes: list[str], name: str) -> None:
+    """Check an export's ``ballot_class`` (an extra column) or derive it where it is absent
+    (exports written before it existed), and make ``ballot_valid`` agree with it."""
+    given = "ballot_class" in players.columns
+    if given:
+        s = players["ballot_class"].astype(object)
+        bad = s.notna().to_numpy() & ~s.isin(BALLOT_CLASSES).to_numpy()
+        if bad.any():
+            probs.add("ballot_class", f"invalid value(s) {_examples(s[bad])} ({_rows(bad)})",
+                      f"use one of {', '.join(BALLOT_CLASSES)}, or leave it empty to derive it")
+            return
+    if given and "ballot_valid" in players.columns:
+        _coerce_bool(players, "ballot_valid", probs)
+        if probs.items:
+            return
+        cls = players["ballot_class"].astype(object)
+        mism = (cls.notna() & (players["ballot_valid"] != cls.isin(LEGAL_BALLOT_CLASSES))).to_numpy()
+        if mism.any():
+            probs.add("ballot_valid", f"{int(mism.sum())} value(s) disagree with ballot_class ({_rows(mism)})",
+                      f"ballot_valid is true exactly for the legal classes {', '.join(LEGAL_BALLOT_CLASSES)}; "
+                      f"{FIX_EXPORT}")
+            return
+    classes = ballot_classes(players)
+    if not given or players["ballot_class"].isna().any():
+        notes.append(f"{name}: ballot_class was absent for some rows (written before it existed) and was derived "
+                     "from vote, ballot_error, self_declared and ballot_valid (docs/rules.md, Ballot classes).")
+    players["ballot_class"] = classes
+    players["ballot_valid"] = classes.isin(LEGAL_BALLOT_CLASSES).to_numpy()
+
+
+def _validate_games(games: pd.DataFrame, name: str, notes: list[str]) -> None:
+    """Contract columns present and typed, mode/difficulty/winner valid, game_id unique."""
+    gp = _Problems(name)
+    if not _missing_columns(games, CONTRACT_GAME_COLUMNS, gp, "games"):
+        if len(games) == 0:
+            gp.add("game_id", "the table has no rows", "export at least one finished game")
+        else:
+            for c in _GAME_INT:
+                _coerce_int(games, c, gp, *( (0, 3) if c != "game_index" else (0, 2**62) ))
+            for c in _GAME_STR:
+                allowed = {"mode": MODES, "difficulty": DIFFICULTIES, "winner": ("impostor", "majority")}.get(c)
+                _coerce_str(games, c, gp, allowed=allowed)
+            if not gp.items:
+                dup = games["game_id"].duplicated(keep=False).to_numpy()
+                if dup.any():
+                    gp.add("game_id", f"{int(dup.sum())} rows share a game_id ({_examples(games['game_id'][dup])})",
+                           "make game_id unique over the whole export (drop duplicated runs)")
+                unknown = sorted(set(games["win_condition"].unique()) - set(WIN_CONDITIONS))
+                if unknown:
+                    notes.append(f"{name}: unknown win_condition value(s) {unknown}; kept as given.")
+    gp.raise_if_any()
+
+
+def _coerce_vote_confidence(players: pd.DataFrame, pp: _Problems) -> None:
+    """vote: a nullable seat 0-3; confidence: a nullable number in [0, 1]."""
+    v = pd.to_numeric(players["vote"], errors="coerce")
+    bad = (players["vote"].notna().to_numpy() & v.isna().to_numpy()) | (v.notna() & ((v < 0) | (v > 3) | (v % 1 != 0))).to_numpy()
+    if bad.any():
+        pp.add("vote", f"{int(bad.sum())} value(s) are not a seat 0-3 ({_rows(bad)}: {_examples(players['vote'][bad])})",
+               "store the voted seat 0-3, or null for an invalid ballot")
+    else:
+        players["vote"] = v.astype("Int64")
+    conf = pd.to_numeric(players["confidence"], errors="coerce")
+    bad = (players["confidence"].notna().to_numpy() & conf.isna().to_numpy()) | (conf.notna() & ((conf < 0) | (conf > 1))).to_numpy()
+    if bad.any():
+        pp.add("confidence", f"{int(bad.sum())} value(s) outside [0, 1] ({_rows(bad)}: {_examples(players['confidence'][bad])})",
+               "store confidence as a number in [0, 1] or null")
+    else:
+        players["confidence"] = conf.astype(float)
+
+
+def _validate_players(players: pd.DataFrame, name: str, notes: list[str]) -> None:
+    """Contract columns present and typed; ballot_class checked or derived."""
+    pp = _Problems(name)
+    if not _missing_columns(players, CONTRACT_PLAYER_COLUMNS, pp, "players"):
+        for c in _PLAYER_INT:
+            _coerce_int(players, c, pp, 0, 3)
+        for c in _PLAYER_STR:
+            _coerce_str(players, c, pp, allowed=("impostor", "majority") if c == "role" else None)
+        _coerce_str(players, "team", pp, nullable=True, allowed=("A", "B"))
+        _coerce_str(players, "word_guess", pp, nullable=True)
+        for c in _PLAYER_BOOL:
+            _coerce_bool(players, c, pp)
+        _coerce_vote_confidence(players, pp)
+    pp.raise_if_any()
+    _ballot_class_column(players, pp, notes, name)
+    pp.raise_if_any()
+
+
+def _seat_masks(players: pd.DataFrame) -> pd.DataFrame:
+    """Per game: rows, bit masks of the seats and speaking positions present, impostors."""
+    tmp = pd.DataFrame({
+        "game_id": players["game_id"], "seat": players["seat"],
+        "seat_bit": np.left_shift(1, players["seat"].to_numpy()),
+        "pos_bit": np.left_shift(1, players["speaking_position"].to_numpy()),
+        "is_imp": (players["role"] == "impostor").to_numpy().astype(np.int64),
+    })
+    per_game = tmp.groupby("game_id", sort=False).agg(
+        n=("seat", "size"), seat_mask=("seat_bit", "sum"), pos_mask=("pos_bit", "sum"), n_imp=("is_imp", "sum"),
+    )
+    # each of the seats (positions) 0-3 exactly once <=> 4 rows whose bits sum to 0b1111
+    per_game["seats_ok"] = (per_game.n == 4) & (per_game.seat_mask == 15)
+    per_game["pos_ok"] = per_game.pos_mask == 15
+    return per_game
+
+
+def _check_seats(games: pd.DataFrame, players: pd.DataFrame, games_name: str, players_name: str) -> None:
+    """Every player row belongs to a game; every game has seats 0-3, one impostor, positions 0-3."""
+    xp = _Problems(players_name)
+    game_ids = pd.Index(games["game_id"].to_numpy(dtype=object))
+    orphan = game_ids.get_indexer(players["game_id"].to_numpy(dtype=object)) < 0
+    if orphan.any():
+        xp.add("game_id", f"{int(orphan.sum())} player rows belong to no game in {games_name} "
+               f"({_examples(players['game_id'][orphan])})",
+               f"export {games_name} and {players_name} together from the same runs")
+    xp.raise_if_any()
+
+    per_game = _seat_masks(players)
+    no_players = per_game.index.get_indexer(game_ids) < 0
+    if no_players.any():
+        xp.add("game_id", f"{int(no_players.sum())} game(s) of {games_name} have no player rows "
+               f"({_examples(game_ids[no_players])})", f"export the four seats of every game into {players_name}")
+    wrong = per_game[~per_game.seats_ok]
+    if len(wrong):
+        xp.add("seat", f"{len(wrong)} game(s) do not have exactly the four seats 0-3 "
+               f"(e.g. {wrong.index[0]!r} has {int(wrong.n.iloc[0])} row(s), seats {sorted(players.loc[players.game_id == wrong.index[0], 'seat'])})",
+               "write one row per seat 0, 1, 2, 3 for every game")
+    bad_imp = per_game[per_game.n_imp != 1]
+    if len(bad_imp):
+        xp.add("role", f"{len(bad_imp)} game(s) do not have exactly one impostor "
+               f"(e.g. {bad_imp.index[0]!r} has {int(bad_imp.n_imp.iloc[0])})",
+               "mark exactly one seat per game with role 'impostor'")
+    bad_pos = per_game[~per_game.pos_ok]
+    if len(bad_pos) and not len(wrong):
+        xp.add("speaking_position", f"{len(bad_pos)} game(s) repeat a speaking position (e.g. {bad_pos.index[0]!r})",
+               "give the four seats the speaking positions 0-3 once each")
+    xp.raise_if_any()
+
+
+def _check_impostor_agrees(games: pd.DataFrame, players: pd.DataFrame, games_name: str, players_name: str) -> None:
+    """The game's impostor seat, model and speaking position are those of its impostor row."""
+    imp = players.loc[players["role"] == "impostor", ["game_id", "seat", "model", "speaking_position"]].set_index("game_id")
+    g = games.set_index("game_id")[["impostor_seat", "impostor_model", "impostor_speaking_position"]].join(imp, how="left")
+    cp = _Problems(f"{games_name}/{players_name}")
+    for gcol, pcol in (("impostor_seat", "seat"), ("impostor_model", "model"), ("impostor_speaking_position", "speaking_position")):
+        mism = (g[gcol] != g[pcol]).to_numpy()
+        if mism.any():
+            cp.add(gcol, f"{int(mism.sum())} game(s) disagree with the impostor row's '{pcol}' in {players_name} "
+                   f"(e.g. {g.index[mism][0]!r}: {g[gcol][mism].iloc[0]!r} vs {g[pcol][mism].iloc[0]!r})",
+                   "export both tables from the same game records")
+    cp.raise_if_any()
+
+
+def _coerce_model_columns(models: pd.DataFrame, mp: _Problems) -> None:
+    """model text, provider/family nullable, params_b positive, params_source published|estimated."""
+    _coerce_str(models, "model", mp)
+    for c in ("provider", "family"):
+        models[c] = models[c].astype(object).where(models[c].notna(), None)
+    pb = pd.to_numeric(models["params_b"], errors="coerce")
+    bad = (models["params_b"].notna().to_numpy() & pb.isna().to_numpy()) | (pb <= 0).to_numpy()
+    if bad.any():
+        mp.add("params_b", f"{int(bad.sum())} value(s) are not a positive number of billions "
+               f"({_rows(bad)}: {_examples(models['params_b'][bad])})", "write parameters in billions, or leave empty if unknown")
+    else:
+        models["params_b"] = pb.astype(float)
+    if "params_source" in models.columns:  # added column: published | estimated (empty = published)
+        src = models["params_source"].astype(object)
+        bad = (src.notna() & ~src.isin(["published", "estimated"])).to_numpy()
+        if bad.any():
+            mp.add("params_source", f"{int(bad.sum())} value(s) are not 'published' or 'estimated' "
+                   f"({_rows(bad)}: {_examples(src[bad])})", "write published or estimated, or leave empty")
+
+
+def _validate_models(models: Optional[pd.DataFrame], players: pd.DataFrame, name: str,
+                     notes: list[str]) -> Optional[pd.DataFrame]:
+    """models.csv (optional): typed columns, each model once; notes the models it does not describe."""
+    if models is None:
+        notes.append(f"{name} not provided: the size and provider analyses (Tables 2 and 10 size rows) are left out.")
+        return None
+    mp = _Problems(name)
+    models = models.copy()
+    if not _missing_columns(models, MODEL_COLUMNS, mp, "models"):
+        _coerce_model_columns(models, mp)
+        if not mp.items and models["model"].duplicated().any():
+            mp.add("model", f"duplicated model(s) {_examples(models['model'][models['model'].duplicated()])}",
+                   "list each model once")
+    mp.raise_if_any()
+    missing = sorted(set(players["model"].unique()) - set(models["model"]))
+    if missing:
+        notes.append(f"{name}: no metadata for model(s) {', '.join(missing)}; size/provider analyses leave them out.")
+    return models
+
+
+def validate_tables(
+    games: pd.DataFrame,
+    players: pd.DataFrame,
+    models: Optional[pd.DataFrame] = None,
+    *,
+    games_name: str = GAMES_FILE,
+    players_name: str = PLAYERS_FILE,
+    models_name: str = MODELS_FILE,
+) -> AnalysisData:
+    """Validate and normalise the three tables; returns ``AnalysisData`` (copies)."""
+    notes: list[str] = []
+    games = games.copy()
+    players = players.copy()
+    _validate_games(games, games_name, notes)
+    _validate_players(players, players_name, notes)
+    _check_seats(games, players, games_name, players_name)
+    _check_impostor_agrees(games, players, games_name, players_name)
+    models = _validate_models(models, players, models_name, notes)
+    return AnalysisData(games=games.reset_index(drop=True), players=players.reset_index(drop=True), models=models, notes=notes)

