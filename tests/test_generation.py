@@ -172,8 +172,9 @@ def test_models_option_errors_are_one_line(tmp_path, registry):
 
 
 def test_sweep_passes_aliases_to_the_task(tmp_path, registry):
-    from impostor.commands.sweep import alias_model_args, build_tasks
     from impostor.sweep import plan, resolve_models
+    from impostor.sweep.run import alias_model_args, build_tasks
+    from tasks.impostor import impostor
 
     cfg = tmp_path / "s.yaml"
     cfg.write_text("name: t\nmodels: [scripted, plain]\nmodes: [homogeneous, cross_play]\n"
@@ -181,7 +182,7 @@ def test_sweep_passes_aliases_to_the_task(tmp_path, registry):
     pl = plan(cfg)
     pl.resolved = resolve_models(pl.config, pl.path)
     assert alias_model_args(pl.resolved) == {"scripted": {"script": json.dumps(SCRIPT)}}
-    tasks = build_tasks(pl)
+    tasks = build_tasks(pl, impostor)
     by_label = {e.label: t for e, t in zip(pl.experiments, tasks)}
     homo = next(t for k, t in by_label.items() if k.startswith("homogeneous") and "scripted" in k)
     assert str(homo.model) == "bot/script" and homo.model.model_args == {"script": json.dumps(SCRIPT)}

@@ -104,3 +104,11 @@ def test_nothing_imports_the_core_by_its_old_paths():
                      forbidden=lambda n: any(_under(n, o) for o in old))
     assert not bad, "\n".join(bad)
     assert not [m for m in MOVED if (ROOT / "impostor" / f"{m}.py").exists()]
+
+
+def test_the_impostor_package_does_not_import_the_task_layer():
+    """tasks/, solvers/, scorers/ sit on top of impostor's core and adapters; only the command line
+    (impostor/cli.py, impostor/commands/) wires them in (e.g. the sweep gets the task function)."""
+    paths = [p for p in _modules("impostor") if "commands" not in p.parts and p.name != "cli.py"]
+    bad = _offending(paths, allowed=lambda n: False, forbidden=lambda n: _under(n, "tasks", "solvers", "scorers"))
+    assert not bad, "\n".join(bad)

@@ -1,0 +1,220 @@
+"""Sweep configs: a YAML file validated into a ``SweepConfig``, with errors that name the
+file, the field and the fix; the hash of the fields that decide the games (the resume guard).
+
+Pure configuration: no Inspect or MLflow import.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal, Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from impostor.core import call_limits
+from impostor.core.errors import ImpostorError
+from impostor.core.records import DIFFICULTIES, MODES, Difficulty, Mode
+from impostor.core.schedule import MAX_GAMES
+
+MANIFEST = "impostor-sweep.json"
+
+
+
+class Concurrency(BaseModel):
+    """Passed to Inspect's eval_set (see its docs for the meaning)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_connections: Optional[int] = Field(default=10, ge=1, description="concurrent API connections per model")
+    max_samples: Optional[int] = Field(default=None, ge=1, description="concurrent games per experiment")
+    max_tasks: Optional[int] = Field(default=None, ge=1, description="concurrent experiments")
+    # Inspect's live sample buffer (events of unfinished games, for `inspect view`) costs ~15 ms
+    # of CPU per game, a third of the process's time at API-like latencies: off for sweeps.
+    # Finished games are in the log either way (benchmarks/RESULTS.md, "Load and overhead").
+    log_realtime: bool = Field(default=False, description="stream unfinished games' events for inspect view")
+
+
+class Retries(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    attempts: int = Field(default=10, ge=0, description="eval_set retry attempts of an unfinished experiment")
+    wait: float = Field(default=30.0, ge=0, description="seconds before the first retry (then exponential)")
+    on_error: Optional[int] = Field(default=None, ge=0, description="retries of one errored game (sample)")
+    fail_on_error: Optional[float] = Field(default=None, ge=0,
+                                           description="errored games an experiment tolerates (count or fraction)")
+    # Per model call (Inspect's GenerateConfig). Inspect's own default retries a failing call
+    # without limit (backoff up to 30 min), so a provider that always fails would hang a game.
+    # The defaults are the task's own (impostor.core.call_limits), so a sweep and a plain eval agree.
+    max_retries: Optional[int] = Field(default=call_limits.MAX_RETRIES, ge=0, description="retries of one model call")
+    timeout: Optional[float] = Field(default=call_limits.TIMEOUT, gt=0,
+                                     description="seconds for one model call, retries included")
+    attempt_timeout: Optional[float] = Field(default=call_limits.ATTEMPT_TIMEOUT, gt=0,
+                                             description="seconds for one attempt of a model call")
+
+
+#: URI schemes of MLflow's tracking stores (its TrackingStoreRegistry is private API; this list
+#: is MLflow 3's: file store, SQLAlchemy databases, REST servers, Databricks). A plain path is a
+#: file store.  Anything else is refused up front: MLflow would fail on it only when a run starts,
+#: which the sweep would take for "server down" and go on untracked.
+TRACKING_SCHEMES = ("file", "sqlite", "postgresql", "mysql", "mssql", "http", "https", "databricks",
+                    "databricks-uc", "uc")
+
+
+class Tracking(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    experiment: Optional[str] = Field(default=None, description="MLflow experiment name (default: the sweep name)")
+    tracking_uri: Optional[str] = Field(default=None, description="default: MLFLOW_TRACKING_URI, else ./mlruns SQLite")
+
+    @field_validator("tracking_uri")
+    @classmethod
+    def _known_scheme(cls, v: Optional[str]) -> Optional[str]:
+        m = None if v is None else re.match(r"([A-Za-z][A-Za-z0-9+.-]*):", v)
+        if m is None or len(m.group(1)) == 1:
+            return v  # a plain path (or a Windows drive letter): a file store
+        scheme = m.group(1).split("+", 1)[0].lower()
+        if scheme not in TRACKING_SCHEMES:
+            raise ValueError(f"{v!r} has URI scheme {scheme!r}, which MLflow does not know; fix: use one of "
+                             f"{', '.join(TRACKING_SCHEMES)} (e.g. http://host:5000 or sqlite:///mlruns/mlflow.db), "
+                             f"or a folder path")
+        return v
+
+
+class SweepConfig(BaseModel):
+    """One sweep.  Fields marked (games) change the games; the others may change between resumptions."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", description="sweep name (MLflow experiment, log dir)")
+    description: str = ""
+    models: list[str] = Field(min_length=1, description="(games) registry aliases or provider/model strings")
+    modes: list[Mode] = Field(default_factory=lambda: list(MODES), min_length=1, description="(games)")
+    difficulties: list[Difficulty] = Field(default_factory=lambda: list(DIFFICULTIES), min_length=1,
+                                           description="(games)")
+    games_per_experiment: int = Field(ge=1, le=MAX_GAMES, strict=True, description="(games)")
+    seeds: list[Annotated[int, Field(strict=True, ge=0)]] = Field(default_factory=lambda: [0], min_length=1,
+                                                                  description="(games) schedule seeds")
+    tie_rule: Literal["default", "sym_candidate", "sym_side"] = "default"
+    # Generation settings: set here, they override every model's registry defaults; left out, each
+    # alias's defaults apply, else the paper's (T 0.7, 150 tokens, vote temperature by route).
+    temperature: Optional[float] = Field(default=None, ge=0.0, le=2.0)
+    max_tokens: Optional[int] = Field(default=None, ge=1, le=100_000, strict=True)
+    vote_temperature: Optional[float] = Field(default=None, ge=0.0, le=2.0)
+    structured_votes: bool = False
+    constrained_votes: Optional[bool] = None
+    word_pairs: Optional[str] = Field(default=None, description="(games) word-pair JSON, relative to this file")
+    concurrency: Concurrency = Field(default_factory=Concurrency)
+    retries: Retries = Field(default_factory=Retries)
+    output_dir: str = Field(default="logs/sweeps", description="log dir is OUTPUT_DIR/NAME (relative to the CWD)")
+    tracking: Tracking = Field(default_factory=Tracking)
+    imports: list[str] = Field(default_factory=list,
+                               description="Python modules to import first (e.g. to register custom model providers)")
+
+    @field_validator("models", "modes", "difficulties", "seeds")
+    @classmethod
+    def _unique(cls, v: list) -> list:
+        dupes = sorted({str(x) for x in v if v.count(x) > 1})
+        if dupes:
+            raise ValueError(f"duplicate entries: {', '.join(dupes)}; list each once")
+        return v
+
+    @field_validator("output_dir")
+    @classmethod
+    def _output_dir_usable(cls, v: str) -> str:
+        p = Path(v).expanduser()
+        probe = p
+        while not probe.exists() and probe != probe.parent:
+            probe = probe.parent
+        if probe.exists() and not probe.is_dir():
+            what = "is a file" if probe == p else f"lies under the file {probe}"
+            raise ValueError(f"{v!r} {what}, not a folder; fix: give a folder for the Inspect logs "
+                             f"(default logs/sweeps)")
+        if probe.exists() and not os.access(probe, os.W_OK):
+            raise ValueError(f"{v!r}: {probe} is not writable; fix: give a folder you can write to")
+        return v
+
+    @model_validator(mode="after")
+    def _pairs_need_two(self) -> "SweepConfig":
+        paired = [m for m in self.modes if m != "homogeneous"]
+        if paired and len(self.models) < 2:
+            raise ValueError(f"modes {', '.join(paired)} pair two different models; list at least two models "
+                             f"or keep only 'homogeneous' in modes")
+        return self
+
+
+GAME_FIELDS = ("models", "modes", "difficulties", "games_per_experiment", "seeds", "tie_rule", "temperature",
+               "max_tokens", "vote_temperature", "structured_votes", "constrained_votes", "word_pairs")
+
+
+# ------------------------------------------------------------------ loading
+
+
+def _loc(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def load_config(path: str | Path) -> SweepConfig:
+    """Read and validate a sweep YAML; errors name the file, the field and the fix."""
+    p = Path(path)
+    if not p.is_file():
+        raise ImpostorError(f"{path}: sweep config not found; fix: pass a YAML file such as configs/smoke.yaml")
+    try:
+        raw = yaml.safe_load(p.read_text())
+    except yaml.YAMLError as exc:
+        raise ImpostorError(f"{path}: not valid YAML ({str(exc).splitlines()[0]}); fix: check the syntax") from exc
+    if not isinstance(raw, dict):
+        raise ImpostorError(f"{path}: expected a mapping of fields (name, models, ...); fix: see configs/smoke.yaml")
+    try:
+        cfg = SweepConfig.model_validate(raw)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors()[:5]:
+            where = _loc(err["loc"])
+            msg = err["msg"].removeprefix("Value error, ")
+            if err["type"] == "extra_forbidden":
+                known = ", ".join(SweepConfig.model_fields) if len(err["loc"]) == 1 else "see configs/smoke.yaml"
+                msg = f"unknown field; fix: remove it or use one of: {known}"
+            elif err["type"] == "missing":
+                msg = "required field is missing; fix: add it"
+            elif "fix:" not in msg:
+                msg = f"{msg}; fix: correct the value" + (f" (got {err['input']!r})" if "input" in err and not isinstance(err["input"], (dict, list)) else "")
+            problems.append(f"field '{where}': {msg}")
+        more = f" (and {exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
+        raise ImpostorError(f"{path}: " + " | ".join(problems) + more) from None
+    if cfg.word_pairs is not None:
+        wp = word_pairs_path(cfg, p)
+        if not wp.is_file():
+            raise ImpostorError(f"{path}: field 'word_pairs': {wp} does not exist; fix: give a path relative to "
+                                f"the config file, or drop the field for configs/word_pairs.json")
+    return cfg
+
+
+def word_pairs_path(cfg: SweepConfig, config_path: Path) -> Optional[Path]:
+    if cfg.word_pairs is None:
+        return None
+    wp = Path(cfg.word_pairs)
+    return (wp if wp.is_absolute() else config_path.parent / wp).resolve()
+
+
+def config_hash(cfg: SweepConfig, config_path: Path) -> str:
+    """Hash of the fields that decide the games (not concurrency, retries, output or tracking)."""
+    return hashlib.sha256(json.dumps(game_fields(cfg, config_path), sort_keys=True).encode()).hexdigest()
+
+
+def game_fields(cfg: SweepConfig, config_path: Path) -> dict[str, Any]:
+    from impostor.core.wordpairs import word_pairs_sha256
+
+    d = {k: getattr(cfg, k) for k in GAME_FIELDS}
+    d["word_pairs"] = word_pairs_sha256(str(word_pairs_path(cfg, config_path)) if cfg.word_pairs else None)
+    return json.loads(json.dumps(d))
+
+

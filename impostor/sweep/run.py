@@ -1,0 +1,312 @@
+"""Running a sweep with Inspect's eval_set: plan, preflight, resume guard, tracking, summary.
+
+eval_set does the orchestration: concurrency, retries of unfinished
+experiments, and resumption from the log directory (finished games are
+reused, crashed logs are recovered from Inspect's sample buffer).  This
+module adds the plan, a guard against resuming with a changed config, the
+MLflow parent run and the end-of-run summary.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from impostor.core.errors import ImpostorError
+from impostor.preflight import check_models
+from impostor.sweep.config import GAME_FIELDS, MANIFEST, config_hash, game_fields
+from impostor.sweep.plan import Plan, plan, plan_table, resolve_models, task_spec
+
+LIST_LIMIT = 12
+_NOT_LOGS = {"eval-set.json", "logs.json", MANIFEST}
+
+
+# ------------------------------------------------------------------ manifest (resume guard)
+
+
+def _manifest(pl: Plan) -> dict:
+    return {
+        "name": pl.config.name, "sweep_id": pl.sweep_id, "config_file": str(pl.path),
+        "config_hash": config_hash(pl.config, pl.path), "game_fields": game_fields(pl.config, pl.path),
+        "shard": f"{pl.shard[0]}/{pl.shard[1]}", "experiments": len(pl.experiments), "games": pl.games,
+        "models": pl.resolved, "tracking_experiment": pl.config.tracking.experiment or pl.config.name, "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def check_log_dir(log_dir: Path, pl: Plan) -> dict:
+    """Refuse to resume into a log dir written with another config (or by something else); write the manifest."""
+    mf = log_dir / MANIFEST
+    new = _manifest(pl)
+    if mf.exists():
+        try:
+            old = json.loads(mf.read_text())
+        except (OSError, ValueError) as exc:
+            raise ImpostorError(f"{mf}: unreadable sweep manifest ({exc}); fix: use a new --log-dir") from exc
+        if old.get("config_hash") != new["config_hash"] or old.get("shard") != new["shard"]:
+            changes = []
+            of, nf = old.get("game_fields", {}), new["game_fields"]
+            for k in GAME_FIELDS:
+                if of.get(k) != nf.get(k):
+                    changes.append(f"{k}: {json.dumps(of.get(k))} -> {json.dumps(nf.get(k))}")
+            if old.get("shard") != new["shard"]:
+                changes.append(f"shard: {old.get('shard')} -> {new['shard']}")
+            raise ImpostorError(
+                f"{log_dir}: holds sweep '{old.get('name')}' started with a different config "
+                f"(config hash {str(old.get('config_hash'))[:12]}, now {new['config_hash'][:12]}; changed: "
+                f"{'; '.join(changes) or 'word pairs'}); resuming would mix games of two designs. "
+                f"fix: restore {pl.path} as it was, or pass a new --log-dir")
+        return old
+    if log_dir.exists() and any(p.suffix == ".eval" or (p.suffix == ".json" and p.name not in _NOT_LOGS)
+                                for p in log_dir.rglob("*") if p.is_file()):
+        raise ImpostorError(f"{log_dir}: already holds Inspect logs that no `impostor sweep` wrote (no {MANIFEST}); "
+                            f"fix: pass an empty or new --log-dir")
+    log_dir.mkdir(parents=True, exist_ok=True)
+    mf.write_text(json.dumps(new, indent=2))
+    return new
+
+
+# ------------------------------------------------------------------ tracking
+
+
+def _start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
+    """(tracking context for the hooks, MlflowClient or None when untracked)."""
+    from impostor.tracking.logrun import Context
+    from impostor.tracking.store import (
+        TrackingUnavailable,
+        ensure_experiment,
+        experiment_name,
+        get_client,
+        shown_uri,
+        tracking_disabled,
+        warn,
+    )
+
+    cfg = pl.config
+    name = experiment_name(cfg.tracking.experiment or cfg.name)
+    shard = f"{pl.shard[0]}/{pl.shard[1]}"
+    base = dict(experiment=name, tracking_uri=cfg.tracking.tracking_uri, sweep_id=pl.sweep_id, sweep_name=cfg.name,
+                shard=shard, sweep_config=json.loads(cfg.model_dump_json()))
+    if not cfg.tracking.enabled or tracking_disabled():
+        return Context(disabled=True, **base), None
+    try:
+        from impostor.tracking.sweeprun import ensure_sweep_run
+
+        client, uri = get_client(cfg.tracking.tracking_uri)
+        exp_id = ensure_experiment(client, name, uri)
+        params = {
+            "sweep": cfg.name, "config_hash": config_hash(cfg, pl.path), "models": cfg.models, "modes": cfg.modes,
+            "difficulties": cfg.difficulties, "games_per_experiment": cfg.games_per_experiment, "seeds": cfg.seeds,
+            "tie_rule": cfg.tie_rule, "temperature": cfg.temperature, "max_tokens": cfg.max_tokens,
+            "vote_temperature": cfg.vote_temperature, "experiments_total": pl.all_experiments,
+            "games_total": pl.all_experiments * cfg.games_per_experiment,
+        }
+        from impostor.tracking.redact import redact_text, secret_values
+
+        parent = ensure_sweep_run(client, exp_id, pl.sweep_id, cfg.name, params,
+                                  config_text=redact_text(pl.path.read_text(), secret_values()),
+                                  tags={"impostor.config_file": str(pl.path)})
+        client.set_tag(parent, f"impostor.log_dir.shard_{pl.shard[0]}_of_{pl.shard[1]}", str(log_dir.resolve()))
+        print(f"MLflow: experiment '{name}' at {shown_uri(uri)} (sweep run {parent})", file=sys.stderr)
+        base["tracking_uri"] = uri
+        return Context(parent_run_id=parent, **base), client
+    except TrackingUnavailable as exc:
+        warn("sweep-start", f"{exc}; the sweep runs untracked and its Inspect logs are written to {log_dir}; "
+             f"when MLflow is back run: impostor sync {log_dir}")
+        return Context(disabled=True, **base), None
+
+
+# ------------------------------------------------------------------ summary
+
+
+def summarize(log_dir: Path, pl: Plan, wall_s: float) -> tuple[dict[str, float], list[str], bool]:
+    """Metrics and text lines of the end-of-run summary, and whether every game finished."""
+    from inspect_ai.log import read_eval_log
+
+    from impostor.export import find_logs, is_impostor_task, tables_from_logs
+    from impostor.core.records import WIN_CONDITIONS
+
+    lines: list[str] = []
+    logs = find_logs(log_dir) if log_dir.exists() else []
+    try:
+        tables = tables_from_logs(log_dir) if logs else None
+    except ImpostorError as exc:
+        tables = None
+        lines.append(f"  {exc}")
+    done_tasks: dict[str, str] = {}
+    for lp in logs:
+        try:
+            h = read_eval_log(lp, header_only=True)
+        except Exception:  # noqa: BLE001 - reported by tables_from_logs
+            continue
+        if is_impostor_task(h.eval.task):
+            key = h.eval.task_id
+            if h.status == "success" or key not in done_tasks:
+                done_tasks[key] = h.status
+    exp_ok = sum(1 for s in done_tasks.values() if s == "success")
+    g = tables.games if tables is not None else None
+    n_games = len(g) if g is not None else 0
+    m: dict[str, float] = {"experiments_planned": len(pl.experiments), "experiments_completed": exp_ok,
+                           "games_planned": pl.games, "games_completed": n_games,
+                           "games_errored": len(tables.errors) if tables else 0,
+                           "games_missing": len(tables.missing) if tables else 0, "wall_time_s": wall_s}
+    lines.append(f"Sweep '{pl.config.name}' shard {pl.shard[0]}/{pl.shard[1]}: "
+                 f"{exp_ok}/{len(pl.experiments)} experiments complete, {n_games:,}/{pl.games:,} games")
+    if g is not None and n_games:
+        imp = int((g["winner"] == "impostor").sum())
+        m["wins/impostor"], m["wins/majority"] = imp, n_games - imp
+        lines.append(f"  winners: impostor {imp:,} ({100 * imp / n_games:.1f}%), majority {n_games - imp:,}")
+        counts = g["win_condition"].value_counts()
+        conds = [c for c in WIN_CONDITIONS if c in counts] + [c for c in counts.index if c not in WIN_CONDITIONS]
+        lines.append("  by win condition: " + ", ".join(f"{c} {int(counts[c]):,}" for c in conds))
+        for c in set(WIN_CONDITIONS) | set(counts.index):
+            m[f"win_condition/{c}"] = int(counts.get(c, 0))
+        ib, idesc = int(g["n_invalid_ballots"].sum()), int(g["n_invalid_descriptions"].sum())
+        m["invalid_ballots"], m["invalid_descriptions"] = ib, idesc
+        lines.append(f"  invalid ballots {ib:,} of {4 * n_games:,}; invalid descriptions {idesc:,} of {4 * n_games:,}")
+    if tables is not None:
+        tot = {"input": 0.0, "output": 0.0, "total": 0.0}
+        for u in tables.usage.values():
+            for k in tot:
+                tot[k] += u.get(k, 0.0)
+        for k, v in tot.items():
+            m[f"tokens/{k}"] = v
+        lines.append(f"  tokens: {int(tot['total']):,} (input {int(tot['input']):,}, output {int(tot['output']):,}) "
+                     f"over {len(tables.usage)} model(s)")
+        m["game_time_s"] = tables.game_time_s
+        if tables.duplicates:
+            lines.append(f"  {tables.duplicates} duplicate game record(s) from retry logs were merged")
+        errs = tables.problems_text(limit=5)
+        lines += ["  " + x for x in errs]
+    else:
+        lines.append("  no logs written")
+    lines.append(f"  wall time {wall_s:,.1f}s; logs in {log_dir}")
+    ok = exp_ok == len(pl.experiments) and n_games == pl.games
+    if not ok:
+        lines.append(f"  unfinished: re-run the same command to resume (finished games are kept)")
+    return m, lines, ok
+
+
+# ------------------------------------------------------------------ run
+
+
+def _import_modules(pl: Plan) -> None:
+    for k, mod in enumerate(pl.config.imports):
+        try:
+            importlib.import_module(mod)
+        except Exception as exc:  # noqa: BLE001
+            raise ImpostorError(f"{pl.path}: field 'imports[{k}]': cannot import {mod!r} ({exc}); "
+                                f"fix: install the module or put it on PYTHONPATH") from exc
+
+
+def complete_unfinished_runs(ld: Path, ctx: Any) -> None:
+    """Bring every experiment's MLflow run up to date with its Inspect log.
+
+    An experiment killed while its run was being logged is complete in its Inspect log, so
+    the resumed eval_set skips it and no hook fires again; ``sync`` (idempotent: finished
+    runs are left alone) completes such runs so none stays silently partial.
+    """
+    from impostor.tracking.sync import sync
+
+    try:
+        report = sync(ld, experiment=ctx.experiment, tracking_uri=ctx.tracking_uri)
+    except Exception as exc:  # noqa: BLE001 - the games are safe in the logs; say how to finish
+        print(f"impostor tracking: could not check the MLflow runs ({str(exc)[:200]}); run: impostor sync {ld}",
+              file=sys.stderr)
+        return
+    if report.synced:
+        print(f"MLflow: completed {len(report.synced)} run(s) left unfinished by an earlier interruption",
+              file=sys.stderr)
+
+
+def alias_model_args(resolved: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """The registry model_args of each alias the sweep plays (model strings have none)."""
+    from impostor.registry import load_registry
+
+    reg = load_registry()
+    return {a: dict(reg.entries[a].model_args) for a in resolved if a in reg.entries and reg.entries[a].model_args}
+
+
+def build_tasks(pl: Plan, task_factory: Callable[..., Any]) -> list[Any]:
+    """One Inspect task per experiment, made by ``task_factory`` (the ``impostor`` task function,
+    handed in by the command line: the sweep does not import the task layer); the task binds its
+    models (with each alias's model_args)."""
+    return [task_factory(**task_spec(e, pl.config, pl.path, pl.resolved)["task_args"]) for e in pl.experiments]
+
+
+def print_plan(pl: Plan, log_dir: Path, list_all: bool) -> None:
+    print(f"Sweep '{pl.config.name}' ({pl.path}): {len(pl.experiments):,} experiments, {pl.games:,} games"
+          + (f" (shard {pl.shard[0]}/{pl.shard[1]} of {pl.all_experiments:,} experiments)" if pl.shard[1] > 1 else ""))
+    print(plan_table(pl))
+    shown = pl.experiments if list_all or len(pl.experiments) <= LIST_LIMIT else pl.experiments[:LIST_LIMIT]
+    print("\nexperiments:")
+    for e in shown:
+        roles = ", ".join(f"{r}={pl.resolved.get(a, a)}" for r, a in e.roles)
+        print(f"  {e.index:>4}  {e.mode:<16}{e.difficulty:<8}seed {e.seed}  {e.n_games} games  {roles}")
+    if len(shown) < len(pl.experiments):
+        print(f"  ... {len(pl.experiments) - len(shown):,} more (--list shows all)")
+    print(f"\nlog dir: {log_dir}   sweep id: {pl.sweep_id}")
+
+
+def run_sweep(config: str, task_factory: Callable[..., Any], shard: Optional[str] = None,
+              log_dir: Optional[str] = None, dry_run: bool = False, display: Optional[str] = None,
+              list_all: bool = False) -> int:
+    pl = plan(config, shard)
+    _import_modules(pl)
+    pl.resolved = resolve_models(pl.config, pl.path, strict=True)
+    ld = Path(log_dir) if log_dir else pl.default_log_dir()
+    if dry_run:  # the plan first (useful without keys), then what would stop the real run
+        print_plan(pl, ld, list_all)
+    # Unknown providers and missing keys: refused before any game, by --dry-run as well.
+    check_models(pl.resolved, f"{pl.path}: field 'models'", model_args=alias_model_args(pl.resolved))
+    if dry_run:
+        return 0
+    if not pl.experiments:
+        raise ImpostorError(f"{config}: shard {shard} has no experiments; fix: use fewer shards")
+    tasks = build_tasks(pl, task_factory)  # validates word pairs and task options before anything is written
+    check_log_dir(ld, pl)
+
+    from inspect_ai import eval_set
+
+    from impostor.tracking import context as tracking_context
+
+    ctx, client = _start_tracking(pl, ld)
+    cfg = pl.config
+    t0 = time.time()
+    ok_eval: Optional[bool] = None
+    try:
+        with tracking_context.using(ctx):
+            ok_eval, _ = eval_set(
+                tasks, log_dir=str(ld), retry_attempts=cfg.retries.attempts, retry_wait=cfg.retries.wait,
+                retry_on_error=cfg.retries.on_error, fail_on_error=cfg.retries.fail_on_error,
+                max_connections=cfg.concurrency.max_connections, max_samples=cfg.concurrency.max_samples,
+                max_tasks=cfg.concurrency.max_tasks, log_realtime=cfg.concurrency.log_realtime, display=display,
+                **{k: v for k in ("max_retries", "timeout", "attempt_timeout")
+                   if (v := getattr(cfg.retries, k)) is not None},
+            )
+        if client is not None and not ctx.disabled:
+            complete_unfinished_runs(ld, ctx)
+    finally:
+        wall = time.time() - t0
+        metrics, lines, ok = summarize(ld, pl, wall)
+        if client is not None and ctx.parent_run_id:
+            try:
+                from impostor.tracking.sweeprun import finish_sweep_run
+
+                if pl.shard[1] > 1:  # shards share the sweep run: keep each shard's numbers apart
+                    metrics = {f"shard_{pl.shard[0]}_of_{pl.shard[1]}/{k}": v for k, v in metrics.items()}
+                finish_sweep_run(client, ctx.parent_run_id, metrics, None if ok_eval is None else (ok and bool(ok_eval)))
+            except Exception as exc:  # noqa: BLE001
+                print(f"impostor tracking: could not update the sweep run ({str(exc)[:200]}); "
+                      f"run: impostor sync {ld}", file=sys.stderr)
+        print("\n".join(lines))
+        if ctx.disabled and pl.config.tracking.enabled:
+            from impostor.tracking.store import tracking_disabled
+
+            if not tracking_disabled():
+                print(f"not tracked in MLflow: run `impostor sync {ld}` once the tracking server is reachable")
+    return 0 if (ok and ok_eval) else 1
