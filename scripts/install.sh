@@ -44,4 +44,16 @@ python -c "import litellm" 2>/dev/null || {
     "httpx[http2]>=0.28,<1" "filelock>=3.16.1,<5" "anyio>=4.14,<5" "packaging>=24" \
     "pyyaml>=6.0.3,<7" "typing-extensions>=4.13,<5"
 }
+# 5. Chromium for the browser test of the human player's page (tests/test_human_browser.py):
+#    Debian's package, driven by the `playwright` of the test extra (Playwright's own browser
+#    download does not work offline). Installed only when missing.
+command -v chromium >/dev/null 2>&1 || {
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "chromium (Debian) for the browser test"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    log "chromium is missing: install it (apt-get install chromium) to run tests/test_human_browser.py"
+  fi
+}
 log "done: activate with '. .venv/bin/activate'"

@@ -95,4 +95,5 @@ def _cmd_play(args: Any) -> int:
     deadline = time.monotonic() + max(0.0, args.linger)
     while time.monotonic() < deadline and not api.session.finished_seen.wait(0.2):
         pass
+    time.sleep(0.3)  # let the page's last request be answered
     return 0

@@ -96,7 +96,7 @@ class _Handler(BaseHTTPRequestHandler):
             if not self._token_ok(query):
                 self._json(403, {"error": "wrong or missing token"})
                 return
-            self._json(200, self.session.state())
+            self._json(200, self.session.state(outcome_shown=(query.get("shown") or [""])[0] == "outcome"))
         else:
             self._send(404, b"not found\n", "text/plain; charset=utf-8")
 

@@ -57,7 +57,7 @@ class HumanSession:
     history: list[dict[str, Any]] = field(default_factory=list)  # every closed move, oldest first
     expired_bases: set[str] = field(default_factory=set)
     finished: Optional[str] = None  # the outcome shown once the game is over
-    finished_seen: threading.Event = field(default_factory=threading.Event)
+    finished_seen: threading.Event = field(default_factory=threading.Event)  # the page has shown it
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     # ------------------------------------------------------------ provider side
@@ -123,14 +123,15 @@ class HumanSession:
             move.answer = completion_text(move.view, fields)
             return None
 
-    def state(self) -> dict[str, Any]:
-        """What the page shows: the oldest move someone waits on, the history, the outcome."""
+    def state(self, outcome_shown: bool = False) -> dict[str, Any]:
+        """What the page shows: the oldest move someone waits on, the history, the outcome
+        (``outcome_shown``: the page says it has shown the outcome, so the game may end)."""
         with self._lock:
             live = sorted((m for m in self.moves.values() if m.waiters > 0 and m.answer is None),
                           key=lambda m: m.asked_at)
             now = self.clock()
             move = live[0] if live else None
-            if self.finished is not None and move is None:
+            if outcome_shown and self.finished is not None:
                 self.finished_seen.set()
             return {
                 "participant": self.participant,

@@ -14,7 +14,8 @@ function item(text) { const li = document.createElement("li"); li.textContent = 
 async function fetchState() {
   let r;
   try {
-    r = await fetch("/state?t=" + encodeURIComponent(token), { cache: "no-store" });
+    const shown = $("outcome").hidden ? "" : "&shown=outcome";  // lets the game's process end
+    r = await fetch("/state?t=" + encodeURIComponent(token) + shown, { cache: "no-store" });
   } catch (e) {
     setStatus(!$("outcome").hidden ? "The game is over; its server has stopped." :
               "Lost contact with the game server. Your moves so far are kept; " +
@@ -72,6 +73,7 @@ function showMove(m) {
   const vote = m.phase === "vote";
   $("move-title").textContent = (vote ? "Your vote" : "Your description") + ": you are Player " + m.player;
   $("word").textContent = m.word;
+  $("desc-title").textContent = vote ? "All descriptions, in speaking order" : "Descriptions so far, in speaking order";
   $("rules").textContent = m.rules;
   $("team").hidden = !m.team;
   $("team").textContent = m.team || "";
