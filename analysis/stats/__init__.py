@@ -25,6 +25,7 @@ from analysis.stats import invalid_outputs as _invalid_outputs  # noqa: F401
 from analysis.stats import multiple as _multiple
 from analysis.stats import network as _network
 from analysis.stats import odds as _odds
+from analysis.stats import ratings as _ratings  # noqa: F401
 from analysis.stats import recognition as _recognition
 from analysis.stats import robustness as _robustness
 from analysis.stats import scaling as _scaling
