@@ -98,17 +98,18 @@ def _answer_over_http(api, answers, stop):
     base, token = api.url.split("/?")[0], api.session.token
     seen: list[dict] = []
     while not stop.is_set():
-        move = httpx.get(f"{base}/state?t={token}").json()["move"]
+        state = httpx.get(f"{base}/state?t={token}").json()
+        move = state["move"]
         if move is None or (seen and seen[-1]["id"] == move["id"]):
             time.sleep(0.05)
             continue
-        seen.append(move)
+        seen.append({**move, "waiting_moves": state["waiting_moves"]})
         fields = answers[move["phase"]](move)
         assert httpx.post(f"{base}/answer?t={token}", json={"id": move["id"], "fields": fields}).status_code == 200
     return seen
 
 
-def _play(tmp_path, participant, answers=None, timeout=0, n_games=1):
+def _play(tmp_path, participant, answers=None, timeout=0, n_games=1, role="impostor"):
     model = get_model("human/web", participant=participant, timeout=timeout, memoize=False)
     seen: list[dict] = []
     stop = threading.Event()
@@ -118,7 +119,7 @@ def _play(tmp_path, participant, answers=None, timeout=0, n_games=1):
         helper.start()
     try:
         [log] = inspect_eval(impostor(mode="cross_play", n_games=n_games, seed=5), model="bot/embedding",
-                             model_roles={"impostor": model}, log_dir=str(tmp_path), display="none")
+                             model_roles={role: model}, log_dir=str(tmp_path), display="none")
     finally:
         stop.set()
         if helper:
@@ -157,3 +158,17 @@ def test_a_move_not_made_in_time_is_recorded_as_missing(tmp_path):
     assert me["ballot_class"] == "missing" and me["vote"] is None
     assert me["description_attempts"] == 2 and me["ballot_attempts"] == 2  # re-prompts answered at once, empty
     assert md["game"]["winner"] in ("impostor", "majority")
+
+
+def test_as_the_majority_a_person_plays_three_seats_one_move_at_a_time(tmp_path):
+    answers = {"description": lambda m: {"description": "Found in many homes."},
+               "vote": lambda m: {"suspect": str(m["candidates"][0])}}
+    log, seen = _play(tmp_path, "bea", answers, role="majority")
+    md = log.samples[0].scores["impostor_winner"].metadata
+    mine = [p for p in md["players"] if p["model"] == "human/bea"]
+    assert len(mine) == 3 and {p["role"] for p in mine} == {"majority"}
+    assert [m["phase"] for m in seen] == ["description"] * 3 + ["vote"] * 3
+    assert len({m["player"] for m in seen[3:]}) == 3
+    # the three ballots are asked at once (simultaneous votes): the page says how many wait
+    assert max(m["waiting_moves"] for m in seen[3:]) >= 1
+    assert all(p["vote"] is not None and p["confidence"] is None for p in mine)

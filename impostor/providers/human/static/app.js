@@ -50,6 +50,8 @@ function render(state) {
     const clock = $("clock");
     clock.hidden = m.seconds_left === null;
     if (m.seconds_left !== null) clock.textContent = "Time left for this move: " + m.seconds_left + " s";
+    $("queue").hidden = !state.waiting_moves;
+    $("queue").textContent = state.waiting_moves ? state.waiting_moves + " more of your moves wait after this one." : "";
     return;
   }
   current = null;
