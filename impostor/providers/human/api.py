@@ -67,7 +67,7 @@ class HumanAPI(ModelAPI):
             raise ImpostorError(f"human/web: unknown model arg(s) {unknown}; known: {list(MODEL_ARGS)}")
         participant = str(model_args.get("participant") or "anon")
         if not _PARTICIPANT.match(participant):
-            raise ImpostorError(f"human/web: -M participant={participant!r} is not valid; "
+            raise ImpostorError(f"human/web: participant {participant!r} is not valid; "
                                 f"fix: letters, digits, '.', '_' or '-' (at most 64)")
         try:
             port = int(model_args.get("port") or 0)

@@ -41,7 +41,7 @@ class PageServer:
             self.httpd = ThreadingHTTPServer((host, port), handler)
         except OSError as e:
             raise OSError(f"human/web: cannot listen on {host}:{port} ({e.strerror}); "
-                          f"fix: pick another port with -M port=... (0 = any free port)") from e
+                          f"fix: pick another port (-M port=..., or impostor play --port ...; 0 = any free port)") from e
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, name="human-web", daemon=True)
         self.thread.start()
