@@ -19,13 +19,14 @@ import pandas as pd
 from analysis.data import AnalysisData
 from analysis.figures_network import fig_vote_network
 from analysis.figures_rates import fig_forest, fig_tiebreak, fig_win_by_difficulty, fig_win_by_mode
+from analysis.figures_cost import fig_cost
 from analysis.figures_ratings import fig_ratings
 from analysis.figures_style import plt, wilson_ci
 from analysis.figures_words import Embedder, fig_difficulty_validation
 
 __all__ = ["make_figures", "wilson_ci", "Embedder", "FIGURES"] + [
     "fig_win_by_mode", "fig_win_by_difficulty", "fig_forest", "fig_tiebreak", "fig_vote_network",
-    "fig_difficulty_validation", "fig_ratings",
+    "fig_difficulty_validation", "fig_ratings", "fig_cost",
 ]
 
 FIGURES: list[tuple[str, Callable]] = [
@@ -36,6 +37,7 @@ FIGURES: list[tuple[str, Callable]] = [
     ("vote_network_example", fig_vote_network),
     ("difficulty_validation", fig_difficulty_validation),
     ("ratings", fig_ratings),
+    ("cost", fig_cost),
 ]
 
 

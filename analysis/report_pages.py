@@ -38,6 +38,8 @@ TABLE_TITLES: dict[str, str] = {
     "permutation": "Permutation tests (Appendix B.2)",
     "multiple_comparisons": "Multiple-comparison corrections (Appendix B)",
     "invalid_outputs": "Invalid outputs per model by class: descriptions and ballots (docs/rules.md)",
+    "cost": ("Tokens and cost per seat and game, per model and role, and cost per impostor win / correct "
+             "detection (USD; NaN where the price is unknown, never 0)"),
     "ratings": ("Skill ratings: impostor and detection skill per model (log-odds, sum to zero per role) from a "
                 "logistic model of every game, CIs from the bootstrap named in `bootstrap` (docs/analysis.md)"),
 }

@@ -39,6 +39,7 @@ from impostor.core.records import (  # noqa: F401 - the file names are re-export
     GameRow,
     PlayerRow,
 )
+from impostor.pricing import add_costs
 from impostor.registry import MODELS_CSV_COLUMNS, unregistered_row
 
 SCORER = "impostor_winner"
@@ -218,7 +219,7 @@ def build_tables(records: Iterable[GameRecord], errors: Iterable[GameError] = ()
             missing[gid] = GameError(gid, exp, sid, "scheduled in a log that stopped before this game finished", "")
     chosen = sorted(best.values(), key=lambda r: (r.game["experiment_id"], r.game["game_index"], r.game["game_id"]))
     games = games_frame([r.game for r in chosen])
-    players = players_frame([p for r in chosen for p in sorted(r.players, key=lambda p: p["seat"])])
+    players = add_costs(players_frame([p for r in chosen for p in sorted(r.players, key=lambda p: p["seat"])]))
     usage: dict[str, dict[str, float]] = {}
     for r in chosen:
         for m, u in r.usage.items():
@@ -248,6 +249,9 @@ def players_frame(rows: list[dict]) -> pd.DataFrame:
     df["vote"] = pd.array([None if v is None or (isinstance(v, float) and math.isnan(v)) else int(v)
                            for v in df["vote"]], dtype="Int64")
     df["confidence"] = pd.to_numeric(df["confidence"], errors="coerce").astype("float64")
+    for col in ("input_tokens", "output_tokens"):  # None = not recorded (a log written before they existed)
+        df[col] = pd.to_numeric(df[col], errors="coerce").astype("Int64")
+    df["cost_usd"] = pd.to_numeric(df["cost_usd"], errors="coerce").astype("float64")
     for col in ("description_valid", "self_declared", "ballot_valid"):
         df[col] = df[col].astype(bool)
     return df

@@ -62,6 +62,17 @@ class Defaults(BaseModel):
         return self.model_dump(exclude_none=True, exclude={"vote_temperature"})
 
 
+class Price(BaseModel):
+    """What the user pays per million tokens (USD), when configs/models.yaml gives it; it
+    wins over litellm's price map (impostor/pricing.py). Unknown prices are left out, never 0."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input_per_mtok: float = Field(ge=0, description="USD per 1M input (prompt) tokens")
+    output_per_mtok: float = Field(ge=0, description="USD per 1M output (completion) tokens")
+    note: Optional[str] = None  # where the price comes from (a price page, a date)
+
+
 class _FieldError(ValueError):
     """A cross-field problem of an entry, naming the field to fix (pydantic loses it otherwise)."""
 
@@ -104,6 +115,7 @@ class ModelEntry(BaseModel):
     active_params_b: Optional[float] = Field(default=None, gt=0)
     defaults: Defaults = Field(default_factory=Defaults)
     model_args: dict[str, Any] = Field(default_factory=dict)
+    price: Optional[Price] = None  # USD per 1M tokens; None = litellm's price map, else unknown
 
     @model_validator(mode="after")
     def _route_and_params(self) -> "ModelEntry":
@@ -284,7 +296,7 @@ def load_registry(path: str | Path | None = None) -> Registry:
                 fix = f"add '{field}:'"
             elif err["type"] == "extra_forbidden":
                 fix = (f"remove '{field}' (allowed: {', '.join(ModelEntry.model_fields)}; "
-                       f"defaults: {', '.join(Defaults.model_fields)})")
+                       f"defaults: {', '.join(Defaults.model_fields)}; price: {', '.join(Price.model_fields)})")
             else:
                 fix = "correct the value"
             raise ImpostorError(f"{p}: alias {alias!r}, field {field!r}: {msg}; fix: {fix}") from None

@@ -18,6 +18,7 @@ from analysis.data import AnalysisData
 from analysis.stats import balance as _balance  # noqa: F401
 from analysis.stats import categorical as _categorical
 from analysis.stats import coordination as _coordination
+from analysis.stats import cost as _cost  # noqa: F401
 from analysis.stats import descriptions as _descriptions
 from analysis.stats import correlations as _correlations
 from analysis.stats import headline as _headline

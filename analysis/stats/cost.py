@@ -1,0 +1,77 @@
+"""Tokens and cost per seat, per game and per success (beyond the paper; docs/analysis.md "Cost").
+
+One row per (model, role) plus ``ALL`` per role, over the seats of the games analysed:
+
+* ``input_tokens_per_game`` / ``output_tokens_per_game``: mean tokens of one seat in one game
+  (all its calls: description, ballot, retries), over the seats whose tokens were recorded;
+* ``cost_per_game_usd``: mean ``cost_usd`` of one seat in one game;
+* ``successes``: impostor wins (role impostor) or correct detections (role majority: a counted
+  ballot on the impostor); ``cost_per_success_usd`` = the role's total cost / successes.
+
+A cost is known only when every seat of the row has one (players.parquet ``cost_usd``, set by
+the exporter from the model's price, impostor/pricing.py): otherwise the cost columns are NaN
+and ``price`` says ``unknown`` (no seat priced) or ``partly unknown``; never 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis.stats._base import ALL, StatsUnavailable, prepared, table
+
+COLUMNS = ["model", "role", "n_seats", "input_tokens_per_game", "output_tokens_per_game", "cost_per_game_usd",
+           "successes", "cost_per_success_usd", "price"]
+SUCCESS = {"impostor": "impostor win", "majority": "correct detection"}
+
+
+def seat_costs(data) -> pd.DataFrame:
+    """One row per seat of an analysed game: model, role, tokens, cost, success."""
+    prep = prepared(data, need_players=True)
+    p = data.players
+    missing = [c for c in ("input_tokens", "output_tokens") if c not in p.columns]
+    if missing:
+        raise StatsUnavailable(f"players table lacks {', '.join(missing)} (exported before per-seat tokens were "
+                               "recorded; re-export from the logs of a newer run)")
+    gi = pd.Index(prep.games["game_id"].astype(object)).get_indexer(p["game_id"].astype(object))
+    seat = pd.to_numeric(p["seat"], errors="coerce").to_numpy()
+    ok = (gi >= 0) & np.isin(seat, [0, 1, 2, 3])
+    p, gi, seat = p.loc[ok], gi[ok], seat[ok].astype(np.int64)
+    is_imp = prep.is_imp[gi, seat]
+    success = np.where(is_imp, prep.y[gi] == 1, prep.vote[gi, seat] == prep.imp_seat[gi])
+    cost = pd.to_numeric(p["cost_usd"], errors="coerce") if "cost_usd" in p.columns else np.nan
+    return pd.DataFrame({
+        "model": p["model"].astype(object).to_numpy(), "role": np.where(is_imp, "impostor", "majority"),
+        "input_tokens": pd.to_numeric(p["input_tokens"], errors="coerce").to_numpy(float),
+        "output_tokens": pd.to_numeric(p["output_tokens"], errors="coerce").to_numpy(float),
+        "cost_usd": np.asarray(cost, float) if np.ndim(cost) else np.full(len(p), np.nan),
+        "success": success.astype(bool)})
+
+
+def _summary(s: pd.DataFrame) -> dict:
+    known = s["cost_usd"].notna()
+    total = s["cost_usd"].sum() if known.all() else np.nan
+    succ = int(s["success"].sum())
+    return {"n_seats": len(s), "input_tokens_per_game": s["input_tokens"].mean(),
+            "output_tokens_per_game": s["output_tokens"].mean(),
+            "cost_per_game_usd": total / len(s) if len(s) else np.nan, "successes": succ,
+            "cost_per_success_usd": total / succ if succ else np.nan,
+            "price": "known" if known.all() else ("unknown" if not known.any() else "partly unknown"),
+            "success": SUCCESS[s["role"].iloc[0]], "tokens_recorded_pct": 100 * s["input_tokens"].notna().mean(),
+            "total_cost_usd": total}
+
+
+@table("cost", columns=COLUMNS)
+def cost(data, config) -> pd.DataFrame:
+    s = seat_costs(data)
+    if s["input_tokens"].isna().all():
+        raise StatsUnavailable("no seat has its tokens recorded (games logged before per-seat tokens existed)")
+    rows = []
+    for role in ("impostor", "majority"):
+        r = s[s["role"] == role]
+        if r.empty:
+            continue
+        for model, grp in r.groupby("model", sort=True):
+            rows.append({"model": model, "role": role, **_summary(grp)})
+        rows.append({"model": ALL, "role": role, **_summary(r)})
+    return pd.DataFrame(rows)

@@ -1,0 +1,87 @@
+"""What each seat's calls cost: tokens x the model's price, filled into players.parquet's
+``cost_usd`` by the exporter (the core only counts tokens).
+
+Price of a model, first that applies:
+
+1. ``price:`` of its entry in configs/models.yaml (USD per 1M input / output tokens);
+2. a bot (route ``bot``): 0, it runs locally and calls no API;
+3. litellm's offline price map (``litellm.model_cost``, read with
+   ``LITELLM_LOCAL_MODEL_COST_MAP=True``, never fetched): the model string, or the string
+   without its route where the route is the maker's own API (``openai/gpt-4o`` ->
+   ``gpt-4o``) or ``litellm/`` (``litellm/<litellm model>``). No fuzzy match: another
+   provider's price for a similar name would be a wrong number;
+4. else unknown: ``cost_usd`` stays empty (NaN), never 0.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Optional
+
+import pandas as pd
+
+# routes whose model names litellm keys without the route prefix
+_FIRST_PARTY = ("openai", "anthropic", "google", "mistral", "groq", "together", "deepseek", "litellm")
+
+
+@dataclass(frozen=True)
+class ModelPrice:
+    input_per_token: float  # USD
+    output_per_token: float
+    source: str  # "registry", "bot", "litellm:<key>"
+
+
+def _litellm_price(model: str) -> Optional[ModelPrice]:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # the packaged map; no network at import
+    try:
+        import litellm
+    except Exception:  # noqa: BLE001 - litellm missing or broken: prices unknown, export goes on
+        return None
+    route, _, rest = model.partition("/")
+    keys = [model] + ([rest] if rest and route in _FIRST_PARTY else [])
+    for key in keys:
+        entry = litellm.model_cost.get(key)
+        if not isinstance(entry, dict):
+            continue
+        inp, out = entry.get("input_cost_per_token"), entry.get("output_cost_per_token")
+        if isinstance(inp, (int, float)) and isinstance(out, (int, float)):
+            return ModelPrice(float(inp), float(out), f"litellm:{key}")
+    return None
+
+
+@lru_cache(maxsize=None)
+def _price_cached(model: str, registry_path: Optional[str]) -> Optional[ModelPrice]:
+    try:
+        from impostor.registry import load_registry
+
+        entry = load_registry(registry_path).entry(model)
+    except Exception:  # noqa: BLE001 - no usable registry: the other sources still apply
+        entry = None
+    if entry is not None and entry.price is not None:
+        return ModelPrice(entry.price.input_per_mtok / 1e6, entry.price.output_per_mtok / 1e6, "registry")
+    if model.startswith("bot/"):
+        return ModelPrice(0.0, 0.0, "bot")
+    return _litellm_price(model)
+
+
+def price_of(model: str, registry_path: Optional[str] = None) -> Optional[ModelPrice]:
+    """The model's price per token, or None when unknown."""
+    return _price_cached(str(model), registry_path)
+
+
+def add_costs(players: pd.DataFrame, registry_path: Optional[str] = None) -> pd.DataFrame:
+    """``players`` with ``cost_usd`` = input_tokens x input price + output_tokens x output price
+    where both the tokens and the price are known; NaN otherwise (unknown, never 0)."""
+    out = players.copy()
+    if not len(out) or "input_tokens" not in out.columns:
+        out["cost_usd"] = pd.Series(float("nan"), index=out.index, dtype="float64")
+        return out
+    prices = {m: price_of(m, registry_path) for m in out["model"].dropna().unique()}
+    p_in = out["model"].map(lambda m: prices.get(m).input_per_token if prices.get(m) else float("nan"))
+    p_out = out["model"].map(lambda m: prices.get(m).output_per_token if prices.get(m) else float("nan"))
+    tok_in = pd.to_numeric(out["input_tokens"], errors="coerce")
+    tok_out = pd.to_numeric(out["output_tokens"], errors="coerce")
+    out["cost_usd"] = (tok_in * p_in.astype(float) + tok_out * p_out.astype(float)).astype("float64")
+    return out
