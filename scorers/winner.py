@@ -27,12 +27,13 @@ from impostor.core.records import (BALLOT_CLASSES, INVALID_BALLOT_CLASSES, LEGAL
                               derive_ballot_class)
 from impostor.core.rules import Ballot, decide
 from impostor.core.schedule import GameSpec, derive_seed
+from impostor.core.seat import SeatRecord
 from solvers.game_store import load_seats
 
 
-def build_record(spec: GameSpec, seats: list[dict], *, experiment_id: str, seed: int, tie_rule: str) -> tuple[GameRow, list[PlayerRow]]:
+def build_record(spec: GameSpec, seats: list[SeatRecord], *, experiment_id: str, seed: int, tie_rule: str) -> tuple[GameRow, list[PlayerRow]]:
     """The contract rows of one finished game (pure; also used by tests)."""
-    ballots = [Ballot(s["vote"], bool(s["self_declared"]), s["word_guess"]) for s in seats]
+    ballots = [Ballot(s.vote, bool(s.self_declared), s.word_guess) for s in seats]
     rng = random.Random(derive_seed(spec.game_seed, "tie_rule", tie_rule))
     outcome = decide(ballots, spec.impostor_seat, spec.pair.majority, tie_rule=tie_rule, rng=rng)
     game_id = f"{experiment_id}/{spec.sample_id}"
@@ -41,28 +42,28 @@ def build_record(spec: GameSpec, seats: list[dict], *, experiment_id: str, seed:
     for seat, s in enumerate(seats):
         imp = seat == spec.impostor_seat
         # Stores written before the class existed: derived from what the ballot recorded.
-        ballot_class = s.get("ballot_class") or derive_ballot_class(
-            s["vote"], seat, s["ballot_error"], bool(s["self_declared"]), None, len(s["vote_raw"]))
+        ballot_class = s.ballot_class or derive_ballot_class(
+            s.vote, seat, s.ballot_error, bool(s.self_declared), None, len(s.vote_raw))
         players.append(PlayerRow(
-            game_id=game_id, seat=seat, model=s["model"], role="impostor" if imp else "majority",
+            game_id=game_id, seat=seat, model=s.model, role="impostor" if imp else "majority",
             team=None if spec.team_assignment is None else spec.team_assignment[seat],
-            speaking_position=position[seat], description=s["description"],
-            description_valid=bool(s["description_valid"]), vote=s["vote"], confidence=s["confidence"],
-            self_declared=bool(s["self_declared"]), word_guess=s["word_guess"],
+            speaking_position=position[seat], description=s.description,
+            description_valid=bool(s.description_valid), vote=s.vote, confidence=s.confidence,
+            self_declared=bool(s.self_declared), word_guess=s.word_guess,
             experiment_id=experiment_id, word=spec.pair.impostor if imp else spec.pair.majority,
-            description_raw=(s["description_raw"] or [""])[-1], description_attempts=len(s["description_raw"]),
-            description_error=s["description_error"], ballot_valid=ballot_class in LEGAL_BALLOT_CLASSES,
-            ballot_error=s["ballot_error"], ballot_attempts=len(s["vote_raw"]),
-            vote_raw=(s["vote_raw"] or [""])[-1], reasoning=s["reasoning"], ballot_class=ballot_class,
-            temperature=s.get("temperature"), vote_temperature=s.get("vote_temperature"),
-            vote_mode=s.get("vote_mode"), vote_fallback=s.get("vote_fallback"),
+            description_raw=(s.description_raw or [""])[-1], description_attempts=len(s.description_raw),
+            description_error=s.description_error, ballot_valid=ballot_class in LEGAL_BALLOT_CLASSES,
+            ballot_error=s.ballot_error, ballot_attempts=len(s.vote_raw),
+            vote_raw=(s.vote_raw or [""])[-1], reasoning=s.reasoning, ballot_class=ballot_class,
+            temperature=s.temperature, vote_temperature=s.vote_temperature,
+            vote_mode=s.vote_mode, vote_fallback=s.vote_fallback,
         ))
-    vote_modes = sorted({s.get("vote_mode", "free") for s in seats})
+    vote_modes = sorted({s.vote_mode for s in seats})
     game = GameRow(
         experiment_id=experiment_id, game_id=game_id, game_index=spec.game_index, mode=spec.mode,
         difficulty=spec.difficulty, pair_id=spec.pair.pair_id, majority_word=spec.pair.majority,
         impostor_word=spec.pair.impostor, impostor_seat=spec.impostor_seat,
-        impostor_model=seats[spec.impostor_seat]["model"],
+        impostor_model=seats[spec.impostor_seat].model,
         impostor_speaking_position=position[spec.impostor_seat], winner=outcome.winner,
         win_condition=outcome.win_condition, seed=seed, tie_rule=tie_rule, winner_live=outcome.winner_live,
         tie_k=outcome.tie_k, impostor_in_tie=outcome.impostor_in_tie, p_imp_default=outcome.p_imp_default,

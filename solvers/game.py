@@ -28,6 +28,7 @@ from impostor.core.generation import SeatSettings, seat_roles, seat_settings
 from impostor.core.parsing import clean_model_text, description_violation, one_line, parse_vote, vote_json_schema
 from impostor.core.records import player_label
 from impostor.core.schedule import GameSpec, derive_seed
+from impostor.core.seat import SeatRecord
 from solvers.game_store import load_seats, save_ballots, save_seats
 from solvers.seating import experiment_id_for, model_name, seat_models
 from solvers.vote_format import VoteFormats, with_call_limits
@@ -35,27 +36,10 @@ from solvers.vote_format import VoteFormats, with_call_limits
 CONSTRAINED_REASONING_MAX = 200
 
 
-def new_seat_record() -> dict[str, Any]:
-    """Everything one seat does in a game (raw outputs included), as a plain dict.
-
-    Kept in the sample store as JSON (see ``solvers.game_store``), not as an Inspect
-    StoreModel: instantiating a StoreModel binds it to the sample store (a stray key
-    per field) and costs milliseconds per seat on the hot path.
-    """
-    return {
-        "model": "", "description": "", "description_raw": [], "description_valid": False,
-        "description_error": None, "vote_raw": [], "vote": None, "confidence": None, "reasoning": None,
-        "self_declared": False, "word_guess": None, "ballot_error": None, "vote_mode": "free",
-        "vote_fallback": None,  # "<asked>-><used>" when a server refused the asked ballot form
-        "ballot_class": "missing",  # until a ballot is parsed (impostor.core.records.BALLOT_CLASSES)
-        "temperature": None, "vote_temperature": None,  # what this seat's calls used (impostor.core.generation)
-    }
-
-
-def _seat_records(state: TaskState) -> list[dict[str, Any]]:
+def _seat_records(state: TaskState) -> list[SeatRecord]:
     seats = load_seats(state.store)
     if seats is None:
-        seats = [new_seat_record() for _ in range(4)]
+        seats = [SeatRecord() for _ in range(4)]
     return seats
 
 
@@ -71,13 +55,13 @@ def _transcript(state: TaskState, lines: list[str]) -> None:
         state.messages.append(ChatMessageAssistant(content="\n".join(lines)))
 
 
-def shown_descriptions(spec: GameSpec, seats: list[dict[str, Any]]) -> list[tuple[int, str]]:
+def shown_descriptions(spec: GameSpec, seats: list[SeatRecord]) -> list[tuple[int, str]]:
     """What every player saw of the description phase: (player label, text) in speaking order."""
-    return [(player_label(seat), seats[seat]["description"]) for seat in spec.speaking_order]
+    return [(player_label(seat), seats[seat].description) for seat in spec.speaking_order]
 
 
 async def describe_all(
-    state: TaskState, spec: GameSpec, models: list[Model], seats: list[dict[str, Any]],
+    state: TaskState, spec: GameSpec, models: list[Model], seats: list[SeatRecord],
     settings: list[SeatSettings], max_chars: int,
 ) -> None:
     """The description phase on ``seats`` (filled in place), each seat at its own ``settings``."""
@@ -97,10 +81,10 @@ async def describe_all(
             seed=derive_seed(spec.game_seed, "describe", seat) % 2**31,
         )
         record = seats[seat]
-        record["model"] = model_name(models[seat])
-        record["temperature"] = settings[seat].temperature
+        record.model = model_name(models[seat])
+        record.temperature = settings[seat].temperature
         text = await _ask(models[seat], messages, config)
-        record["description_raw"].append(text)
+        record.description_raw.append(text)
         violation = description_violation(text, word, max_chars)
         if violation is not None:
             messages += [
@@ -108,12 +92,12 @@ async def describe_all(
                 ChatMessageUser(content=prompts.DESCRIPTION_RETRY.format(violation=violation, max_chars=max_chars)),
             ]
             text = await _ask(models[seat], messages, config)
-            record["description_raw"].append(text)
+            record.description_raw.append(text)
             violation = description_violation(text, word, max_chars)
-        record["description_valid"] = violation is None
-        record["description_error"] = violation
-        record["description"] = one_line(text) if violation is None else prompts.INVALID_DESCRIPTION_PLACEHOLDER
-        shown.append((player_label(seat), record["description"]))
+        record.description_valid = violation is None
+        record.description_error = violation
+        record.description = one_line(text) if violation is None else prompts.INVALID_DESCRIPTION_PLACEHOLDER
+        shown.append((player_label(seat), record.description))
     _transcript(state, [f"Player {label} (speaks {i + 1}): {text}" for i, (label, text) in enumerate(shown)])
 
 
@@ -182,7 +166,7 @@ def wants_constrained(model: Model, constrained_votes: Optional[bool]) -> bool:
 
 
 async def vote_all(
-    state: TaskState, spec: GameSpec, models: list[Model], seats: list[dict[str, Any]],
+    state: TaskState, spec: GameSpec, models: list[Model], seats: list[SeatRecord],
     shown: list[tuple[int, str]], settings: list[SeatSettings],
     structured_votes: bool, constrained_votes: Optional[bool], formats: Optional[VoteFormats] = None,
 ) -> None:
@@ -197,7 +181,7 @@ async def vote_all(
             return await _ask(models[seat], messages, config)
         text, form = await formats.generate(models[seat], messages, config, state.metadata)
         used = {"json_schema": asked, "json_object": "json_object", "prompt": "free"}[form]
-        seats[seat].update(vote_mode=used, vote_fallback=None if used == asked else f"{asked}->{used}")
+        seats[seat].vote_mode, seats[seat].vote_fallback = used, (None if used == asked else f"{asked}->{used}")
         return text
 
     async def vote(seat: int) -> None:
@@ -217,10 +201,10 @@ async def vote_all(
             ChatMessageSystem(content=prompts.VOTING_SYSTEM), ChatMessageUser(content=user)
         ]
         record = seats[seat]
-        record["vote_mode"] = vote_mode
-        record["vote_temperature"] = settings[seat].vote_temperature
+        record.vote_mode = vote_mode
+        record.vote_temperature = settings[seat].vote_temperature
         text = await ask(seat, messages, config, vote_mode)
-        record["vote_raw"].append(text)
+        record.vote_raw.append(text)
         parsed = parse_vote(text, seat)
         if parsed.error is not None and parsed.retry:
             messages += [
@@ -228,21 +212,19 @@ async def vote_all(
                 ChatMessageUser(content=prompts.VOTING_RETRY.format(error=parsed.error)),
             ]
             text = await ask(seat, messages, config, vote_mode)
-            record["vote_raw"].append(text)
+            record.vote_raw.append(text)
             parsed = parse_vote(text, seat)
-        record.update(
-            vote=parsed.vote, confidence=parsed.confidence, reasoning=parsed.reasoning,
-            self_declared=parsed.self_declared, word_guess=parsed.word_guess, ballot_error=parsed.error,
-            ballot_class=parsed.ballot_class,
-        )
+        record.vote, record.confidence, record.reasoning = parsed.vote, parsed.confidence, parsed.reasoning
+        record.self_declared, record.word_guess = parsed.self_declared, parsed.word_guess
+        record.ballot_error, record.ballot_class = parsed.error, parsed.ballot_class
 
     await asyncio.gather(*(vote(seat) for seat in range(4)))
     lines = []
     for seat in range(4):
         r = seats[seat]
-        target = f"Player {player_label(r['vote'])}" if r["vote"] is not None else (
-            "itself" if r["ballot_class"] == "self_vote" else f"invalid ({r['ballot_class']})")
-        extra = f", self-declares, guesses {r['word_guess']!r}" if r["self_declared"] else ""
+        target = f"Player {player_label(r.vote)}" if r.vote is not None else (
+            "itself" if r.ballot_class == "self_vote" else f"invalid ({r.ballot_class})")
+        extra = f", self-declares, guesses {r.word_guess!r}" if r.self_declared else ""
         lines.append(f"Player {player_label(seat)} votes {target}{extra}")
     _transcript(state, lines)
 

@@ -19,20 +19,20 @@ from typing import Any, Optional
 
 from inspect_ai.util import Store
 
+from impostor.core.seat import BALLOT_FIELDS, SeatRecord
+
 SEATS_KEY = "impostor:seats"
 BALLOTS_KEY = "impostor:ballots"
-BALLOT_FIELDS = ("vote_mode", "vote_raw", "vote", "confidence", "reasoning", "self_declared", "word_guess",
-                 "ballot_error", "ballot_class", "vote_temperature", "vote_fallback")
 
 
-def save_seats(store: Store, seats: list[dict[str, Any]]) -> None:
+def save_seats(store: Store, seats: list[SeatRecord]) -> None:
     """The description phase's record of every seat."""
-    store.set(SEATS_KEY, json.dumps(seats, ensure_ascii=False))
+    store.set(SEATS_KEY, json.dumps([seat.to_dict() for seat in seats], ensure_ascii=False))
 
 
-def save_ballots(store: Store, seats: list[dict[str, Any]]) -> None:
+def save_ballots(store: Store, seats: list[SeatRecord]) -> None:
     """The voting phase's fields of every seat, beside (not over) the description record."""
-    ballots = [{key: seat[key] for key in BALLOT_FIELDS} for seat in seats]
+    ballots = [{key: getattr(seat, key) for key in BALLOT_FIELDS} for seat in seats]
     store.set(BALLOTS_KEY, json.dumps(ballots, ensure_ascii=False))
 
 
@@ -41,7 +41,7 @@ def _value(store: Store, key: str) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
 
-def load_seats(store: Store) -> Optional[list[dict[str, Any]]]:
+def load_seats(store: Store) -> Optional[list[SeatRecord]]:
     """The seat records with their ballots, or None before the first phase has stored them.
 
     Logs written before the ballots had their own key hold the whole record under
@@ -49,7 +49,9 @@ def load_seats(store: Store) -> Optional[list[dict[str, Any]]]:
     """
     seats = _value(store, SEATS_KEY)
     ballots = _value(store, BALLOTS_KEY)
-    if seats is not None and ballots is not None:
+    if seats is None:
+        return None
+    if ballots is not None:
         for seat, ballot in zip(seats, ballots):
             seat.update(ballot)
-    return seats
+    return [SeatRecord.from_dict(seat) for seat in seats]

@@ -30,9 +30,9 @@ def test_finished_game_store_matches_scored_record(tmp_path):
         assert isinstance(sample.store[BALLOTS_KEY], str)
         seats = load_seats(sample.store)
         players = sample.scores["impostor_winner"].metadata["players"]
-        assert [s["vote"] for s in seats] == [p["vote"] for p in players]
-        assert [s["description"] for s in seats] == [p["description"] for p in players]
-        assert [s["vote_raw"][-1] for s in seats] == [p["vote_raw"] for p in players]
+        assert [s.vote for s in seats] == [p["vote"] for p in players]
+        assert [s.description for s in seats] == [p["description"] for p in players]
+        assert [s.vote_raw[-1] for s in seats] == [p["vote_raw"] for p in players]
         shown = shown_descriptions(GameSpec.from_metadata(sample.metadata), seats)
         order = sample.scores["impostor_winner"].metadata["game"]["speaking_order"]
         assert [label for label, _ in shown] == [int(seat) + 1 for seat in order]
@@ -49,9 +49,9 @@ def test_errored_game_keeps_its_partial_record(tmp_path):
     assert sample.error is not None and "exploded" in sample.error.message
     assert not sample.scores  # never half-scored
     seats = load_seats(sample.store)  # what the game had when it failed survived the error
-    assert all(s["description_valid"] and s["description"] for s in seats)
-    assert seats[2]["vote"] is None and seats[2]["vote_raw"] == []  # Player 3's ballot never came
-    assert all(s["vote_raw"] for s in seats if s["vote"] is not None)  # ballots that did come are kept
+    assert all(s.description_valid and s.description for s in seats)
+    assert seats[2].vote is None and seats[2].vote_raw == []  # Player 3's ballot never came
+    assert all(s.vote_raw for s in seats if s.vote is not None)  # ballots that did come are kept
     assert BALLOTS_KEY in sample.store  # stored by the failing phase itself
 
 
@@ -71,14 +71,24 @@ def test_inspect_score_rescores_a_log_from_the_store(tmp_path):
     json.dumps([{"vote": 2, "description": "x"}]),
 ])
 def test_load_seats_reads_both_forms(stored):
-    assert load_seats({SEATS_KEY: stored}) == [{"vote": 2, "description": "x"}]
+    [seat] = load_seats({SEATS_KEY: stored})
+    assert (seat.vote, seat.description) == (2, "x")
+    assert seat.ballot_class is None  # an old record without the class: the scorer derives it
 
 
 def test_ballots_join_their_seats():
     seats = json.dumps([{"vote": None, "description": "x"}, {"vote": None, "description": "y"}])
     ballots = json.dumps([{"vote": 1}, {"vote": 0}])
-    assert load_seats({SEATS_KEY: seats, BALLOTS_KEY: ballots}) == [
-        {"vote": 1, "description": "x"}, {"vote": 0, "description": "y"}]
+    assert [(r.vote, r.description) for r in load_seats({SEATS_KEY: seats, BALLOTS_KEY: ballots})] == [
+        (1, "x"), (0, "y")]
+
+
+def test_seat_record_round_trips_and_ignores_unknown_keys():
+    from impostor.core.seat import SeatRecord
+
+    rec = SeatRecord(model="bot/random", description_raw=["a", "b"], vote=3, ballot_class="valid")
+    assert SeatRecord.from_dict(rec.to_dict()) == rec
+    assert SeatRecord.from_dict({**rec.to_dict(), "from_a_newer_version": 1}) == rec
 
 
 def test_load_before_any_phase():

@@ -1,0 +1,56 @@
+"""The working record of one seat in one game: what the solver fills and the scorer reads.
+
+One typed record instead of a dict read with string keys in three places.  A plain
+dataclass, not an Inspect ``StoreModel`` (instantiating one binds it to the sample store,
+a stray key per field and milliseconds per seat on the hot path) and not pydantic
+(validation per seat per game for data the engine itself wrote); the sample store keeps
+it as JSON (``solvers.game_store``) and ``PlayerRow`` validates it on the way out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Optional
+
+
+@dataclass
+class SeatRecord:
+    """Everything one seat does in a game, raw outputs included."""
+
+    model: str = ""
+    temperature: Optional[float] = None  # what this seat's calls used (impostor.core.generation)
+    # --- description phase
+    description: str = ""  # as shown to the others (the placeholder when invalid)
+    description_raw: list[str] = field(default_factory=list)  # every attempt, as the model wrote it
+    description_valid: bool = False
+    description_error: Optional[str] = None  # the rule it broke (impostor.core.parsing)
+    # --- voting phase (``BALLOT_FIELDS``)
+    vote_mode: str = "free"  # the ballot form used: free | structured | constrained | json_object
+    vote_fallback: Optional[str] = None  # "<asked>-><used>" when a server refused the asked form
+    vote_temperature: Optional[float] = None
+    vote_raw: list[str] = field(default_factory=list)
+    vote: Optional[int] = None  # the seat voted for (0-3), None when no counted vote
+    confidence: Optional[float] = None
+    reasoning: Optional[str] = None
+    self_declared: bool = False
+    word_guess: Optional[str] = None
+    ballot_error: Optional[str] = None
+    ballot_class: Optional[str] = "missing"  # impostor.core.records.BALLOT_CLASSES; None in old stores
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "SeatRecord":
+        """A record from its stored form; fields an older log lacks take their defaults (an
+        old record without ``ballot_class`` gets None, so the scorer derives it)."""
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in known}
+        if "ballot_class" not in data and ("vote_raw" in data or "vote" in data):
+            values["ballot_class"] = None
+        return cls(**values)
+
+
+#: The fields the voting phase writes (stored under their own key, beside the description record).
+BALLOT_FIELDS = ("vote_mode", "vote_fallback", "vote_temperature", "vote_raw", "vote", "confidence", "reasoning",
+                 "self_declared", "word_guess", "ballot_error", "ballot_class")
