@@ -28,12 +28,41 @@ SUBCOMMAND_MODULES = (
 )
 
 
+def _plain(text: str | None) -> str | None:
+    """Help text without the reStructuredText double backticks the docstrings use."""
+    return text.replace("``", "") if isinstance(text, str) else text
+
+
+def _strip_markup(parser: argparse.ArgumentParser) -> None:
+    parser.description = _plain(parser.description)
+    parser.epilog = _plain(parser.epilog)
+    for action in parser._actions:
+        action.help = _plain(action.help)
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                choice.help = _plain(choice.help)
+            for child in action.choices.values():
+                _strip_markup(child)
+
+
+def version() -> str:
+    """The installed distribution's version, else the source tree's ``__version__``."""
+    try:
+        from importlib.metadata import PackageNotFoundError, version as dist_version
+        return dist_version("impostor-bench")
+    except PackageNotFoundError:
+        from impostor import __version__
+        return __version__
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="impostor", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="impostor", description=_plain(__doc__.splitlines()[0]))
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in SUBCOMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    _strip_markup(parser)
     return parser
 
 

@@ -1,0 +1,32 @@
+"""The ``impostor`` command line as a user meets it: --version and help texts."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from impostor import __version__
+from impostor.cli import SUBCOMMAND_MODULES
+
+SUBCOMMANDS = [name.rsplit(".", 1)[1] for name in SUBCOMMAND_MODULES]
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "impostor.cli", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_version_prints_the_package_version():
+    out = _cli("--version")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == f"impostor {__version__}"
+
+
+@pytest.mark.parametrize("command", [None, *SUBCOMMANDS])
+def test_help_has_no_restructuredtext_backticks(command):
+    out = _cli(*([command] if command else []), "--help")
+    assert out.returncode == 0, out.stderr
+    assert "usage: impostor" in out.stdout
+    assert "``" not in out.stdout
