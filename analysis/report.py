@@ -1,4 +1,4 @@
-"""The report bundle (shared/data-contract.md, section 2).
+"""The report bundle (docs/data-contract.md, section 2).
 
 ``build_report(data, out, cfg)`` computes every table of ``analysis.stats.TABLES``
 and writes::
@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # figures (matplotlib) load only when drawn
 
 __all__ = ["CONTRACT_COLUMNS", "TABLE_TITLES", "build_report", "to_markdown", "to_latex", "latex_escape"]
 
-# Leading columns of every required table (shared/data-contract.md, section 2): one definition.
+# Leading columns of every required table (docs/data-contract.md, section 2): one definition.
 CONTRACT_COLUMNS: dict[str, list[str]] = CONTRACT
 
 _PACKAGES = ["impostor-bench", "pandas", "numpy", "scipy", "statsmodels", "networkx", "pingouin", "matplotlib",

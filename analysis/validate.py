@@ -34,7 +34,7 @@ from impostor.core.records import (
 __all__ = ["MODEL_COLUMNS", "FIX_EXPORT", "validate_tables"]
 
 MODEL_COLUMNS = ["model", "provider", "family", "params_b"]
-FIX_EXPORT = "re-export the tables with `impostor export` (see shared/data-contract.md)"
+FIX_EXPORT = "re-export the tables with `impostor export` (see docs/data-contract.md)"
 _MAX_SHOWN = 5
 
 # Column kinds of the contract columns.

@@ -3,7 +3,7 @@
 The scorer stores each finished game as ``{"game": GameRow, "players": [PlayerRow x 4]}``
 in the metadata of the ``impostor_winner`` score.  This module turns the
 samples of one or more Inspect logs into the contract tables
-(``shared/data-contract.md``), validating every row with :mod:`impostor.core.records`.
+(``docs/data-contract.md``), validating every row with :mod:`impostor.core.records`.
 
 Rules:
 

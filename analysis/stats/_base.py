@@ -30,7 +30,7 @@ from impostor.core.records import DIFFICULTIES, MODES  # noqa: F401 - re-exporte
 
 ALL = "ALL"
 
-# Leading columns of the report bundle's tables (shared/data-contract.md, section 2).
+# Leading columns of the report bundle's tables (docs/data-contract.md, section 2).
 CONTRACT: dict[str, list[str]] = {
     "headline": ["model", "imp_win_pct", "imp_win_ci", "maj_win_pct", "maj_win_ci", "det_acc_pct",
                  "det_acc_ci", "centrality", "reach", "coal_eff_pct", "n_imp_games", "n_maj_seats"],

@@ -143,7 +143,7 @@ CONTRACT_GAME_COLUMNS = GAME_COLUMNS[: GAME_COLUMNS.index("win_condition") + 1]
 CONTRACT_PLAYER_COLUMNS = PLAYER_COLUMNS[: PLAYER_COLUMNS.index("word_guess") + 1]
 
 # The files of an export directory and of a run's MLflow ``tables/`` artifacts
-# (shared/data-contract.md): the one definition the exporter, tracking and analysis use.
+# (docs/data-contract.md): the one definition the exporter, tracking and analysis use.
 GAMES_FILE = "games.parquet"
 PLAYERS_FILE = "players.parquet"
 MODELS_FILE = "models.csv"
