@@ -57,6 +57,7 @@ def build_record(spec: GameSpec, seats: list[SeatRecord], *, experiment_id: str,
             vote_raw=(s.vote_raw or [""])[-1], reasoning=s.reasoning, ballot_class=ballot_class,
             temperature=s.temperature, vote_temperature=s.vote_temperature,
             vote_mode=s.vote_mode, vote_fallback=s.vote_fallback,
+            input_tokens=s.tokens()[0], output_tokens=s.tokens()[1],
         ))
     vote_modes = sorted({s.vote_mode for s in seats})
     game = GameRow(

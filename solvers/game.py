@@ -31,6 +31,7 @@ from impostor.core.schedule import GameSpec, derive_seed
 from impostor.core.seat import SeatRecord
 from solvers.game_store import load_seats, save_ballots, save_seats
 from solvers.seating import experiment_id_for, model_name, seat_models
+from solvers.usage import count, count_in_task, counting
 from solvers.vote_format import VoteFormats, with_call_limits
 
 CONSTRAINED_REASONING_MAX = 200
@@ -45,6 +46,7 @@ def _seat_records(state: TaskState) -> list[SeatRecord]:
 
 async def _ask(model: Model, messages: list[ChatMessage], config: GenerateConfig) -> str:
     output = await model.generate(messages, config=with_call_limits(model, config))
+    count(output)  # the seat's tokens (solvers.usage)
     return clean_model_text(output.completion or "")
 
 
@@ -83,17 +85,18 @@ async def describe_all(
         record = seats[seat]
         record.model = model_name(models[seat])
         record.temperature = settings[seat].temperature
-        text = await _ask(models[seat], messages, config)
-        record.description_raw.append(text)
-        violation = description_violation(text, word, max_chars)
-        if violation is not None:
-            messages += [
-                ChatMessageAssistant(content=text),
-                ChatMessageUser(content=prompts.DESCRIPTION_RETRY.format(violation=violation, max_chars=max_chars)),
-            ]
+        with counting(record, "describe"):
             text = await _ask(models[seat], messages, config)
             record.description_raw.append(text)
             violation = description_violation(text, word, max_chars)
+            if violation is not None:
+                messages += [
+                    ChatMessageAssistant(content=text),
+                    ChatMessageUser(content=prompts.DESCRIPTION_RETRY.format(violation=violation, max_chars=max_chars)),
+                ]
+                text = await _ask(models[seat], messages, config)
+                record.description_raw.append(text)
+                violation = description_violation(text, word, max_chars)
         record.description_valid = violation is None
         record.description_error = violation
         record.description = one_line(text) if violation is None else prompts.INVALID_DESCRIPTION_PLACEHOLDER
@@ -201,6 +204,7 @@ async def vote_all(
             ChatMessageSystem(content=prompts.VOTING_SYSTEM), ChatMessageUser(content=user)
         ]
         record = seats[seat]
+        count_in_task(record, "vote")  # a task of its own (gather below): its ballot calls count here
         record.vote_mode = vote_mode
         record.vote_temperature = settings[seat].vote_temperature
         text = await ask(seat, messages, config, vote_mode)

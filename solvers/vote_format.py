@@ -31,6 +31,7 @@ from inspect_ai.model import ChatMessage, GenerateConfig, Model
 from impostor.core.parsing import clean_model_text
 from impostor.inspect_compat import active_generate_config
 from solvers.seating import model_name
+from solvers.usage import count
 
 logger = logging.getLogger(__name__)
 
@@ -128,6 +129,7 @@ class VoteFormats:
     async def _call(self, model: Model, messages: list[ChatMessage], config: GenerateConfig, form: str,
                     probe: bool = False) -> str:
         output = await model.generate(messages, config=form_config(with_call_limits(model, config), form, probe))
+        count(output)  # the seat's tokens (solvers.usage)
         return clean_model_text(output.completion or "")
 
     def _fall_back(self, model: Model, name: str, form: str, reason: str, metadata: dict[str, Any]) -> None:

@@ -24,6 +24,8 @@ class SeatRecord:
     description_raw: list[str] = field(default_factory=list)  # every attempt, as the model wrote it
     description_valid: bool = False
     description_error: Optional[str] = None  # the rule it broke (impostor.core.parsing)
+    input_tokens: Optional[int] = None  # tokens of this phase's calls (solvers.usage); None: none reported
+    output_tokens: Optional[int] = None
     # --- voting phase (``BALLOT_FIELDS``)
     vote_mode: str = "free"  # the ballot form used: free | structured | constrained | json_object
     vote_fallback: Optional[str] = None  # "<asked>-><used>" when a server refused the asked form
@@ -36,6 +38,14 @@ class SeatRecord:
     word_guess: Optional[str] = None
     ballot_error: Optional[str] = None
     ballot_class: Optional[str] = "missing"  # impostor.core.records.BALLOT_CLASSES; None in old stores
+    vote_input_tokens: Optional[int] = None  # tokens of the ballot calls (solvers.usage)
+    vote_output_tokens: Optional[int] = None
+
+    def tokens(self) -> tuple[Optional[int], Optional[int]]:
+        """(input, output) tokens of all this seat's calls in the game; None where none reported."""
+        def total(*xs: Optional[int]) -> Optional[int]:
+            return None if all(x is None for x in xs) else sum(x or 0 for x in xs)
+        return (total(self.input_tokens, self.vote_input_tokens), total(self.output_tokens, self.vote_output_tokens))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -53,4 +63,5 @@ class SeatRecord:
 
 #: The fields the voting phase writes (stored under their own key, beside the description record).
 BALLOT_FIELDS = ("vote_mode", "vote_fallback", "vote_temperature", "vote_raw", "vote", "confidence", "reasoning",
-                 "self_declared", "word_guess", "ballot_error", "ballot_class")
+                 "self_declared", "word_guess", "ballot_error", "ballot_class", "vote_input_tokens",
+                 "vote_output_tokens")
