@@ -25,6 +25,7 @@ SUBCOMMAND_MODULES = (
     "impostor.commands.simulate",
     "impostor.commands.power",
     "impostor.commands.play",
+    "impostor.commands.tracking_server",
 )
 
 

@@ -56,4 +56,15 @@ command -v chromium >/dev/null 2>&1 || {
     log "chromium is missing: install it (apt-get install chromium) to run tests/test_human_browser.py"
   fi
 }
+# 6. PostgreSQL for the shared tracking server (scripts/tracking-server.sh) and its test
+#    (tests/test_tracking_server.py): Debian's package, installed only when missing.
+command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || {
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "postgresql (Debian) for the shared tracking server"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+  else
+    log "postgresql is missing: install it (apt-get install postgresql) for scripts/tracking-server.sh"
+  fi
+}
 log "done: activate with '. .venv/bin/activate'"

@@ -1,0 +1,28 @@
+"""``impostor tracking-server``: a shared MLflow tracking server on PostgreSQL, for shards on several hosts."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("tracking-server", help="run an MLflow tracking server backed by PostgreSQL "
+                                                      "(proxied artifacts) for sweeps sharded over hosts",
+                              description=__doc__.splitlines()[0])
+    p.add_argument("--dir", default=".tracking", help="where the database (pgdata/) and artifacts live "
+                                                      "(default .tracking; reused on restart)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; 0.0.0.0 for "
+                                                       "other hosts, behind your firewall or an SSH tunnel)")
+    p.add_argument("--port", type=int, default=5000, help="HTTP port of the tracking server (default 5000)")
+    p.add_argument("--workers", type=int, default=2, help="mlflow server worker processes (default 2)")
+    p.add_argument("--pg-port", type=int, default=0, help="PostgreSQL's port on 127.0.0.1 (default: a free one)")
+    p.set_defaults(func=_cmd)
+
+
+def _cmd(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from impostor.tracking.server import serve
+
+    return serve(Path(args.dir), host=args.host, port=args.port, workers=args.workers, pg_port=args.pg_port)
