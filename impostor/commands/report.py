@@ -135,9 +135,14 @@ def _load(args: Any) -> tuple[Any, dict]:
         data = load_tables(args.parquet)
         source = {"kind": "parquet", "parquet": str(Path(args.parquet).absolute())}
     else:
+        from impostor.tracking.store import shown_uri, tracking_uri
+        from impostor.tracking.tables import require_store
+
+        require_store(args.experiment, args.tracking_uri)  # before any output: a reading command never writes
         _progress(f"reading MLflow experiment '{args.experiment}'")
         data = load_from_mlflow(args.experiment, args.tracking_uri)
-        source = {"kind": "mlflow", "experiment": args.experiment, "tracking_uri": args.tracking_uri}
+        source = {"kind": "mlflow", "experiment": args.experiment,
+                  "tracking_uri": shown_uri(tracking_uri(args.tracking_uri))}
     _progress(f"{len(data.games):,} games, {data.games['experiment_id'].nunique():,} experiments loaded "
               f"in {time.perf_counter() - t_load:.1f} s")
     return data, source

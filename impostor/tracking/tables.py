@@ -17,9 +17,9 @@ from typing import Any, Iterator, Optional
 from impostor.core.errors import ImpostorError
 from impostor.core.records import GAMES_FILE, PLAYERS_FILE
 from impostor.tracking.logrun import TABLES_DIR, TAG
-from impostor.tracking.store import TrackingUnavailable, get_client, shown_uri
+from impostor.tracking.store import TrackingUnavailable, get_client, shown_uri, tracking_uri as resolve_uri
 
-__all__ = ["RunTables", "ExperimentTables", "downloaded_tables"]
+__all__ = ["RunTables", "ExperimentTables", "downloaded_tables", "require_store"]
 
 
 @dataclass
@@ -45,6 +45,26 @@ class ExperimentTables:
     @property
     def description(self) -> str:
         return f"{len(self.runs)} run(s) of MLflow experiment '{self.name}' at {self.where}"
+
+
+def _local_store(uri: str) -> Optional[Path]:
+    """The file or folder a local tracking URI names (None for a server)."""
+    if uri.startswith("sqlite:///"):
+        return Path(uri.removeprefix("sqlite:///"))
+    if uri.startswith("file://"):
+        return Path(uri.removeprefix("file://"))
+    return None if "://" in uri else Path(uri)
+
+
+def require_store(experiment: str, tracking_uri: Optional[str] = None) -> None:
+    """Reading commands never write: MLflow creates an empty local store on first open, so a
+    read from a folder without one would leave ``mlruns/mlflow.db`` behind.  Refuse first."""
+    uri = resolve_uri(tracking_uri)
+    path = _local_store(uri)
+    if path is not None and not path.exists():
+        raise ImpostorError(f"MLflow experiment '{experiment}' not found: no tracking store at {path} "
+                            f"(tracking URI {shown_uri(uri)}); fix: run from the folder that holds mlruns/, "
+                            "or pass --tracking-uri (or set MLFLOW_TRACKING_URI) to the store the sweep wrote")
 
 
 def _open_client(tracking_uri: Optional[str], unreachable_fix: str) -> tuple[Any, str]:
@@ -97,7 +117,8 @@ def downloaded_tables(experiment: str, tracking_uri: Optional[str] = None, *, ki
                       unreachable_fix: str = "start the server or check --tracking-uri") -> Iterator[ExperimentTables]:
     """The runs of ``experiment`` (only those tagged ``impostor.kind=<kind>`` when given) with their
     ``tables/`` downloaded; the files live until the ``with`` block ends.  Raises ImpostorError when
-    the store cannot be opened or the experiment does not exist."""
+    the store cannot be opened or the experiment does not exist (never creating a local store)."""
+    require_store(experiment, tracking_uri)
     client, uri = _open_client(tracking_uri, unreachable_fix)
     where = shown_uri(uri)
     exp = _experiment(client, experiment, where)
