@@ -24,6 +24,8 @@ import json
 import os
 import platform
 import shutil
+import subprocess
+import sys
 import time
 from importlib import metadata
 from pathlib import Path
@@ -78,6 +80,21 @@ def _versions() -> dict[str, Optional[str]]:
         except metadata.PackageNotFoundError:
             out[name] = None
     return out
+
+
+def git_commit(root: Optional[Path] = None) -> Optional[str]:
+    """The commit of the impostor-bench checkout the report was made with (None when it is not one:
+    an installed copy, no git, a slow disk), so a bundle can be traced back to its code."""
+    root = root or Path(__file__).resolve().parents[1]
+    if not (root / ".git").exists():
+        return None
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                             timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    sha = out.stdout.strip()
+    return sha if out.returncode == 0 and len(sha) == 40 else None
 
 
 def _data_summary(data: AnalysisData) -> dict:
@@ -180,6 +197,9 @@ def _manifest(data: AnalysisData, cfg, source: Optional[dict], inputs: list[dict
         "schema_version": 1,
         "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "source": source or {},
+        "git_commit": git_commit(),
+        "tracking_uri": (source or {}).get("tracking_uri"),  # set when read from MLflow (no credentials)
+        "command_line": list(sys.argv),
         "inputs": inputs,
         "packages": _versions(),
         "platform": {"system": platform.system(), "machine": platform.machine(), "cpus": os.cpu_count()},

@@ -342,3 +342,23 @@ def test_cli_report_from_mlflow(mlflow_store, tmp_path, capsys):
     assert sum(i["path"].startswith("mlflow:") for i in m["inputs"]) == 6
     assert m["data"]["games"] == 1200
     assert main(["report", "--experiment", "nope", "--tracking-uri", mlflow_store, "--out", str(tmp_path / "x")]) == 2
+
+
+def test_report_from_mlflow_records_provenance(mlflow_store, tmp_path, monkeypatch):
+    """manifest.json: the resolved tracking URI, the command line and the checkout's commit."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    argv = ["impostor", "report", "--experiment", "sim", "--tracking-uri", mlflow_store, "--out", str(tmp_path / "r"),
+            "--no-figures", "--bootstrap-reps", "0", "--permutation-reps", "0"]
+    monkeypatch.setattr(sys, "argv", argv)
+    assert main(argv[1:]) == 0
+    m = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert m["tracking_uri"] == mlflow_store and m["source"]["tracking_uri"] == mlflow_store
+    assert m["command_line"] == argv
+    root = Path(__file__).resolve().parents[2]
+    head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True)
+    expected = head.stdout.strip() if (root / ".git").exists() and head.returncode == 0 else None
+    assert m["git_commit"] == expected
