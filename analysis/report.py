@@ -229,6 +229,11 @@ def _fill_bundle(tmp: Path, data: AnalysisData, cfg, tables: Mapping[str, Callab
         data.notes.append(f"Table {name} is required by the data contract but analysis.stats does not provide it.")
     figs = _figures(data, results, tmp / "figures", progress, embedder) if figures else []
     manifest = _manifest(data, cfg, source, inputs, table_info, missing, figs, errors)
+    if figures:
+        from analysis.figures import FIGURES
+
+        drawn = {Path(f["file"]).stem for f in figs}
+        manifest["figures_not_drawn"] = [name for name, _ in FIGURES if name not in drawn]
     progress("writing report.md, report.html, manifest.json")
     (tmp / "report.md").write_text(render_markdown(manifest, results, figs), encoding="utf-8")
     (tmp / "report.html").write_text(render_html(manifest, results, figs, tmp / "figures"), encoding="utf-8")

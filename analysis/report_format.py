@@ -13,7 +13,7 @@ from typing import Callable, Optional
 import numpy as np
 import pandas as pd
 
-__all__ = ["GENERATOR", "to_markdown", "to_latex", "latex_escape", "html_table"]
+__all__ = ["GENERATOR", "to_markdown", "to_latex", "latex_escape", "html_table", "flag_intervals"]
 
 GENERATOR = "impostor report"
 _P_COLUMNS = {"p", "q", "spearman_p", "p_bh", "p_bonferroni", "p_holm", "p_value", "pvalue"}
@@ -73,6 +73,34 @@ def _formatter(col: str, s: pd.Series) -> Callable[[object], str]:
         return str(v)
 
     return fmt
+
+
+UNDEFINED_SHARE = 0.10  # more replicates undefined than this flags the interval
+
+
+def flag_intervals(df: pd.DataFrame, column: str = "interval_check") -> pd.DataFrame:
+    """A display copy with a warning column right after ``ci_high`` where an interval is degenerate:
+    zero width (``ci_low == ci_high``), or built on a bootstrap with many undefined replicates
+    (``n_undefined / reps``).  Unchanged when no row is flagged (the CSV never gets it)."""
+    if not {"ci_low", "ci_high"} <= set(df.columns) or df.empty:
+        return df
+    lo = pd.to_numeric(df["ci_low"], errors="coerce")
+    hi = pd.to_numeric(df["ci_high"], errors="coerce")
+    flags = pd.Series("", index=df.index, dtype=object)
+    zero = np.isfinite(lo) & np.isfinite(hi) & np.isclose(lo, hi, rtol=1e-9, atol=1e-12)
+    flags[zero] = "⚠ zero-width interval"
+    if {"n_undefined", "reps"} <= set(df.columns):
+        und = pd.to_numeric(df["n_undefined"], errors="coerce")
+        reps = pd.to_numeric(df["reps"], errors="coerce")
+        many = (reps > 0) & (und / reps > UNDEFINED_SHARE)
+        text = "⚠ " + und.fillna(0).astype(int).astype(str) + "/" + reps.fillna(0).astype(int).astype(str) \
+            + " replicates undefined"
+        flags[many] = np.where(flags[many] != "", flags[many] + "; " + text[many].str[2:], text[many])
+    if not (flags != "").any():
+        return df
+    out = df.copy()
+    out.insert(list(out.columns).index("ci_high") + 1, column, flags)
+    return out
 
 
 def _display(df: pd.DataFrame) -> tuple[list[str], list[list[str]], list[bool]]:

@@ -10,9 +10,9 @@ from typing import Optional
 
 import pandas as pd
 
-from analysis.report_format import GENERATOR, html_table, to_markdown
+from analysis.report_format import GENERATOR, flag_intervals, html_table, to_markdown
 
-__all__ = ["TABLE_TITLES", "MD_MAX_ROWS", "MANIFEST", "render_markdown", "render_html"]
+__all__ = ["TABLE_TITLES", "LEAD_TABLES", "MD_MAX_ROWS", "MANIFEST", "render_markdown", "render_html"]
 
 MANIFEST = "manifest.json"
 MD_MAX_ROWS = 60  # rows shown per table in report.md / report.html (the files hold all)
@@ -45,7 +45,12 @@ TABLE_TITLES: dict[str, str] = {
 }
 
 
+# Shown first, in this order, when they have rows: the results a reader looks for.
+LEAD_TABLES = ("headline", "odds_ratios", "ratings", "speaking_itt", "bootstrap")
+
+
 def _intro_lines(m: dict) -> list[str]:
+    """The two lines above the results: where the data came from and what it holds."""
     d = m["data"]
     src = m.get("source") or {}
     where = src.get("parquet") or (f"MLflow experiment '{src.get('experiment')}'" if src.get("experiment") else "in-memory data")
@@ -55,15 +60,45 @@ def _intro_lines(m: dict) -> list[str]:
         f"Data: {d['games']:,} games in {d['experiments']:,} experiments; {len(d['models'])} models; "
         f"modes {', '.join(d['modes'])}; difficulties {', '.join(d['difficulties'])}"
         + (f"; overall impostor win {imp:.1f}%." if imp is not None else "."),
-        "Word pairs: " + _word_pairs_text(d.get("word_pairs") or []),
+    ]
+
+
+def _about_lines(m: dict) -> list[str]:
+    """Settings and the meaning of the intervals: after the results, with the caveats."""
+    return [
+        "Word pairs: " + _word_pairs_text((m["data"].get("word_pairs")) or []),
         f"Settings: seed {m['seed']}, bootstrap reps {m['bootstrap_reps']}, permutation reps {m['permutation_reps']}, "
         f"alpha {m['alpha']}. Percentages are 0-100; `*_ci` columns are 95% CI half-widths.",
         f"Intervals: bootstrap CIs (`ci_low`/`ci_high` of `bootstrap`, `speaking_itt`; headline `imp_win_ci_boot`) "
         f"use the {(m.get('config') or {}).get('bootstrap', 'design')} bootstrap (design = experiment-level wild "
         "bootstrap, the default; paper = experiments resampled within mode x difficulty, Appendix B.2); both "
         "are in the `*_design`/`*_paper` columns. Headline `*_ci` are Wilson (games independent); odds ratios "
-        "are Wald (games independent); docs/analysis.md gives each one's simulated coverage.",
+        "are Wald (games independent); docs/analysis.md gives each one's simulated coverage. "
+        "`interval_check` flags a zero-width interval or one whose bootstrap had many undefined replicates.",
+        f"Provenance: git commit {m.get('git_commit') or 'unknown'}; see {MANIFEST}.",
     ]
+
+
+def _layout(m: dict) -> tuple[list[dict], list[dict], list[str]]:
+    """(lead tables, other tables, empty table names) in report order; tables without rows are not drawn."""
+    shown = [t for t in m["tables"] if t["rows"] > 0]
+    lead = sorted((t for t in shown if t["name"] in LEAD_TABLES), key=lambda t: LEAD_TABLES.index(t["name"]))
+    rest = [t for t in shown if t["name"] not in LEAD_TABLES]
+    return lead, rest, [t["name"] for t in m["tables"] if t["rows"] == 0]
+
+
+def _not_shown_lines(m: dict, empty: list[str]) -> list[str]:
+    out = []
+    if empty:
+        out.append(f"Empty tables ({len(empty)}, reasons in the notes): {', '.join(empty)}.")
+    if m.get("figures_not_drawn"):
+        out.append(f"Figures not drawn ({len(m['figures_not_drawn'])}, reasons in the notes): "
+                   f"{', '.join(m['figures_not_drawn'])}.")
+    return out
+
+
+def _title(name: str) -> str:
+    return TABLE_TITLES.get(name, name.replace("_", " "))
 
 
 def _word_pairs_text(files: list[dict]) -> str:
@@ -101,27 +136,38 @@ def _group_notes(notes: list[str], min_group: int = 4) -> list[tuple[str, list[s
     return out
 
 
+def _md_table(name: str, t: dict, results: dict[str, pd.DataFrame]) -> list[str]:
+    return [f"### {name}: {_title(name)}", "", to_markdown(flag_intervals(results[name]), MD_MAX_ROWS),
+            f"Files: [csv](tables/{name}.csv) · [md](tables/{name}.md) · [tex](tables/{name}.tex) "
+            f"({t['rows']} rows, {t['seconds']:.1f} s)", ""]
+
+
 def render_markdown(m: dict, results: dict[str, pd.DataFrame], figs: list[dict]) -> str:
+    """Results first (lead tables, figures, other tables), then what was not shown, notes, settings."""
+    lead, rest, empty = _layout(m)
     out = ["# The Impostor Game: analysis report", ""]
     out += [f"- {line}" for line in _intro_lines(m)]
-    out += ["", "## Notes and caveats", ""]
+    out += ["", "## Results", ""]
+    for t in lead:
+        out += _md_table(t["name"], t, results)
+    out += ["## Figures", ""]
+    for f in figs:
+        out += [f"### {f['title']}", "", f"![{f['title']}](figures/{f['file']})", "", f"_{f['caption']}_", ""]
+    if not figs:
+        out += ["_No figures were drawn (see notes)._", ""]
+    out += ["## More tables", ""]
+    for t in rest:
+        out += _md_table(t["name"], t, results)
+    not_shown = _not_shown_lines(m, empty)
+    if not_shown:
+        out += ["## Not shown", ""] + [f"- {line}" for line in not_shown] + [""]
+    out += [f"## Notes and caveats ({len(m['notes'])})", ""]
     for head, items in _group_notes(m["notes"]):
         out.append(f"- {head}" + (f" ({len(items)} notes):" if items else ""))
         out += [f"  - {it}" for it in items]
     if not m["notes"]:
         out.append("- none")
-    out += ["", "## Figures", ""]
-    for f in figs:
-        out += [f"### {f['title']}", "", f"![{f['title']}](figures/{f['file']})", "", f"_{f['caption']}_", ""]
-    if not figs:
-        out += ["_No figures were drawn (see notes)._", ""]
-    out += ["## Tables", ""]
-    for t in m["tables"]:
-        name = t["name"]
-        out += [f"### {name}: {TABLE_TITLES.get(name, name.replace('_', ' '))}", ""]
-        out += [to_markdown(results[name], MD_MAX_ROWS)]
-        out += [f"Files: [csv](tables/{name}.csv) · [md](tables/{name}.md) · [tex](tables/{name}.tex) "
-                f"({t['rows']} rows, {t['seconds']:.1f} s)", ""]
+    out += ["", "## About this report", ""] + [f"- {line}" for line in _about_lines(m)] + [""]
     return "\n".join(out)
 
 
@@ -137,24 +183,30 @@ ul.notes li{margin:.2em 0}nav ul{columns:2;font-size:14px}
 """
 
 
-def render_html(m: dict, results: dict[str, pd.DataFrame], figs: list[dict], fig_dir: Path) -> str:
+def _html_table(name: str, t: dict, results: dict[str, pd.DataFrame]) -> list[str]:
     e = html.escape
+    return [f"<h3 id=\"tbl-{e(name)}\">{e(name)}: {e(_title(name))}</h3>",
+            html_table(flag_intervals(results[name]), MD_MAX_ROWS),
+            f"<p class=\"files\">Files: <a href=\"tables/{e(name)}.csv\">csv</a> · "
+            f"<a href=\"tables/{e(name)}.md\">md</a> · <a href=\"tables/{e(name)}.tex\">tex</a> "
+            f"({t['rows']} rows, {t['seconds']:.1f} s)</p>"]
+
+
+def render_html(m: dict, results: dict[str, pd.DataFrame], figs: list[dict], fig_dir: Path) -> str:
+    """The same order as report.md; notes and settings collapsed (``<details>``) at the end."""
+    e = html.escape
+    lead, rest, empty = _layout(m)
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Impostor Game report</title>"
              f"<style>{_CSS}</style></head><body>", "<h1>The Impostor Game: analysis report</h1>", "<ul>"]
     parts += [f"<li>{e(line).replace('`', '')}</li>" for line in _intro_lines(m)]
-    parts.append("</ul><nav><h2>Contents</h2><ul><li><a href=\"#notes\">Notes and caveats</a></li>")
+    parts.append("</ul><nav><details><summary>Contents</summary><ul>")
+    parts += [f"<li><a href=\"#tbl-{e(t['name'])}\">Table {e(t['name'])}</a></li>" for t in lead]
     parts += [f"<li><a href=\"#fig-{e(f['file'])}\">Figure: {e(f['title'])}</a></li>" for f in figs]
-    parts += [f"<li><a href=\"#tbl-{e(t['name'])}\">Table {e(t['name'])}</a></li>" for t in m["tables"]]
-    parts.append("</ul></nav><h2 id=\"notes\">Notes and caveats</h2><ul class=\"notes\">")
-    for head, items in _group_notes(m["notes"]):
-        if items:
-            sub = "".join(f"<li>{e(it)}</li>" for it in items)
-            parts.append(f"<li><details><summary>{e(head)} ({len(items)} notes)</summary><ul>{sub}</ul></details></li>")
-        else:
-            parts.append(f"<li>{e(head)}</li>")
-    if not m["notes"]:
-        parts.append("<li>none</li>")
-    parts.append("</ul><h2>Figures</h2>")
+    parts += [f"<li><a href=\"#tbl-{e(t['name'])}\">Table {e(t['name'])}</a></li>" for t in rest]
+    parts.append("<li><a href=\"#notes\">Notes and caveats</a></li></ul></details></nav><h2>Results</h2>")
+    for t in lead:
+        parts += _html_table(t["name"], t, results)
+    parts.append("<h2>Figures</h2>")
     for f in figs:
         data = base64.b64encode((fig_dir / f["file"]).read_bytes()).decode("ascii")
         parts.append(
@@ -164,13 +216,24 @@ def render_html(m: dict, results: dict[str, pd.DataFrame], figs: list[dict], fig
         )
     if not figs:
         parts.append("<p><em>No figures were drawn (see notes).</em></p>")
-    parts.append("<h2>Tables</h2>")
-    for t in m["tables"]:
-        name = t["name"]
-        parts.append(f"<h3 id=\"tbl-{e(name)}\">{e(name)}: {e(TABLE_TITLES.get(name, name.replace('_', ' ')))}</h3>")
-        parts.append(html_table(results[name], MD_MAX_ROWS))
-        parts.append(f"<p class=\"files\">Files: <a href=\"tables/{e(name)}.csv\">csv</a> · "
-                     f"<a href=\"tables/{e(name)}.md\">md</a> · <a href=\"tables/{e(name)}.tex\">tex</a> "
-                     f"({t['rows']} rows, {t['seconds']:.1f} s)</p>")
+    parts.append("<h2>More tables</h2>")
+    for t in rest:
+        parts += _html_table(t["name"], t, results)
+    not_shown = _not_shown_lines(m, empty)
+    if not_shown:
+        parts.append("<h2>Not shown</h2><ul>" + "".join(f"<li>{e(x)}</li>" for x in not_shown) + "</ul>")
+    parts.append(f"<h2 id=\"notes\">Notes and caveats</h2><details><summary>{len(m['notes'])} notes</summary>"
+                 "<ul class=\"notes\">")
+    for head, items in _group_notes(m["notes"]):
+        if items:
+            sub = "".join(f"<li>{e(it)}</li>" for it in items)
+            parts.append(f"<li><details><summary>{e(head)} ({len(items)} notes)</summary><ul>{sub}</ul></details></li>")
+        else:
+            parts.append(f"<li>{e(head)}</li>")
+    if not m["notes"]:
+        parts.append("<li>none</li>")
+    parts.append("</ul></details><h2>About this report</h2><details><summary>Settings, intervals, provenance"
+                 "</summary><ul>" + "".join(f"<li>{e(x).replace('`', '')}</li>" for x in _about_lines(m))
+                 + "</ul></details>")
     parts.append(f"<p class=\"files\">Manifest: <a href=\"{MANIFEST}\">{MANIFEST}</a></p></body></html>")
     return "\n".join(parts)

@@ -1,0 +1,81 @@
+"""report.md / report.html lead with results: tables and figures first, empty ones listed in a
+line, caveats collapsed at the end, degenerate intervals flagged (issue 16).  Through the CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.report_format import flag_intervals, to_markdown
+
+
+def _impostor(*args: str, cwd: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "impostor.cli", *args], cwd=cwd, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+
+
+@pytest.fixture(scope="module")
+def tiny_bundle(tmp_path_factory) -> Path:
+    """4 experiments of 10 games: every cell has one experiment, so bootstrap intervals collapse."""
+    d = tmp_path_factory.mktemp("layout")
+    _impostor("simulate", "--out", "sim", "--experiments", "4", "--games", "10", "--seed", "3", cwd=d)
+    _impostor("report", "--parquet", "sim", "--out", "rep", "--bootstrap-reps", "30", "--permutation-reps", "30",
+              cwd=d)
+    return d / "rep"
+
+
+def test_markdown_leads_with_results(tiny_bundle):
+    md = (tiny_bundle / "report.md").read_text()
+    m = json.loads((tiny_bundle / "manifest.json").read_text())
+    pos = {h: md.index(h) for h in ("## Results", "### headline:", "## Figures", "## More tables", "## Not shown",
+                                    "## Notes and caveats", "## About this report")}
+    assert list(pos.values()) == sorted(pos.values()), pos
+    assert md.index("![") < pos["## Notes and caveats"]  # a figure before any caveat
+    empty = [t["name"] for t in m["tables"] if t["rows"] == 0]
+    assert empty, "the tiny design should leave some table empty"
+    line = next(x for x in md.splitlines() if x.startswith("- Empty tables"))
+    for name in empty:
+        assert name in line and f"### {name}:" not in md
+    for name in [t["name"] for t in m["tables"] if t["rows"] > 0]:
+        assert f"### {name}:" in md
+    for name in m["figures_not_drawn"]:
+        assert name in next(x for x in md.splitlines() if x.startswith("- Figures not drawn"))
+
+
+def test_html_collapses_caveats_at_the_end(tiny_bundle):
+    page = (tiny_bundle / "report.html").read_text()
+    notes = page.index('<h2 id="notes">')
+    assert page.index("<h2>Results</h2>") < page.index("<figure") < notes
+    assert page.index("<details>", notes) < page.index('<ul class="notes">', notes)
+    assert page.count("<table>") == sum(t["rows"] > 0 for t in json.loads((tiny_bundle / "manifest.json")
+                                                                         .read_text())["tables"])
+
+
+def test_zero_width_bootstrap_interval_is_flagged_next_to_the_number(tiny_bundle):
+    boot = pd.read_csv(tiny_bundle / "tables" / "bootstrap.csv")
+    assert "interval_check" not in boot.columns  # the CSV keeps the statistics only
+    zero = boot[np.isclose(boot["ci_low"], boot["ci_high"])]
+    assert len(zero) > 0
+    md = (tiny_bundle / "report.md").read_text()
+    rows = [x for x in md.splitlines() if x.startswith(f"| {zero['quantity'].iloc[0]} |")]
+    assert rows and "⚠ zero-width interval" in rows[0]
+
+
+def test_flag_intervals_cases():
+    df = pd.DataFrame({"q": ["a", "b", "c", "d"], "estimate": [0.0, 1.2, 0.5, 0.4],
+                       "ci_low": [0.0, 1.0, 0.1, np.nan], "ci_high": [0.0, 1.5, 0.9, np.nan],
+                       "reps": [100, 100, 100, 100], "n_undefined": [0, 30, 10, 0]})
+    flagged = flag_intervals(df)
+    assert list(flagged.columns).index("interval_check") == list(df.columns).index("ci_high") + 1
+    assert flagged["interval_check"].tolist() == ["⚠ zero-width interval", "⚠ 30/100 replicates undefined", "", ""]
+    healthy = df.iloc[[2, 3]]
+    assert flag_intervals(healthy) is healthy  # nothing to flag: no extra column
+    assert "interval_check" not in df.columns
+    assert "⚠ zero-width interval" in to_markdown(flagged)
