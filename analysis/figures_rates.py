@@ -58,18 +58,19 @@ def _dot_panel(games: pd.DataFrame, by: str, levels: list[str], colors: dict, la
                 label="overall" if i == 0 else None)
     for i in range(len(order) - 1):
         ax.axhline(i + 0.5, color="0.85", lw=0.8)
-    ax.axvline(50, color="0.4", ls="--", lw=1)
+    ax.axvline(50, color="0.4", ls="--", lw=1, label="50% (even game)")
+    n_games = games.groupby("impostor_model").size()
     ax.set_yticks(range(len(order)))
-    ax.set_yticklabels(order)
+    ax.set_yticklabels([f"{m}\n(n={n_games[m]:,} games)" for m in order])
     ax.set_ylim(len(order) - 0.5, -0.5)
     ax.grid(axis="y", visible=False)
     ax.set_xlim(0, 100)
     ax.set_xlabel("Impostor win rate (%) with 95% Wilson CI")
     ax.set_title(title, loc="left")
     handles, labels = ax.get_legend_handles_labels()
-    order_idx = sorted(range(len(labels)), key=lambda i: labels[i] == "overall")  # "overall" last
+    order_idx = sorted(range(len(labels)), key=lambda i: labels[i] in ("overall", "50% (even game)"))  # these last
     ax.legend([handles[i] for i in order_idx], [labels[i] for i in order_idx], loc="upper center",
-              bbox_to_anchor=(0.5, -0.09 if height > 5 else -0.16), ncol=min(n_lv + 1, 6), frameon=False, fontsize=9)
+              bbox_to_anchor=(0.5, -0.09 if height > 5 else -0.16), ncol=min(n_lv + 2, 6), frameon=False, fontsize=9)
     save_figure(fig, path)
 
 
@@ -110,7 +111,7 @@ def fig_forest(data: AnalysisData, tables: dict, out: Path, notes: list[str]) ->
     if df is None or len(df) == 0:
         notes.append("Figure 'odds ratio forest plot' skipped: the odds_ratios table is empty.")
         return None
-    df = df[["comparison", "or", "ci_low", "ci_high", "p"]].copy()
+    df = df[["comparison", "or", "ci_low", "ci_high", "p"] + (["n"] if "n" in df.columns else [])].copy()
     for c in ("or", "ci_low", "ci_high", "p"):
         df[c] = pd.to_numeric(df[c], errors="coerce")
     df = df[np.isfinite(df["or"]) & (df["or"] > 0)].reset_index(drop=True)
@@ -138,7 +139,9 @@ def fig_forest(data: AnalysisData, tables: dict, out: Path, notes: list[str]) ->
     ax.set_xticklabels([f"{t:g}" for t in ticks])
     ax.minorticks_off()
     ax.set_yticks(y)
-    ax.set_yticklabels([_pretty_comparison(c) for c in df["comparison"]])
+    counts = pd.to_numeric(df["n"], errors="coerce") if "n" in df.columns else pd.Series(np.nan, index=df.index)
+    ax.set_yticklabels([_pretty_comparison(c) + (f"\n(n={int(k):,} games)" if np.isfinite(k) else "")
+                        for c, k in zip(df["comparison"], counts)])
     ax.set_ylim(n - 0.5, -0.5)
     ax.grid(axis="y", visible=False)
     # the numbers, in a column right of the axes
