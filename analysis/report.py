@@ -5,8 +5,8 @@ and writes::
 
     OUT/tables/NAME.csv   full precision
     OUT/tables/NAME.md    GitHub-flavoured Markdown table
-    OUT/tables/NAME.tex   a \\begin{tabular}...\\end{tabular} fragment (no packages needed)
-    OUT/figures/*.png
+    OUT/tables/NAME.tex   a table float to \\input (booktabs rules, caption, label tab:NAME)
+    OUT/figures/*.png     300 dpi, with a vector .pdf and .svg of each
     OUT/report.md         tables, figures, notes
     OUT/report.html       self-contained rendering (figures embedded, also linked)
     OUT/manifest.json     inputs + sha256, package versions, settings, tables, notes, wall time
@@ -160,7 +160,7 @@ def _write_table(name: str, df: pd.DataFrame, table_dir: Path) -> None:
     base = table_dir / name
     df.to_csv(base.with_suffix(".csv"), index=False)
     base.with_suffix(".md").write_text(to_markdown(df), encoding="utf-8")
-    base.with_suffix(".tex").write_text(to_latex(df, name), encoding="utf-8")
+    base.with_suffix(".tex").write_text(to_latex(df, name, TABLE_TITLES.get(name)), encoding="utf-8")
 
 
 def _compute_tables(tables: Mapping[str, Callable], data: AnalysisData, cfg, table_dir: Path,
