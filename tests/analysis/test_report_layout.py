@@ -79,3 +79,26 @@ def test_flag_intervals_cases():
     assert flag_intervals(healthy) is healthy  # nothing to flag: no extra column
     assert "interval_check" not in df.columns
     assert "⚠ zero-width interval" in to_markdown(flagged)
+
+
+def test_figures_as_vector_pdf_svg_and_300_dpi_png(tiny_bundle):
+    import re
+    import xml.etree.ElementTree as ET
+
+    from PIL import Image
+
+    m = json.loads((tiny_bundle / "manifest.json").read_text())
+    assert m["figures"], "the tiny design still draws figures"
+    game_ids = set(pd.read_parquet(tiny_bundle.parent / "sim" / "games.parquet")["game_id"])
+    for f in m["figures"]:
+        png = tiny_bundle / f["file"]
+        assert (png.with_suffix(".pdf")).read_bytes()[:5] == b"%PDF-"
+        svg = png.with_suffix(".svg")
+        root = ET.parse(svg).getroot()
+        assert root.tag.endswith("svg")
+        dpi = Image.open(png).info.get("dpi")
+        assert dpi and round(dpi[0]) == 300, (png.name, dpi)
+        words = " ".join(t for t in root.itertext() if t.strip() not in game_ids)  # ids are data, not labels
+        assert re.search(r"\b[a-z]+_[a-z]+\b", words) is None, (svg.name, re.findall(r"\b[a-z]+_[a-z]+\b", words))
+    mode = " ".join(ET.parse(tiny_bundle / "figures" / "win_by_mode.svg").getroot().itertext())
+    assert "50% (even game)" in mode and "n=" in mode
