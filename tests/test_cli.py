@@ -10,7 +10,7 @@ import pytest
 from impostor import __version__
 from impostor.cli import SUBCOMMAND_MODULES
 
-SUBCOMMANDS = [name.rsplit(".", 1)[1] for name in SUBCOMMAND_MODULES]
+SUBCOMMANDS = [name.rsplit(".", 1)[1].replace("_", "-") for name in SUBCOMMAND_MODULES]  # module tracking_server: command tracking-server
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:

@@ -224,7 +224,7 @@ def serve(root: Path, host: str = "127.0.0.1", port: int = 5000, workers: int = 
         with open(log_path, "a") as log:
             proc = subprocess.Popen(mlflow_server_cmd(pg.backend_uri(), artifacts, host, port, workers), env=env,
                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        shown = "127.0.0.1" if host in ("0.0.0.0", "127.0.0.1") else host
+        shown = socket.gethostname() if host in ("0.0.0.0", "::") else host  # what other hosts dial
         url = f"http://{shown}:{port}"
         _wait_healthy(f"http://127.0.0.1:{port}", proc, timeout, log_path)
         print(f"MLflow tracking server (PostgreSQL on 127.0.0.1:{pg.port}, artifacts {artifacts}) is up.\n"
