@@ -238,10 +238,21 @@ def build_tasks(pl: Plan, task_factory: Callable[..., Any]) -> list[Any]:
     return [task_factory(**task_spec(e, pl.config, pl.path, pl.resolved)["task_args"]) for e in pl.experiments]
 
 
+def _print_cost(pl: Plan) -> None:
+    """The plan's cost estimate (impostor.sweep.estimate); an estimate never stops a sweep."""
+    from impostor.sweep.estimate import cost_table
+
+    try:
+        print(cost_table(pl), flush=True)
+    except Exception as exc:  # noqa: BLE001
+        print(f"estimated cost: not available ({type(exc).__name__}: {exc})", flush=True)
+
+
 def print_plan(pl: Plan, log_dir: Path, list_all: bool) -> None:
     print(f"Sweep '{pl.config.name}' ({pl.path}): {len(pl.experiments):,} experiments, {pl.games:,} games"
           + (f" (shard {pl.shard[0]}/{pl.shard[1]} of {pl.all_experiments:,} experiments)" if pl.shard[1] > 1 else ""))
     print(plan_table(pl))
+    _print_cost(pl)
     shown = pl.experiments if list_all or len(pl.experiments) <= LIST_LIMIT else pl.experiments[:LIST_LIMIT]
     print("\nexperiments:")
     for e in shown:
@@ -267,6 +278,7 @@ def run_sweep(config: str, task_factory: Callable[..., Any], shard: Optional[str
         return 0
     if not pl.experiments:
         raise ImpostorError(f"{config}: shard {shard} has no experiments; fix: use fewer shards")
+    _print_cost(pl)  # what the run will cost, before its first game
     tasks = build_tasks(pl, task_factory)  # validates word pairs and task options before anything is written
     check_log_dir(ld, pl)
 
