@@ -166,6 +166,9 @@ def fig_tiebreak(data: AnalysisData, tables: dict, out: Path, notes: list[str]) 
     df = df.copy()
     for c in ("delta_cand", "delta_side", "ties"):
         df[c] = pd.to_numeric(df[c], errors="coerce")
+    if not (df["ties"].fillna(0) > 0).any():  # nothing to break: a figure of zero bars says nothing
+        notes.append("Figure 'tie-breaker deltas' skipped: no game ended in a top-of-ballot tie.")
+        return None
     dmd = tables.get("tiebreak_mode_difficulty")
     has_heat = dmd is not None and len(dmd) > 0
     fig, axes = plt.subplots(1, 2 if has_heat else 1, figsize=(12.5 if has_heat else 7.5, 4.2),

@@ -102,3 +102,15 @@ def test_figures_as_vector_pdf_svg_and_300_dpi_png(tiny_bundle):
         assert re.search(r"\b[a-z]+_[a-z]+\b", words) is None, (svg.name, re.findall(r"\b[a-z]+_[a-z]+\b", words))
     mode = " ".join(ET.parse(tiny_bundle / "figures" / "win_by_mode.svg").getroot().itertext())
     assert "50% (even game)" in mode and "n=" in mode
+
+
+def test_tiebreak_figure_not_drawn_without_ties(tmp_path):
+    from analysis.figures_rates import fig_tiebreak
+
+    no_ties = pd.DataFrame({"mode": ["homogeneous", "ALL"], "default": [40.0, 40.0], "sym_cand": [40.0, 40.0],
+                            "sym_side": [40.0, 40.0], "delta_cand": [0.0, 0.0], "delta_side": [0.0, 0.0],
+                            "ties": [0, 0]})
+    notes: list[str] = []
+    assert fig_tiebreak(None, {"tiebreak_mode": no_ties}, tmp_path, notes) is None
+    assert notes and "no game ended in a top-of-ballot tie" in notes[0]
+    assert list(tmp_path.iterdir()) == []
