@@ -165,3 +165,22 @@ def test_two_shards_with_a_kill_into_postgres_server(server, tmp_path):
 def _pg_port(data: Path) -> int:
     """The port the running cluster listens on (line 4 of postmaster.pid)."""
     return int((data / "pgdata/postmaster.pid").read_text().splitlines()[3])
+
+
+def test_unreachable_data_dir_is_a_one_line_error():
+    """As root the cluster runs as `postgres`: a DIR under a 0700 folder is refused, naming the folder."""
+    if os.geteuid() != 0:
+        pytest.skip("only root hands the cluster to the postgres user")
+    from impostor.core.errors import ImpostorError
+    from impostor.tracking.server import Postgres
+
+    base = Path(tempfile.mkdtemp(prefix="impostor-pg-"))  # pytest's own tmp_path is already 0700
+    try:
+        os.chmod(base, 0o755)
+        locked = base / "locked"
+        locked.mkdir(mode=0o700)
+        with pytest.raises(ImpostorError, match=r"postgres user cannot enter .*locked \(mode 0o700\).*--dir"):
+            Postgres(locked / "tracking").init()
+        assert not (locked / "tracking/pgdata").exists()
+    finally:
+        shutil.rmtree(base)

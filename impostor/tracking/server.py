@@ -132,12 +132,15 @@ class Postgres:
         if not log.exists():
             log.touch()
         _chown_pg(log)
+        status = subprocess.run(_as_pg_user([pg_bin("pg_ctl"), "-D", str(self.data), "status"]), capture_output=True)
+        if status.returncode == 0:  # left running by a killed tracking-server: restart it on a fresh port
+            self.stop()
         opts = f"-c listen_addresses=127.0.0.1 -c port={self.port} -c unix_socket_directories=''"
         r = subprocess.run(_as_pg_user([pg_bin("pg_ctl"), "-D", str(self.data), "-l", str(log), "-o", opts,
                                         "-w", "-t", "60", "start"]), capture_output=True, text=True)
         if r.returncode:
             raise ImpostorError(f"PostgreSQL did not start ({(r.stderr or r.stdout).strip()[-300:]}); "
-                                f"see {log}; if it is already running from DIR, stop that server first")
+                                f"see {log}")
         self._ensure_db()
 
     def _ensure_db(self) -> None:
@@ -196,6 +199,25 @@ def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float, log: Path) -
         time.sleep(0.5)
 
 
+def _stop_leftover(pidfile: Path) -> None:
+    """An ``mlflow server`` left by a SIGKILLed tracking-server still holds the port: stop its group."""
+    try:
+        pid = int(pidfile.read_text())
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (OSError, ValueError):
+        return
+    if b"mlflow" in cmdline and b"server" in cmdline:
+        try:
+            os.killpg(pid, signal.SIGTERM)
+            for _ in range(30):
+                time.sleep(0.5)
+                os.killpg(pid, 0)
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    pidfile.unlink(missing_ok=True)
+
+
 class _Stop(Exception):
     pass
 
@@ -221,9 +243,11 @@ def serve(root: Path, host: str = "127.0.0.1", port: int = 5000, workers: int = 
         pg.start()
         pg_started = True
         log_path = root / "mlflow-server.log"
+        _stop_leftover(root / "mlflow-server.pid")
         with open(log_path, "a") as log:
             proc = subprocess.Popen(mlflow_server_cmd(pg.backend_uri(), artifacts, host, port, workers), env=env,
                                     stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        (root / "mlflow-server.pid").write_text(f"{proc.pid}\n")
         shown = socket.gethostname() if host in ("0.0.0.0", "::") else host  # what other hosts dial
         url = f"http://{shown}:{port}"
         _wait_healthy(f"http://127.0.0.1:{port}", proc, timeout, log_path)
