@@ -236,6 +236,7 @@ def serve(root: Path, host: str = "127.0.0.1", port: int = 5000, workers: int = 
     artifacts.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True")  # else `mlflow server` hangs at start offline
     env.pop("MLFLOW_TRACKING_URI", None)
+    env.setdefault("MLFLOW_SERVER_ENABLE_JOB_EXECUTION", "false")  # GenAI job runner: 8 idle processes we never use
     old = {s: signal.signal(s, _raise_stop) for s in (signal.SIGTERM, signal.SIGHUP)}
     proc = None
     pg_started = False
