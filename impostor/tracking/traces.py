@@ -1,0 +1,183 @@
+"""Every game of an eval as an MLflow trace, under the eval's run (docs/tracking.md "Traces").
+
+Built from the Inspect log when the run is finished (hook or ``impostor sync``), not on the
+hot path: one trace per game, a root span ``game <index>`` (inputs: mode, difficulty, words,
+seats; outputs: winner, condition, ballots), a ``description round`` and a ``vote round``
+span, and one LLM span per model call (the prompt messages, the reply, tokens, latency,
+model, seat, attempt). The game's outcome is in the trace tags (``impostor.winner``,
+``impostor.win_condition``, ...), so the UI can filter games by them.
+
+A call is attributed to its seat and phase by its seed: every call of seat ``s`` in phase
+``p`` uses ``derive_seed(game_seed, p, s) % 2**31`` (solvers/game.py), recorded in the
+model event's config. Text is scrubbed of the run's secrets (``redact.redact_text``).
+``IMPOSTOR_MLFLOW_TRACES=0`` turns tracing off (runs, metrics and tables stay); a run already
+tagged ``impostor.traces_logged`` is not traced twice (re-syncs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any, Iterable, Optional
+
+from impostor.core.records import player_label
+from impostor.core.schedule import derive_seed
+from impostor.tracking.redact import redact_text
+
+ENV_TRACES = "IMPOSTOR_MLFLOW_TRACES"
+TAG_DONE = "impostor.traces_logged"
+PHASES = (("describe", "description round"), ("vote", "vote round"))
+
+
+def traces_enabled() -> bool:
+    return os.environ.get(ENV_TRACES, "1").strip().lower() not in {"0", "false", "no", "off"}
+
+
+def _ns(ts: Any) -> Optional[int]:
+    return None if ts is None else int(ts.timestamp() * 1e9)
+
+
+def _messages(messages: Iterable[Any], secrets: set[str]) -> list[dict[str, str]]:
+    return [{"role": str(m.role), "content": redact_text(m.text or "", secrets)} for m in messages]
+
+
+def game_calls(sample: Any) -> list[dict]:
+    """The model calls of one game in time order, each with its phase, seat and attempt."""
+    gseed = (sample.metadata or {}).get("game_seed")
+    seat_of = {} if gseed is None else {derive_seed(gseed, phase, seat) % 2**31: (phase, seat)
+                                        for phase, _ in PHASES for seat in range(4)}
+    calls, attempts = [], {}
+    for e in sample.events or []:
+        if getattr(e, "event", None) != "model":
+            continue
+        phase, seat = seat_of.get(getattr(e.config, "seed", None), (None, None))
+        attempts[(phase, seat)] = attempts.get((phase, seat), 0) + 1
+        usage = e.output.usage if e.output is not None else None
+        start = _ns(e.timestamp)
+        end = _ns(e.completed) or (start + int((e.working_time or 0) * 1e9) if start is not None else None)
+        calls.append({"event": e, "phase": phase, "seat": seat, "attempt": attempts[(phase, seat)], "start": start,
+                      "end": end, "input_tokens": getattr(usage, "input_tokens", None),
+                      "output_tokens": getattr(usage, "output_tokens", None),
+                      "latency_s": e.working_time if e.working_time is not None else
+                      ((end - start) / 1e9 if start is not None and end is not None else None)})
+    return calls
+
+
+def _outcome_tags(record: Optional[dict], sample: Any) -> dict[str, str]:
+    md = sample.metadata or {}
+    tags = {"impostor.sample_id": str(sample.id), "impostor.mode": str(md.get("mode")),
+            "impostor.difficulty": str(md.get("difficulty"))}
+    if record is None:
+        return tags | {"impostor.winner": "error"}
+    g = record["game"]
+    return tags | {"impostor.game_id": g["game_id"], "impostor.experiment_id": g["experiment_id"],
+                   "impostor.winner": g["winner"], "impostor.win_condition": g["win_condition"],
+                   "impostor.impostor_seat": str(player_label(g["impostor_seat"])),
+                   "impostor.impostor_model": g["impostor_model"], "impostor.tie_k": str(g.get("tie_k", 0))}
+
+
+def _id(*parts: object, n: int = 16) -> str:
+    """A stable hex id (re-logging a game gives the same trace and span ids)."""
+    return hashlib.sha256(":".join(map(str, parts)).encode()).hexdigest()[:n]
+
+
+def _span(trace_id: str, span_id: str, parent: Optional[str], name: str, span_type: str, start: int, end: int,
+          inputs: Any = None, outputs: Any = None, attributes: Optional[dict] = None, ok: bool = True) -> dict:
+    """One span in MLflow's stored form (attribute values JSON-encoded, as MLflow writes them)."""
+    attrs = {"mlflow.traceRequestId": json.dumps(trace_id), "mlflow.spanType": json.dumps(span_type)}
+    if inputs is not None:
+        attrs["mlflow.spanInputs"] = json.dumps(inputs, default=str)
+    if outputs is not None:
+        attrs["mlflow.spanOutputs"] = json.dumps(outputs, default=str)
+    for k, v in (attributes or {}).items():
+        attrs[k] = json.dumps(v, default=str)
+    return {"trace_id": trace_id, "span_id": span_id, "parent_span_id": parent, "name": name,
+            "start_time_unix_nano": int(start), "end_time_unix_nano": int(end), "events": [], "links": [],
+            "status": {"code": "STATUS_CODE_OK" if ok else "STATUS_CODE_ERROR", "message": ""}, "attributes": attrs}
+
+
+def game_spans(run_id: str, sample: Any, secrets: set[str]) -> list[dict]:
+    """The spans of one game's trace (empty when the game made no model call): the root
+    ``game <index>``, the two rounds, one LLM span per call; the outcome as trace tags."""
+    calls = [c for c in game_calls(sample) if c["start"] is not None and c["end"] is not None]
+    if not calls:
+        return []
+    score = (sample.scores or {}).get("impostor_winner")
+    record = score.metadata if score is not None and isinstance(score.metadata, dict) and "game" in score.metadata else None
+    md = sample.metadata or {}
+    tid = "tr-" + _id(run_id, sample.id, n=32)
+    root = _id(tid, "root")
+    inputs = {k: md.get(k) for k in ("mode", "difficulty", "majority_word", "impostor_word", "impostor_seat",
+                                     "speaking_order", "team_assignment", "game_index")}
+    outputs = None
+    if record is not None:
+        g = record["game"]
+        outputs = {"winner": g["winner"], "win_condition": g["win_condition"],
+                   "ballots": {player_label(p["seat"]): p.get("vote") for p in record["players"]}}
+    tags = {f"mlflow.traceTag.{k}": v for k, v in _outcome_tags(record, sample).items()}
+    spans = [_span(tid, root, None, f"game {md.get('game_index', sample.id)}", "AGENT", min(c["start"] for c in calls),
+                   max(c["end"] for c in calls), inputs, outputs, tags, ok=record is not None)]
+    for phase, title in PHASES:
+        mine = [c for c in calls if c["phase"] == phase]
+        if not mine:
+            continue
+        rid = _id(tid, phase)
+        spans.append(_span(tid, rid, root, title, "CHAIN", mine[0]["start"], max(c["end"] for c in mine)))
+        for c in mine:
+            e = c["event"]
+            verb = "describes" if phase == "describe" else "votes"
+            name = f"Player {player_label(c['seat'])} {verb}" + (f" (attempt {c['attempt']})" if c["attempt"] > 1 else "")
+            usage = {k: v for k, v in (("input_tokens", c["input_tokens"]), ("output_tokens", c["output_tokens"]))
+                     if v is not None}
+            attrs = {"seat": c["seat"], "player": player_label(c["seat"]), "model": str(e.model), "phase": phase,
+                     "attempt": c["attempt"], "latency_s": c["latency_s"], **usage}
+            if usage:
+                attrs["mlflow.chat.tokenUsage"] = usage | {"total_tokens": sum(usage.values())}
+            reply = redact_text(e.output.completion or "", secrets) if e.output is not None else ""
+            spans.append(_span(tid, _id(tid, phase, c["seat"], c["attempt"]), rid, name, "LLM", c["start"], c["end"],
+                               {"messages": _messages(e.input, secrets)}, {"reply": reply}, attrs, ok=not e.error))
+    return spans
+
+
+def log_game_traces(client: Any, run_id: str, log: Any, secrets: set[str], batch: int = 50) -> int:
+    """A trace per game of ``log`` under ``run_id`` (skipped when off or already logged): the count.
+
+    Spans go to the store in batches of ``batch`` games (``TracingClient.log_spans``, one
+    database session per batch, which also creates the traces), then the traces are linked
+    to the run: the span-by-span tracing API cost ~0.3 s a game on SQLite (measured)."""
+    if not traces_enabled():
+        return 0
+    from inspect_ai.log import resolve_sample_attachments
+    from mlflow.entities import Span
+    from mlflow.tracing.client import TracingClient
+
+    run = client.get_run(run_id)
+    if run.data.tags.get(TAG_DONE) == "1":
+        return 0
+    samples = log.samples or []
+    loc = str(log.location or "").removeprefix("file://")
+    if loc and os.path.exists(loc) and not any(getattr(e, "event", None) == "model" for s in samples
+                                               for e in (s.events or [])):
+        # the log the end-of-task hook holds may lack the events (``inspect eval`` on the
+        # command line hands it no samples and the hook reads them without events): read them
+        from inspect_ai.log import read_eval_log
+
+        samples = read_eval_log(loc).samples or []
+    tracing = TracingClient(client.tracking_uri)
+    exp_id = run.info.experiment_id
+    trace_ids: list[str] = []
+    for i in range(0, len(samples), batch):
+        spans = []
+        for sample in samples[i:i + batch]:
+            sample = resolve_sample_attachments(sample, "full")  # the log stores long prompts once, as attachments
+            game = game_spans(run_id, sample, secrets)
+            if game:
+                trace_ids.append(game[0]["trace_id"])
+                spans += [Span.from_dict(d) for d in game]
+        if spans:
+            tracing.log_spans(exp_id, spans)
+    for i in range(0, len(trace_ids), 100):
+        client.link_traces_to_run(trace_ids[i:i + 100], run_id)
+    client.set_tag(run_id, TAG_DONE, "1")
+    return len(trace_ids)

@@ -1,0 +1,107 @@
+"""Every game as an MLflow trace (impostor/tracking/traces.py): logged through the Inspect
+hooks into a local SQLite store and read back: one trace per game under its run, a
+description and a vote round, one LLM span per model call with prompt, reply, tokens and
+latency (the tokens agree with players.parquet), the outcome in the trace tags; switched off
+by IMPOSTOR_MLFLOW_TRACES=0; not logged twice; secrets scrubbed from prompts."""
+
+from __future__ import annotations
+
+import contextvars
+import types
+
+import pytest
+
+from impostor.core.records import player_label
+
+FAKE_SECRET = "sk-test-TRACESECRET-0123456789"
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    for var in ("IMPOSTOR_MLFLOW", "MLFLOW_TRACKING_URI", "MLFLOW_EXPERIMENT_NAME", "IMPOSTOR_MLFLOW_EXPERIMENT",
+                "IMPOSTOR_MLFLOW_TRACES"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.chdir(tmp_path)
+    from mlflow.tracking import MlflowClient
+
+    return tmp_path, lambda: MlflowClient(f"sqlite:///{tmp_path}/mlruns/mlflow.db")
+
+
+def _eval(n_games: int):
+    from inspect_ai import eval as inspect_eval
+
+    from tasks.impostor import impostor
+
+    task = contextvars.Context().run(impostor, mode="cross_play", n_games=n_games)
+    [log] = inspect_eval(task, model="bot/embedding", model_roles={"impostor": "bot/random"}, log_dir="logs",
+                         display="none")
+    assert log.status == "success", log.error
+    return log
+
+
+def _run(client):
+    exp = client.get_experiment_by_name("impostor")
+    [run] = client.search_runs([exp.experiment_id])
+    return exp, run
+
+
+def test_one_trace_per_game_with_rounds_calls_and_outcome(store):
+    import pandas as pd
+
+    tmp, client_of = store
+    log = _eval(3)
+    client = client_of()
+    exp, run = _run(client)
+    traces = client.search_traces(locations=[exp.experiment_id], run_id=run.info.run_id, max_results=100)
+    assert len(traces) == 3 and run.data.tags["impostor.traces_logged"] == "1"
+    art = client.download_artifacts(run.info.run_id, "tables", str(tmp / "dl"))
+    games = pd.read_parquet(f"{art}/games.parquet").set_index("game_id")
+    players = pd.read_parquet(f"{art}/players.parquet").set_index(["game_id", "seat"])
+    n_events = {s.scores["impostor_winner"].metadata["game"]["game_id"]: sum(e.event == "model" for e in s.events)
+                for s in log.samples}
+    for t in traces:
+        tags = t.info.tags
+        gid = tags["impostor.game_id"]
+        g = games.loc[gid]
+        assert tags["impostor.winner"] == g["winner"] and tags["impostor.win_condition"] == g["win_condition"]
+        assert tags["impostor.impostor_seat"] == str(player_label(int(g["impostor_seat"])))
+        spans = t.data.spans
+        root = [s for s in spans if s.parent_id is None]
+        assert len(root) == 1 and root[0].outputs["winner"] == g["winner"]
+        rounds = {s.name: s for s in spans if s.parent_id == root[0].span_id}
+        assert set(rounds) == {"description round", "vote round"}
+        calls = [s for s in spans if s.span_type == "LLM"]
+        assert len(calls) == n_events[gid]
+        for seat in range(4):
+            mine = [s for s in calls if s.attributes["seat"] == seat]
+            assert {s.parent_id for s in mine} == {rounds["description round"].span_id, rounds["vote round"].span_id}
+            assert sum(s.attributes["input_tokens"] for s in mine) == players.loc[(gid, seat), "input_tokens"]
+            assert sum(s.attributes["output_tokens"] for s in mine) == players.loc[(gid, seat), "output_tokens"]
+            for s in mine:
+                assert s.attributes["latency_s"] >= 0 and s.start_time_ns <= s.end_time_ns
+                assert s.inputs["messages"][-1]["role"] == "user" and s.outputs["reply"]
+        describe = [s for s in calls if s.attributes["phase"] == "describe"]
+        assert all(f"Player {player_label(s.attributes['seat'])}" in s.inputs["messages"][-1]["content"] for s in describe)
+
+
+def test_traces_off_and_not_twice(store, monkeypatch):
+    from impostor.tracking.traces import log_game_traces
+
+    _, client_of = store
+    monkeypatch.setenv("IMPOSTOR_MLFLOW_TRACES", "0")
+    log = _eval(2)
+    client = client_of()
+    exp, run = _run(client)
+    assert client.search_traces(locations=[exp.experiment_id], max_results=10) == []
+    assert run.data.metrics["games_completed"] == 2  # the run itself is logged as before
+    monkeypatch.setenv("IMPOSTOR_MLFLOW_TRACES", "1")
+    assert log_game_traces(client, run.info.run_id, log, set()) == 2  # e.g. a later sync
+    assert log_game_traces(client, run.info.run_id, log, set()) == 0  # tagged: not twice
+    assert len(client.search_traces(locations=[exp.experiment_id], max_results=10)) == 2
+
+
+def test_prompts_and_replies_are_scrubbed():
+    from impostor.tracking.traces import _messages
+
+    msg = types.SimpleNamespace(role="user", text=f"key={FAKE_SECRET} rest")
+    assert FAKE_SECRET not in str(_messages([msg], {FAKE_SECRET}))
