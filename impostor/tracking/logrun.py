@@ -33,7 +33,7 @@ from impostor.export import (
 )
 from impostor.core.records import WIN_CONDITIONS
 from impostor.tracking.redact import redact_mapping, redact_text, redacted_log_copy, secret_values
-from impostor.tracking.traces import log_game_traces
+from impostor.tracking.traces import trace_run
 
 TAG = "impostor."
 TABLES_DIR = "tables"
@@ -383,7 +383,7 @@ def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optiona
                 client.set_tag(run_id, f"{TAG}word_pairs_dataset_error", str(exc)[:250])
             time.sleep(0.5 * (attempt + 1))
     try:  # one MLflow trace per game (impostor.tracking.traces); never fails the run
-        log_game_traces(client, run_id, log, secrets)
+        trace_run(client, run_id, log, secrets)
     except Exception as exc:  # noqa: BLE001
         client.set_tag(run_id, f"{TAG}traces_error", redact_text(str(exc), secrets)[:250])
     status = "FINISHED" if log.status == "success" else "FAILED"

@@ -10,7 +10,9 @@ model, seat, attempt). The game's outcome is in the trace tags (``impostor.winne
 A call is attributed to its seat and phase by its seed: every call of seat ``s`` in phase
 ``p`` uses ``derive_seed(game_seed, p, s) % 2**31`` (solvers/game.py), recorded in the
 model event's config. Text is scrubbed of the run's secrets (``redact.redact_text``).
-``IMPOSTOR_MLFLOW_TRACES=0`` turns tracing off (runs, metrics and tables stay); a run already
+By default the traces are written by a worker process of their own after the run is logged
+(``trace_mode``), so a sweep never waits for them; ``IMPOSTOR_MLFLOW_TRACES=inline`` writes
+them in the caller, ``=0`` turns tracing off (runs, metrics and tables stay). A run already
 tagged ``impostor.traces_logged`` is not traced twice (re-syncs).
 """
 
@@ -30,8 +32,59 @@ TAG_DONE = "impostor.traces_logged"
 PHASES = (("describe", "description round"), ("vote", "vote round"))
 
 
+def trace_mode() -> str:
+    """``off`` (IMPOSTOR_MLFLOW_TRACES=0), ``inline`` (=inline: in the caller) or ``background``
+    (default: a worker process of its own, so the sweep never waits for the traces)."""
+    value = os.environ.get(ENV_TRACES, "1").strip().lower()
+    return "off" if value in {"0", "false", "no", "off"} else ("inline" if value == "inline" else "background")
+
+
 def traces_enabled() -> bool:
-    return os.environ.get(ENV_TRACES, "1").strip().lower() not in {"0", "false", "no", "off"}
+    return trace_mode() != "off"
+
+
+def trace_run(client: Any, run_id: str, log: Any, secrets: set[str]) -> None:
+    """Trace the games of a finished run as ``trace_mode`` says (called by ``logrun.finish_run``).
+
+    In the background the traces are written by ``python -m impostor.tracking.traces LOG RUN
+    URI``, detached: it reads the log file itself and tags the run when done (or
+    ``impostor.traces_error``). Without a log file on disk the traces are written inline."""
+    mode = trace_mode()
+    if mode == "off":
+        return
+    loc = str(log.location or "").removeprefix("file://")
+    if mode == "background" and loc and os.path.exists(loc):
+        import subprocess
+        import sys
+
+        subprocess.Popen([sys.executable, "-m", "impostor.tracking.traces", loc, run_id, client.tracking_uri],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
+        return
+    log_game_traces(client, run_id, log, secrets)
+
+
+def _worker(argv: list[str]) -> int:
+    """``python -m impostor.tracking.traces LOG RUN_ID TRACKING_URI``: the background writer."""
+    log_path, run_id, uri = argv
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    from inspect_ai.log import read_eval_log
+    from mlflow.tracking import MlflowClient
+
+    from impostor.tracking.logrun import spec_secrets
+
+    from impostor.tracking.redact import secret_values
+
+    client = MlflowClient(uri)
+    secrets = secret_values()  # the environment's; the log's model args are added once it is read
+    try:
+        log = read_eval_log(log_path)
+        secrets |= spec_secrets(log.eval)
+        log_game_traces(client, run_id, log, secrets)
+    except Exception as exc:  # noqa: BLE001 - reported on the run, never raised into a sweep
+        client.set_tag(run_id, "impostor.traces_error", redact_text(str(exc), secrets)[:250])
+        return 1
+    return 0
 
 
 def _ns(ts: Any) -> Optional[int]:
@@ -181,3 +234,9 @@ def log_game_traces(client: Any, run_id: str, log: Any, secrets: set[str], batch
         client.link_traces_to_run(trace_ids[i:i + 100], run_id)
     client.set_tag(run_id, TAG_DONE, "1")
     return len(trace_ids)
+
+
+if __name__ == "__main__":
+    import sys
+
+    raise SystemExit(_worker(sys.argv[1:]))
