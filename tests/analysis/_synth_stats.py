@@ -159,6 +159,12 @@ def make_ballot_games(n_models=9, games_per_exp=8, seed=0, modes=MODES, diffs=DI
         "word_guess": np.where(dflat & is_imp.ravel(), wg, None),
         "experiment_id": games["experiment_id"].to_numpy()[gi],
     })
+    # per-seat tokens and cost (a separate stream, so the draws above are unchanged)
+    trng = np.random.default_rng([seed, 17])
+    players["input_tokens"] = trng.integers(250, 600, len(players))
+    players["output_tokens"] = trng.integers(20, 80, len(players))
+    price = 1e-6 * (1 + seat_model.ravel())  # USD per token, by model
+    players["cost_usd"] = (players["input_tokens"] + 4 * players["output_tokens"]) * price
     meta = DEFAULT_MODELS.iloc[:n_models].copy() if with_models and n_models <= 9 else None
     return AnalysisData(games=games, players=players, models=meta)
 
