@@ -78,7 +78,10 @@ def tables_from_mlflow(experiment: str, tracking_uri: Optional[str] = None) -> t
         for rt in exp.runs:
             rid, run, local = rt.run_id, rt.run, rt.directory
             label = run.data.tags.get(f"{TAG}experiment_id", rid)
-            if local is None:
+            # A run's tables count once it says so (the ``tables_logged`` tag, written last); a run
+            # killed mid-logging may hold some table files already, possibly not all of them.
+            logged = run.data.tags.get(f"{TAG}tables_logged") == "1" or run.info.status == "FINISHED"
+            if local is None or not logged:
                 unfinished.append(GameError(f"{label}/*", label, "", _unfinished_reason(rid, run.info.status), rid))
                 continue
             games, players = validate_frames(pd.read_parquet(local / GAMES_FILE), pd.read_parquet(local / PLAYERS_FILE),
