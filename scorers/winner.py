@@ -2,7 +2,9 @@
 
 One sample is one game.  The score value is 1 when the impostor wins (under the
 tie rule the game was played with), and the score metadata holds the full game
-record: ``{"game": GameRow, "players": [PlayerRow x 4]}``.
+record: ``{"game": GameRow, "players": [PlayerRow x 4]}``.  The answer is the game
+in one line and the explanation the game in full (``impostor.core.summary``), so
+``inspect view`` shows them in the samples list and the Scores tab.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from impostor.core.records import (BALLOT_CLASSES, INVALID_BALLOT_CLASSES, LEGAL
 from impostor.core.rules import Ballot, decide
 from impostor.core.schedule import GameSpec, derive_seed
 from impostor.core.seat import SeatRecord
+from impostor.core.summary import answer_line, explanation
 from solvers.game_store import load_seats
 
 
@@ -227,9 +230,8 @@ def impostor_winner(tie_rule: str = "default", experiment_id: str | None = None)
         game, players = build_record(spec, seats, experiment_id=exp, seed=state.metadata["seed"], tie_rule=tie_rule)
         return Score(
             value=1.0 if game.winner_live == "impostor" else 0.0,
-            answer=game.winner_live,
-            explanation=f"{game.winner} wins by {game.win_condition}"
-            + (f" (tie rule {tie_rule}: {game.winner_live})" if tie_rule != "default" and game.win_condition == "tie" else ""),
+            answer=answer_line(game, players),  # inspect view's samples list and sample header
+            explanation=explanation(game, players),  # the Scores tab: verdict, rule, every player's text
             metadata={"game": game.model_dump(), "players": [p.model_dump() for p in players]},
         )
 

@@ -19,6 +19,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig, model_roles
 from inspect_ai.util import display_type
+from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 from pydantic import TypeAdapter, ValidationError
 
 from impostor import LAUNCH_DIR
@@ -27,7 +28,7 @@ from impostor.inspect_compat import PrerequisiteError, building_task_for_eval
 from impostor.core import call_limits
 from impostor.core.errors import ImpostorError
 from impostor.gc_tuning import tune_gc
-from impostor.core.records import DIFFICULTIES, MODES, TIE_RULES
+from impostor.core.records import DIFFICULTIES, MODES, TIE_RULES, player_label
 from impostor.core.schedule import MAX_GAMES, PairRef, build_schedule
 from impostor.core.wordpairs import load_word_pairs, word_pairs_file, word_pairs_sha256
 from scorers.winner import impostor_winner
@@ -35,6 +36,17 @@ from impostor.core.generation import UNANNEALED_BACKENDS, seat_settings
 from solvers.bound_models import bind_models
 from solvers.game import impostor_game
 from solvers.seating import check_roles
+
+
+#: inspect view's samples list for games: the game (words, impostor seat), its one-line outcome
+#: (the Score's answer), whether the impostor won, tokens and time; the target (the majority
+#: word, already in the input) hidden.  The per-player text is in the Scores tab (explanation).
+GAMES_VIEW = ViewerConfig(task_samples_view=TaskSamplesView(
+    name="games", multiline=True, score_labels={"impostor_winner": "impostor won"},
+    columns=[TaskSamplesColumn(id=c) for c in ("sampleStatus", "sampleId", "input", "answer")]
+    + [TaskSamplesColumn.score("impostor_winner")]
+    + [TaskSamplesColumn(id=c) for c in ("tokens", "duration")] + [TaskSamplesColumn(id="target", visible=False)],
+))
 
 
 class TaskOptionError(ImpostorError, PrerequisiteError):
@@ -116,7 +128,10 @@ def game_samples(
         md = spec.to_metadata() | {"seed": seed, "experiment_id": experiment_id}
         samples.append(Sample(
             id=spec.sample_id,
-            input=f"Impostor game {spec.game_index} ({mode}, {difficulty}, pair {spec.pair.pair_id})",
+            # What inspect view's samples list shows of a game before its outcome (the models never see it).
+            input=(f"Impostor game {spec.game_index} ({mode}, {difficulty}, pair {spec.pair.pair_id}): "
+                   f"majority “{spec.pair.majority}”, impostor Player {player_label(spec.impostor_seat)} "
+                   f"with “{spec.pair.impostor}”"),
             target=spec.pair.majority,
             metadata=md,
         ))
@@ -208,6 +223,7 @@ def impostor(
         config=GenerateConfig(max_retries=call_limits.MAX_RETRIES, timeout=call_limits.TIMEOUT,
                               attempt_timeout=call_limits.ATTEMPT_TIMEOUT),
         scorer=impostor_winner(tie_rule=tie_rule),
+        viewer=GAMES_VIEW,
         metadata={
             "mode": mode, "difficulty": difficulty, "seed": seed, "tie_rule": tie_rule,
             "temperature": temperature, "max_tokens": max_tokens, "vote_temperature": vote_temperature,
