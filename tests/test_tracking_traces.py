@@ -20,7 +20,7 @@ FAKE_SECRET = "sk-test-TRACESECRET-0123456789"
 def store(tmp_path, monkeypatch):
     for var in ("IMPOSTOR_MLFLOW", "MLFLOW_TRACKING_URI", "MLFLOW_EXPERIMENT_NAME", "IMPOSTOR_MLFLOW_EXPERIMENT"):
         monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("IMPOSTOR_MLFLOW_TRACES", "inline")  # written before the eval returns (the default: a worker)
+    monkeypatch.delenv("IMPOSTOR_MLFLOW_TRACES", raising=False)  # the default: on
     monkeypatch.chdir(tmp_path)
     from mlflow.tracking import MlflowClient
 
@@ -94,33 +94,28 @@ def test_traces_off_and_not_twice(store, monkeypatch):
     exp, run = _run(client)
     assert client.search_traces(locations=[exp.experiment_id], max_results=10) == []
     assert run.data.metrics["games_completed"] == 2  # the run itself is logged as before
-    monkeypatch.setenv("IMPOSTOR_MLFLOW_TRACES", "inline")
+    monkeypatch.setenv("IMPOSTOR_MLFLOW_TRACES", "1")
     assert log_game_traces(client, run.info.run_id, log, set()) == 2  # e.g. a later sync
     assert log_game_traces(client, run.info.run_id, log, set()) == 0  # tagged: not twice
     assert len(client.search_traces(locations=[exp.experiment_id], max_results=10)) == 2
 
 
-def test_default_writes_traces_in_a_worker_process(store, monkeypatch):
-    """By default the eval returns without waiting; a detached worker writes the traces."""
-    import time
-
-    _, client_of = store
-    monkeypatch.setenv("IMPOSTOR_MLFLOW_TRACES", "1")
-    _eval(2)
-    client = client_of()
-    exp, run = _run(client)
-    for _ in range(240):
-        if client.get_run(run.info.run_id).data.tags.get("impostor.traces_logged") == "1":
-            break
-        time.sleep(0.5)
-    tags = client.get_run(run.info.run_id).data.tags
-    assert tags.get("impostor.traces_logged") == "1", tags.get("impostor.traces_error")
-    traces = client.search_traces(locations=[exp.experiment_id], run_id=run.info.run_id, max_results=10)
-    assert len(traces) == 2 and {t.info.tags["impostor.winner"] for t in traces} <= {"impostor", "majority"}
-
-
 def test_prompts_and_replies_are_scrubbed():
     from impostor.tracking.traces import _messages
 
-    msg = types.SimpleNamespace(role="user", text=f"key={FAKE_SECRET} rest")
+    msg = types.SimpleNamespace(role="user", content=f"key={FAKE_SECRET} rest")
     assert FAKE_SECRET not in str(_messages([msg], {FAKE_SECRET}))
+
+
+def test_attachments_are_resolved_then_scrubbed():
+    """Inspect stores long prompts once per sample (``attachment://<hash>``); the span gets the text."""
+    from impostor.tracking.traces import _messages
+
+    text = types.SimpleNamespace(type="text", text="attachment://h2")
+    msgs = [types.SimpleNamespace(role="system", content="attachment://h1"),
+            types.SimpleNamespace(role="user", content=[text, types.SimpleNamespace(type="image", text="x")])]
+    out = _messages(msgs, {FAKE_SECRET}, {"h1": "You are Player 2.", "h2": f"key={FAKE_SECRET} describe"})
+    from impostor.tracking.redact import REDACTED
+
+    assert out == [{"role": "system", "content": "You are Player 2."},
+                   {"role": "user", "content": f"key={REDACTED} describe"}]

@@ -1,0 +1,130 @@
+"""Write game traces to MLflow in one bulk transaction (the fast path of ``traces.py``).
+
+MLflow's own span writer (``TracingClient.log_spans`` -> ``SqlAlchemyStore.log_spans``)
+runs ~25 ORM statements per trace (a flush per new trace, an UPDATE of its aggregates, a
+merge per trace tag): ~15-30 ms a game here, as much as a whole game against an instant
+provider (benchmarks/RESULTS.md "Traces"). On a SQL tracking store (SQLite, PostgreSQL,
+MySQL) this module writes the same rows MLflow's writer leaves behind (``trace_info``
+with its previews, status and token totals, ``trace_tags``, ``spans`` with their stored
+JSON) with one executemany per table in one transaction, through MLflow's own table
+definitions and session; tests/test_tracking_tracestore.py checks row for row that the
+store holds what ``log_spans`` would have written. Any other store (an ``http://``
+tracking server) and stores with MLflow's opt-in trace rollups get ``log_spans``.
+
+A span here is a dict in MLflow's stored form as ``traces._span`` builds it (ids in hex,
+attribute values JSON-encoded); traces already in the store are skipped, never doubled.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+ROOT_TAG_PREFIX = "mlflow.traceTag."
+_USAGE_COLUMNS = {"input_tokens": "input_tokens", "output_tokens": "output_tokens", "total_tokens": "total_tokens"}
+
+
+def _b64(hex_id: str) -> str:
+    return base64.b64encode(bytes.fromhex(hex_id)).decode()
+
+
+def write_traces(tracking_uri: str, experiment_id: str, games: list[list[dict]]) -> list[str]:
+    """Store each game's spans (root first) as one trace; the ids of the traces written."""
+    from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore
+    from mlflow.store.tracking.utils.sql_trace_rollups import rollups_enabled
+    from mlflow.tracing.client import TracingClient
+
+    tracing = TracingClient(tracking_uri)
+    store = tracing.store
+    if isinstance(store, SqlAlchemyStore) and not rollups_enabled():
+        return _bulk(store, experiment_id, games)
+    return _through_log_spans(tracing, experiment_id, games)
+
+
+def _through_log_spans(tracing: Any, experiment_id: str, games: list[list[dict]], batch: int = 50) -> list[str]:
+    """MLflow's supported writer (any store; one call per ``batch`` games)."""
+    from mlflow.entities import Span
+
+    for i in range(0, len(games), batch):  # spans are upserted and trace ids fixed: a re-run writes no second trace
+        tracing.log_spans(experiment_id, [Span.from_dict(d) for g in games[i:i + batch] for d in g])
+    return [g[0]["trace_id"] for g in games]
+
+
+def stored_content(span: dict) -> str:
+    """The ``spans.content`` JSON MLflow stores for ``span`` (``Span.to_dict`` after its
+    storing translation, which leaves spans in this form unchanged: tested)."""
+    tid = span["trace_id"].removeprefix("tr-")
+    parent = span["parent_span_id"]
+    return json.dumps({"trace_id": _b64(tid), "span_id": _b64(span["span_id"]),
+                       "parent_span_id": _b64(parent) if parent else None, "name": span["name"],
+                       "start_time_unix_nano": span["start_time_unix_nano"],
+                       "end_time_unix_nano": span["end_time_unix_nano"], "events": span["events"],
+                       "status": span["status"], "attributes": span["attributes"], "links": span["links"]},
+                      ensure_ascii=False)
+
+
+def _rows(exp_id: int, artifact_root: str, spans: list[dict]) -> tuple[dict, list[dict], list[dict]]:
+    """The ``trace_info`` row, ``trace_tags`` rows and ``spans`` rows of one game's trace."""
+    from mlflow.tracing.utils.truncation import _get_truncated_preview
+    from mlflow.utils.uri import append_to_uri_path
+
+    root = next(s for s in spans if s["parent_span_id"] is None)
+    tid = root["trace_id"]
+    start_ms = min(s["start_time_unix_nano"] for s in spans) // 1_000_000
+    end_ms = max(s["end_time_unix_nano"] for s in spans) // 1_000_000
+    attrs = root["attributes"]
+    usage: dict[str, int] = {}
+    for s in spans:
+        for k, v in json.loads(s["attributes"].get("mlflow.chat.tokenUsage", "{}")).items():
+            usage[k] = usage.get(k, 0) + v
+    info = {"request_id": tid, "experiment_id": exp_id, "timestamp_ms": start_ms, "execution_time_ms": end_ms - start_ms,
+            "status": "ERROR" if root["status"]["code"] == "STATUS_CODE_ERROR" else "OK", "client_request_id": None,
+            "request_preview": _get_truncated_preview(attrs["mlflow.spanInputs"], role="user")
+            if "mlflow.spanInputs" in attrs else None,
+            "response_preview": _get_truncated_preview(attrs["mlflow.spanOutputs"], role="assistant")
+            if "mlflow.spanOutputs" in attrs else None,
+            "db_payload_generation": 1, "trace_name": None, "session_id": None,
+            **{col: usage.get(k) for k, col in _USAGE_COLUMNS.items()}}
+    tags = [{"request_id": tid, "key": "mlflow.artifactLocation",
+             "value": append_to_uri_path(artifact_root, "traces", tid, "artifacts")},
+            {"request_id": tid, "key": "mlflow.trace.spansLocation", "value": "TRACKING_STORE"}]
+    tags += [{"request_id": tid, "key": k.removeprefix(ROOT_TAG_PREFIX), "value": str(json.loads(v))}
+             for k, v in attrs.items() if k.startswith(ROOT_TAG_PREFIX)]
+    rows = [{"trace_id": tid, "experiment_id": exp_id, "span_id": s["span_id"], "parent_span_id": s["parent_span_id"],
+             "name": s["name"], "type": json.loads(s["attributes"]["mlflow.spanType"]),
+             "status": "ERROR" if s["status"]["code"] == "STATUS_CODE_ERROR" else "OK",
+             "start_time_unix_nano": s["start_time_unix_nano"], "end_time_unix_nano": s["end_time_unix_nano"],
+             "content": stored_content(s), "input_cost": None, "output_cost": None, "total_cost": None,
+             "model_name": None, "model_provider": None} for s in spans]
+    return info, tags, rows
+
+
+def _bulk(store: Any, experiment_id: str, games: list[list[dict]]) -> list[str]:
+    """One transaction: skip the traces already stored, then one executemany per table."""
+    from mlflow.store.tracking.dbmodels.models import SqlSpan, SqlTraceInfo, SqlTraceTag
+    from sqlalchemy import insert, select
+
+    if not games:
+        return []
+    artifact_root = store.get_experiment(experiment_id).artifact_location
+    exp_id = int(experiment_id)
+    with store.ManagedSessionMaker(read_only=False) as session:
+        ids = [g[0]["trace_id"] for g in games]
+        stored = set()
+        for i in range(0, len(ids), 500):
+            stored |= set(session.execute(select(SqlTraceInfo.request_id)
+                                          .where(SqlTraceInfo.request_id.in_(ids[i:i + 500]))).scalars())
+        infos, tags, spans = [], [], []
+        for game in games:
+            if game[0]["trace_id"] in stored:
+                continue
+            info, t, s = _rows(exp_id, artifact_root, game)
+            infos.append(info)
+            tags += t
+            spans += s
+        if infos:
+            session.execute(insert(SqlTraceInfo.__table__), infos)
+            session.execute(insert(SqlTraceTag.__table__), tags)
+            session.execute(insert(SqlSpan.__table__), spans)
+    return [i["request_id"] for i in infos]

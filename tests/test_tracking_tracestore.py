@@ -1,0 +1,110 @@
+"""The bulk trace writer (impostor/tracking/tracestore.py) leaves the store exactly as
+MLflow's own writer (``TracingClient.log_spans``) does: every row of every table, compared
+between two fresh SQLite stores fed the same games (unicode text, an errored game, token
+usage, outcome tags); traces read back through MlflowClient; a trace is never written twice."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from impostor.tracking.traces import _id, _span
+
+
+def _game(run: str, g: int, ok: bool = True) -> list[dict]:
+    """A game's spans as traces.game_spans builds them: root, two rounds, LLM calls."""
+    tid = "tr-" + _id(run, g, n=32)
+    root, t0 = _id(tid, "root"), 1_790_000_000_000_000_000 + g * 10**9
+    tags = {"mlflow.traceTag.impostor.winner": "impostor" if ok else "error", "mlflow.traceTag.impostor.mode": "homogeneous"}
+    spans = [_span(tid, root, None, f"game {g}", "AGENT", t0, t0 + 9 * 10**6, {"mode": "homogeneous", "words": ["café", "thé"]},
+                   {"winner": "impostor"} if ok else None, tags, ok=ok)]
+    for p, phase in enumerate(("describe", "vote")):
+        rid = _id(tid, phase)
+        spans.append(_span(tid, rid, root, f"{phase} round", "CHAIN", t0 + p * 5 * 10**6, t0 + (p + 1) * 4 * 10**6))
+        for seat in range(4):
+            usage = {"input_tokens": 100 + seat, "output_tokens": 7}
+            spans.append(_span(tid, _id(tid, phase, seat), rid, f"Player {seat + 1} {phase}s", "LLM",
+                               t0 + p * 5 * 10**6 + seat, t0 + p * 5 * 10**6 + 10**6,
+                               {"messages": [{"role": "user", "content": f"Spieler {seat + 1}: Wörter — “{g}”"}]},
+                               {"reply": "ünïcødé ✓"}, {"seat": seat, "latency_s": 0.001, **usage,
+                                                        "mlflow.chat.tokenUsage": usage | {"total_tokens": 107 + seat}},
+                               ok=ok or seat != 2))
+    return spans
+
+
+GAMES = [_game("run-a", g, ok=g != 3) for g in range(5)]
+
+
+@pytest.fixture(scope="module")
+def empty_db(tmp_path_factory):
+    """One migrated empty store, copied for each use (creating one takes seconds)."""
+    from impostor.tracking.store import get_client
+
+    path = tmp_path_factory.mktemp("template") / "mlflow.db"
+    get_client(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture
+def new_store(empty_db, tmp_path, monkeypatch):
+    import shutil
+
+    from mlflow.tracking import MlflowClient
+
+    monkeypatch.chdir(tmp_path)
+
+    def make(name: str):
+        (tmp_path / name).mkdir()
+        shutil.copy(empty_db, tmp_path / name / "mlflow.db")
+        uri = f"sqlite:///{tmp_path}/{name}/mlflow.db"
+        client = MlflowClient(uri)
+        return uri, client, client.create_experiment("x", artifact_location=str(tmp_path / "art"))
+    return make
+
+
+def _rows(db: str) -> dict[str, list]:
+    con = sqlite3.connect(db)
+    tables = [t for (t,) in con.execute("select name from sqlite_master where type='table'") if t != "experiments"]
+    return {t: sorted(map(repr, con.execute(f"select * from {t}"))) for t in tables}
+
+
+def test_bulk_rows_equal_mlflows_own_writer(tmp_path, new_store):
+    from mlflow.tracing.client import TracingClient
+
+    from impostor.tracking import tracestore
+
+    uri_a, _, exp_a = new_store("a")
+    uri_b, client_b, exp_b = new_store("b")
+    tracestore._through_log_spans(TracingClient(uri_a), exp_a, GAMES)
+    assert tracestore.write_traces(uri_b, exp_b, GAMES) == [g[0]["trace_id"] for g in GAMES]
+    a, b = _rows(f"{tmp_path}/a/mlflow.db"), _rows(f"{tmp_path}/b/mlflow.db")
+    assert len(a["spans"]) == 5 * 11 and len(a["trace_info"]) == 5
+    assert a == b
+    t = client_b.get_trace(GAMES[1][0]["trace_id"])
+    assert t.info.tags["impostor.winner"] == "impostor" and t.info.state.value == "OK"
+    llm = [s for s in t.data.spans if s.span_type == "LLM"]
+    assert len(llm) == 8 and llm[0].outputs == {"reply": "ünïcødé ✓"} and llm[0].attributes["input_tokens"] >= 100
+    assert client_b.get_trace(GAMES[3][0]["trace_id"]).info.state.value == "ERROR"
+
+
+def test_a_trace_is_never_written_twice(new_store):
+    from impostor.tracking.tracestore import write_traces
+
+    uri, client, exp = new_store("a")
+    assert len(write_traces(uri, exp, GAMES[:2])) == 2
+    assert write_traces(uri, exp, GAMES) == [g[0]["trace_id"] for g in GAMES[2:]]  # a re-run after a crash
+    assert write_traces(uri, exp, GAMES) == []
+    assert len(client.search_traces(locations=[exp], max_results=100)) == 5
+
+
+def test_opt_in_rollups_go_through_mlflows_writer(new_store, monkeypatch):
+    """MLflow's opt-in trace rollups keep bookkeeping rows the bulk path does not write."""
+    from impostor.tracking import tracestore
+
+    uri, client, exp = new_store("a")
+    monkeypatch.setenv("MLFLOW_SQL_TRACE_ROLLUPS_ENABLED", "true")
+    called = []
+    monkeypatch.setattr(tracestore, "_bulk", lambda *a: called.append(a))
+    tracestore.write_traces(uri, exp, GAMES[:1])
+    assert called == [] and len(client.search_traces(locations=[exp], max_results=10)) == 1
