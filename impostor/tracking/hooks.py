@@ -89,6 +89,9 @@ class ImpostorMlflowHooks(Hooks):
     # ------------------------------------------------------------ lifecycle
 
     def _start(self, data: TaskStart) -> None:
+        self._start_spec(data.eval_id, data.spec)
+
+    def _start_spec(self, eval_id: str, spec: Any) -> None:
         from impostor.tracking.logrun import start_run
 
         ctx = _context.get()
@@ -97,10 +100,10 @@ class ImpostorMlflowHooks(Hooks):
         client, uri = get_client(ctx.tracking_uri)
         exp_id = ensure_experiment(client, experiment_name(ctx.experiment), uri)
         try:
-            run_id = start_run(client, exp_id, data.spec, ctx, source="hook")
+            run_id = start_run(client, exp_id, spec, ctx, source="hook")
         except Exception as exc:  # noqa: BLE001
             raise TrackingUnavailable(f"MLflow tracking at {shown_uri(uri)} failed ({str(exc).splitlines()[0][:200]})") from exc
-        self._runs[data.eval_id] = (client, run_id, uri)
+        self._runs[eval_id] = (client, run_id, uri)
 
     async def on_task_start(self, data: TaskStart) -> None:
         if not is_impostor_task(data.spec.task):
@@ -148,8 +151,13 @@ class ImpostorMlflowHooks(Hooks):
         loc = str(log.location or "").removeprefix("file://")
         if eval_id in self._untracked:
             reason = self._untracked.pop(eval_id)
-            warn(f"end:{eval_id}", f"not tracked ({reason.split(';')[0]}); log it later with: impostor sync {loc}")
-            return
+            try:  # the server may be back (a restart during a long sweep): log the whole run now
+                await anyio.to_thread.run_sync(self._start_spec, eval_id, log.eval)
+            except Exception:  # noqa: BLE001
+                pass
+            if eval_id not in self._runs:
+                warn(f"end:{eval_id}", f"not tracked ({reason.split(';')[0]}); log it later with: impostor sync {loc}")
+                return
         if eval_id not in self._runs:
             return
         try:
