@@ -102,14 +102,33 @@ def _runs(client: Any, experiment_id: str, kind: Optional[str]) -> list[Any]:
             return runs
 
 
+DOWNLOAD_THREADS = 8  # runs downloaded at once: one at a time took ~0.8 s a run from a loaded server (756 runs ~10 min)
+
+
 def _download(client: Any, run_id: str, tmp: Path) -> Optional[Path]:
+    """The run's ``tables/`` folder (one listing and one request per file), None without games and players."""
     try:
-        names = {Path(a.path).name for a in client.list_artifacts(run_id, TABLES_DIR)}
-    except Exception:  # noqa: BLE001 - no artifact directory
-        names = set()
-    if GAMES_FILE not in names or PLAYERS_FILE not in names:
+        local = Path(client.download_artifacts(run_id, TABLES_DIR, str(tmp / run_id)))
+    except Exception:  # noqa: BLE001 - no artifact directory, or a failed download of one that exists
+        try:
+            names = {Path(a.path).name for a in client.list_artifacts(run_id, TABLES_DIR)}
+        except Exception:  # noqa: BLE001
+            names = set()
+        if GAMES_FILE in names and PLAYERS_FILE in names:
+            raise
         return None
-    return Path(client.download_artifacts(run_id, TABLES_DIR, str(tmp / run_id)))
+    if not (local / GAMES_FILE).is_file() or not (local / PLAYERS_FILE).is_file():
+        return None
+    return local
+
+
+def _download_all(client: Any, runs: list[Any], tmp: Path) -> list[RunTables]:
+    """Every run's tables, ``DOWNLOAD_THREADS`` runs at a time (HTTP round trips, not CPU), in run order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=DOWNLOAD_THREADS) as pool:
+        dirs = list(pool.map(lambda r: _download(client, r.info.run_id, tmp), runs))
+    return [RunTables(r, d) for r, d in zip(runs, dirs)]
 
 
 @contextmanager
@@ -124,5 +143,4 @@ def downloaded_tables(experiment: str, tracking_uri: Optional[str] = None, *, ki
     exp = _experiment(client, experiment, where)
     runs = _runs(client, exp.experiment_id, kind)
     with tempfile.TemporaryDirectory(prefix="impostor-tables-") as tmp:
-        yield ExperimentTables(experiment, where, [RunTables(r, _download(client, r.info.run_id, Path(tmp)))
-                                                   for r in runs])
+        yield ExperimentTables(experiment, where, _download_all(client, runs, Path(tmp)))
