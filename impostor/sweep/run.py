@@ -203,21 +203,47 @@ def _import_modules(pl: Plan) -> None:
                                 f"fix: install the module or put it on PYTHONPATH") from exc
 
 
-def complete_unfinished_runs(ld: Path, ctx: Any) -> None:
+WAIT_ENV = "IMPOSTOR_MLFLOW_WAIT_S"  # how long a tracked sweep waits at its end for an unreachable server
+WAIT_DEFAULT_S = 600.0
+
+
+def complete_unfinished_runs(ld: Path, ctx: Any, wait_s: Optional[float] = None, poll_s: float = 15.0) -> None:
     """Bring every experiment's MLflow run up to date with its Inspect log.
 
     An experiment killed while its run was being logged is complete in its Inspect log, so
     the resumed eval_set skips it and no hook fires again; ``sync`` (idempotent: finished
-    runs are left alone) completes such runs so none stays silently partial.
+    runs are left alone) completes such runs so none stays silently partial.  A shard that
+    ends while the tracking server is down (a restart) waits for it, up to ``wait_s``
+    (``IMPOSTOR_MLFLOW_WAIT_S``, default 600 s), so its runs reach the server without a
+    manual ``impostor sync``.
     """
+    import os
+
     from impostor.tracking.sync import sync
 
-    try:
-        report = sync(ld, experiment=ctx.experiment, tracking_uri=ctx.tracking_uri)
-    except Exception as exc:  # noqa: BLE001 - the games are safe in the logs; say how to finish
-        print(f"impostor tracking: could not check the MLflow runs ({str(exc)[:200]}); run: impostor sync {ld}",
-              file=sys.stderr)
-        return
+    if wait_s is None:
+        try:
+            wait_s = float(os.environ.get(WAIT_ENV, WAIT_DEFAULT_S))
+        except ValueError:
+            wait_s = WAIT_DEFAULT_S
+    deadline = time.monotonic() + wait_s
+    told = False
+    while True:
+        try:
+            report = sync(ld, experiment=ctx.experiment, tracking_uri=ctx.tracking_uri)
+            break
+        except Exception as exc:  # noqa: BLE001 - the games are safe in the logs; say how to finish
+            left = deadline - time.monotonic()
+            if left <= 0:
+                print(f"impostor tracking: could not check the MLflow runs ({str(exc)[:200]}); run: impostor sync {ld}",
+                      file=sys.stderr)
+                return
+            if not told:
+                told = True
+                print(f"impostor tracking: could not check the MLflow runs ({str(exc)[:200]}); waiting up to "
+                      f"{wait_s:.0f}s for the tracking server ({WAIT_ENV}; Ctrl-C stops, then run: impostor sync {ld})",
+                      file=sys.stderr, flush=True)
+            time.sleep(min(poll_s, left))
     if report.synced:
         print(f"MLflow: completed {len(report.synced)} run(s) left unfinished by an earlier interruption",
               file=sys.stderr)

@@ -64,5 +64,34 @@ def test_still_down_at_the_end_says_sync(tmp_path, monkeypatch, capsys):
     assert f"impostor sync {str(log.location).removeprefix('file://')}" in err
 
 
+def test_sweep_end_waits_for_the_server(tmp_path, monkeypatch, capsys):
+    """A shard that ends while the server is down waits for it (bounded), then syncs once."""
+    from types import SimpleNamespace
+
+    import impostor.tracking.sync as sync_mod
+    from impostor.sweep import run as sweep_run
+
+    calls = []
+
+    def flaky(ld, experiment=None, tracking_uri=None):
+        calls.append(ld)
+        if len(calls) < 3:
+            raise RuntimeError("MLflow tracking server http://x is not reachable (ConnectError)")
+        return SimpleNamespace(synced=["a.eval", "b.eval"])
+
+    monkeypatch.setattr(sync_mod, "sync", flaky)
+    ctx = SimpleNamespace(experiment="e", tracking_uri="http://x")
+    sweep_run.complete_unfinished_runs(tmp_path, ctx, wait_s=5, poll_s=0.01)
+    err = capsys.readouterr().err
+    assert len(calls) == 3
+    assert "waiting up to 5s" in err and "completed 2 run(s)" in err and "run: impostor sync" in err
+
+    calls.clear()
+    monkeypatch.setattr(sync_mod, "sync", lambda *a, **k: calls.append(1) or (_ for _ in ()).throw(RuntimeError("down")))
+    sweep_run.complete_unfinished_runs(tmp_path, ctx, wait_s=0.05, poll_s=0.01)
+    err = capsys.readouterr().err
+    assert len(calls) >= 2 and err.rstrip().endswith(f"run: impostor sync {tmp_path}")
+
+
 if __name__ == "__main__":
     pytest.main([__file__])
