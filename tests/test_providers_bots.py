@@ -245,6 +245,44 @@ def test_embedding_bots_detect_the_impostor_on_easy_pairs():
     assert false_declarations <= 1
 
 
+# ------------------------------------------------------------ bot/vague
+
+
+def test_vague_bot_describes_with_the_neighbours_after_the_nearest():
+    """bot/vague's pool is the embedding bot's wider pool minus its 16 nearest words."""
+    from impostor.providers.bots.api import VAGUE_SKIP
+
+    table = shipped_table()
+    vague, wide = EmbeddingPlayer(table, skip=VAGUE_SKIP), EmbeddingPlayer(table, pool=VAGUE_SKIP + 8)
+    near = EmbeddingPlayer(table)
+    for word in ("violin", "tiger", "river", "pizza"):
+        assert vague.neighbours(word) == wide.neighbours(word)[VAGUE_SKIP:]
+        assert len(vague.neighbours(word)) == 8 and not set(vague.neighbours(word)) & set(near.neighbours(word))
+
+
+def test_vague_bot_descriptions_are_further_from_the_word_and_follow_the_rules():
+    table = shipped_table()
+    model = get_model("bot/vague")
+    sims = {"embedding": [], "vague": []}
+    for word in ALL_WORDS[::7]:
+        vec = table.word_vector(word)
+        for name in sims:
+            text = generate(model if name == "vague" else get_model("bot/embedding"), desc_msgs(word, 2), seed=3).completion
+            assert description_violation(text, word) is None, (name, word, text)
+            tv = table.text_vector(text)
+            if vec is not None and tv is not None:
+                sims[name].append(float(vec @ tv))
+    assert len(sims["vague"]) >= 20
+    assert sum(sims["vague"]) / len(sims["vague"]) < sum(sims["embedding"]) / len(sims["embedding"]) - 0.05
+
+
+def test_vague_bot_model_args():
+    assert BotAPI("vague")._embedding.skip == 16 and BotAPI("embedding")._embedding.skip == 0
+    assert BotAPI("vague", skip=4)._embedding.skip == 4
+    with pytest.raises(ImpostorError, match="bot/vague: unknown model arg"):
+        BotAPI("vague", depth=3)
+
+
 # ------------------------------------------------------------ bot/script
 
 SCRIPT = {

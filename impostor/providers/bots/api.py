@@ -1,4 +1,4 @@
-"""Inspect provider ``bot``: ``bot/random``, ``bot/embedding``, ``bot/script``.
+"""Inspect provider ``bot``: ``bot/random``, ``bot/embedding``, ``bot/vague``, ``bot/script``.
 
 Instant, offline and deterministic: the answer depends only on the bot, its
 model args, ``GenerateConfig.seed`` and the full prompt text (see
@@ -26,7 +26,10 @@ from impostor.providers.prompt_parse import PromptParseError, parse_messages
 from impostor.providers.bots import players
 from impostor.providers.bots.script import ScriptedError, load_script, scripted_answer
 
-BOTS = ("random", "embedding", "script")
+BOTS = ("random", "embedding", "vague", "script")
+#: bot/vague = bot/embedding describing with looser associations: its neighbours ranked
+#: SKIP+1..SKIP+pool instead of 1..pool (a harder-to-spot impostor, a less telling majority)
+VAGUE_SKIP = 16
 NOT_A_GAME = "I am an Impostor Game bot and can only answer Impostor Game prompts."
 
 
@@ -56,17 +59,18 @@ class BotAPI(ModelAPI):
         self._embedding: Optional[players.EmbeddingPlayer] = None
         if model_name == "script":
             self._script = load_script(model_args.pop("script", None))
-        elif model_name == "embedding":
+        elif model_name in ("embedding", "vague"):
             from impostor.providers.bots.vocab import shipped_table
 
-            known = {"declare_margin", "pool"}
+            known = {"declare_margin", "pool", "skip"}
             unknown = set(model_args) - known
             if unknown:
                 raise ImpostorError(
-                    f"bot/embedding: unknown model arg(s) {sorted(unknown)}; known: {sorted(known)}"
+                    f"bot/{model_name}: unknown model arg(s) {sorted(unknown)}; known: {sorted(known)}"
                 )
             self._embedding = _embedding_player(
-                float(model_args.get("declare_margin", 0.08)), int(model_args.get("pool", 8))
+                float(model_args.get("declare_margin", 0.08)), int(model_args.get("pool", 8)),
+                int(model_args.get("skip", VAGUE_SKIP if model_name == "vague" else 0)),
             )
             shipped_table()  # load now, not inside the first game
 
@@ -123,14 +127,14 @@ class BotAPI(ModelAPI):
         return output, ModelCall.create({**request, **facts}, {"text": text})
 
 
-_players: dict[tuple[float, int], players.EmbeddingPlayer] = {}
+_players: dict[tuple[float, int, int], players.EmbeddingPlayer] = {}
 
 
-def _embedding_player(margin: float, pool: int) -> players.EmbeddingPlayer:
+def _embedding_player(margin: float, pool: int, skip: int = 0) -> players.EmbeddingPlayer:
     """One EmbeddingPlayer (and neighbour cache) per setting, shared across instances."""
     from impostor.providers.bots.vocab import shipped_table
 
-    key = (margin, pool)
+    key = (margin, pool, skip)
     if key not in _players:
-        _players[key] = players.EmbeddingPlayer(shipped_table(), pool=pool, declare_margin=margin)
+        _players[key] = players.EmbeddingPlayer(shipped_table(), pool=pool, declare_margin=margin, skip=skip)
     return _players[key]

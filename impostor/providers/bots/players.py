@@ -111,9 +111,11 @@ class EmbeddingPlayer:
         pool: int = 8,
         words_per_description: int = 3,
         declare_margin: float = 0.08,
+        skip: int = 0,
     ):
         self.table = table
         self.pool = pool
+        self.skip = skip  # bot/vague: pass over the `skip` nearest neighbours (looser associations)
         self.k = words_per_description
         self.declare_margin = declare_margin
         self._neighbour_cache: dict[str, list[str]] = {}
@@ -125,8 +127,9 @@ class EmbeddingPlayer:
             if vec is None:
                 cached = []
             else:
-                near = self.table.nearest(vec, 4 * self.pool, reject=lambda c: is_form_of(c, word))
-                cached = _distinct([w for w, _ in near], self.pool)
+                want = self.skip + self.pool
+                near = self.table.nearest(vec, 4 * want, reject=lambda c: is_form_of(c, word))
+                cached = _distinct([w for w, _ in near], want)[self.skip:]
             self._neighbour_cache[word] = cached
         return cached
 
