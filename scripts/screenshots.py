@@ -1,0 +1,117 @@
+"""Screenshots of the demo's outputs in a real browser (docs/img/report.png, docs/img/mlflow_run.png).
+
+Run after ``bash scripts/demo.sh``. Opens the report's first screen
+(``out/demo-report/report.html``) and the MLflow page of one run of the demo's experiment
+(``mlflow ui`` started on the demo's store) in headless Chromium (Debian's ``chromium``,
+driven by Playwright; scripts/install.sh installs both), and saves what a reader sees
+first, at 1600 x 1000. The game trace picture is scripts/trace_screenshot.py's.
+
+    .venv/bin/python scripts/screenshots.py [--only report|mlflow] [--report out/demo-report]
+        [--tracking-uri sqlite:///mlruns/mlflow.db] [--experiment impostor-demo] [--out-dir docs/img]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from trace_screenshot import CHROMIUM, _free_port  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+VIEWPORT = {"width": 1600, "height": 1000}
+
+
+def _browser(p):
+    return p.chromium.launch(executable_path=CHROMIUM, headless=True)
+
+
+def shoot_report(report_dir: Path, out: Path) -> None:
+    """The report's first screen: it must open on results (headline table), not on caveats."""
+    from playwright.sync_api import sync_playwright
+
+    html = (report_dir / "report.html").resolve()
+    if not html.is_file():
+        raise SystemExit(f"{html}: no report; run `bash scripts/demo.sh` first (or pass --report DIR)")
+    with sync_playwright() as p:
+        browser = _browser(p)
+        page = browser.new_page(viewport=VIEWPORT)
+        page.goto(html.as_uri())
+        page.wait_for_load_state("load")
+        page.screenshot(path=str(out))
+        browser.close()
+
+
+def pick_run(uri: str, experiment: str) -> tuple[str, str, str]:
+    """(experiment id, run id, run name) of the demo's first cross-play experiment run."""
+    os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(uri)
+    exp = client.get_experiment_by_name(experiment)
+    if exp is None:
+        raise SystemExit(f"{uri}: no MLflow experiment {experiment!r}; run `bash scripts/demo.sh` first")
+    runs = client.search_runs([exp.experiment_id], "tags.`impostor.kind` = 'experiment'",
+                              order_by=["attributes.run_name ASC"], max_results=1000)
+    runs = [r for r in runs if r.data.tags.get("impostor.mode") == "cross_play"] or runs
+    if not runs:
+        raise SystemExit(f"{experiment!r} has no experiment runs yet")
+    run = runs[0]
+    return exp.experiment_id, run.info.run_id, run.info.run_name
+
+
+def shoot_mlflow_run(uri: str, experiment: str, out: Path) -> str:
+    from playwright.sync_api import sync_playwright
+
+    exp_id, run_id, run_name = pick_run(uri, experiment)
+    port = _free_port()
+    ui = subprocess.Popen([sys.executable, "-m", "mlflow", "ui", "--backend-store-uri", uri, "--port", str(port)],
+                          env=dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True"), cwd=ROOT,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(240):
+            try:
+                urllib.request.urlopen(f"{base}/health", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.5)
+        with sync_playwright() as p:
+            browser = _browser(p)
+            page = browser.new_page(viewport=VIEWPORT)
+            page.goto(f"{base}/#/experiments/{exp_id}/runs/{run_id}")
+            page.get_by_text(run_name).first.wait_for(timeout=90_000)
+            time.sleep(3)  # let the metrics and parameters panes fill in
+            page.screenshot(path=str(out))
+            browser.close()
+    finally:
+        ui.terminate()
+        ui.wait(timeout=30)
+    return run_name
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=("report", "mlflow"))
+    parser.add_argument("--report", type=Path, default=ROOT / "out" / "demo-report")
+    parser.add_argument("--tracking-uri", default=os.environ.get("MLFLOW_TRACKING_URI")
+                        or f"sqlite:///{ROOT / 'mlruns' / 'mlflow.db'}")
+    parser.add_argument("--experiment", default="impostor-demo")
+    parser.add_argument("--out-dir", type=Path, default=ROOT / "docs" / "img")
+    args = parser.parse_args()
+    args.out_dir.mkdir(parents=True, exist_ok=True)
+    if args.only in (None, "report"):
+        shoot_report(args.report, args.out_dir / "report.png")
+        print(args.out_dir / "report.png")
+    if args.only in (None, "mlflow"):
+        name = shoot_mlflow_run(args.tracking_uri, args.experiment, args.out_dir / "mlflow_run.png")
+        print(f"{args.out_dir / 'mlflow_run.png'} (run {name})")
+
+
+if __name__ == "__main__":
+    main()
