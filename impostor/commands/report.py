@@ -2,11 +2,13 @@
 
     impostor report (--parquet DIR | --experiment NAME [--tracking-uri URI]) --out OUT
                     [--seed 0] [--bootstrap-reps 10000] [--bootstrap design|paper] [--permutation-reps N]
-                    [--alpha 0.05] [--no-figures]
+                    [--alpha 0.05] [--no-figures] [--log-run]
 
 The command layer gathers what ``analysis`` must not import itself: the tables
 of an MLflow experiment (downloaded by ``impostor.tracking.tables``) and the
-word vectors of the Fig. 3 embedder; analysis gets them as arguments.
+word vectors of the Fig. 3 embedder; analysis gets them as arguments. With
+``--experiment X --log-run`` the bundle is also logged as a run of its own in X
+(``impostor.tracking.reportrun``: the ratings as metrics, tables and figures).
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ def register(sub: Any) -> None:
     p.add_argument("--permutation-reps", type=int, default=None, help="permutation replicates (default: the stats default)")
     p.add_argument("--alpha", type=float, default=None, help="two-sided level (default 0.05)")
     p.add_argument("--no-figures", action="store_true", help="skip the figures")
+    p.add_argument("--log-run", action="store_true",
+                   help="with --experiment: also log the report as a run of its own in that experiment (ratings as "
+                        "metrics rating_<role>.<model>, the ratings and cost tables, pages and figures), to compare "
+                        "in the MLflow UI")
     p.add_argument("--exclude-estimated-params", action="store_true",
                    help="size fits use published parameter counts only (models.csv params_source)")
     p.set_defaults(func=_cmd_report)
@@ -55,11 +61,14 @@ def load_from_mlflow(experiment: str, tracking_uri: Optional[str] = None) -> Any
     """The ``AnalysisData`` of every run of an MLflow experiment that logged ``tables/`` (sweep
     parents, which have none, are skipped with a note)."""
     from analysis.io import load_run_tables
-    from impostor.tracking.logrun import TABLES_DIR
+    from impostor.tracking.logrun import TABLES_DIR, TAG
     from impostor.tracking.tables import downloaded_tables
 
+    from impostor.tracking.reportrun import REPORT_KIND
+
     with downloaded_tables(experiment, tracking_uri) as exp:
-        return load_run_tables([(r.run_id, r.directory) for r in exp.runs], experiment, exp.where, TABLES_DIR)
+        runs = [r for r in exp.runs if r.run.data.tags.get(f"{TAG}kind") != REPORT_KIND]  # earlier reports: no games
+        return load_run_tables([(r.run_id, r.directory) for r in runs], experiment, exp.where, TABLES_DIR)
 
 
 class ShippedWordVectors:
@@ -111,6 +120,9 @@ def _stats_config(args: Any) -> Any:
 
     if args.tracking_uri and not args.experiment:
         raise ImpostorError("--tracking-uri: only used with --experiment; fix: drop it or pass --experiment NAME")
+    if getattr(args, "log_run", False) and not args.experiment:
+        raise ImpostorError("--log-run: the report is logged into the experiment it reads; fix: pass --experiment NAME "
+                            "(or drop --log-run)")
     if args.bootstrap_reps < 0 or (args.permutation_reps is not None and args.permutation_reps < 0):
         raise ImpostorError("--bootstrap-reps/--permutation-reps: must be >= 0; fix: pass a non-negative count")
     if args.alpha is not None and not 0 < args.alpha < 1:
@@ -148,6 +160,18 @@ def _load(args: Any) -> tuple[Any, dict]:
     return data, source
 
 
+def _log_run(args: Any, out: Path, manifest: dict) -> None:
+    """The bundle as a run of its own in the experiment it was read from (``--log-run``)."""
+    from impostor.tracking.reportrun import log_report_run
+    from impostor.tracking.store import get_client, shown_uri
+
+    client, uri = get_client(args.tracking_uri)
+    exp = client.get_experiment_by_name(args.experiment)
+    run_id = log_report_run(client, exp.experiment_id, out, manifest)
+    _progress(f"logged as MLflow run {run_id} in experiment '{args.experiment}' at {shown_uri(uri)} "
+              f"(metrics rating_<role>.<model>; artifacts report/)")
+
+
 def _cmd_report(args: Any) -> int:
     from analysis.report import build_report
 
@@ -162,5 +186,7 @@ def _cmd_report(args: Any) -> int:
         _progress(f"WARNING: {err}")
     _progress(f"done in {time.perf_counter() - t0:.1f} s: {len(manifest['tables'])} tables, "
               f"{len(manifest['figures'])} figures, {len(manifest['notes'])} notes")
+    if args.log_run:
+        _log_run(args, out, manifest)
     print(out / "report.html")
     return 1 if manifest["errors"] else 0
