@@ -18,7 +18,27 @@ from inspect_ai._util.error import PrerequisiteError
 # that per call; Inspect exports no public getter.
 from inspect_ai.model._generate_config import active_generate_config
 
-__all__ = ["PrerequisiteError", "active_generate_config", "building_task_for_eval"]
+__all__ = ["PrerequisiteError", "active_generate_config", "building_task_for_eval", "cache_package_scan"]
+
+
+def cache_package_scan() -> None:
+    """Scan the installed packages once per process instead of once per task.
+
+    Opening each task's log, Inspect looks up the distribution that ships the task
+    (``inspect_ai._util.package.get_distribution_for_object``); for ``tasks.impostor``, whose
+    top-level name is no distribution, that reads every installed package's file list
+    (``importlib.metadata.packages_distributions``, ~0.6 s of CPU) -- for every task, before
+    the first game: a 378-experiment shard of the paper's grid spent over 13 minutes in it
+    (issue 18, measured). The installed packages do not change during a sweep; Inspect has
+    no option for this.
+    """
+    import functools
+
+    from inspect_ai._util import package
+
+    if not hasattr(package.packages_distributions, "cache_info"):
+        package.packages_distributions = functools.lru_cache(maxsize=1)(package.packages_distributions)
+
 
 
 def building_task_for_eval() -> bool:
