@@ -26,6 +26,7 @@ SUBCOMMAND_MODULES = (
     "impostor.commands.power",
     "impostor.commands.play",
     "impostor.commands.tracking_server",
+    "impostor.commands.relocate",
 )
 
 

@@ -32,6 +32,7 @@ from impostor.export import (
     tables_from_log,
 )
 from impostor.core.records import WIN_CONDITIONS
+from impostor.tracking.runnote import NOTE_TAG, experiment_note
 from impostor.tracking.redact import redact_mapping, redact_text, redacted_log_copy, secret_values
 from impostor.tracking.traces import trace_run
 
@@ -389,7 +390,8 @@ def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optiona
     status = "FINISHED" if log.status == "success" else "FAILED"
     tags = {f"{TAG}log_status": str(log.status), f"{TAG}log_file": redact_text(loc, secrets)[:5000],
             f"{TAG}eval_id": spec.eval_id, f"{TAG}tables_logged": "1",
-            f"{TAG}games_completed": str(len(tables.games))}
+            f"{TAG}games_completed": str(len(tables.games)),
+            NOTE_TAG: experiment_note(metrics, spec.task_args or {}, role_models(spec))}
     if log.error is not None:
         tags[f"{TAG}error"] = redact_text((log.error.message or "")[:1000], secrets)
     for k, v in tags.items():

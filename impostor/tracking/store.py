@@ -129,8 +129,13 @@ def _slug(name: str) -> str:
 
 
 def ensure_experiment(client: Any, name: str, uri: str) -> str:
-    """Experiment id by name, created (with artifacts under ./mlruns/artifacts for the default store) if absent."""
+    """Experiment id by name, created (with artifacts under ./mlruns/artifacts for the default store) if absent.
+    A local store that was moved or copied is re-pointed first (``impostor.tracking.relocate``)."""
     try:
+        if uri.startswith("sqlite:///"):
+            from impostor.tracking.relocate import repoint_if_moved
+
+            repoint_if_moved(uri)
         exp = client.get_experiment_by_name(name)
         if exp is not None:
             if exp.lifecycle_stage == "deleted":

@@ -6,6 +6,7 @@ import json
 from typing import Any, Optional
 
 from impostor.tracking.logrun import TAG, log_params
+from impostor.tracking.runnote import NOTE_TAG, sweep_note
 
 SWEEP_KIND = "sweep"
 
@@ -47,6 +48,7 @@ def finish_sweep_run(client: Any, run_id: str, metrics: dict[str, float], ok: Op
     ms = [Metric(k, float(v), now, 0) for k, v in metrics.items()]
     for i in range(0, len(ms), 500):
         client.log_batch(run_id, metrics=ms[i:i + 500])
+    client.set_tag(run_id, NOTE_TAG, sweep_note(metrics))
     if ok is None:
         client.set_terminated(run_id, status="KILLED")
     else:

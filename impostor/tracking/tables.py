@@ -17,6 +17,7 @@ from typing import Any, Iterator, Optional
 from impostor.core.errors import ImpostorError
 from impostor.core.records import GAMES_FILE, PLAYERS_FILE
 from impostor.tracking.logrun import TABLES_DIR, TAG
+from impostor.tracking.relocate import local_path, map_uri, sqlite_path, store_moves
 from impostor.tracking.store import TrackingUnavailable, get_client, shown_uri, tracking_uri as resolve_uri
 
 __all__ = ["RunTables", "ExperimentTables", "downloaded_tables", "require_store"]
@@ -105,8 +106,11 @@ def _runs(client: Any, experiment_id: str, kind: Optional[str]) -> list[Any]:
 DOWNLOAD_THREADS = 8  # runs downloaded at once: one at a time took ~0.8 s a run from a loaded server (756 runs ~10 min)
 
 
-def _download(client: Any, run_id: str, tmp: Path) -> Optional[Path]:
-    """The run's ``tables/`` folder (one listing and one request per file), None without games and players."""
+def _download(client: Any, run_id: str, tmp: Path, moved: Optional[Path] = None) -> Optional[Path]:
+    """The run's ``tables/`` folder (one listing and one request per file), None without games and players;
+    ``moved``: where the folder is in a local store that was moved or copied (read in place)."""
+    if moved is not None:
+        return moved if (moved / GAMES_FILE).is_file() and (moved / PLAYERS_FILE).is_file() else None
     try:
         local = Path(client.download_artifacts(run_id, TABLES_DIR, str(tmp / run_id)))
     except Exception:  # noqa: BLE001 - no artifact directory, or a failed download of one that exists
@@ -122,12 +126,20 @@ def _download(client: Any, run_id: str, tmp: Path) -> Optional[Path]:
     return local
 
 
-def _download_all(client: Any, runs: list[Any], tmp: Path) -> list[RunTables]:
+def _moved_tables(run: Any, moves: dict[Path, Path]) -> Optional[Path]:
+    """The run's tables folder in a moved local store (``impostor.tracking.relocate``), else None."""
+    uri = run.info.artifact_uri or ""
+    mapped = map_uri(uri, moves) if moves else uri
+    path = local_path(mapped)
+    return None if mapped == uri or path is None else path / TABLES_DIR
+
+
+def _download_all(client: Any, runs: list[Any], tmp: Path, moves: Optional[dict[Path, Path]] = None) -> list[RunTables]:
     """Every run's tables, ``DOWNLOAD_THREADS`` runs at a time (HTTP round trips, not CPU), in run order."""
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=DOWNLOAD_THREADS) as pool:
-        dirs = list(pool.map(lambda r: _download(client, r.info.run_id, tmp), runs))
+        dirs = list(pool.map(lambda r: _download(client, r.info.run_id, tmp, _moved_tables(r, moves or {})), runs))
     return [RunTables(r, d) for r, d in zip(runs, dirs)]
 
 
@@ -142,5 +154,7 @@ def downloaded_tables(experiment: str, tracking_uri: Optional[str] = None, *, ki
     where = shown_uri(uri)
     exp = _experiment(client, experiment, where)
     runs = _runs(client, exp.experiment_id, kind)
+    db = sqlite_path(uri)
+    moves = store_moves(db) if db is not None else {}  # a moved or copied mlruns/: read where it is now
     with tempfile.TemporaryDirectory(prefix="impostor-tables-") as tmp:
-        yield ExperimentTables(experiment, where, _download_all(client, runs, Path(tmp)))
+        yield ExperimentTables(experiment, where, _download_all(client, runs, Path(tmp), moves))
