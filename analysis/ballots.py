@@ -67,6 +67,12 @@ def invalid_ballot_mask(classes: pd.Series) -> np.ndarray:
 def description_classes(p: pd.DataFrame) -> pd.Series:
     """``None`` for a valid description, else its class (``DESCRIPTION_ERROR_CLASSES``)."""
     valid = p["description_valid"].astype(object).fillna(True).to_numpy(dtype=bool)
-    errors = _column(p, "description_error")
-    out = [None if ok else description_error_class(_none(e)) for ok, e in zip(valid, errors)]
+    out = np.full(len(p), None, dtype=object)
+    bad = ~valid
+    if bad.any():  # classify each distinct error text once (null -> code -1, the last entry)
+        errors = p["description_error"].to_numpy(dtype=object)[bad] if "description_error" in p.columns else None
+        codes, uniq = pd.factorize(errors if errors is not None else np.full(int(bad.sum()), None, dtype=object))
+        classes = np.array([description_error_class(_none(e)) for e in uniq] + [description_error_class(None)],
+                           dtype=object)
+        out[bad] = classes[codes]
     return pd.Series(out, index=p.index, dtype=object)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+import numpy as np
 import pandas as pd
 
 
@@ -14,3 +15,13 @@ class AnalysisData:
     players: pd.DataFrame  # players.parquet (four rows per game)
     models: Optional[pd.DataFrame] = None  # models.csv: model, provider, family, params_b
     notes: list[str] = field(default_factory=list)  # caveats collected for the report
+
+
+def index_positions(index: pd.Index, values: pd.Series) -> np.ndarray:
+    """``index.get_indexer(values)`` (-1 = absent); a categorical column is looked up once per
+    category, not once per row (3.6 M player rows at 10x the paper)."""
+    if isinstance(values.dtype, pd.CategoricalDtype):
+        codes = values.cat.codes.to_numpy()
+        pos = index.get_indexer(np.asarray(values.cat.categories, dtype=object))
+        return np.where(codes >= 0, pos[np.maximum(codes, 0)], -1)
+    return index.get_indexer(values.to_numpy(dtype=object))

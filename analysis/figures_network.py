@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Optional
 
+import numpy as np
 import pandas as pd
 
-from analysis.data import AnalysisData
+from analysis.data import AnalysisData, index_positions
 from analysis.figures_style import IMPOSTOR_COLOR, MAJORITY_COLOR, MODE_LABEL, plt, save_figure
 
 __all__ = ["fig_vote_network"]
@@ -22,21 +23,28 @@ def _pick_example_game(data: AnalysisData) -> Optional[str]:
     p = data.players
     if len(g) == 0:
         return None
-    pv = p[["game_id", "vote"]].copy()
-    pv["valid"] = pv["vote"].notna()
-    nvalid = pv.groupby("game_id", sort=False)["valid"].sum()
+    # games by row number (not by id string: 3.6 M player rows at 10x the paper)
+    gi = index_positions(pd.Index(g["game_id"].to_numpy(dtype=object)), p["game_id"])
+    pv = pd.DataFrame({"gi": gi, "vote": pd.to_numeric(p["vote"]).to_numpy(dtype=float, na_value=np.nan)})[gi >= 0]
+    nvalid = pv.groupby("gi", sort=False)["vote"].count()
     full = nvalid.index[nvalid == 4]
-    counts = pv[pv["game_id"].isin(full)].groupby(["game_id", "vote"], sort=False).size()
+    counts = pv[pv["gi"].isin(full)].groupby(["gi", "vote"], sort=False).size()
     shape = counts.groupby(level=0).agg(["max", "size"])
-    split22 = set(shape.index[(shape["max"] == 2) & (shape["size"] == 2)])
-    bloc3 = set(shape.index[shape["max"] == 3])
-    team = g["mode"].isin(("team_aware", "team_semi_aware", "team_blind"))
-    for ids, mask in ((split22, team), (split22, None), (bloc3, g["win_condition"] == "conviction"), (bloc3, None)):
-        sel = g[g["game_id"].isin(ids)]
-        if mask is not None:
-            sel = sel[mask.loc[sel.index]]
-        if len(sel):
-            return str(sel["game_id"].iloc[0])
+
+    def rows(index) -> np.ndarray:
+        out = np.zeros(len(g), bool)
+        out[np.asarray(index, dtype=np.int64)] = True
+        return out
+
+    split22 = rows(shape.index[(shape["max"] == 2) & (shape["size"] == 2)])
+    bloc3 = rows(shape.index[shape["max"] == 3])
+    team = g["mode"].isin(("team_aware", "team_semi_aware", "team_blind")).to_numpy()
+    anything = np.ones(len(g), bool)
+    for ids, mask in ((split22, team), (split22, anything), (bloc3, (g["win_condition"] == "conviction").to_numpy()),
+                      (bloc3, anything)):
+        hit = np.flatnonzero(ids & mask)
+        if len(hit):
+            return str(g["game_id"].iloc[hit[0]])
     return str(g["game_id"].iloc[0])
 
 

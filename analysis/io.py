@@ -43,23 +43,59 @@ def sha256_file(path: Path) -> str:
 # --------------------------------------------------------------------------- reading
 
 
-def _read_parquet(path: Path, shown: str) -> pd.DataFrame:
+# Text columns that are unique per row stay plain strings; every other text column is read
+# dictionary-encoded (a categorical): at 10x the paper (3.6 M player rows) plain strings
+# take ~1.8 GB, categoricals a few hundred MB (benchmarks/scale_bench.py).
+_UNIQUE_TEXT = {GAMES_FILE: ("game_id",)}
+
+
+def sorted_categories(df: pd.DataFrame) -> pd.DataFrame:
+    """Categorical columns get their categories in sorted order (in place), so that sorting and
+    grouping by them give the order plain strings give; returns ``df``."""
+    for c in df.columns:
+        s = df[c]
+        if isinstance(s.dtype, pd.CategoricalDtype) and not s.cat.categories.is_monotonic_increasing:
+            df[c] = s.cat.reorder_categories(s.cat.categories.sort_values())
+    return df
+
+
+def compact_text(df: pd.DataFrame, keep: Sequence[str] = ()) -> pd.DataFrame:
+    """Text columns (strings or objects holding only strings and nulls) except ``keep`` as categoricals
+    with sorted categories (in place); returns ``df``.  For tables not read by ``_read_parquet``."""
+    for c in df.columns:
+        s = df[c]
+        if c in keep or isinstance(s.dtype, pd.CategoricalDtype):
+            continue
+        if pd.api.types.is_string_dtype(s.dtype) and pd.api.types.infer_dtype(s, skipna=True) in ("string", "empty"):
+            if s.notna().any():
+                df[c] = s.astype("category")
+    return sorted_categories(df)
+
+
+def _read_parquet(path: Path, shown: str, dictionary: bool = True) -> pd.DataFrame:
+    """The file as a DataFrame; with ``dictionary`` its text columns (but ``_UNIQUE_TEXT``) as categoricals."""
     if not path.exists():
         raise ImpostorError(
             f"{shown}: file not found; fix: point --parquet at an export directory holding "
             f"{GAMES_FILE} and {PLAYERS_FILE} ({FIX_EXPORT})"
         )
     try:
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
-        table = pq.read_table(path)
-        return table.to_pandas()
+        text = None
+        if dictionary:
+            unique = _UNIQUE_TEXT.get(path.name, ())
+            text = [f.name for f in pq.read_schema(path) if f.name not in unique
+                    and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))]
+        df = pq.read_table(path, read_dictionary=text).to_pandas()
     except Exception as exc:  # noqa: BLE001 - any reader failure means a bad file
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ImpostorError(
             f"{shown}: not a readable Parquet file ({reason}); fix: the file is corrupt or not "
             f"Parquet, {FIX_EXPORT}"
         ) from exc
+    return sorted_categories(df)
 
 
 def _read_models(path: Path, shown: str) -> pd.DataFrame:
@@ -85,7 +121,8 @@ def load_tables(directory: str | Path) -> AnalysisData:
     games = _read_parquet(gpath, str(gpath))
     players = _read_parquet(ppath, str(ppath))
     models = _read_models(mpath, str(mpath)) if mpath.exists() else None
-    data = validate_tables(games, players, models, games_name=str(gpath), players_name=str(ppath), models_name=str(mpath))
+    data = validate_tables(games, players, models, games_name=str(gpath), players_name=str(ppath),
+                           models_name=str(mpath), copy=False)
     data.sources = [  # type: ignore[attr-defined]
         {"path": str(p.resolve()), "sha256": sha256_file(p), "bytes": p.stat().st_size}
         for p in (gpath, ppath, mpath) if p.exists()
@@ -120,11 +157,11 @@ def _read_run(run_id: str, local: Path, tables_dir: str, parts: dict[str, list],
         sources.append({"path": f"mlflow:{run_id}/{tables_dir}/{fname}", "sha256": sha256_file(p),
                         "bytes": p.stat().st_size})
         if fname == GAMES_FILE:
-            df = _read_parquet(p, shown)
+            df = _read_parquet(p, shown, dictionary=False)  # categoricals after the concat (one dictionary)
             df["mlflow_run_id"] = run_id
             parts[fname].append(df)
         elif fname == PLAYERS_FILE:
-            parts[fname].append(_read_parquet(p, shown))
+            parts[fname].append(_read_parquet(p, shown, dictionary=False))
         else:
             parts[fname].append(_read_models(p, shown))
 
@@ -151,8 +188,10 @@ def load_run_tables(runs: Sequence[tuple[str, Optional[Path]]], experiment: str,
     models = None
     if parts[MODELS_FILE]:
         models = pd.concat(parts[MODELS_FILE], ignore_index=True).drop_duplicates(subset=["model"], keep="first")
+    games = compact_text(pd.concat(parts.pop(GAMES_FILE), ignore_index=True), keep=_UNIQUE_TEXT[GAMES_FILE])
+    players = compact_text(pd.concat(parts.pop(PLAYERS_FILE), ignore_index=True))
     data = validate_tables(
-        pd.concat(parts[GAMES_FILE], ignore_index=True), pd.concat(parts[PLAYERS_FILE], ignore_index=True), models,
+        games, players, models, copy=False,
         games_name=f"MLflow '{experiment}' {tables_dir}/{GAMES_FILE}",
         players_name=f"MLflow '{experiment}' {tables_dir}/{PLAYERS_FILE}",
         models_name=f"MLflow '{experiment}' {tables_dir}/{MODELS_FILE}",

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.ballots import ballot_classes
-from analysis.data import AnalysisData
+from analysis.data import AnalysisData, index_positions
 from impostor.core.errors import ImpostorError
 from impostor.core.records import (
     BALLOT_CLASSES,
@@ -104,6 +104,9 @@ def _coerce_int(df: pd.DataFrame, col: str, probs: _Problems, lo: int | None = N
 def _coerce_str(df: pd.DataFrame, col: str, probs: _Problems, nullable: bool = False,
                 allowed: Optional[Iterable[str]] = None) -> None:
     s = df[col]
+    if isinstance(s.dtype, pd.CategoricalDtype):  # text read dictionary-encoded: check the categories
+        _check_categorical_str(s, col, probs, nullable, allowed)
+        return
     na = s.isna().to_numpy()
     if not nullable and na.any():
         probs.add(col, f"{int(na.sum())} missing value(s) ({_rows(na)})", f"fill every row of '{col}'")
@@ -127,6 +130,28 @@ def _coerce_str(df: pd.DataFrame, col: str, probs: _Problems, nullable: bool = F
                       f"use one of {', '.join(allowed)}" + (" or leave empty" if nullable else ""))
             return
     df[col] = s
+
+
+def _check_categorical_str(s: pd.Series, col: str, probs: _Problems, nullable: bool,
+                           allowed: Optional[Iterable[str]]) -> None:
+    """A categorical text column: the checks of ``_coerce_str`` on its categories and codes (kept
+    categorical: one copy of each distinct value instead of one per row)."""
+    codes = s.cat.codes.to_numpy()
+    na = codes < 0
+    if not nullable and na.any():
+        probs.add(col, f"{int(na.sum())} missing value(s) ({_rows(na)})", f"fill every row of '{col}'")
+        return
+    cats = s.cat.categories
+    if not all(isinstance(v, str) for v in cats):
+        bad_type = ~na & ~np.array([isinstance(v, str) for v in cats], bool)[np.maximum(codes, 0)]
+        probs.add(col, f"{int(bad_type.sum())} value(s) are not text ({_rows(bad_type)})", f"store text in '{col}'")
+        return
+    if allowed is not None:
+        allowed = list(allowed)
+        bad = ~na & ~np.isin(np.asarray(cats, dtype=object), allowed)[np.maximum(codes, 0)]
+        if bad.any():
+            probs.add(col, f"invalid value(s) {_examples(s[bad])} ({_rows(bad)})",
+                      f"use one of {', '.join(allowed)}" + (" or leave empty" if nullable else ""))
 
 
 def _coerce_bool(df: pd.DataFrame, col: str, probs: _Problems) -> None:
@@ -174,7 +199,10 @@ def _ballot_class_column(players: pd.DataFrame, probs: _Problems, notes: list[st
                       f"ballot_valid is true exactly for the legal classes {', '.join(LEGAL_BALLOT_CLASSES)}; "
                       f"{FIX_EXPORT}")
             return
-    classes = ballot_classes(players)
+    if given and isinstance(players["ballot_class"].dtype, pd.CategoricalDtype) and players["ballot_class"].notna().all():
+        classes = players["ballot_class"]  # recorded on every row and checked above: kept as read
+    else:
+        classes = ballot_classes(players)
     if not given or players["ballot_class"].isna().any():
         notes.append(f"{name}: ballot_class was absent for some rows (written before it existed) and was derived "
                      "from vote, ballot_error, self_declared and ballot_valid (docs/rules.md, Ballot classes).")
@@ -249,7 +277,7 @@ def _seat_masks(players: pd.DataFrame) -> pd.DataFrame:
         "pos_bit": np.left_shift(1, players["speaking_position"].to_numpy()),
         "is_imp": (players["role"] == "impostor").to_numpy().astype(np.int64),
     })
-    per_game = tmp.groupby("game_id", sort=False).agg(
+    per_game = tmp.groupby("game_id", sort=False, observed=True).agg(
         n=("seat", "size"), seat_mask=("seat_bit", "sum"), pos_mask=("pos_bit", "sum"), n_imp=("is_imp", "sum"),
     )
     # each of the seats (positions) 0-3 exactly once <=> 4 rows whose bits sum to 0b1111
@@ -262,7 +290,7 @@ def _check_seats(games: pd.DataFrame, players: pd.DataFrame, games_name: str, pl
     """Every player row belongs to a game; every game has seats 0-3, one impostor, positions 0-3."""
     xp = _Problems(players_name)
     game_ids = pd.Index(games["game_id"].to_numpy(dtype=object))
-    orphan = game_ids.get_indexer(players["game_id"].to_numpy(dtype=object)) < 0
+    orphan = index_positions(game_ids, players["game_id"]) < 0
     if orphan.any():
         xp.add("game_id", f"{int(orphan.sum())} player rows belong to no game in {games_name} "
                f"({_examples(players['game_id'][orphan])})",
@@ -297,7 +325,7 @@ def _check_impostor_agrees(games: pd.DataFrame, players: pd.DataFrame, games_nam
     g = games.set_index("game_id")[["impostor_seat", "impostor_model", "impostor_speaking_position"]].join(imp, how="left")
     cp = _Problems(f"{games_name}/{players_name}")
     for gcol, pcol in (("impostor_seat", "seat"), ("impostor_model", "model"), ("impostor_speaking_position", "speaking_position")):
-        mism = (g[gcol] != g[pcol]).to_numpy()
+        mism = (g[gcol].astype(object) != g[pcol].astype(object)).to_numpy()  # categoricals: compare values
         if mism.any():
             cp.add(gcol, f"{int(mism.sum())} game(s) disagree with the impostor row's '{pcol}' in {players_name} "
                    f"(e.g. {g.index[mism][0]!r}: {g[gcol][mism].iloc[0]!r} vs {g[pcol][mism].iloc[0]!r})",
@@ -353,11 +381,14 @@ def validate_tables(
     games_name: str = GAMES_FILE,
     players_name: str = PLAYERS_FILE,
     models_name: str = MODELS_FILE,
+    copy: bool = True,
 ) -> AnalysisData:
-    """Validate and normalise the three tables; returns ``AnalysisData`` (copies)."""
+    """Validate and normalise the three tables; returns ``AnalysisData`` (copies; ``copy=False``
+    normalises the caller's frames in place, for loaders that own them)."""
     notes: list[str] = []
-    games = games.copy()
-    players = players.copy()
+    if copy:
+        games = games.copy()
+        players = players.copy()
     _validate_games(games, games_name, notes)
     _validate_players(players, players_name, notes)
     _check_seats(games, players, games_name, players_name)

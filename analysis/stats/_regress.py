@@ -13,6 +13,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import statsmodels.api as sm
 from scipy import stats
 
@@ -69,7 +70,10 @@ def cluster_logit(y, X: np.ndarray, names: list[str], groups, what: str, min_clu
     """Game-level logit with cluster-robust SEs by ``groups``; X includes the intercept."""
     y = np.asarray(y, float)
     groups = np.asarray(groups)
-    g_codes = np.unique(groups, return_inverse=True)[1]
+    if groups.dtype.kind in "iu":  # the same codes as np.unique's inverse, by hashing instead of a sort
+        g_codes = pd.factorize(groups, sort=True)[0].astype(np.intp)
+    else:
+        g_codes = np.unique(groups, return_inverse=True)[1]
     n_cl = int(g_codes.max()) + 1 if len(g_codes) else 0
     if n_cl < min_clusters:
         raise StatsUnavailable(f"{what}: only {n_cl} clusters (need >= {min_clusters})")

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.ballots import ballot_classes, invalid_ballot_mask
+from analysis.data import index_positions
 
 __all__ = ["N_SEATS", "str_col", "player_slots", "attach_seat_arrays"]
 
@@ -24,7 +25,7 @@ def str_col(s: pd.Series) -> np.ndarray:
 
 def player_slots(g: pd.DataFrame, p: pd.DataFrame, notes: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
     """Player rows that belong to a game and seat, once each, with their flat (game, seat) slot."""
-    gi = pd.Index(g["game_id"].astype(object)).get_indexer(p["game_id"].astype(object))
+    gi = index_positions(pd.Index(g["game_id"].astype(object)), p["game_id"])
     seat = pd.to_numeric(p["seat"], errors="coerce").to_numpy(dtype=float)
     ok = (gi >= 0) & np.isin(seat, [0, 1, 2, 3])
     if (~ok).any():

@@ -125,21 +125,22 @@ def vocab_convergence(prep) -> pd.DataFrame:
     desc = prep.description[rows, order]
     mdl = prep.model[rows, order]
     ok = np.sort(pos, axis=1) < 99
-    cache: dict = {}
+    # word sets of each distinct description, Jaccard of each distinct (later, earlier) pair once
+    codes, uniq = pd.factorize(desc.ravel())  # None -> -1, the empty set appended last
+    codes = codes.reshape(desc.shape)
+    toks = [frozenset(_WORD.findall(str(s).lower())) for s in uniq] + [frozenset()]
 
-    def toks(s):
-        if s not in cache:
-            cache[s] = frozenset(_WORD.findall(str(s).lower())) if s is not None else frozenset()
-        return cache[s]
+    def jaccard(a, b):
+        u = len(a | b)
+        return len(a & b) / u if u else np.nan
 
     out_model, out_j = [], []
     for t in range(1, N_SEATS):
         sel = np.nonzero(ok[:, t] & ok[:, t - 1])[0]
-        for i in sel:
-            a, b = toks(desc[i, t]), toks(desc[i, t - 1])
-            u = len(a | b)
-            out_model.append(mdl[i, t])
-            out_j.append(len(a & b) / u if u else np.nan)
+        pair_codes, inv = np.unique(np.stack([codes[sel, t], codes[sel, t - 1]], 1), axis=0, return_inverse=True)
+        j = np.array([jaccard(toks[a], toks[b]) for a, b in pair_codes], float)
+        out_model += mdl[sel, t].tolist()
+        out_j += j[inv.ravel()].tolist()
     df = pd.DataFrame({"model": out_model, "j": out_j})
     return df.groupby("model")["j"].mean().rename("vocab_conv").to_frame()
 

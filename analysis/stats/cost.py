@@ -18,11 +18,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from analysis.data import index_positions
 from analysis.stats._base import ALL, StatsUnavailable, prepared, table
 
 COLUMNS = ["model", "role", "n_seats", "input_tokens_per_game", "output_tokens_per_game", "cost_per_game_usd",
            "successes", "cost_per_success_usd", "price"]
 SUCCESS = {"impostor": "impostor win", "majority": "correct detection"}
+NO_TOKENS = "no seat has its tokens recorded (games logged before per-seat tokens existed)"
 
 
 def seat_costs(data) -> pd.DataFrame:
@@ -33,10 +35,11 @@ def seat_costs(data) -> pd.DataFrame:
     if missing:
         raise StatsUnavailable(f"players table lacks {', '.join(missing)} (exported before per-seat tokens were "
                                "recorded; re-export from the logs of a newer run)")
-    gi = pd.Index(prep.games["game_id"].astype(object)).get_indexer(p["game_id"].astype(object))
+    gi = index_positions(pd.Index(prep.games["game_id"].astype(object)), p["game_id"])
     seat = pd.to_numeric(p["seat"], errors="coerce").to_numpy()
     ok = (gi >= 0) & np.isin(seat, [0, 1, 2, 3])
-    p, gi, seat = p.loc[ok], gi[ok], seat[ok].astype(np.int64)
+    cols = [c for c in ("model", "input_tokens", "output_tokens", "cost_usd") if c in p.columns]
+    p, gi, seat = p.loc[ok, cols], gi[ok], seat[ok].astype(np.int64)  # only the columns used: no copy of all
     is_imp = prep.is_imp[gi, seat]
     success = np.where(is_imp, prep.y[gi] == 1, prep.vote[gi, seat] == prep.imp_seat[gi])
     cost = pd.to_numeric(p["cost_usd"], errors="coerce") if "cost_usd" in p.columns else np.nan
@@ -63,9 +66,13 @@ def _summary(s: pd.DataFrame) -> dict:
 
 @table("cost", columns=COLUMNS)
 def cost(data, config) -> pd.DataFrame:
+    prepared(data, need_players=True)
+    p = data.players
+    if {"input_tokens", "output_tokens"} <= set(p.columns) and p["input_tokens"].isna().all():
+        raise StatsUnavailable(NO_TOKENS)  # no seat at all: skip building the seat rows
     s = seat_costs(data)
     if s["input_tokens"].isna().all():
-        raise StatsUnavailable("no seat has its tokens recorded (games logged before per-seat tokens existed)")
+        raise StatsUnavailable(NO_TOKENS)
     rows = []
     for role in ("impostor", "majority"):
         r = s[s["role"] == role]

@@ -59,10 +59,24 @@ def _covariates(prep: Prepared) -> np.ndarray:
     return np.column_stack(cols).astype(np.int64)
 
 
+def unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(a, axis=0, return_inverse=True)`` of a non-negative int matrix, via one
+    mixed-radix int64 key per row when the keys fit (the row sort of ``axis=0`` took ~15 s on
+    907,200 games); the keys sort as the rows do, so both outputs are the same."""
+    a = np.asarray(a, dtype=np.int64)
+    if a.ndim == 2 and a.size and a.min() >= 0:
+        radix = a.max(axis=0) + 1
+        if float(np.prod(radix.astype(float))) < 2.0 ** 62:
+            mult = np.cumprod(np.concatenate([radix[1:], [1]])[::-1])[::-1]  # weight of each column
+            keys, inv = np.unique(a @ mult, return_inverse=True)
+            return (keys[:, None] // mult[None, :]) % radix[None, :], inv.ravel()
+    uniq, inv = np.unique(a, axis=0, return_inverse=True)
+    return uniq, inv.ravel()
+
+
 def _fit_probs(data, prep: Prepared) -> np.ndarray:
     cov = _covariates(prep)
-    uniq, inv = np.unique(cov, axis=0, return_inverse=True)
-    inv = inv.ravel()
+    uniq, inv = unique_rows(cov)
     wins = np.bincount(inv, weights=prep.y, minlength=len(uniq))
     n = np.bincount(inv, minlength=len(uniq)).astype(float)
     n_cat = 5
@@ -73,8 +87,7 @@ def _fit_probs(data, prep: Prepared) -> np.ndarray:
     except (np.linalg.LinAlgError, FloatingPointError, ValueError) as e:  # fall back to cell means
         note(data, f"design bootstrap: additive logit failed ({type(e).__name__}); experiments are centred on "
                    "mode x difficulty x impostor-model means instead")
-        _, inv2 = np.unique(cov[:, :3], axis=0, return_inverse=True)
-        inv2 = inv2.ravel()
+        _, inv2 = unique_rows(cov[:, :3])
         rate = np.bincount(inv2, weights=prep.y) / np.bincount(inv2)
         return rate[inv2]
     return p[inv]
@@ -111,7 +124,10 @@ def multipliers(data, prep: Prepared, config: StatsConfig) -> np.ndarray:
     def make():
         rng = np.random.default_rng([config.seed, 11])
         E = len(prep.exp_names)
-        return (2.0 * rng.integers(0, 2, size=(config.bootstrap_reps, E), dtype=np.int8) - 1).astype(np.float32)
+        m = rng.integers(0, 2, size=(config.bootstrap_reps, E), dtype=np.int8).astype(np.float32)
+        m *= 2.0  # in place: no float64 (R, E) temporaries (605 MB each at 10x the paper), same values
+        m -= 1.0
+        return m
 
     return memo(data, ("wild_multipliers", config.seed, config.bootstrap_reps), make)
 

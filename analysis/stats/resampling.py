@@ -42,7 +42,8 @@ def bootstrap_weights(data, prep: Prepared, config: StatsConfig) -> np.ndarray:
 
 def replicate_totals(data, prep: Prepared, config: StatsConfig, x: np.ndarray, method: str | None = None):
     """Bootstrap replicates of the win totals and game totals over the games of each column
-    of the (N, K) weight matrix ``x`` (e.g. indicators of a cell): ``(wins (R, K), n (R, K))``.
+    of the (N, K) weight matrix ``x`` (integer weights, e.g. indicators of a cell, so that the
+    observed totals are exact sums in any order): ``(wins (R, K), n (R, K))``.
 
     method "paper": experiments resampled within mode x difficulty (``bootstrap_weights``);
     "design": the experiment-level wild bootstrap of ``design_boot`` (game counts fixed).
@@ -52,26 +53,40 @@ def replicate_totals(data, prep: Prepared, config: StatsConfig, x: np.ndarray, m
     x = np.asarray(x, float)
     if method == "paper":
         W = bootstrap_weights(data, prep, config)
-        return W @ exp_sums(prep, x * prep.y[:, None]), W @ exp_sums(prep, x)
+        return _rows_matmul(W, exp_sums(prep, x, weights=prep.y)), _rows_matmul(W, exp_sums(prep, x))
     if method == "design":
         from analysis.stats.design_boot import fitted_win_prob, multipliers
 
-        resid = exp_sums(prep, x * (prep.y - fitted_win_prob(data, prep))[:, None])
-        wins = (x * prep.y[:, None]).sum(0)[None, :] + multipliers(data, prep, config) @ resid
+        resid = exp_sums(prep, x, weights=prep.y - fitted_win_prob(data, prep))
+        wins = (prep.y.astype(float) @ x)[None, :] + _rows_matmul(multipliers(data, prep, config), resid)
         return wins, np.broadcast_to(x.sum(0)[None, :], wins.shape)
     raise ValueError(f"unknown bootstrap {method!r}; use design or paper")
 
 
-def exp_sums(prep: Prepared, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
-    """Per-experiment sums of ``values`` (N,) or (N, K) over games where ``mask``."""
+def _rows_matmul(W: np.ndarray, S: np.ndarray, rows: int = 1024) -> np.ndarray:
+    """``W @ S`` for the float32 (R, E) replicate matrix and float64 (E, K) sums, a block of
+    replicates at a time: ``W @ S`` would first copy all of W to float64 (605 MB at 10x the
+    paper).  Each row's product is the same either way (tests/analysis/test_stats_robustness.py)."""
+    out = np.empty((W.shape[0], S.shape[1]))
+    for i in range(0, W.shape[0], rows):
+        out[i:i + rows] = W[i:i + rows].astype(np.float64) @ S
+    return out
+
+
+def exp_sums(prep: Prepared, values: np.ndarray, mask: np.ndarray | None = None,
+             weights: np.ndarray | None = None) -> np.ndarray:
+    """Per-experiment sums of ``values`` (N,) or (N, K) over games where ``mask``, each game's
+    row times ``weights`` (N,) when given (equal to passing ``values * weights[:, None]``, without
+    that (N, K) copy)."""
     v = np.asarray(values, dtype=float)
     if mask is not None:
         v = v * (np.asarray(mask, bool)[:, None] if v.ndim == 2 else np.asarray(mask, bool))
     E = len(prep.exp_names)
     if v.ndim == 1:
-        return np.bincount(prep.exp_code, weights=v, minlength=E)
-    ind = sparse.csr_matrix((np.ones(len(prep.exp_code)), (prep.exp_code, np.arange(len(prep.exp_code)))),
-                            shape=(E, len(prep.exp_code)))  # (E, N) experiment indicator
+        return np.bincount(prep.exp_code, weights=v if weights is None else v * weights, minlength=E)
+    n = len(prep.exp_code)
+    data = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+    ind = sparse.csr_matrix((data, (prep.exp_code, np.arange(n))), shape=(E, n))  # (E, N) experiment indicator
     return np.asarray(ind @ v)
 
 

@@ -71,12 +71,15 @@ def speaking_itt(data, config) -> pd.DataFrame:
     rng = np.random.default_rng([config.seed, 2])
     cells = [(m, d) for m in ordered_levels(prep.exp_mode, MODES)
              for d in ordered_levels(prep.exp_difficulty, DIFFICULTIES)]
-    cells = [(m, d) for m, d in cells if ((prep.mode == m) & (prep.difficulty == d)).any()] + [(ALL, ALL)]
-    x = np.hstack([onehot * (np.ones(prep.n, bool) if m == ALL else (prep.mode == m) & (prep.difficulty == d))[:, None]
-                   for m, d in cells])  # (N, 4 * cells): games of each cell by impostor position
+    in_cell = {(m, d): (prep.mode == m) & (prep.difficulty == d) for m, d in cells}
+    cells = [c for c in cells if in_cell[c].any()] + [(ALL, ALL)]
+    x = np.empty((prep.n, 4 * len(cells)))  # (N, 4 * cells): games of each cell by impostor position
+    for c, cell in enumerate(cells):  # filled in place (a list of blocks to stack doubled the peak)
+        x[:, 4 * c:4 * c + 4] = onehot if cell == (ALL, ALL) else onehot * in_cell[cell][:, None]
+    del in_cell
     boot = {b: itt_from_counts(*(a.reshape(a.shape[0], -1, 4) for a in replicate_totals(data, prep, config, x, b)))
             for b in BOOTSTRAPS}  # (R, cells) per bootstrap
-    wins, n_all = (x * prep.y[:, None]).sum(0).reshape(-1, 4), x.sum(0).reshape(-1, 4)
+    wins, n_all = (prep.y.astype(float) @ x).reshape(-1, 4), x.sum(0).reshape(-1, 4)  # integer sums: exact
     n_exps = (exp_sums(prep, x).reshape(len(prep.exp_names), -1, 4).sum(2) > 0).sum(0)  # experiments per cell
     rows = []
     for c, (m, d) in enumerate(cells):
