@@ -155,3 +155,12 @@ def test_relocate_without_a_store_is_one_line(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "no MLflow store at mlruns/mlflow.db" in err and "fix:" in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_runs_page_address_opens_the_runs_table():
+    """MLflow 3 opens an experiment on its GenAI overview unless the address asks for the runs
+    (scripts/mlflow_runs_screenshot.py checks it in Chromium); the sweep prints this address."""
+    from impostor.tracking.store import runs_page
+
+    assert runs_page("7") == "http://127.0.0.1:5000/#/experiments/7/runs?workflowType=machine_learning"
+    assert runs_page("7", "http://host:5000/").startswith("http://host:5000/#/experiments/7/runs?")

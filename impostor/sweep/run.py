@@ -81,6 +81,7 @@ def _start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
         ensure_experiment,
         experiment_name,
         get_client,
+        runs_page,
         shown_uri,
         tracking_disabled,
         warn,
@@ -112,6 +113,9 @@ def _start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
                                   tags={"impostor.config_file": str(pl.path)})
         client.set_tag(parent, f"impostor.log_dir.shard_{pl.shard[0]}_of_{pl.shard[1]}", str(log_dir.resolve()))
         print(f"MLflow: experiment '{name}' at {shown_uri(uri)} (sweep run {parent})", file=sys.stderr)
+        server = uri.startswith(("http://", "https://"))
+        print(f"  runs table: {runs_page(exp_id, shown_uri(uri) if server else 'http://127.0.0.1:5000')}"
+              + ("" if server else f" (start: mlflow ui --backend-store-uri {shown_uri(uri)})"), file=sys.stderr)
         base["tracking_uri"] = uri
         return Context(parent_run_id=parent, **base), client
     except TrackingUnavailable as exc:

@@ -124,6 +124,14 @@ def _sqlite_setup_lock(uri: str) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
+def runs_page(experiment_id: str, base: str = "http://127.0.0.1:5000") -> str:
+    """The address of an experiment's runs table in MLflow's UI.  MLflow 3 opens an experiment on the
+    page of the browser's GenAI / Model training switch (GenAI's traces overview until switched),
+    whatever the experiment's tags (``mlflow.experimentKind`` is not read by the 3.10-3.17 UI);
+    ``workflowType=machine_learning`` in the address opens the runs table (docs/tracking.md)."""
+    return f"{base.rstrip('/')}/#/experiments/{experiment_id}/runs?workflowType=machine_learning"
+
+
 def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "experiment"
 
