@@ -160,7 +160,7 @@ def _draw_ballots(design: SimDesign, imp_wins: np.ndarray, *, p0: float, tie_rat
 
 
 def _games_frame(design: SimDesign, run: dict, b: _Ballots, desc_valid: np.ndarray,
-                 seat_game_seed: np.ndarray) -> pd.DataFrame:
+                 seat_game_seed: np.ndarray, game_ids: np.ndarray) -> pd.DataFrame:
     """games.parquet rows (every GameRow column) plus the simulated truth ``p_true``/``p_design``."""
     exp_ids, ge, gi = design.exp_ids, design.ge, design.gi
     imp_wins, prof = run["imp_wins"], b.prof
@@ -169,12 +169,11 @@ def _games_frame(design: SimDesign, run: dict, b: _Ballots, desc_valid: np.ndarr
     p_def = np.where(imp_wins, 1.0, 0.0)
     n_valid = _PROFILES["valid"][prof]
     is_team = np.isin(design.mode_g, ["team_blind", "team_aware", "team_semi_aware"])
-    team_assign = np.where(is_team, np.array(["".join(t) if t[0] is not None else "" for t in design.team_arr],
-                                             dtype=object), None)
+    team_assign = np.where(is_team, _team_strings(design.team_arr), None)
     games = pd.DataFrame(
         {
             "experiment_id": exp_ids[ge],
-            "game_id": _game_ids(design),
+            "game_id": game_ids,
             "game_index": gi,
             "mode": design.mode_g,
             "difficulty": design.diff_g,
@@ -199,7 +198,7 @@ def _games_frame(design: SimDesign, run: dict, b: _Ballots, desc_valid: np.ndarr
             "n_invalid_descriptions": (~desc_valid).sum(1),
             "votes_on_impostor": _PROFILES["on_imp"][prof],
             "team_assignment": team_assign,
-            "speaking_order": np.array(["".join(map(str, row)) for row in run["order"]], dtype=object),
+            "speaking_order": _order_strings(run["order"]),
             "vote_mode": "free",
             "word_pairs_file": None,
             "word_pairs_sha256": None,
@@ -211,12 +210,26 @@ def _games_frame(design: SimDesign, run: dict, b: _Ballots, desc_valid: np.ndarr
     return games
 
 
+def _team_strings(team_arr: np.ndarray) -> np.ndarray:
+    """"AABB"-style team strings per game ("" without teams), each distinct row joined once."""
+    code = (team_arr == "A") * 1 + (team_arr == "B") * 2
+    rows, inv = np.unique(code, axis=0, return_inverse=True)
+    text = np.array(["" if r[0] == 0 else "".join("AB"[c - 1] for c in r) for r in rows], dtype=object)
+    return text[inv.ravel()]
+
+
+def _order_strings(order: np.ndarray) -> np.ndarray:
+    """"0312"-style speaking orders: each distinct row joined once (at most 24), not once per game."""
+    rows, inv = np.unique(order, axis=0, return_inverse=True)
+    return np.array(["".join(map(str, r)) for r in rows], dtype=object)[inv.ravel()]
+
+
 def _game_ids(design: SimDesign) -> np.ndarray:
     return np.array([f"{design.exp_ids[e]}-g{i:03d}" for e, i in zip(design.ge, design.gi)], dtype=object)
 
 
 def _players_frame(design: SimDesign, run: dict, b: _Ballots, desc_valid: np.ndarray,
-                   rng: np.random.Generator) -> pd.DataFrame:
+                   rng: np.random.Generator, game_ids: np.ndarray) -> pd.DataFrame:
     """players.parquet rows: four per game in seat order (every PlayerRow column)."""
     n, imp_seat, imp_wins = design.n, design.imp_seat, run["imp_wins"]
     maj_word, imp_word = design.pair[:, 1], design.pair[:, 2]
@@ -229,15 +242,16 @@ def _players_frame(design: SimDesign, run: dict, b: _Ballots, desc_valid: np.nda
     valid_ballot = vote_flat >= 0
     self_declared = (is_imp_seat & b.imp_sd[:, None]) | (seats == b.maj_sd_seat[:, None])
     guess = np.full((n, 4), None, dtype=object)
-    imp_guess = np.where(imp_wins, maj_word, np.array(["guess-" + str(w) for w in imp_word], dtype=object))
-    guess[is_imp_seat & b.imp_sd[:, None]] = imp_guess[b.imp_sd]
+    sd = b.imp_sd  # the guess of a self-declaring impostor (only those games: no string per game)
+    guess[is_imp_seat & sd[:, None]] = np.where(imp_wins[sd], maj_word[sd],
+                                                np.array(["guess-" + str(w) for w in imp_word[sd]], dtype=object))
     conf = np.where(valid_ballot, np.round(rng.uniform(0.35, 0.98, size=N), 2), np.nan)
     words = np.where(is_imp_seat, imp_word[:, None], maj_word[:, None]).reshape(-1)
     dvalid = desc_valid.reshape(-1)
     desc = np.where(dvalid, _DESCRIPTIONS[rng.integers(0, len(_DESCRIPTIONS), size=N)], "")
     players = pd.DataFrame(
         {
-            "game_id": _game_ids(design)[gidx],
+            "game_id": game_ids[gidx],
             "seat": np.tile(np.arange(4), n),
             "model": np.array(design.names, dtype=object)[design.seat_model.reshape(-1)],
             "role": role,
@@ -341,6 +355,7 @@ def simulate_games(
                             majority_self_decl_rate=majority_self_decl_rate, rng=rng_ballot)
     desc_valid = rng_misc.random((design.n, 4)) >= invalid_description_rate
     seat_game_seed = rng_misc.integers(0, 2**62, size=design.n)
-    games = _games_frame(design, run, ballots, desc_valid, seat_game_seed)
-    players = _players_frame(design, run, ballots, desc_valid, rng_misc)
+    game_ids = _game_ids(design)  # once for both tables
+    games = _games_frame(design, run, ballots, desc_valid, seat_game_seed, game_ids)
+    players = _players_frame(design, run, ballots, desc_valid, rng_misc, game_ids)
     return games, players, _models_frame(design)

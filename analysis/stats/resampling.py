@@ -63,13 +63,24 @@ def replicate_totals(data, prep: Prepared, config: StatsConfig, x: np.ndarray, m
     raise ValueError(f"unknown bootstrap {method!r}; use design or paper")
 
 
-def _rows_matmul(W: np.ndarray, S: np.ndarray, rows: int = 1024) -> np.ndarray:
-    """``W @ S`` for the float32 (R, E) replicate matrix and float64 (E, K) sums, a block of
-    replicates at a time: ``W @ S`` would first copy all of W to float64 (605 MB at 10x the
-    paper).  Each row's product is the same either way (tests/analysis/test_stats_robustness.py)."""
-    out = np.empty((W.shape[0], S.shape[1]))
-    for i in range(0, W.shape[0], rows):
-        out[i:i + rows] = W[i:i + rows].astype(np.float64) @ S
+def _rows_matmul(W: np.ndarray, S: np.ndarray, max_copy_bytes: int = 256 << 20) -> np.ndarray:
+    """``W @ S`` for the float32 (R, E) replicate matrix and float64 (E, K) sums.  ``W @ S`` first
+    copies all of W to float64 (605 MB at 10x the paper); past ``max_copy_bytes`` the product is
+    taken a block of replicates at a time.  Blocks are large (>= 1024 rows and >= 2**24
+    multiply-adds, no short tail), so OpenBLAS takes its general kernel, whose per-element sums
+    do not depend on the number of rows; small products, and a single column of sums (a
+    matrix-vector kernel), take other kernels whose last bits differ, so blocks are never
+    small and one column is never blocked (tests/analysis/test_scale_paths.py)."""
+    R, E = W.shape
+    if R * E * 8 <= max_copy_bytes or S.shape[1] < 2:
+        return W @ S
+    rows = max(1024, -(-(1 << 24) // max(1, E * S.shape[1])))
+    starts = list(range(0, R, rows))
+    if len(starts) > 1 and R - starts[-1] < rows:  # the short tail joins the block before it
+        starts.pop()
+    out = np.empty((R, S.shape[1]))
+    for i, j in zip(starts, starts[1:] + [R]):
+        out[i:j] = W[i:j].astype(np.float64) @ S
     return out
 
 
