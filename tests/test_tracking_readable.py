@@ -86,6 +86,10 @@ def test_notes_of_partial_and_empty_runs():
         "4 of 5 experiments, 16 of 20 games, impostor won 25%")
     assert sweep_note({"experiments_planned": 1, "experiments_completed": 0, "games_planned": 4,
                        "games_completed": 0}).endswith("0 of 4 games, impostor won n/a")
+    shard = {"experiments_planned": 2, "experiments_completed": 2, "games_planned": 8, "games_completed": 8,
+             "wins/impostor": 2}
+    assert sweep_note({f"shard_2_of_3/{k}": v for k, v in shard.items()}) == (
+        "shard 2/3: 2 of 2 experiments, 8 games, impostor won 25%")
 
 
 def _sha(path: Path) -> str:

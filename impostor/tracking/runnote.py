@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Mapping, Optional
 
 #: MLflow's run description (``mlflow.utils.mlflow_tags.MLFLOW_RUN_NOTE``; spelled out so that
@@ -38,7 +39,13 @@ def experiment_note(metrics: Mapping[str, float], task_args: Mapping[str, Any], 
 
 
 def sweep_note(metrics: Mapping[str, float]) -> str:
-    """E.g. ``12 of 12 experiments, 96 games, impostor won 41%`` for a sweep's parent run."""
+    """E.g. ``12 of 12 experiments, 96 games, impostor won 41%`` for a sweep's parent run; a shard's
+    numbers (``shard_I_of_N/...``, shards share the run) as ``shard I/N: ...`` (the last shard to end)."""
+    shard = next((k.split("/", 1)[0] for k in metrics if re.match(r"shard_\d+_of_\d+/", k)), None)
+    if shard is not None:
+        own = {k.split("/", 1)[1]: v for k, v in metrics.items() if k.startswith(shard + "/")}
+        i, n = re.findall(r"\d+", shard)
+        return f"shard {i}/{n}: {sweep_note(own)}"
     games = metrics.get("games_completed", 0.0)
     rate = metrics["wins/impostor"] / games if games and "wins/impostor" in metrics else None
     return (f"{int(metrics.get('experiments_completed', 0))} of {int(metrics.get('experiments_planned', 0))} "
