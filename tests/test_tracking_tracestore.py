@@ -108,3 +108,20 @@ def test_opt_in_rollups_go_through_mlflows_writer(new_store, monkeypatch):
     monkeypatch.setattr(tracestore, "_bulk", lambda *a: called.append(a))
     tracestore.write_traces(uri, exp, GAMES[:1])
     assert called == [] and len(client.search_traces(locations=[exp], max_results=10)) == 1
+
+
+def test_through_a_tracking_server(tmp_path, monkeypatch):
+    """An http:// store has no SQL session here: MLflow's own writer, same traces read back."""
+    from mlflow.tracking import MlflowClient
+
+    from impostor.tracking import tracestore
+    from test_sweep_helpers import mlflow_server
+
+    monkeypatch.setattr(tracestore, "_bulk", lambda *a: pytest.fail("bulk path on an http store"))
+    with mlflow_server(tmp_path / "srv") as uri:
+        client = MlflowClient(uri)
+        exp = client.create_experiment("x")
+        assert tracestore.write_traces(uri, exp, GAMES[:2]) == [g[0]["trace_id"] for g in GAMES[:2]]
+        t = client.get_trace(GAMES[0][0]["trace_id"])
+        assert len(t.data.spans) == 11 and t.info.tags["impostor.winner"] == "impostor"
+        assert t.info.token_usage["input_tokens"] == 2 * sum(100 + s for s in range(4))
