@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -72,7 +73,7 @@ def shoot_mlflow_run(uri: str, experiment: str, out: Path) -> str:
     port = _free_port()
     ui = subprocess.Popen([sys.executable, "-m", "mlflow", "ui", "--backend-store-uri", uri, "--port", str(port)],
                           env=dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True"), cwd=ROOT,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         base = f"http://127.0.0.1:{port}"
         for _ in range(240):
@@ -87,11 +88,19 @@ def shoot_mlflow_run(uri: str, experiment: str, out: Path) -> str:
             page.goto(f"{base}/#/experiments/{exp_id}/runs/{run_id}")
             page.get_by_text(run_name).first.wait_for(timeout=90_000)
             time.sleep(3)  # let the metrics and parameters panes fill in
+            close = page.get_by_role("button", name="Close")  # MLflow 3's assistant opens itself once
+            if close.count():
+                close.first.click()
+                time.sleep(1)
             page.screenshot(path=str(out))
             browser.close()
-    finally:
-        ui.terminate()
-        ui.wait(timeout=30)
+    finally:  # the UI's own process group: mlflow ui starts worker processes of its own
+        os.killpg(ui.pid, signal.SIGTERM)
+        try:
+            ui.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(ui.pid, signal.SIGKILL)
+            ui.wait()
     return run_name
 
 
