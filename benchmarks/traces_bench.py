@@ -10,6 +10,13 @@ and the traces, then closes the run), so the eval's wall time and its process's 
 holds exactly one trace per traced game.
 
     python benchmarks/traces_bench.py --games 200 --rounds 5
+    python benchmarks/traces_bench.py --games 40 --rounds 1 --callgrind   # instructions, not time
+
+``--sweep`` measures whole ``impostor sweep`` runs instead (the bots, instant in-process
+players: 3 models, homogeneous and cross-play, 9 experiments of ``--games`` games), each in
+a fresh store; the CPU is the sweep process's and its children's (``getrusage``).
+
+    python benchmarks/traces_bench.py --sweep --games 24 --rounds 3
 
 Target: traces on >= 0.9x the games/s of traces off (issue 17: at most 10% slower), as the
 median over rounds of the ratio within a round (wall and CPU).
@@ -23,27 +30,82 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def measured(games: int, traces: bool, db: str) -> tuple[float, float]:
-    """(games per wall second, games per CPU second) of one eval in a fresh process."""
+def measured(games: int, traces: bool, db: str, callgrind: bool = False) -> tuple[float, float]:
+    """(games per wall second, games per CPU second) of one eval in a fresh process; under
+    ``callgrind`` (games per wall second, games per giga-instruction) of the measured eval."""
     env = dict(os.environ, IMPOSTOR_MLFLOW="1", MLFLOW_TRACKING_URI=f"sqlite:///{db}",
                LITELLM_LOCAL_MODEL_COST_MAP="True", IMPOSTOR_MLFLOW_TRACES="1" if traces else "0")
     cmd = [sys.executable, str(ROOT / "benchmarks" / "overhead_bench.py"), "--one", "game", "--games", str(games),
            "--no-log-realtime"]
+    prefix = f"{Path(db).parent}/callgrind-{int(traces)}-{time.monotonic_ns()}"
+    if callgrind:  # overhead_bench switches the counting on around the measured eval only
+        cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={prefix}.%p", *cmd,
+               "--callgrind"]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env, cwd=ROOT).stdout
     wall, cpu = (float(v) for v in next(x for x in out.splitlines() if x.startswith("RESULT ")).split()[1:])
+    if callgrind:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        from overhead_bench import _instructions
+
+        return games / wall, games / (_instructions(prefix) / 1e9)
     return games / wall, games / cpu
+
+
+SWEEP_YAML = """name: traces-bench
+models: [random, embedding, vague]
+modes: [homogeneous, cross_play]
+difficulties: [easy]
+games_per_experiment: {games}
+seeds: [0]
+concurrency: {{max_connections: 64, max_samples: {games}, max_tasks: 2}}
+tracking: {{experiment: traces-bench}}
+"""
+
+
+def measured_sweep(games: int, traces: bool, tmp: Path, template: Path) -> tuple[float, float]:
+    """(games per wall second, games per CPU second) of one ``impostor sweep`` into a fresh
+    copy of an empty store; checks the store holds one trace per game (none when off)."""
+    import resource
+    import shutil
+
+    work = Path(tempfile.mkdtemp(dir=tmp))
+    shutil.copy(template, work / "mlflow.db")
+    (work / "sweep.yaml").write_text(SWEEP_YAML.format(games=games))
+    uri = f"sqlite:///{work}/mlflow.db"
+    env = dict(os.environ, IMPOSTOR_MLFLOW="1", MLFLOW_TRACKING_URI=uri, LITELLM_LOCAL_MODEL_COST_MAP="True",
+               HF_HUB_OFFLINE="1", IMPOSTOR_MLFLOW_TRACES="1" if traces else "0")
+    r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    subprocess.run([sys.executable, "-m", "impostor.cli", "sweep", str(work / "sweep.yaml"), "--log-dir",
+                    str(work / "logs"), "--display", "none"], check=True, env=env, cwd=ROOT, capture_output=True)
+    wall, r1 = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(uri)
+    exp = client.get_experiment_by_name("traces-bench")
+    n = len(client.search_traces(locations=[exp.experiment_id], max_results=50_000))
+    if n != (9 * games if traces else 0):
+        raise SystemExit(f"{n} traces in the store after a sweep of {9 * games} games (traces {traces})")
+    shutil.rmtree(work)
+    return 9 * games / wall, 9 * games / cpu
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--callgrind", action="store_true",
+                        help="count instructions (valgrind's callgrind, ~100x slower, use ~40 games and 1-2 rounds) "
+                             "instead of CPU time: repeatable where time on a shared machine is not")
+    parser.add_argument("--sweep", action="store_true", help="whole bot sweeps (9 experiments of --games games)")
     args = parser.parse_args()
+    unit = "games per giga-instruction" if args.callgrind else "games per CPU-second"
     rates: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
     print(f"load average at start: {os.getloadavg()} (nproc {os.cpu_count()})", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -54,18 +116,19 @@ def main() -> None:
         get_client(f"sqlite:///{db}")  # the store is created once, outside the measured evals
         for r in range(args.rounds):
             for traces in ((True, False) if r % 2 == 0 else (False, True)):
-                rates[traces].append(measured(args.games, traces, db))
+                rates[traces].append(measured_sweep(args.games, traces, Path(tmp), Path(db)) if args.sweep
+                                     else measured(args.games, traces, db, args.callgrind))
                 wall, cpu = rates[traces][-1]
                 print(f"round {r + 1}: traces {'on ' if traces else 'off'} {wall:6.1f} games/s wall, "
-                      f"{cpu:6.1f} games per CPU-second", flush=True)
+                      f"{cpu:6.2f} {unit}", flush=True)
         from mlflow.tracking import MlflowClient
 
         client = MlflowClient(f"sqlite:///{db}")
         exp = client.get_experiment_by_name("impostor")
-        n_traces = len(client.search_traces(locations=[exp.experiment_id], max_results=50_000))
-        # the warm-up eval of each traced process (8 games) is traced too
-        expected = args.rounds * (args.games + 8)
-    for i, what in enumerate(("wall", "CPU")):
+        n_traces = len(client.search_traces(locations=[exp.experiment_id], max_results=50_000)) if exp else 0
+        # the warm-up eval of each traced process (8 games) is traced too; sweeps checked their own stores
+        expected = 0 if args.sweep else args.rounds * (args.games + 8)
+    for i, what in enumerate(("wall", "instructions" if args.callgrind else "CPU")):
         ratios = [on[i] / off[i] for on, off in zip(rates[True], rates[False])]
         print(f"{what}: median games/s traces on {statistics.median(x[i] for x in rates[True]):.1f}, "
               f"off {statistics.median(x[i] for x in rates[False]):.1f}; ratio per round "

@@ -63,10 +63,19 @@ def new_store(empty_db, tmp_path, monkeypatch):
     return make
 
 
-def _rows(db: str) -> dict[str, list]:
+TRACE_TABLES = ("trace_info", "trace_tags", "trace_request_metadata", "spans")
+
+
+def _rows(db: str, run_id: str) -> dict[str, list]:
+    """The trace tables row for row, the trace-to-run links without their random id and
+    time, and the row count of every other table."""
     con = sqlite3.connect(db)
-    tables = [t for (t,) in con.execute("select name from sqlite_master where type='table'") if t != "experiments"]
-    return {t: sorted(map(repr, con.execute(f"select * from {t}"))) for t in tables}
+    out = {t: sorted(map(repr, con.execute(f"select * from {t}"))) for t in TRACE_TABLES}
+    out["links"] = sorted(con.execute("select source_type, source_id, destination_type, destination_id = ? "
+                                      "from entity_associations", (run_id,)))
+    out["counts"] = {t: con.execute(f"select count(*) from {t}").fetchone()[0]
+                     for (t,) in con.execute("select name from sqlite_master where type='table'")}
+    return out
 
 
 def test_bulk_rows_equal_mlflows_own_writer(tmp_path, new_store):
@@ -74,28 +83,33 @@ def test_bulk_rows_equal_mlflows_own_writer(tmp_path, new_store):
 
     from impostor.tracking import tracestore
 
-    uri_a, _, exp_a = new_store("a")
+    uri_a, client_a, exp_a = new_store("a")
     uri_b, client_b, exp_b = new_store("b")
+    run_a, run_b = client_a.create_run(exp_a).info.run_id, client_b.create_run(exp_b).info.run_id
     tracestore._through_log_spans(TracingClient(uri_a), exp_a, GAMES)
-    assert tracestore.write_traces(uri_b, exp_b, GAMES) == [g[0]["trace_id"] for g in GAMES]
-    a, b = _rows(f"{tmp_path}/a/mlflow.db"), _rows(f"{tmp_path}/b/mlflow.db")
-    assert len(a["spans"]) == 5 * 11 and len(a["trace_info"]) == 5
+    client_a.link_traces_to_run([g[0]["trace_id"] for g in GAMES], run_a)
+    assert tracestore.write_traces(uri_b, exp_b, GAMES, run_b) == [g[0]["trace_id"] for g in GAMES]
+    a, b = _rows(f"{tmp_path}/a/mlflow.db", run_a), _rows(f"{tmp_path}/b/mlflow.db", run_b)
+    assert len(a["spans"]) == 5 * 11 and len(a["trace_info"]) == 5 and len(a["links"]) == 5
     assert a == b
     t = client_b.get_trace(GAMES[1][0]["trace_id"])
     assert t.info.tags["impostor.winner"] == "impostor" and t.info.state.value == "OK"
     llm = [s for s in t.data.spans if s.span_type == "LLM"]
     assert len(llm) == 8 and llm[0].outputs == {"reply": "ünïcødé ✓"} and llm[0].attributes["input_tokens"] >= 100
     assert client_b.get_trace(GAMES[3][0]["trace_id"]).info.state.value == "ERROR"
+    assert len(client_b.search_traces(locations=[exp_b], run_id=run_b, max_results=10)) == 5
 
 
 def test_a_trace_is_never_written_twice(new_store):
     from impostor.tracking.tracestore import write_traces
 
     uri, client, exp = new_store("a")
-    assert len(write_traces(uri, exp, GAMES[:2])) == 2
-    assert write_traces(uri, exp, GAMES) == [g[0]["trace_id"] for g in GAMES[2:]]  # a re-run after a crash
-    assert write_traces(uri, exp, GAMES) == []
+    run = client.create_run(exp).info.run_id
+    assert len(write_traces(uri, exp, GAMES[:2], run)) == 2
+    assert write_traces(uri, exp, GAMES, run) == [g[0]["trace_id"] for g in GAMES[2:]]  # a re-run after a crash
+    assert write_traces(uri, exp, GAMES, run) == []
     assert len(client.search_traces(locations=[exp], max_results=100)) == 5
+    assert len(client.search_traces(locations=[exp], run_id=run, max_results=100)) == 5
 
 
 def test_opt_in_rollups_go_through_mlflows_writer(new_store, monkeypatch):
@@ -121,7 +135,9 @@ def test_through_a_tracking_server(tmp_path, monkeypatch):
     with mlflow_server(tmp_path / "srv") as uri:
         client = MlflowClient(uri)
         exp = client.create_experiment("x")
-        assert tracestore.write_traces(uri, exp, GAMES[:2]) == [g[0]["trace_id"] for g in GAMES[:2]]
+        run = client.create_run(exp).info.run_id
+        assert tracestore.write_traces(uri, exp, GAMES[:2], run) == [g[0]["trace_id"] for g in GAMES[:2]]
+        assert len(client.search_traces(locations=[exp], run_id=run, max_results=10)) == 2
         t = client.get_trace(GAMES[0][0]["trace_id"])
         assert len(t.data.spans) == 11 and t.info.tags["impostor.winner"] == "impostor"
         assert t.info.token_usage["input_tokens"] == 2 * sum(100 + s for s in range(4))

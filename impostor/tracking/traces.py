@@ -181,8 +181,8 @@ def _resolved(sample: Any) -> Any:
 
 def log_game_traces(client: Any, run_id: str, log: Any, secrets: set[str]) -> int:
     """A trace per game of ``log`` under ``run_id`` (skipped when off or already logged): the
-    number of traces written. All games go to the store at once (``tracestore``), then
-    the traces are linked to the run and the run is tagged ``impostor.traces_logged``."""
+    number of traces written. All games go to the store at once, linked to the run
+    (``tracestore``); then the run is tagged ``impostor.traces_logged``."""
     if not traces_enabled():
         return 0
     from impostor.tracking.tracestore import write_traces
@@ -200,9 +200,6 @@ def log_game_traces(client: Any, run_id: str, log: Any, secrets: set[str]) -> in
 
         samples = read_eval_log(loc).samples or []
     games = [g for g in (game_spans(run_id, _resolved(s), secrets) for s in samples) if g]
-    written = write_traces(client.tracking_uri, run.info.experiment_id, games)
-    ids = [g[0]["trace_id"] for g in games]
-    for i in range(0, len(ids), 100):  # MLflow's limit per call
-        client.link_traces_to_run(ids[i:i + 100], run_id)
+    written = write_traces(client.tracking_uri, run.info.experiment_id, games, run_id)
     client.set_tag(run_id, TAG_DONE, "1")
     return len(written)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
+from typing import Any, Optional
 
 ROOT_TAG_PREFIX = "mlflow.traceTag."
 _USAGE_COLUMNS = {"input_tokens": "input_tokens", "output_tokens": "output_tokens", "total_tokens": "total_tokens"}
@@ -29,17 +29,24 @@ def _b64(hex_id: str) -> str:
     return base64.b64encode(bytes.fromhex(hex_id)).decode()
 
 
-def write_traces(tracking_uri: str, experiment_id: str, games: list[list[dict]]) -> list[str]:
-    """Store each game's spans (root first) as one trace; the ids of the traces written."""
+def write_traces(tracking_uri: str, experiment_id: str, games: list[list[dict]], run_id: Optional[str] = None
+                 ) -> list[str]:
+    """Store each game's spans as one trace, linked to ``run_id`` when given; the ids of the
+    traces written (a trace already stored is neither written nor linked again)."""
     from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore
     from mlflow.store.tracking.utils.sql_trace_rollups import rollups_enabled
     from mlflow.tracing.client import TracingClient
 
     tracing = TracingClient(tracking_uri)
     store = tracing.store
-    if isinstance(store, SqlAlchemyStore) and not rollups_enabled():
-        return _bulk(store, experiment_id, games)
-    return _through_log_spans(tracing, experiment_id, games)
+    # exactly MLflow's SQL store: its workspace-aware subclass filters what it writes
+    if type(store) is SqlAlchemyStore and not rollups_enabled():
+        return _bulk(store, experiment_id, games, run_id)
+    written = _through_log_spans(tracing, experiment_id, games)
+    if run_id is not None:
+        for i in range(0, len(written), 100):  # MLflow's limit per call
+            store.link_traces_to_run(written[i:i + 100], run_id)
+    return written
 
 
 def _through_log_spans(tracing: Any, experiment_id: str, games: list[list[dict]], batch: int = 50) -> list[str]:
@@ -100,16 +107,22 @@ def _rows(exp_id: int, artifact_root: str, spans: list[dict]) -> tuple[dict, lis
     return info, tags, rows
 
 
-def _bulk(store: Any, experiment_id: str, games: list[list[dict]]) -> list[str]:
-    """One transaction: skip the traces already stored, then one executemany per table."""
-    from mlflow.store.tracking.dbmodels.models import SqlSpan, SqlTraceInfo, SqlTraceTag
+def _bulk(store: Any, experiment_id: str, games: list[list[dict]], run_id: Optional[str]) -> list[str]:
+    """One transaction: skip the traces already stored, then one executemany per table
+    (and the trace-to-run links ``MlflowClient.link_traces_to_run`` would add)."""
+    import uuid
+
+    from mlflow.store.tracking.dbmodels.models import (SqlEntityAssociation, SqlExperiment, SqlSpan, SqlTraceInfo,
+                                                       SqlTraceTag)
+    from mlflow.utils.time import get_current_time_millis
     from sqlalchemy import insert, select
 
     if not games:
         return []
-    artifact_root = store.get_experiment(experiment_id).artifact_location
     exp_id = int(experiment_id)
     with store.ManagedSessionMaker(read_only=False) as session:
+        artifact_root = session.execute(select(SqlExperiment.artifact_location)
+                                        .where(SqlExperiment.experiment_id == exp_id)).scalar_one()
         ids = [g[0]["trace_id"] for g in games]
         stored = set()
         for i in range(0, len(ids), 500):
@@ -127,4 +140,8 @@ def _bulk(store: Any, experiment_id: str, games: list[list[dict]]) -> list[str]:
             session.execute(insert(SqlTraceInfo.__table__), infos)
             session.execute(insert(SqlTraceTag.__table__), tags)
             session.execute(insert(SqlSpan.__table__), spans)
+            if run_id is not None:
+                session.execute(insert(SqlEntityAssociation.__table__), [
+                    {"association_id": uuid.uuid4().hex, "source_type": "trace", "source_id": i["request_id"],
+                     "destination_type": "run", "destination_id": run_id, "created_time": get_current_time_millis()} for i in infos])
     return [i["request_id"] for i in infos]
