@@ -43,7 +43,7 @@ class FakeClient:
 
 
 def _runs(ids):
-    return [SimpleNamespace(info=SimpleNamespace(run_id=i)) for i in ids]
+    return [SimpleNamespace(info=SimpleNamespace(run_id=i, artifact_uri=f"http://server/{i}/artifacts")) for i in ids]
 
 
 def test_parallel_in_order_missing_is_none(tmp_path):
