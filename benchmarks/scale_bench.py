@@ -104,8 +104,9 @@ def run_size(k: int, work: Path, reps: int) -> dict:
            "packages": manifest["packages"]}
     res["total_s"] = sim["wall_s"] + rep["wall_s"]
     res["ok"] = res["total_s"] <= TARGET_S and max(sim["rss_gb"], rep["rss_gb"]) <= TARGET_GB and not res["errors"]
-    print(f"[scale] {k}x: simulate {sim['wall_s']:.1f} s {sim['rss_gb']:.2f} GB, report {rep['wall_s']:.1f} s "
-          f"{rep['rss_gb']:.2f} GB, load {rep['load'][0]:.1f}/{rep['load'][1]:.1f}", flush=True)
+    print(f"[scale] {k}x: simulate {sim['wall_s']:.1f} s (CPU {sim['cpu_s']:.1f} s) {sim['rss_gb']:.2f} GB, report "
+          f"{rep['wall_s']:.1f} s (CPU {rep['cpu_s']:.1f} s) {rep['rss_gb']:.2f} GB, load {rep['load'][0]:.1f}/"
+          f"{rep['load'][1]:.1f}", flush=True)
     return res
 
 
@@ -169,19 +170,20 @@ def main(argv=None) -> int:
             r = run_size(k, work, args.bootstrap_reps)
             r["machine"] = machine()
             rows.append(r)
+            if args.json:  # after every size, so a long run that is stopped keeps what it measured
+                Path(args.json).write_text(json.dumps(rows, indent=2, default=str))
             if not args.keep:
                 shutil.rmtree(work / f"x{k}", ignore_errors=True)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=2, default=str))
+    rows.sort(key=lambda r: r["k"])  # any order given (e.g. 10,1 to have the largest first)
     text = section(rows, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     print(text)
     if not args.no_write:
         write_section(Path(args.results), text)
         print(f"[scale] wrote section to {args.results}")
-    return 0 if rows[-1]["ok"] else 1
+    return 0 if rows[-1]["ok"] else 1  # the largest size
 
 
 if __name__ == "__main__":
