@@ -119,3 +119,11 @@ def test_attachments_are_resolved_then_scrubbed():
 
     assert out == [{"role": "system", "content": "You are Player 2."},
                    {"role": "user", "content": f"key={REDACTED} describe"}]
+
+
+def test_url_credentials_are_scrubbed_from_texts():
+    from impostor.tracking.redact import REDACTED, redact_text
+
+    text = "db at postgresql://bench:s3cretpw@host:5432/x, plain user@example.com, no url"
+    assert redact_text(text, set()) == f"db at postgresql://{REDACTED}@host:5432/x, plain user@example.com, no url"
+    assert redact_text("no scheme here: user:pw@host", set()) == "no scheme here: user:pw@host"

@@ -109,16 +109,19 @@ def _id(*parts: object, n: int = 16) -> str:
     return hashlib.sha256(":".join(map(str, parts)).encode()).hexdigest()[:n]
 
 
+_dump = json.JSONEncoder(default=str).encode  # = json.dumps(v, default=str), without a new encoder per call
+
+
 def _span(trace_id: str, span_id: str, parent: Optional[str], name: str, span_type: str, start: int, end: int,
           inputs: Any = None, outputs: Any = None, attributes: Optional[dict] = None, ok: bool = True) -> dict:
     """One span in MLflow's stored form (attribute values JSON-encoded, as MLflow writes them)."""
-    attrs = {"mlflow.traceRequestId": json.dumps(trace_id), "mlflow.spanType": json.dumps(span_type)}
+    attrs = {"mlflow.traceRequestId": _dump(trace_id), "mlflow.spanType": _dump(span_type)}
     if inputs is not None:
-        attrs["mlflow.spanInputs"] = json.dumps(inputs, default=str)
+        attrs["mlflow.spanInputs"] = _dump(inputs)
     if outputs is not None:
-        attrs["mlflow.spanOutputs"] = json.dumps(outputs, default=str)
+        attrs["mlflow.spanOutputs"] = _dump(outputs)
     for k, v in (attributes or {}).items():
-        attrs[k] = json.dumps(v, default=str)
+        attrs[k] = _dump(v)
     return {"trace_id": trace_id, "span_id": span_id, "parent_span_id": parent, "name": name,
             "start_time_unix_nano": int(start), "end_time_unix_nano": int(end), "events": [], "links": [],
             "status": {"code": "STATUS_CODE_OK" if ok else "STATUS_CODE_ERROR", "message": ""}, "attributes": attrs}

@@ -58,17 +58,19 @@ def _through_log_spans(tracing: Any, experiment_id: str, games: list[list[dict]]
     return [g[0]["trace_id"] for g in games]
 
 
+_encode = json.JSONEncoder(ensure_ascii=False).encode  # = json.dumps(v, ensure_ascii=False), one encoder
+
+
 def stored_content(span: dict) -> str:
     """The ``spans.content`` JSON MLflow stores for ``span`` (``Span.to_dict`` after its
     storing translation, which leaves spans in this form unchanged: tested)."""
     tid = span["trace_id"].removeprefix("tr-")
     parent = span["parent_span_id"]
-    return json.dumps({"trace_id": _b64(tid), "span_id": _b64(span["span_id"]),
+    return _encode({"trace_id": _b64(tid), "span_id": _b64(span["span_id"]),
                        "parent_span_id": _b64(parent) if parent else None, "name": span["name"],
                        "start_time_unix_nano": span["start_time_unix_nano"],
                        "end_time_unix_nano": span["end_time_unix_nano"], "events": span["events"],
-                       "status": span["status"], "attributes": span["attributes"], "links": span["links"]},
-                      ensure_ascii=False)
+                       "status": span["status"], "attributes": span["attributes"], "links": span["links"]})
 
 
 def _rows(exp_id: int, artifact_root: str, spans: list[dict]) -> tuple[dict, list[dict], list[dict]]:
