@@ -144,9 +144,11 @@ def test_one_context_when_calls_never_overlap():
     assert len(pool.slots) == 1
 
 
-def test_bad_n_slots():
+def test_bad_n_slots_and_batched():
     with pytest.raises(ImpostorError, match="n_slots"):
         LocalLlamaAPI("smollm2", n_slots=0)
+    with pytest.raises(ImpostorError, match="batched=maybe"):
+        LocalLlamaAPI("smollm2", batched="maybe")
 
 
 def _desc(player, previous):
@@ -159,8 +161,8 @@ def _desc(player, previous):
 def test_prefix_reuse_gives_the_same_text_at_temperature_0():
     """A call that extends the previous prompt re-evaluates only the new tokens, and
     the text is the one a fresh context writes."""
-    fresh = LocalLlamaAPI("smollm2", n_slots=1, n_ctx=1024)  # own pool: other load params
-    reused = LocalLlamaAPI("smollm2", n_slots=1, n_ctx=1536)
+    fresh = LocalLlamaAPI("smollm2", n_slots=1, n_ctx=1024, batched=False)  # own pool: other load params
+    reused = LocalLlamaAPI("smollm2", n_slots=1, n_ctx=1536, batched=False)
     kwargs = {"temperature": 0.0, "max_tokens": 30, "seed": 3}
     second = _desc(3, DESCRIPTIONS[:2])
     expected = fresh._run({"messages": second, **kwargs})[0]["choices"][0]["message"]["content"]
@@ -175,3 +177,21 @@ def test_prefix_reuse_gives_the_same_text_at_temperature_0():
         llm.reset = original
     assert resets == []  # the prefix was reused, not recomputed
     assert got == expected
+
+
+@pytest.mark.slow
+def test_batched_engine_behind_the_same_provider_interface():
+    """-M batched=true: calls go through llama_batch.BatchEngine; same outputs, usage, records."""
+    batched = get_model("local/smollm2", batched="true", n_slots=2)
+    assert batched.api.engine is not None and batched.api.max_connections() == 2
+    schema = vote_json_schema(seat_of_label(2), reasoning_max=40)
+    response_schema = ResponseSchema(name="vote", json_schema=JSONSchema.model_validate(schema))
+    configs = [GenerateConfig(temperature=1.0, max_tokens=120, seed=s, response_schema=response_schema) for s in (5, 6)]
+
+    async def two_votes():  # decoded together
+        return await asyncio.gather(*(batched.generate(vote_messages(2), config=c) for c in configs))
+
+    for out in asyncio.run(two_votes()):
+        assert parse_vote(out.completion, seat_of_label(2)).error is None
+        assert out.usage.input_tokens > 100 and out.usage.output_tokens > 0
+    assert asyncio.run(batched.api.count_text_tokens("Hello world")) in (2, 3)

