@@ -137,6 +137,7 @@ class Sampler(threading.Thread):
                     e = self.peak.setdefault((group, q.pid), {"group": group, "pid": q.pid, "cmd": name, "peak": 0,
                                                                     "cpu": 0.0})
                     e["peak"] = max(e["peak"], rss)
+                    e["last"] = rss
                     e["cpu"] = max(e["cpu"], ct.user + ct.system)
                 self.group_peak[group] = max(self.group_peak.get(group, 0), total)
             self._halt.wait(self.interval)
@@ -198,6 +199,9 @@ def main() -> None:
     ap.add_argument("--outage-at", type=float, default=0.55, help="then stop the server once this fraction of all experiments finished")
     ap.add_argument("--outage-s", type=float, default=60)
     ap.add_argument("--sample-s", type=float, default=2.0)
+    ap.add_argument("--stop-at", type=float, default=None,
+                    help="SIGKILL every shard after this many seconds (a run that cannot finish in the time there "
+                         "is); the checks then compare the export with the experiments finished by then")
     args = ap.parse_args()
 
     out = Path(args.out).resolve()
@@ -259,8 +263,22 @@ def main() -> None:
         frac = sum(done.values()) / n_exps
         if el - last_note >= 60:
             last_note = el
-            log(f"{el:.0f}s: experiments finished {done} of {n_mine}; load {os.getloadavg()[0]:.1f}")
-            r["events"].append({"t": el, "event": "progress", "finished": dict(done), "load": os.getloadavg()[0]})
+            rss = {g: round(max((e["last"] for (gg, _), e in sampler.peak.items() if gg == g), default=0) / 2**20)
+                   for g in ("shard-1", "shard-2")}
+            log(f"{el:.0f}s: experiments finished {done} of {n_mine}; shard RSS now {rss} MiB; "
+                f"load {os.getloadavg()[0]:.1f}")
+            r["events"].append({"t": el, "event": "progress", "finished": dict(done), "load": os.getloadavg()[0],
+                                "rss_mib": rss})
+        if args.stop_at and el >= args.stop_at:
+            r["stopped_at"] = {"t": el, "finished": dict(done)}
+            for i, p in shards.items():
+                if p.poll() is None:
+                    os.killpg(p.pid, signal.SIGKILL)
+                    p.wait()
+                    ends[i] = el
+            log(f"stopped every shard at {el:.0f}s (--stop-at): experiments finished {done}")
+            r["finished_logs"] = sum(done.values())
+            break
         if not killed and done[1] >= args.kill_at * n_mine[1] and 1 not in ends:
             before_kill = found[1].scan()
             os.killpg(shards[1].pid, signal.SIGKILL)
@@ -342,6 +360,8 @@ def checks(r: dict, out: Path, uri: str, experiment: str, plans: list) -> None:
         c["games_exported"] = len(g)
         c["games_unique"] = bool(g["game_id"].is_unique)
         c["games_all_planned"] = len(g) == sum(planned.values())
+        if r.get("stopped_at"):  # stopped early: the export must hold exactly the finished experiments
+            c["games_of_finished_experiments"] = len(g) == next(iter(planned.values())) * r["finished_logs"]
         per = g.groupby("experiment_id").size()
         c["experiments_in_export"] = len(per)
         c["every_experiment_full"] = len(per) == len(planned) and bool((per == next(iter(planned.values()))).all())
@@ -364,6 +384,9 @@ def checks(r: dict, out: Path, uri: str, experiment: str, plans: list) -> None:
     c["run_statuses"] = statuses
     c["runs_finished_one_per_experiment"] = (len(runs) == len(planned) == len(set(keys))
                                              and statuses.get("FINISHED", 0) == len(planned))
+    if r.get("stopped_at"):
+        fin = [x.data.tags.get("impostor.experiment_id") for x in runs if x.info.status == "FINISHED"]
+        c["finished_runs_match_finished_logs"] = len(fin) == len(set(fin)) == r["finished_logs"]
     traced = sum(1 for x in runs if x.data.tags.get("impostor.traces_logged") == "1")
     c["runs_with_traces_tag"] = traced
     try:
