@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from report_bench import machine, write_section  # noqa: E402
+from report_bench import machine  # noqa: E402
 
 SECTION = "## Scale: simulate + report, 1x to 10x the paper"
 PAPER_EXPERIMENTS, GAMES = 756, 120
@@ -151,6 +151,19 @@ def section(rows: list[dict], stamp: str) -> str:
               f"Python {mc['python']}, pandas {pk.get('pandas')}, numpy {pk.get('numpy')}, "
               f"statsmodels {pk.get('statsmodels')}, pyarrow {pk.get('pyarrow')}.", ""]
     return "\n".join(lines)
+
+
+def write_section(path: Path, text: str, header: str = SECTION) -> None:
+    """Replace (or append) the section starting with ``header``, leaving every other section as it is."""
+    old = path.read_text() if path.exists() else "# Benchmark results\n"
+    lines = old.splitlines(keepends=True)
+    start = next((i for i, ln in enumerate(lines) if ln.strip() == header), None)
+    if start is None:
+        new = old.rstrip("\n") + "\n\n" + text
+    else:
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+        new = "".join(lines[:start]) + text + ("\n" if end < len(lines) else "") + "".join(lines[end:])
+    path.write_text(new)
 
 
 def main(argv=None) -> int:
