@@ -3,6 +3,7 @@
     python benchmarks/engine_bench.py                     # everything, side by side, one run
     python benchmarks/engine_bench.py --only engine       # llama.cpp tokens/s only
     python benchmarks/engine_bench.py --games 4 --configs n_slots=1 n_slots=2
+    python benchmarks/engine_bench.py --only harness --configs batched=false batched=true
 
 1. ``engine``: llama.cpp alone (``llama_cpp.Llama``, SmolLM2-135M Q4_1): prompt tokens/s
    for a 250-token prompt, generation tokens/s for 50 tokens with and without the
@@ -25,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -134,9 +136,12 @@ def harness(games: int, config: list[str], log_dir: Path) -> dict:
            "-T", f"n_games={games}", "--log-dir", str(log_dir), "--display", "none"]
     for arg in config:
         cmd += ["-M", arg]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # CPU time: fairer than wall on a crowded machine
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode:
         raise SystemExit(f"inspect eval failed ({' '.join(config)}):\n{proc.stderr[-2000:]}")
     from inspect_ai.log import list_eval_logs, read_eval_log
@@ -152,7 +157,7 @@ def harness(games: int, config: list[str], log_dir: Path) -> dict:
         meta = (sample.scores or {})
         score = next(iter(meta.values())) if meta else None
         games_out.append((score.metadata or {}) if score else {})
-    return {"config": " ".join(config) or "default", "status": log.status, "wall_s": wall, "games": games,
+    return {"config": " ".join(config) or "default", "status": log.status, "wall_s": wall, "cpu_s": cpu, "games": games,
             "games_per_min": games / wall * 60, "calls": calls, "games_meta": games_out}
 
 
@@ -247,7 +252,8 @@ def main() -> None:
                 h = harness(args.games, [a for a in config.split(";") if a], Path(tmp))
             h["load"] = _load()
             res["harness"].append(h)
-            print(f"harness {h['config']}: {h['status']} {h['wall_s']:.1f} s, {h['games_per_min']:.2f} games/min, "
+            print(f"harness {h['config']}: {h['status']} {h['wall_s']:.1f} s ({h['cpu_s']:.0f} s CPU), "
+                  f"{h['games_per_min']:.2f} games/min, "
                   f"{len(h['calls'])} calls, load {h['load']}", flush=True)
         last = res["harness"][-1]
         res["replay"] = r = replay(last["calls"])
