@@ -127,3 +127,24 @@ def test_url_credentials_are_scrubbed_from_texts():
     text = "db at postgresql://bench:s3cretpw@host:5432/x, plain user@example.com, no url"
     assert redact_text(text, set()) == f"db at postgresql://{REDACTED}@host:5432/x, plain user@example.com, no url"
     assert redact_text("no scheme here: user:pw@host", set()) == "no scheme here: user:pw@host"
+
+
+def test_traces_from_the_samples_the_hook_collected(store, monkeypatch):
+    """In a sweep the end-of-task hook gets no samples: the spans built at each sample's end
+    are written, the log's events are not read back."""
+    from impostor.tracking import traces
+
+    _, client_of = store
+    monkeypatch.setenv("IMPOSTOR_MLFLOW_TRACES", "0")
+    log = _eval(2)
+    client = client_of()
+    exp, run = _run(client)
+    monkeypatch.setenv("IMPOSTOR_MLFLOW_TRACES", "1")
+    for s in log.samples:
+        traces.collect(run.info.run_id, s, set())
+    bare = log.model_copy(update={"location": "", "samples": [s.model_copy(update={"events": []}) for s in log.samples]})
+    assert traces.log_game_traces(client, run.info.run_id, bare, set()) == 2
+    assert traces._collected == {}
+    found = client.search_traces(locations=[exp.experiment_id], run_id=run.info.run_id, max_results=10)
+    n_calls = sorted(sum(e.event == "model" for e in s.events) for s in log.samples)
+    assert sorted(sum(sp.span_type == "LLM" for sp in t.data.spans) for t in found) == n_calls

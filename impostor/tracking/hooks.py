@@ -19,6 +19,7 @@ from inspect_ai.hooks import Hooks, RunEnd, SampleEnd, TaskEnd, TaskStart, hooks
 
 from impostor.export import is_impostor_task, read_log
 from impostor.tracking import context as _context
+from impostor.tracking import traces
 from impostor.tracking.store import (
     TrackingUnavailable,
     ensure_experiment,
@@ -82,6 +83,7 @@ class ImpostorMlflowHooks(Hooks):
         self._runs: dict[str, tuple[Any, str, str]] = {}  # eval_id -> (client, run_id, uri)
         self._untracked: dict[str, str] = {}  # eval_id -> reason
         self._live: dict[str, LiveProgress] = {}
+        self._secrets: dict[str, set[str]] = {}  # eval_id -> secrets scrubbed from its traces
 
     def enabled(self) -> bool:
         return not tracking_disabled()
@@ -92,7 +94,7 @@ class ImpostorMlflowHooks(Hooks):
         self._start_spec(data.eval_id, data.spec)
 
     def _start_spec(self, eval_id: str, spec: Any) -> None:
-        from impostor.tracking.logrun import start_run
+        from impostor.tracking.logrun import spec_secrets, start_run
 
         ctx = _context.get()
         if ctx.disabled:
@@ -104,6 +106,7 @@ class ImpostorMlflowHooks(Hooks):
         except Exception as exc:  # noqa: BLE001
             raise TrackingUnavailable(f"MLflow tracking at {shown_uri(uri)} failed ({str(exc).splitlines()[0][:200]})") from exc
         self._runs[eval_id] = (client, run_id, uri)
+        self._secrets[eval_id] = spec_secrets(spec)
 
     async def on_task_start(self, data: TaskStart) -> None:
         if not is_impostor_task(data.spec.task):
@@ -119,6 +122,10 @@ class ImpostorMlflowHooks(Hooks):
         entry = self._runs.get(data.eval_id)
         if entry is None:
             return
+        try:  # the game's trace spans, built while its events are in memory (impostor.tracking.traces)
+            traces.collect(entry[1], data.sample, self._secrets.get(data.eval_id, set()))
+        except Exception:  # noqa: BLE001 - the end of the run builds them from the log instead
+            pass
         score = (data.sample.scores or {}).get("impostor_winner")
         if score is None or not isinstance(score.value, (int, float)):
             return
@@ -135,6 +142,7 @@ class ImpostorMlflowHooks(Hooks):
 
         client, run_id, uri = self._runs.pop(eval_id)
         live = self._live.pop(eval_id, None)
+        self._secrets.pop(eval_id, None)
         full = log
         loc = str(log.location or "").removeprefix("file://")
         if not log.samples and loc:
@@ -177,6 +185,8 @@ class ImpostorMlflowHooks(Hooks):
         for eid in list(self._runs):
             client, run_id, _ = self._runs.pop(eid)
             self._live.pop(eid, None)
+            self._secrets.pop(eid, None)
+            traces.discard(run_id)
             try:
                 client.set_terminated(run_id, status="FAILED")
             except Exception:  # noqa: BLE001

@@ -182,10 +182,27 @@ def _resolved(sample: Any) -> Any:
     return sample
 
 
+_collected: dict[str, dict[tuple, list[dict]]] = {}  # run id -> (sample id, epoch) -> spans
+
+
+def collect(run_id: str, sample: Any, secrets: set[str]) -> None:
+    """Build a finished game's spans from the sample the end-of-sample hook holds, events in
+    memory, so the end of the run need not read them back from the log (in a sweep the
+    end-of-task hook gets no samples: reading the events back cost more than the tracing)."""
+    if traces_enabled():
+        _collected.setdefault(run_id, {})[(sample.id, sample.epoch)] = game_spans(run_id, _resolved(sample), secrets)
+
+
+def discard(run_id: str) -> None:
+    """Forget what ``collect`` kept for a run that will not be finished."""
+    _collected.pop(run_id, None)
+
+
 def log_game_traces(client: Any, run_id: str, log: Any, secrets: set[str]) -> int:
     """A trace per game of ``log`` under ``run_id`` (skipped when off or already logged): the
     number of traces written. All games go to the store at once, linked to the run
     (``tracestore``); then the run is tagged ``impostor.traces_logged``."""
+    collected = _collected.pop(run_id, {})
     if not traces_enabled():
         return 0
     from impostor.tracking.tracestore import write_traces
@@ -194,6 +211,11 @@ def log_game_traces(client: Any, run_id: str, log: Any, secrets: set[str]) -> in
     if run.data.tags.get(TAG_DONE) == "1":
         return 0
     samples = log.samples or []
+    if samples and all((s.id, s.epoch) in collected for s in samples):
+        written = write_traces(client.tracking_uri, run.info.experiment_id,
+                               [g for g in (collected[(s.id, s.epoch)] for s in samples) if g], run_id)
+        client.set_tag(run_id, TAG_DONE, "1")
+        return len(written)
     loc = str(log.location or "").removeprefix("file://")
     if loc and os.path.exists(loc) and not any(getattr(e, "event", None) == "model" for s in samples
                                                for e in (s.events or [])):
