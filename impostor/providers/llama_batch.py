@@ -208,6 +208,7 @@ class BatchEngine:
             common = [_common(self.cached[s], prompt) for s in range(self.n_seq)]
             # the free sequence holding most of this prompt (then the least recently used)
             seq = max(free, key=lambda s: (common[s], -self.last_used[s]))
+            self.busy[seq] = call  # from here on an engine error fails this call too
             keep = common[seq]
             donor = max(range(self.n_seq), key=lambda s: common[s])
             if common[donor] >= keep + COPY_MIN:  # another sequence holds more: share its cells
@@ -220,7 +221,6 @@ class BatchEngine:
             llama_cpp.llama_memory_seq_rm(self.mem, seq, keep, -1)
             del self.cached[seq][keep:]
             call.seq, call.todo = seq, prompt[keep:]
-            self.busy[seq] = call
             self.stats["reused_tokens"] += keep
             self.stats["prompt_tokens"] += len(prompt)
 
