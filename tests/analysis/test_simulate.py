@@ -3,7 +3,6 @@ with the winner under the default rule (checked by an independent implementation
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 
 import numpy as np
@@ -174,12 +173,10 @@ def test_schedules_follow_appendix_a3(sim_small):
             assert all(t is None or t != t for t in teams[idx].ravel())
 
 
-def test_full_design_is_fast_and_balanced():
-    t0 = time.perf_counter()
+def test_full_design_is_balanced():
+    # its speed is measured in benchmarks/scale_bench.py, not timed here (a shared machine)
     games, players, models = simulate_games(756, 120, seed=0)
-    elapsed = time.perf_counter() - t0
     assert len(games) == 90_720 and len(players) == 4 * 90_720
-    assert elapsed < 20, f"simulating 90,720 games took {elapsed:.1f} s"
     per_mode = games.groupby("mode")["experiment_id"].nunique().to_dict()
     assert per_mode == {"homogeneous": 36, "cross_play": 288, "team_blind": 144, "team_aware": 144,
                         "team_semi_aware": 144}
