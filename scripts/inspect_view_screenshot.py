@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,14 +21,10 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("IMPOSTOR_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 INSPECT = Path(sys.executable).with_name("inspect")
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from browser_shots import free_port, launch_chromium  # noqa: E402
 
 
 def play(logs: Path, games: int) -> None:
@@ -43,7 +37,7 @@ def play(logs: Path, games: int) -> None:
 def shoot(logs: Path, out_dir: Path) -> list[Path]:
     from playwright.sync_api import sync_playwright
 
-    port = _free_port()
+    port = free_port()
     view = subprocess.Popen([str(INSPECT), "view", "--log-dir", str(logs), "--port", str(port)],
                             env=dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True"), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
@@ -58,7 +52,7 @@ def shoot(logs: Path, out_dir: Path) -> list[Path]:
                 time.sleep(0.5)
         out_dir.mkdir(parents=True, exist_ok=True)
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True)
+            browser = launch_chromium(p)
             page = browser.new_page(viewport={"width": 1600, "height": 1000})
             page.goto(base)  # one log in the folder: the viewer opens its samples list
             page.locator(".sample-answer").first.wait_for(timeout=60_000)

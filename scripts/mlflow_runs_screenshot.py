@@ -19,11 +19,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from trace_screenshot import CHROMIUM, _free_port  # noqa: E402
+from browser_shots import launch_chromium, mlflow_ui  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 IMPOSTOR = Path(sys.executable).with_name("impostor")
@@ -44,8 +43,7 @@ def play(tmp: Path) -> tuple[str, str]:
     """A sweep into ``tmp``'s default store: (tracking URI, experiment id)."""
     (tmp / "sweep.yaml").write_text(CONFIG)
     env = {k: v for k, v in os.environ.items() if k not in ("MLFLOW_TRACKING_URI", "IMPOSTOR_MLFLOW")}
-    subprocess.run([str(IMPOSTOR), "sweep", "sweep.yaml", "--display", "none"], check=True, cwd=tmp,
-                   env=env | {"IMPOSTOR_MLFLOW_TRACES": "inline"})
+    subprocess.run([str(IMPOSTOR), "sweep", "sweep.yaml", "--display", "none"], check=True, cwd=tmp, env=env)
     from mlflow.tracking import MlflowClient
 
     uri = f"sqlite:///{tmp / 'mlruns' / 'mlflow.db'}"
@@ -57,20 +55,9 @@ def shoot(uri: str, exp_id: str, out: Path) -> None:
 
     from impostor.tracking.store import runs_page
 
-    port = _free_port()
-    env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True", MLFLOW_SERVER_ENABLE_JOB_EXECUTION="false")
-    ui = subprocess.Popen([sys.executable, "-m", "mlflow", "ui", "--backend-store-uri", uri, "--port", str(port)],
-                          env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(240):
-            try:
-                urllib.request.urlopen(f"{base}/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.5)
+    with mlflow_ui(uri) as base:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True)
+            browser = launch_chromium(p)
             page = browser.new_page(viewport={"width": 1600, "height": 1000})
             page.goto(f"{base}/#/experiments/{exp_id}")
             page.wait_for_url("**/experiments/*/**", timeout=60_000)
@@ -92,9 +79,6 @@ def shoot(uri: str, exp_id: str, out: Path) -> None:
             page.screenshot(path=str(out))
             print(f"runs table address: {page.url.removeprefix(base)}")
             browser.close()
-    finally:
-        ui.terminate()
-        ui.wait(timeout=30)
 
 
 def main() -> None:

@@ -14,17 +14,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from trace_screenshot import CHROMIUM, _free_port  # noqa: E402
+from browser_shots import launch_chromium, mlflow_ui  # noqa: E402
 
 EXPERIMENT = "impostor-demo"
 IMPOSTOR = [sys.executable, "-m", "impostor.cli"]
@@ -57,20 +55,9 @@ def sweep_and_report(store: Path, sweep: bool) -> tuple[str, str, str]:
 def shoot(uri: str, exp_id: str, run_id: str, out: Path) -> None:
     from playwright.sync_api import sync_playwright
 
-    port = _free_port()
-    ui = subprocess.Popen([sys.executable, "-m", "mlflow", "ui", "--backend-store-uri", uri, "--port", str(port),
-                           "--workers", "1"], env=_env(uri) | {"MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false"},
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(120):
-            try:
-                urllib.request.urlopen(f"{base}/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.5)
+    with mlflow_ui(uri) as base:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True)
+            browser = launch_chromium(p)
             page = browser.new_page(viewport={"width": 1600, "height": 1100})
             page.goto(f"{base}/#/experiments/{exp_id}/runs/{run_id}")
             page.get_by_text("rating_impostor.", exact=False).first.wait_for(timeout=90_000)
@@ -94,12 +81,6 @@ def shoot(uri: str, exp_id: str, run_id: str, out: Path) -> None:
             except Exception as exc:  # noqa: BLE001 - the metrics picture is the one the docs need
                 print(f"artifact view not captured: {exc}", file=sys.stderr)
             browser.close()
-    finally:  # the UI's server and workers are its process group
-        os.killpg(ui.pid, signal.SIGTERM)
-        try:
-            ui.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(ui.pid, signal.SIGKILL)
 
 
 def main() -> None:

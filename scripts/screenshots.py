@@ -14,22 +14,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from trace_screenshot import CHROMIUM, _free_port  # noqa: E402
+from browser_shots import launch_chromium, mlflow_ui  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 VIEWPORT = {"width": 1600, "height": 1000}
-
-
-def _browser(p):
-    return p.chromium.launch(executable_path=CHROMIUM, headless=True)
 
 
 def shoot_report(report_dir: Path, out: Path) -> None:
@@ -40,7 +33,7 @@ def shoot_report(report_dir: Path, out: Path) -> None:
     if not html.is_file():
         raise SystemExit(f"{html}: no report; run `bash scripts/demo.sh` first (or pass --report DIR)")
     with sync_playwright() as p:
-        browser = _browser(p)
+        browser = launch_chromium(p)
         page = browser.new_page(viewport=VIEWPORT)
         page.goto(html.as_uri())
         page.wait_for_load_state("load")
@@ -70,20 +63,9 @@ def shoot_mlflow_run(uri: str, experiment: str, out: Path) -> str:
     from playwright.sync_api import sync_playwright
 
     exp_id, run_id, run_name = pick_run(uri, experiment)
-    port = _free_port()
-    ui = subprocess.Popen([sys.executable, "-m", "mlflow", "ui", "--backend-store-uri", uri, "--port", str(port)],
-                          env=dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True"), cwd=ROOT,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(240):
-            try:
-                urllib.request.urlopen(f"{base}/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.5)
+    with mlflow_ui(uri, cwd=ROOT) as base:
         with sync_playwright() as p:
-            browser = _browser(p)
+            browser = launch_chromium(p)
             page = browser.new_page(viewport=VIEWPORT)
             # workflowType: the Model-training side of MLflow 3's switch, as the sweep's printed
             # runs-table address (impostor.tracking.store.runs_page), not the GenAI evaluation view
@@ -96,13 +78,6 @@ def shoot_mlflow_run(uri: str, experiment: str, out: Path) -> str:
                 time.sleep(1)
             page.screenshot(path=str(out))
             browser.close()
-    finally:  # the UI's own process group: mlflow ui starts worker processes of its own
-        os.killpg(ui.pid, signal.SIGTERM)
-        try:
-            ui.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(ui.pid, signal.SIGKILL)
-            ui.wait()
     return run_name
 
 

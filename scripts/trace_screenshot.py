@@ -11,23 +11,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("IMPOSTOR_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from browser_shots import launch_chromium, mlflow_ui  # noqa: E402
 
 
 def play(tmp: Path, games: int) -> tuple[str, str, str]:
@@ -52,20 +44,9 @@ def play(tmp: Path, games: int) -> tuple[str, str, str]:
 def shoot(uri: str, exp_id: str, trace_id: str, out: Path) -> None:
     from playwright.sync_api import sync_playwright
 
-    port = _free_port()
-    ui = subprocess.Popen([sys.executable, "-m", "mlflow", "ui", "--backend-store-uri", uri, "--port", str(port)],
-                          env=dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True"), stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(120):
-            try:
-                urllib.request.urlopen(f"{base}/health", timeout=1)
-                break
-            except OSError:
-                time.sleep(0.5)
+    with mlflow_ui(uri) as base:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True)
+            browser = launch_chromium(p)
             page = browser.new_page(viewport={"width": 1600, "height": 1000})
             page.goto(f"{base}/#/experiments/{exp_id}/traces?selectedEvaluationId={trace_id}")
             page.get_by_text("vote round").first.wait_for(timeout=60_000)
@@ -77,9 +58,6 @@ def shoot(uri: str, exp_id: str, trace_id: str, out: Path) -> None:
             out.parent.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(out))
             browser.close()
-    finally:
-        ui.terminate()
-        ui.wait(timeout=30)
 
 
 def main() -> None:
