@@ -154,11 +154,11 @@ matplotlib {pk.get('matplotlib')}, pyarrow {pk.get('pyarrow')}.
 """
 
 
-def write_section(path: Path, text: str) -> None:
-    """Replace (or append) our section, leaving every other section as it is."""
+def write_section(path: Path, text: str, header: str = SECTION) -> None:
+    """Replace (or append) the section starting with ``header``, leaving every other section as it is."""
     old = path.read_text() if path.exists() else "# Benchmark results\n"
     lines = old.splitlines(keepends=True)
-    start = next((i for i, ln in enumerate(lines) if ln.strip() == SECTION), None)
+    start = next((i for i, ln in enumerate(lines) if ln.strip() == header), None)
     if start is None:
         new = old.rstrip("\n") + "\n\n" + text
     else:

@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from report_bench import machine  # noqa: E402
+from report_bench import machine, write_section  # noqa: E402
 
 SECTION = "## Scale: simulate + report, 1x to 10x the paper"
 PAPER_EXPERIMENTS, GAMES = 756, 120
@@ -153,19 +153,6 @@ def section(rows: list[dict], stamp: str) -> str:
     return "\n".join(lines)
 
 
-def write_section(path: Path, text: str, header: str = SECTION) -> None:
-    """Replace (or append) the section starting with ``header``, leaving every other section as it is."""
-    old = path.read_text() if path.exists() else "# Benchmark results\n"
-    lines = old.splitlines(keepends=True)
-    start = next((i for i, ln in enumerate(lines) if ln.strip() == header), None)
-    if start is None:
-        new = old.rstrip("\n") + "\n\n" + text
-    else:
-        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
-        new = "".join(lines[:start]) + text + ("\n" if end < len(lines) else "") + "".join(lines[end:])
-    path.write_text(new)
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", default="1,2,5,10", help="multiples of the paper's grid (default 1,2,5,10)")
@@ -194,7 +181,7 @@ def main(argv=None) -> int:
     text = section(rows, datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"))
     print(text)
     if not args.no_write:
-        write_section(Path(args.results), text)
+        write_section(Path(args.results), text, SECTION)
         print(f"[scale] wrote section to {args.results}")
     return 0 if rows[-1]["ok"] else 1  # the largest size
 
