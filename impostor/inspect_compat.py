@@ -18,7 +18,10 @@ from inspect_ai._util.error import PrerequisiteError
 # that per call; Inspect exports no public getter.
 from inspect_ai.model._generate_config import active_generate_config
 
-__all__ = ["PrerequisiteError", "active_generate_config", "building_task_for_eval", "cache_package_scan"]
+__all__ = [
+    "PrerequisiteError", "active_generate_config", "building_task_for_eval", "cache_package_scan",
+    "release_finished_eval",
+]
 
 
 def cache_package_scan() -> None:
@@ -39,6 +42,21 @@ def cache_package_scan() -> None:
     if not hasattr(package.packages_distributions, "cache_info"):
         package.packages_distributions = functools.lru_cache(maxsize=1)(package.packages_distributions)
 
+
+def release_finished_eval(eval_id: str) -> None:
+    """Let a finished eval's task runner be freed now rather than at the end of ``eval_set``.
+
+    Inspect keeps a registry entry per eval for ``inspect ctl`` until the whole ``eval_set``
+    returns, and the entry's live handles (the task logger, the sample scheduler's requeue
+    handle, the interim-scoring inputs) keep the finished task's runner state alive: ~3.6 MB
+    per 120-game experiment, so a 378-experiment shard of the paper's grid grew past 1 GB
+    (issue 18, measured). ``detach_eval_live`` is what Inspect itself calls when a retry
+    supersedes an attempt: the counters stay, and per-sample reads fall back to the finished
+    log on disk. Inspect has no public call or option for this.
+    """
+    from inspect_ai._control.eval_state import detach_eval_live
+
+    detach_eval_live(eval_id)
 
 
 def building_task_for_eval() -> bool:

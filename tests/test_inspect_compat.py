@@ -20,3 +20,50 @@ def test_package_scan_cached_and_same_answer():
     after = package.get_distribution_for_object(impostor)
     assert before is not None and after is not None and after.name == before.name == "impostor-bench"
     assert "impostor-bench" in first.get("tasks", [])
+
+
+def _live_sample_runs() -> int:
+    import gc
+
+    return sum(1 for o in gc.get_objects() if type(o).__name__ == "_SampleRun")
+
+
+def test_finished_experiments_are_freed_during_the_eval_set(tmp_path, monkeypatch):
+    """A sweep is one eval_set of many experiments: a finished experiment's runner state must
+    not stay alive until the last one ends (~3.6 MB each, a 378-experiment shard passed 1 GB).
+
+    Three 20-game experiments one after another; when the third starts, Inspect's scheduler
+    entries of the first two (one per game) must be gone, and their registry entries must have
+    lost the live handles that held them (the counters stay)."""
+    from inspect_ai import eval_set
+    from inspect_ai.hooks import Hooks, TaskStart, hooks
+
+    from impostor.inspect_compat import cache_package_scan
+    from tasks.impostor import impostor
+
+    monkeypatch.setenv("IMPOSTOR_MLFLOW", "0")
+    cache_package_scan()
+    seen: dict = {}
+
+    @hooks(name="test_probe_finished_evals", description="test probe")
+    class Probe(Hooks):
+        async def on_task_start(self, data: TaskStart) -> None:
+            from inspect_ai._control.eval_state import get_eval_states
+
+            states = get_eval_states()
+            seen.setdefault("starts", []).append({
+                "sample_runs": _live_sample_runs(),
+                "finished_with_handles": sum(1 for s in states if s.eval_id != data.eval_id
+                                             and (s.live is not None or s.sample_requeue is not None)),
+                "finished_counted": sum(s.completed for s in states if s.eval_id != data.eval_id),
+            })
+
+    tasks = [impostor(n_games=20, seed=i) for i in range(3)]
+    ok, logs = eval_set(tasks, log_dir=str(tmp_path), model="bot/random", max_tasks=1, display="none")
+    assert ok and all(log.status == "success" for log in logs)
+    starts = seen["starts"]
+    assert len(starts) == 3
+    third = starts[2]
+    assert third["finished_with_handles"] == 0
+    assert third["finished_counted"] == 40  # the registry still counts the finished games
+    assert third["sample_runs"] < 20  # none of the 40 finished games' entries (was 40 before the fix)

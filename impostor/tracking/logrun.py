@@ -332,10 +332,12 @@ def _log_word_pairs(client: Any, run_id: str, spec: Any) -> None:
     rows = [{"pair_id": p.pair_id, "difficulty": p.difficulty, "majority_word": p.majority, "impostor_word": p.impostor}
             for tier in tiers.values() for p in tier]
     sha = (spec.metadata or {}).get("word_pairs_sha256") or ""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ds = mlflow.data.from_pandas(pd.DataFrame(rows), source=str(path.resolve()), name="word_pairs",
-                                     digest=sha[:16] if sha else None)
+    # MLflow warns that a local path "can be interpreted in multiple ways" (two registered
+    # local-file sources) on every run; a scoped catch_warnings is not thread-safe (runs finish
+    # on worker threads at once), so the filter is added for the process, for this message only.
+    warnings.filterwarnings("ignore", message="The specified dataset source can be interpreted", category=UserWarning)
+    ds = mlflow.data.from_pandas(pd.DataFrame(rows), source=str(path.resolve()), name="word_pairs",
+                                 digest=sha[:16] if sha else None)
     run = client.get_run(run_id)
     have = {(d.dataset.name, d.dataset.digest) for d in (run.inputs.dataset_inputs if run.inputs else [])}
     if (ds.name, ds.digest) in have:

@@ -1,0 +1,63 @@
+"""The end of an experiment's run builds its tables from the games seen ending in the process
+(impostor.tracking.hooks.with_finished_samples), not by reading the whole log back from disk
+(~1/6 of a sweep shard's CPU, issue 18). Same tables either way; the log is read whenever the
+games seen are not exactly the log's (a resumed eval reuses games that end in no hook)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from test_tracking import fresh, tracked  # noqa: F401 - the fixture
+
+
+def test_runs_tables_from_finished_games_equal_the_logs(tracked, tmp_path, monkeypatch):  # noqa: F811
+    from inspect_ai import eval_set
+    from mlflow.tracking import MlflowClient
+
+    from impostor.export import read_log, tables_from_log
+    from impostor.tracking import hooks
+    from tasks.impostor import impostor
+
+    monkeypatch.chdir(tmp_path)
+    reads = []
+    monkeypatch.setattr(hooks, "read_log", lambda p: reads.append(p) or read_log(p))
+    tasks = [fresh(impostor, mode="homogeneous", n_games=6, seed=3),
+             fresh(impostor, mode="homogeneous", difficulty="hard", n_games=5, seed=4)]
+    ok, logs = eval_set(tasks, log_dir=str(tmp_path / "logs"), model="bot/random", max_tasks=2, display="none")
+    assert ok and len(logs) == 2 and not any(log.samples for log in logs)  # eval_set hands over headers
+    assert reads == []  # neither run read its log back
+    client = MlflowClient(f"sqlite:///{tmp_path / 'mlruns' / 'mlflow.db'}")
+    exp = client.get_experiment_by_name("impostor")
+    runs = {r.data.tags["impostor.eval_id"]: r for r in client.search_runs([exp.experiment_id])}
+    assert len(runs) == 2
+    for log in logs:
+        run = runs[log.eval.eval_id]
+        assert run.info.status == "FINISHED"
+        art = Path(client.download_artifacts(run.info.run_id, "tables", str(tmp_path / run.info.run_id)))
+        from_disk = tables_from_log(read_log(log.location))
+        for name, frame in (("games", from_disk.games), ("players", from_disk.players)):
+            logged = pd.read_parquet(art / f"{name}.parquet")
+            pd.testing.assert_frame_equal(logged, frame.reset_index(drop=True), check_dtype=False)
+        assert len(from_disk.games) == len(log.eval.dataset.sample_ids)
+
+
+def test_games_not_exactly_the_logs_mean_reading_the_log(tmp_path, monkeypatch):
+    from inspect_ai import eval
+
+    from impostor.tracking.hooks import with_finished_samples
+    from tasks.impostor import impostor
+
+    monkeypatch.setenv("IMPOSTOR_MLFLOW", "0")
+    log = eval(fresh(impostor, n_games=3), model="bot/random", log_dir=str(tmp_path), display="none")[0]
+    finished = {(s.id, s.epoch): s for s in log.samples}
+    header = log.model_copy(update={"samples": None})
+    whole = with_finished_samples(header, finished)
+    assert [s.id for s in whole.samples] == list(log.eval.dataset.sample_ids)
+    some = dict(list(finished.items())[:2])  # a resumed eval: one game came from an earlier attempt
+    assert with_finished_samples(header, some) is None
+    assert with_finished_samples(header.model_copy(update={"status": "error"}), finished) is None
+    stranger = dict(some) | {("not-a-game", 1): log.samples[0]}
+    assert with_finished_samples(header, stranger) is None
