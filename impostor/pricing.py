@@ -15,7 +15,7 @@ Price of a model, first that applies:
 
 from __future__ import annotations
 
-import os
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional
@@ -33,16 +33,33 @@ class ModelPrice:
     source: str  # "registry", "bot", "litellm:<key>"
 
 
+def _packaged_cost_map() -> dict:
+    """litellm's packaged price map (the file ``LITELLM_LOCAL_MODEL_COST_MAP`` loads), read as
+    JSON: importing litellm for it costs ~230 MB of memory and seconds in every sweep shard
+    that prints its cost estimate (issue 18, measured). Not kept: prices are cached per model."""
+    import json
+    from importlib.util import find_spec
+    from pathlib import Path
+
+    try:  # found, not imported (importlib.resources.files would import the package)
+        folder = Path(next(iter(find_spec("litellm").submodule_search_locations)))
+        return json.loads((folder / "model_prices_and_context_window_backup.json").read_bytes())
+    except Exception:  # noqa: BLE001 - litellm missing or its file moved: prices unknown, export goes on
+        return {}
+
+
+def _litellm_cost_map() -> dict:
+    loaded = sys.modules.get("litellm")  # already imported (its provider in use): its map, with registrations
+    cost = getattr(loaded, "model_cost", None)
+    return cost if isinstance(cost, dict) and cost else _packaged_cost_map()
+
+
 def _litellm_price(model: str) -> Optional[ModelPrice]:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # the packaged map; no network at import
-    try:
-        import litellm
-    except Exception:  # noqa: BLE001 - litellm missing or broken: prices unknown, export goes on
-        return None
+    model_cost = _litellm_cost_map()
     route, _, rest = model.partition("/")
     keys = [model] + ([rest] if rest and route in _FIRST_PARTY else [])
     for key in keys:
-        entry = litellm.model_cost.get(key)
+        entry = model_cost.get(key)
         if not isinstance(entry, dict):
             continue
         inp, out = entry.get("input_cost_per_token"), entry.get("output_cost_per_token")

@@ -71,3 +71,34 @@ def test_player_row_token_columns_follow_the_extras():
 def _minimal_row() -> dict:
     return {"game_id": "e/0", "seat": 0, "model": "bot/random", "role": "majority", "speaking_position": 0,
             "description": "d", "description_valid": True, "self_declared": False, "experiment_id": "e", "word": "w"}
+
+
+def test_litellm_prices_read_without_importing_litellm():
+    """Pricing a sweep (printed before its first game) reads litellm's packaged price file instead
+    of importing litellm (~230 MB in every shard, issue 18): same prices as litellm.model_cost,
+    and litellm stays unimported (a fresh interpreter, so no other test's import counts)."""
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import json, sys\n"
+        "from impostor.pricing import _litellm_price\n"
+        "p = {m: (lambda r: r and [r.input_per_token, r.output_per_token, r.source])(_litellm_price(m))\n"
+        "     for m in ['openai/gpt-4o', 'gpt-4o-mini', 'gpt-3.5-turbo']}\n"
+        "print(json.dumps({'imported': 'litellm' in sys.modules, 'prices': p}))\n"
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if k != "LITELLM_LOCAL_MODEL_COST_MAP"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["imported"] is False
+    import os
+
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    for model, price in got["prices"].items():
+        key = price[2].removeprefix("litellm:")
+        entry = litellm.model_cost[key]
+        assert price[:2] == [entry["input_cost_per_token"], entry["output_cost_per_token"]], model
+    assert got["prices"]["openai/gpt-4o"][2] in ("litellm:openai/gpt-4o", "litellm:gpt-4o")

@@ -61,3 +61,36 @@ def test_games_not_exactly_the_logs_mean_reading_the_log(tmp_path, monkeypatch):
     assert with_finished_samples(header.model_copy(update={"status": "error"}), finished) is None
     stranger = dict(some) | {("not-a-game", 1): log.samples[0]}
     assert with_finished_samples(header, stranger) is None
+
+
+def test_sync_of_many_logs_looks_runs_up_in_one_paged_search(tracked, tmp_path, monkeypatch, capsys):  # noqa: F811
+    """A shard's end syncs hundreds of logs: the experiment's runs are fetched page by page once,
+    not searched for once per log; the result is the same: one run per experiment, idempotent."""
+    from mlflow.tracking import MlflowClient
+
+    from impostor.cli import main as cli_main
+    from impostor.commands.sweep import run_sweep
+    from impostor.tracking import logrun, sync
+
+    from test_sweep_helpers import write_config
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("IMPOSTOR_MLFLOW", "0")  # the sweep untracked: sync logs it all
+    cfg = write_config(tmp_path / "sweep.yaml", name="many", modes=["homogeneous", "cross_play"], games_per_experiment=2)
+    assert run_sweep(str(cfg), log_dir=str(tmp_path / "logs"), display="none") == 0
+    monkeypatch.delenv("IMPOSTOR_MLFLOW")
+    monkeypatch.setattr(sync, "PREFETCH_AT", 1)
+    monkeypatch.setattr(sync, "PAGE", 2)  # several pages
+    searched = []
+    monkeypatch.setattr(sync, "find_run", lambda *a: searched.append(a) or logrun.find_run(*a))
+    assert cli_main(["sync", str(tmp_path / "logs")]) == 0
+    first = capsys.readouterr().out
+    assert cli_main(["sync", str(tmp_path / "logs")]) == 0  # idempotent, through the prefetched runs
+    second = capsys.readouterr().out
+    assert searched == []
+    client = MlflowClient(f"sqlite:///{tmp_path / 'mlruns' / 'mlflow.db'}")
+    exp = client.get_experiment_by_name("many")
+    runs = [r for r in client.search_runs([exp.experiment_id]) if r.data.tags.get("impostor.kind") == "experiment"]
+    n = len(runs)
+    assert n >= 3 and len({r.data.tags["impostor.run_key"] for r in runs}) == n
+    assert f"synced {n} eval(s)" in first and f"synced 0 eval(s), {n} already up to date" in second

@@ -49,6 +49,26 @@ def _rank(header: Any, path: str) -> tuple:
     return (status, str(header.stats.completed_at or header.stats.started_at or header.eval.created or ""), path)
 
 
+PREFETCH_AT = 20  # logs: from here on, one paged search for the experiment's runs beats one search per log
+PAGE = 1000  # runs per page of that search
+
+
+def _runs_by_key(client: Any, exp_id: str) -> dict[str, Any]:
+    """Every experiment run of the MLflow experiment by run key, the earliest of a key kept (as
+    ``find_run``): a shard's end syncs hundreds of logs, and one search per log cost minutes
+    against a busy server (issue 18)."""
+    out: dict[str, Any] = {}
+    token = None
+    while True:
+        page = client.search_runs([exp_id], filter_string=f"tags.`{TAG}kind` = 'experiment'", max_results=PAGE,
+                                  order_by=["attributes.start_time ASC"], page_token=token)
+        for run in page:
+            out.setdefault(run.data.tags.get(f"{TAG}run_key", ""), run)
+        token = page.token
+        if not token:
+            return out
+
+
 def sync(path: str | Path, experiment: Optional[str] = None, tracking_uri: Optional[str] = None,
          force: bool = False) -> SyncReport:
     from inspect_ai.log import read_eval_log
@@ -81,6 +101,7 @@ def sync(path: str | Path, experiment: Optional[str] = None, tracking_uri: Optio
                             f"then re-run impostor sync") from None
     report = SyncReport(superseded=sorted(superseded), uri=shown_uri(uri))
     exp_ids: dict[str, str] = {}
+    known: dict[str, dict[str, Any]] = {}  # experiment id -> runs by key (many logs only)
     parents: dict[str, str] = {}
     for key, (_, lp, h) in sorted(best.items(), key=lambda kv: kv[1][1]):
         mf = _manifest_for(Path(lp), root if root.is_dir() else root.parent)
@@ -94,7 +115,9 @@ def sync(path: str | Path, experiment: Optional[str] = None, tracking_uri: Optio
                 exp_ids[name] = ensure_experiment(client, name, uri)
             exp_id = exp_ids[name]
             report.experiment = name
-            existing = find_run(client, exp_id, key)
+            if len(best) >= PREFETCH_AT and exp_id not in known:
+                known[exp_id] = _runs_by_key(client, exp_id)
+            existing = known[exp_id].get(key) if exp_id in known else find_run(client, exp_id, key)
             if (existing is not None and not force and existing.data.tags.get(f"{TAG}tables_logged") == "1"
                     and existing.data.tags.get(f"{TAG}eval_id") == h.eval.eval_id
                     and existing.data.tags.get(f"{TAG}log_status") == str(h.status)
