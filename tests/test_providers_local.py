@@ -195,3 +195,19 @@ def test_batched_engine_behind_the_same_provider_interface():
         assert parse_vote(out.completion, seat_of_label(2)).error is None
         assert out.usage.input_tokens > 100 and out.usage.output_tokens > 0
     assert asyncio.run(batched.api.count_text_tokens("Hello world")) in (2, 3)
+
+
+def test_threads_shared_out_between_the_contexts(monkeypatch, smollm2):
+    """Each context's thread count (prompts and generation alike) is the cores this process may
+    use over the contexts that work at once: two contexts on two cores ran four threads before
+    (llama-cpp-python gives every context all cores for prompts), measured slower."""
+    from impostor.providers import local
+
+    cores = len(os.sched_getaffinity(0))
+    monkeypatch.setattr(local.os, "sched_getaffinity", lambda pid: {0, 1})
+    assert local.threads_per_context(2) == 1 and local.threads_per_context(1) == 2
+    monkeypatch.setattr(local.os, "sched_getaffinity", lambda pid: set(range(16)))
+    assert local.threads_per_context(2) == 8 and local.threads_per_context(32) == 1
+    assert smollm2.api.params["n_threads"] == max(1, cores // smollm2.api.n_slots)
+    ctx = smollm2.api.pool.slots[0].llm.context_params
+    assert ctx.n_threads == ctx.n_threads_batch == smollm2.api.params["n_threads"]

