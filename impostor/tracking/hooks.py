@@ -148,14 +148,11 @@ class ImpostorMlflowHooks(Hooks):
         client, run_id, uri = self._runs.pop(eval_id)
         live = self._live.pop(eval_id, None)
         self._secrets.pop(eval_id, None)
-        full = log
         loc = str(log.location or "").removeprefix("file://")
         finished = self._finished.pop(eval_id, {})
-        if not log.samples:
-            full = with_finished_samples(log, finished)
-        if full is None and loc:
-            full = read_log(loc)
-        full = full or log
+        full = log if log.samples else with_finished_samples(log, finished)
+        if full is None:  # not exactly the games seen ending here: the log on disk has them
+            full = read_log(loc) if loc else log
         try:
             if live is not None and live.unlogged:
                 live.log(client, run_id)  # the series ends at the last game

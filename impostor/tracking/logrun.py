@@ -37,6 +37,12 @@ from impostor.tracking.redact import redact_mapping, redact_text, redacted_log_c
 from impostor.tracking.traces import trace_run
 
 TAG = "impostor."
+
+# MLflow warns that a local path "can be interpreted in multiple ways" (two registered
+# local-file sources) for every run's word-pair dataset; a scoped catch_warnings is not
+# thread-safe (runs finish on worker threads at once), so the filter is set once for the
+# process, for this message only.
+warnings.filterwarnings("ignore", message="The specified dataset source can be interpreted", category=UserWarning)
 TABLES_DIR = "tables"
 LOG_DIR_ARTIFACT = "inspect_log"
 CONFIG_ARTIFACT = "config"
@@ -332,10 +338,6 @@ def _log_word_pairs(client: Any, run_id: str, spec: Any) -> None:
     rows = [{"pair_id": p.pair_id, "difficulty": p.difficulty, "majority_word": p.majority, "impostor_word": p.impostor}
             for tier in tiers.values() for p in tier]
     sha = (spec.metadata or {}).get("word_pairs_sha256") or ""
-    # MLflow warns that a local path "can be interpreted in multiple ways" (two registered
-    # local-file sources) on every run; a scoped catch_warnings is not thread-safe (runs finish
-    # on worker threads at once), so the filter is added for the process, for this message only.
-    warnings.filterwarnings("ignore", message="The specified dataset source can be interpreted", category=UserWarning)
     ds = mlflow.data.from_pandas(pd.DataFrame(rows), source=str(path.resolve()), name="word_pairs",
                                  digest=sha[:16] if sha else None)
     run = client.get_run(run_id)
