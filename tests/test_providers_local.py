@@ -211,3 +211,9 @@ def test_threads_shared_out_between_the_contexts(monkeypatch, smollm2):
     assert smollm2.api.params["n_threads"] == max(1, cores // smollm2.api.n_slots)
     ctx = smollm2.api.pool.slots[0].llm.context_params
     assert ctx.n_threads == ctx.n_threads_batch == smollm2.api.params["n_threads"]
+
+
+@pytest.mark.parametrize("arg,value", [("n_threads", "abc"), ("n_slots", "0"), ("n_ctx", "1.5"), ("n_batch", "-2")])
+def test_wrong_whole_number_args_name_the_arg(arg, value):
+    with pytest.raises(ImpostorError, match=rf"local/smollm2: {arg}={value}; use -M {arg}=N with a whole number"):
+        LocalLlamaAPI("smollm2", **{arg: value})

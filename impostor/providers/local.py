@@ -99,6 +99,17 @@ def threads_per_context(n_contexts: int) -> int:
     return max(1, cores // max(1, n_contexts))
 
 
+def _whole(model_name: str, arg: str, value: Any, minimum: int) -> int:
+    """A whole-number model arg (``-M`` gives strings), or one line naming the arg and the fix."""
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        number = None
+    if number is None or number < minimum:
+        raise ImpostorError(f"local/{model_name}: {arg}={value}; use -M {arg}=N with a whole number >= {minimum}")
+    return number
+
+
 def load_llama(path: Path, n_slots: int = DEFAULT_SLOTS, batched: bool = False, **params: Any) -> Any:
     """The process-wide engine for this file and these load parameters: a
     ``BatchEngine`` (batched) or a ``SlotPool`` of contexts."""
@@ -166,20 +177,20 @@ class LocalLlamaAPI(ModelAPI):
         self.batched = bool(batched)
         if n_slots is None:
             n_slots = DEFAULT_BATCH_SLOTS if self.batched else DEFAULT_SLOTS
-        if int(n_slots) < 1:
-            raise ImpostorError(f"local/{model_name}: n_slots={n_slots}; use -M n_slots=1 or more")
+        n_slots = _whole(model_name, "n_slots", n_slots, 1)
         self.path = resolve_gguf(model_name)
         self.params: dict[str, Any] = {
-            "n_ctx": int(n_ctx),
+            "n_ctx": _whole(model_name, "n_ctx", n_ctx, 1),
             # one thread count for prompts and generation: llama-cpp-python's own default for prompts
             # is every core *per context*, so two contexts ran four threads on two cores
-            "n_threads": int(n_threads) if n_threads is not None else threads_per_context(1 if self.batched else int(n_slots)),
-            "n_gpu_layers": int(n_gpu_layers),
-            "n_batch": int(n_batch),
+            "n_threads": (_whole(model_name, "n_threads", n_threads, 1) if n_threads is not None
+                          else threads_per_context(1 if self.batched else n_slots)),
+            "n_gpu_layers": _whole(model_name, "n_gpu_layers", n_gpu_layers, -1),
+            "n_batch": _whole(model_name, "n_batch", n_batch, 1),
         }
         if chat_format:
             self.params["chat_format"] = str(chat_format)
-        self.n_slots = int(n_slots)
+        self.n_slots = n_slots
         loaded = load_llama(self.path, self.n_slots, self.batched, **self.params)
         self.engine = loaded if self.batched else None
         self.pool = None if self.batched else loaded
