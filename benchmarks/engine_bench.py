@@ -148,10 +148,12 @@ def harness(games: int, config: list[str], log_dir: Path) -> dict:
     from inspect_ai.log import list_eval_logs, read_eval_log
 
     log = read_eval_log(list_eval_logs(str(log_dir))[0].name, resolve_attachments=True)
-    calls, games_out = [], []
+    calls, games_out, failed = [], [], 0
     for sample in log.samples or []:
         for ev in sample.events:
-            if ev.event == "model":
+            if ev.event == "model" and (ev.output is None or ev.output.usage is None):
+                failed += 1  # an attempt that ended without an answer (timeout, retried): no work to replay
+            elif ev.event == "model":
                 calls.append({"game": sample.id, "messages": [{"role": m.role, "content": m.text} for m in ev.input],
                               "completion": ev.output.completion, "in": ev.output.usage.input_tokens,
                               "out": ev.output.usage.output_tokens})
@@ -159,7 +161,7 @@ def harness(games: int, config: list[str], log_dir: Path) -> dict:
         score = next(iter(meta.values())) if meta else None
         games_out.append((score.metadata or {}) if score else {})
     return {"config": " ".join(config) or "default", "status": log.status, "wall_s": wall, "cpu_s": cpu, "games": games,
-            "games_per_min": games / wall * 60, "calls": calls, "games_meta": games_out}
+            "games_per_min": games / wall * 60, "calls": calls, "failed_calls": failed, "games_meta": games_out}
 
 
 def replay(calls: list[dict]) -> dict:
@@ -246,6 +248,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--configs", nargs="*", default=["n_slots=1", ""], help="-M args per harness run, ';'-joined")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--no-replay", action="store_true", help="game results only (no engine replay of the calls)")
     args = ap.parse_args()
     res: dict = {"load_before": _load(), "nproc": os.cpu_count()}
     if args.only in (None, "engine"):
@@ -263,8 +266,9 @@ def main() -> None:
             res["harness"].append(h)
             print(f"harness {h['config']}: {h['status']} {h['wall_s']:.1f} s ({h['cpu_s']:.0f} s CPU), "
                   f"{h['games_per_min']:.2f} games/min, "
-                  f"{len(h['calls'])} calls, load {h['load']}", flush=True)
+                  f"{len(h['calls'])} calls ({h['failed_calls']} failed attempts), load {h['load']}", flush=True)
         last = res["harness"][-1]
+    if args.only in (None, "harness") and not args.no_replay:
         res["replay"] = r = replay(last["calls"])
         best = min(r["fresh_s"], r["reuse_s"], r["reuse_2ctx_s"], r["reuse_2ctx_split_s"])
         print(f"\n| same work ({args.games} games, {len(last['calls'])} calls, {r['prompt_tokens']} prompt + "

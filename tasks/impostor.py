@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from inspect_ai import Task, task
+from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig, model_roles
 from inspect_ai.util import display_type
@@ -223,6 +223,10 @@ def impostor(
         config=GenerateConfig(max_retries=call_limits.MAX_RETRIES, timeout=call_limits.TIMEOUT,
                               attempt_timeout=call_limits.ATTEMPT_TIMEOUT),
         scorer=impostor_winner(tie_rule=tie_rule),
+        # No epoch reductions: with one epoch they repeat every game's score, game record
+        # included, in the log header (~0.75 MB per 120 games), which eval_set reads back
+        # for every log of a sweep and keeps for every finished experiment (docs/tracking.md).
+        epochs=Epochs(1, reducer=[]),
         viewer=GAMES_VIEW,
         metadata={
             "mode": mode, "difficulty": difficulty, "seed": seed, "tie_rule": tie_rule,

@@ -49,6 +49,12 @@ def test_cli_inspect_eval_plays_eight_scored_games(tmp_path):
     assert [g.impostor_seat for g, _ in games] == [0, 1, 2, 3, 0, 1, 2, 3]  # default rotation
     metrics = log.results.scores[0].metrics
     assert metrics["impostor_win_rate"].value == pytest.approx(sum(g.winner == "impostor" for g, _ in games) / 8)
+    # the header carries the metrics but not the games a second time as epoch reductions:
+    # eval_set reads and keeps every log's header (a grid shard's memory and logs.json)
+    header = read_eval_log(info, header_only=True)
+    assert header.results.scores[0].metrics["impostor_win_rate"].value == metrics["impostor_win_rate"].value
+    assert not header.reductions
+    assert len(header.model_dump_json()) < 20_000
     # the game is readable in `inspect view`: descriptions and votes in the messages
     # (one message per phase, one line per player)
     texts = [m.text for m in log.samples[0].messages if m.role == "assistant"]
