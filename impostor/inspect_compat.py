@@ -18,10 +18,30 @@ from inspect_ai._util.error import PrerequisiteError
 # that per call; Inspect exports no public getter.
 from inspect_ai.model._generate_config import active_generate_config
 
+from impostor.core.errors import ImpostorError
+
 __all__ = [
-    "PrerequisiteError", "active_generate_config", "building_task_for_eval", "cache_package_scan",
+    "PrerequisiteError", "UserInputError", "active_generate_config", "building_task_for_eval", "cache_package_scan",
     "release_finished_eval",
 ]
+
+
+class UserInputError(ImpostorError, PrerequisiteError):
+    """A bad option, role, model arg or file (an ImpostorError) that ``inspect eval`` prints
+    as its message alone, like its own prerequisite errors, instead of with a traceback."""
+
+    def __init__(self, message: str) -> None:
+        ImpostorError.__init__(self, message)
+        self.message = message
+
+    @classmethod
+    def of(cls, exc: ImpostorError) -> "UserInputError":
+        """``exc`` as one; under ``--display none`` Inspect prints no message, so it is printed here."""
+        from inspect_ai.util import display_type
+
+        if display_type() == "none":
+            print(f"impostor: {exc}", file=sys.stderr)
+        return exc if isinstance(exc, cls) else cls(str(exc))
 
 
 def cache_package_scan() -> None:

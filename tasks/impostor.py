@@ -11,19 +11,17 @@ Modes map onto model roles: ``homogeneous`` (``--model``), ``cross_play``
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import Any, Optional, Union
 
 from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig, model_roles
-from inspect_ai.util import display_type
 from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 from pydantic import TypeAdapter, ValidationError
 
 from impostor import LAUNCH_DIR
-from impostor.inspect_compat import PrerequisiteError, building_task_for_eval
+from impostor.inspect_compat import UserInputError, building_task_for_eval
 
 from impostor.core import call_limits
 from impostor.core.errors import ImpostorError
@@ -49,13 +47,8 @@ GAMES_VIEW = ViewerConfig(task_samples_view=TaskSamplesView(
 ))
 
 
-class TaskOptionError(ImpostorError, PrerequisiteError):
-    """A bad -T option, role or word-pair file: ``inspect eval`` prints a PrerequisiteError
-    as its message alone, where any other exception comes with a long traceback."""
-
-    def __init__(self, message: str) -> None:
-        ImpostorError.__init__(self, message)
-        self.message = message
+class TaskOptionError(UserInputError):
+    """A bad -T option, role or word-pair file, printed by ``inspect eval`` without a traceback."""
 
 
 def _user_path(path: Optional[str]) -> Optional[str]:
@@ -208,9 +201,7 @@ def impostor(
         samples = game_samples(mode, difficulty, n_games, seed, word_pairs, experiment_id, first_game)
         tune_gc()  # after the schedule exists: it is part of the heap the collector can skip
     except ImpostorError as exc:
-        if display_type() == "none":  # Inspect prints a PrerequisiteError's message, except under --display none
-            print(f"impostor: {exc}", file=sys.stderr)
-        raise TaskOptionError(str(exc)) from None
+        raise TaskOptionError.of(exc) from None
     return Task(
         dataset=MemoryDataset(samples, name=f"impostor-{difficulty}"),
         solver=impostor_game(

@@ -217,3 +217,22 @@ def test_threads_shared_out_between_the_contexts(monkeypatch, smollm2):
 def test_wrong_whole_number_args_name_the_arg(arg, value):
     with pytest.raises(ImpostorError, match=rf"local/smollm2: {arg}={value}; use -M {arg}=N with a whole number"):
         LocalLlamaAPI("smollm2", **{arg: value})
+
+
+@pytest.mark.parametrize("display", ["full", "none"])
+def test_wrong_model_arg_through_inspect_eval_is_one_line_without_traceback(tmp_path, display):
+    """A provider's set-up error reaches `inspect eval` as a prerequisite error: the message
+    (under --display none too), exit status 1, no Python traceback."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "inspect_ai", "eval", "tasks/impostor.py", "--model", "local/smollm2",
+         "-M", "n_threads=abc", "-T", "n_games=1", "--log-dir", str(tmp_path), "--display", display],
+        capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], timeout=300,
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 1, out[-2000:]
+    assert "n_threads=abc; use -M n_threads=N with a whole number >= 1" in " ".join(out.split())
+    assert "Traceback" not in out

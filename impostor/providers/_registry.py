@@ -12,29 +12,46 @@ does not need llama-cpp-python or litellm to be installed.
 from inspect_ai.model import ModelAPI, modelapi
 
 
+def _plain_errors(cls: type[ModelAPI]) -> type[ModelAPI]:
+    """``cls`` whose set-up errors (a bad -M arg, a missing model file: ImpostorError) reach
+    ``inspect eval`` as its prerequisite errors, printed without a traceback."""
+    from impostor.core.errors import ImpostorError
+    from impostor.inspect_compat import UserInputError
+
+    class Provider(cls):  # type: ignore[valid-type,misc]
+        def __init__(self, *args, **kwargs) -> None:
+            try:
+                super().__init__(*args, **kwargs)
+            except ImpostorError as exc:
+                raise UserInputError.of(exc) from None
+
+    Provider.__name__, Provider.__qualname__, Provider.__doc__ = cls.__name__, cls.__qualname__, cls.__doc__
+    return Provider
+
+
 @modelapi(name="bot")
 def bot() -> type[ModelAPI]:
     from impostor.providers.bots.api import BotAPI
 
-    return BotAPI
+    return _plain_errors(BotAPI)
 
 
 @modelapi(name="local")
 def local() -> type[ModelAPI]:
     from impostor.providers.local import LocalLlamaAPI
 
-    return LocalLlamaAPI
+    return _plain_errors(LocalLlamaAPI)
 
 
 @modelapi(name="litellm")
 def litellm() -> type[ModelAPI]:
     from impostor.providers.litellm_api import LiteLLMAPI
 
-    return LiteLLMAPI
+    return _plain_errors(LiteLLMAPI)
 
 
 @modelapi(name="human")
 def human() -> type[ModelAPI]:
     from impostor.providers.human.api import HumanAPI
 
-    return HumanAPI
+    return _plain_errors(HumanAPI)
