@@ -86,6 +86,9 @@ def check_reachable(uri: str, timeout: float = 3.0) -> None:
 def get_client(uri: Optional[str] = None) -> tuple[Any, str]:
     """An MlflowClient for the resolved URI (raises TrackingUnavailable when unreachable)."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # MLflow prints two "View run / View experiment" lines per run ended against an http
+    # server: 756 pairs in a grid shard's output; the sweep prints its runs table once.
+    os.environ.setdefault("MLFLOW_SUPPRESS_PRINTING_URL_TO_STDOUT", "true")
     uri = tracking_uri(uri)
     check_reachable(uri)
     from mlflow.tracking import MlflowClient
