@@ -290,7 +290,10 @@ def read_log(path: str) -> Any:
                             f"fix: remove or repair the file (inspect log recover)") from exc
 
 
-def tables_from_logs(path: str | Path) -> Tables:
+def tables_from_logs(path: str | Path, with_players: bool = True) -> Tables:
+    """Tables of every impostor log under ``path``; ``with_players=False`` leaves the players
+    table empty and keeps no player rows while reading (a shard's end-of-sweep summary of
+    378 logs held them all at once, issue 18)."""
     records, errors, scheduled, used, unreadable = [], [], [], [], []
     for lp in find_logs(path):
         try:
@@ -302,6 +305,9 @@ def tables_from_logs(path: str | Path) -> Tables:
             continue
         used.append(lp)
         r, e, s = records_from_log(log, source=lp)
+        if not with_players:
+            for rec in r:
+                rec.players = []
         records += r
         errors += e
         scheduled += s

@@ -125,6 +125,11 @@ def test_retry_duplicates_are_merged_keeping_the_completed_game(finished_log, tm
     ref = tables_from_logs(finished_log)
     pd.testing.assert_frame_equal(t.games, ref.games)
     pd.testing.assert_frame_equal(t.players, ref.players)
+    # the sweep's end-of-run summary reads without player rows: same games, duplicates, usage
+    lean = tables_from_logs(d, with_players=False)
+    pd.testing.assert_frame_equal(lean.games, ref.games)
+    assert len(lean.players) == 0 and list(lean.players.columns) == list(ref.players.columns)
+    assert lean.duplicates == 2 and lean.usage == t.usage and lean.game_time_s == t.game_time_s
 
 
 def test_export_errors_are_one_line(tmp_path):

@@ -137,7 +137,7 @@ def summarize(log_dir: Path, pl: Plan, wall_s: float) -> tuple[dict[str, float],
     lines: list[str] = []
     logs = find_logs(log_dir) if log_dir.exists() else []
     try:
-        tables = tables_from_logs(log_dir) if logs else None
+        tables = tables_from_logs(log_dir, with_players=False) if logs else None  # the games are enough here
     except ImpostorError as exc:
         tables = None
         lines.append(f"  {exc}")
