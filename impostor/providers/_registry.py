@@ -15,10 +15,13 @@ from inspect_ai.model import ModelAPI, modelapi
 def _plain_errors(cls: type[ModelAPI]) -> type[ModelAPI]:
     """``cls`` whose set-up errors (a bad -M arg, a missing model file: ImpostorError) reach
     ``inspect eval`` as its prerequisite errors, printed without a traceback."""
+    import functools
+
     from impostor.core.errors import ImpostorError
     from impostor.inspect_compat import UserInputError
 
     class Provider(cls):  # type: ignore[valid-type,misc]
+        @functools.wraps(cls.__init__)  # the provider's own signature for introspection
         def __init__(self, *args, **kwargs) -> None:
             try:
                 super().__init__(*args, **kwargs)
