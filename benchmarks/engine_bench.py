@@ -267,18 +267,18 @@ def main() -> None:
             print(f"harness {h['config']}: {h['status']} {h['wall_s']:.1f} s ({h['cpu_s']:.0f} s CPU), "
                   f"{h['games_per_min']:.2f} games/min, "
                   f"{len(h['calls'])} calls ({h['failed_calls']} failed attempts), load {h['load']}", flush=True)
-        last = res["harness"][-1]
-    if args.only in (None, "harness") and not args.no_replay:
-        res["replay"] = r = replay(last["calls"])
-        best = min(r["fresh_s"], r["reuse_s"], r["reuse_2ctx_s"], r["reuse_2ctx_split_s"])
-        print(f"\n| same work ({args.games} games, {len(last['calls'])} calls, {r['prompt_tokens']} prompt + "
-              f"{r['completion_tokens']} completion tokens) | wall s | games/min |\n|---|---:|---:|")
-        for h in res["harness"]:
-            print(f"| harness, {h['config']} ({h['status']}) | {h['wall_s']:.1f} | {h['games_per_min']:.2f} |")
-        for k in ("fresh_s", "reuse_s", "reuse_2ctx_s", "reuse_2ctx_split_s"):
-            print(f"| llama.cpp alone, {k[:-2]} | {r[k]:.1f} | {args.games / r[k] * 60:.2f} |")
-        print(f"\nharness ({last['config']}) / best engine replay: {last['wall_s'] / best:.2f}x; "
-              f"tokens evaluated fresh {r['evaluated_fresh']}, with prefix reuse {r['evaluated_reuse']}")
+        if not args.no_replay:
+            last = res["harness"][-1]
+            res["replay"] = r = replay(last["calls"])
+            best = min(r["fresh_s"], r["reuse_s"], r["reuse_2ctx_s"], r["reuse_2ctx_split_s"])
+            print(f"\n| same work ({args.games} games, {len(last['calls'])} calls, {r['prompt_tokens']} prompt + "
+                  f"{r['completion_tokens']} completion tokens) | wall s | games/min |\n|---|---:|---:|")
+            for h in res["harness"]:
+                print(f"| harness, {h['config']} ({h['status']}) | {h['wall_s']:.1f} | {h['games_per_min']:.2f} |")
+            for k in ("fresh_s", "reuse_s", "reuse_2ctx_s", "reuse_2ctx_split_s"):
+                print(f"| llama.cpp alone, {k[:-2]} | {r[k]:.1f} | {args.games / r[k] * 60:.2f} |")
+            print(f"\nharness ({last['config']}) / best engine replay: {last['wall_s'] / best:.2f}x; "
+                  f"tokens evaluated fresh {r['evaluated_fresh']}, with prefix reuse {r['evaluated_reuse']}")
     if len(res.get("harness", [])) >= 2:
         res["games"] = cmp = compare_games(res["harness"][0]["games_meta"], res["harness"][-1]["games_meta"])
         print(f"\ngame results, {res['harness'][0]['config']} -> {res['harness'][-1]['config']}: {json.dumps(cmp)}")
