@@ -4,11 +4,14 @@ configuration and seed fix, and the logit model of the impostor-win probability.
 The schedule follows the runner (``impostor.core.schedule``, docs/rules.md "Schedules"):
 
 * **shared across experiments** (a paired design): within a difficulty, game *i* of
-  every experiment (every mode and model assignment) plays the same word pair; the
-  impostor seat (and in team modes the teams) of game *i* is shared by every
-  experiment of a mode (A.3 blocks: rotation, 4-game or 8-game blocks);
-* **independent per game of every experiment**: the speaking order, a uniform shuffle
-  (the randomisation behind the speaking-order ITT, Appendix B.3).
+  every experiment (every mode and model assignment) plays the same word pair;
+* **drawn per experiment**: the impostor seat in 4-game blocks (each a permutation of
+  the seats) and in team modes 8-game blocks in which each seat hosts the impostor once
+  on each team (so each model holds the impostor's team in half the games); the speaking
+  order, a uniform shuffle per game (the randomisation behind the speaking-order ITT,
+  Appendix B.3).  ``schedule="shared"`` rebuilds the schedule before issue 26 (seat and
+  teams of game *i* shared by every experiment of a mode), to show what it did to the
+  seat tests.
 
 :class:`SimDesign` holds the fixed part (drawn from ``design_seed``) and the linear
 predictor without the two random parts; :meth:`SimDesign.draw` draws one run (speaking
@@ -237,8 +240,25 @@ class SimDesign:
         return out
 
 
+def _experiment_schedule(exp_mode: np.ndarray, G: int, rng: np.random.Generator):
+    """(E, G) seat, teammate and impostor-on-team-B of every game, drawn per experiment as
+    ``impostor.core.schedule.impostor_seat_and_teams`` draws them (other random numbers)."""
+    E = len(exp_mode)
+    n4 = -(-G // 4)
+    seat = rng.permuted(np.tile(np.arange(4), (E * n4, 1)), axis=1).reshape(E, n4 * 4)[:, :G]
+    n8 = -(-G // 8)
+    a_first = rng.random((E, n8, 4)) < 0.5  # seat s on team A in the first half of its 8-block
+    k = np.arange(G) % 8
+    blk = np.arange(G) // 8
+    a_here = a_first[np.arange(E)[:, None], blk[None, :], seat]
+    host_b = np.where(k[None, :] < 4, ~a_here, a_here) & np.isin(exp_mode, list(TEAM_MODES))[:, None]
+    mate = (seat + rng.integers(1, 4, size=(E, G))) % 4
+    return seat, mate, host_b
+
+
 def _mode_schedule(mode: str, G: int, rng: np.random.Generator):
-    """(seat, teammate, impostor on team B) of games 0..G-1, shared by a mode's experiments."""
+    """(seat, teammate, impostor on team B) of games 0..G-1, shared by a mode's experiments
+    (the schedule before issue 26; ``schedule="shared"``)."""
     gi = np.arange(G)
     if mode == "cross_play":  # 4-game blocks, every seat once, shuffled per block
         seat = np.concatenate([rng.permutation(4) for _ in range(-(-G // 4))])[:G]
@@ -268,6 +288,7 @@ def build_design(
     experiment_effect_sd: float = 0.0,
     design_seed: int = 0,
     id_prefix: str = "sim",
+    schedule: str = "per_experiment",
 ) -> SimDesign:
     """The schedule and linear predictor of a simulated run (arguments: ``simulate_games``)."""
     modes, difficulties = list(modes), list(difficulties)
@@ -284,7 +305,9 @@ def build_design(
     exp_mode, exp_diff, exp_a, exp_b, exp_ids = _experiments(cells, names, n_experiments, id_prefix)
     gi = np.tile(np.arange(G), n_experiments)
     ge = np.repeat(np.arange(n_experiments), G)
-    imp_seat, team_arr, seat_model = _seating(exp_mode[ge], gi, G, exp_a[ge], exp_b[ge], rng_seats)
+    if schedule not in ("per_experiment", "shared"):
+        raise ValueError(f"schedule must be per_experiment or shared; got {schedule!r}")
+    imp_seat, team_arr, seat_model = _seating(exp_mode, ge, gi, G, exp_a[ge], exp_b[ge], rng_seats, schedule)
     pair, v_pair = _pairs(difficulties, exp_diff[ge], gi, G, pair_effect_sd, rng_pairs, rng_veff)
     eta = _linear_predictor(specs, imp_seat, seat_model, exp_mode[ge], exp_diff[ge], v_pair, modes, difficulties,
                             base_imp_win=base_imp_win, seat_or=seat_or, mode_or=mode_or, difficulty_or=difficulty_or,
@@ -325,14 +348,19 @@ def _experiments(cells, names, E: int, id_prefix: str):
     return exp_mode, exp_diff, exp_a, exp_b, exp_ids
 
 
-def _seating(mode_g, gi, G: int, a_g, b_g, rng_seats):
-    """Per game: the impostor seat, teams (A.3 blocks shared per mode) and the model of each seat."""
+def _seating(exp_mode, ge, gi, G: int, a_g, b_g, rng_seats, schedule: str = "per_experiment"):
+    """Per game: the impostor seat, teams and the model of each seat."""
     n = len(gi)
-    imp_seat, mate, host_b = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, bool)
-    for m in MODES:  # fixed order, so a mode's schedule does not depend on which others run
-        s, t, h = _mode_schedule(m, G, rng_seats)
-        sel = mode_g == m
-        imp_seat[sel], mate[sel], host_b[sel] = s[gi[sel]], t[gi[sel]], h[gi[sel]]
+    mode_g = exp_mode[ge]
+    if schedule == "per_experiment":
+        s, t, h = _experiment_schedule(exp_mode, G, rng_seats)
+        imp_seat, mate, host_b = s[ge, gi].astype(np.int64), t[ge, gi].astype(np.int64), h[ge, gi]
+    else:
+        imp_seat, mate, host_b = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, bool)
+        for m in MODES:  # fixed order, so a mode's schedule does not depend on which others run
+            s, t, h = _mode_schedule(m, G, rng_seats)
+            sel = mode_g == m
+            imp_seat[sel], mate[sel], host_b[sel] = s[gi[sel]], t[gi[sel]], h[gi[sel]]
     is_cross, is_team = mode_g == "cross_play", np.isin(mode_g, list(TEAM_MODES))
     seats = np.arange(4)[None, :]
     on_host = (seats == imp_seat[:, None]) | (seats == mate[:, None])

@@ -106,17 +106,18 @@ async def describe_all(
 
 def _start(state: TaskState) -> tuple[GameSpec, list[Model]]:
     """The game and its seats' models.  On a game's first phase, the experiment's own
-    draws (speaking order, game seed) are made from its identity, which needs the models
+    draws (impostor seat, teams, speaking order, game seed) are made from its identity, which needs the models
     of this eval, and kept in the sample metadata (the scorer and the log read them there)."""
     spec = GameSpec.from_metadata(state.metadata)
-    models = seat_models(spec.mode, spec.impostor_seat, spec.team_assignment)
     if not spec.drawn or not state.metadata.get("experiment_id"):
         identity = experiment_id_for(spec.mode, spec.difficulty, state.metadata["seed"])
         if not state.metadata.get("experiment_id"):
             state.metadata["experiment_id"] = identity
         if not spec.drawn:
             spec = spec.for_experiment(identity)
-            state.metadata.update(speaking_order=list(spec.speaking_order), game_seed=spec.game_seed)
+            state.metadata.update({k: v for k, v in spec.to_metadata().items()
+                                   if k in ("impostor_seat", "team_assignment", "speaking_order", "game_seed", "schedule")})
+    models = seat_models(spec.mode, spec.impostor_seat, spec.team_assignment)
     return spec, models
 
 

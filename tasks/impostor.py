@@ -26,7 +26,7 @@ from impostor.inspect_compat import UserInputError, building_task_for_eval
 from impostor.core import call_limits
 from impostor.core.errors import ImpostorError
 from impostor.gc_tuning import tune_gc
-from impostor.core.records import DIFFICULTIES, MODES, TIE_RULES, player_label
+from impostor.core.records import DIFFICULTIES, MODES, TIE_RULES
 from impostor.core.schedule import MAX_GAMES, PairRef, build_schedule
 from impostor.core.wordpairs import load_word_pairs, word_pairs_file, word_pairs_sha256
 from scorers.winner import impostor_winner
@@ -123,8 +123,8 @@ def game_samples(
             id=spec.sample_id,
             # What inspect view's samples list shows of a game before its outcome (the models never see it).
             input=(f"Impostor game {spec.game_index} ({mode}, {difficulty}, pair {spec.pair.pair_id}): "
-                   f"majority “{spec.pair.majority}”, impostor Player {player_label(spec.impostor_seat)} "
-                   f"with “{spec.pair.impostor}”"),
+                   f"majority “{spec.pair.majority}”, impostor “{spec.pair.impostor}” (the impostor's seat is "
+                   f"drawn per experiment when the game starts; the answer names it)"),
             target=spec.pair.majority,
             metadata=md,
         ))

@@ -6,33 +6,66 @@ from scipy.stats import chi2_contingency, chisquare
 
 import pytest
 
-from impostor.core.schedule import PairRef, build_schedule, derive_seed, impostor_seats
+from impostor.core.schedule import PairRef, build_schedule, derive_seed, impostor_seat_and_teams
 from impostor.core.wordpairs import load_word_pairs
 
 PAIRS = [PairRef(f"easy-{i:03d}", f"m{i}", f"i{i}") for i in range(1, 11)]
 
 
-def test_default_rotation_cycles_seats():
-    assert [s for s, _ in impostor_seats("homogeneous", 9, 0)] == [0, 1, 2, 3, 0, 1, 2, 3, 0]
+def _seats(mode, n, experiment):
+    return [impostor_seat_and_teams(mode, experiment, i) for i in range(n)]
 
 
-def test_cross_play_blocks_cover_every_seat_once():
-    seats = [s for s, _ in impostor_seats("cross_play", 40, 5)]
+@pytest.mark.parametrize("mode", ["homogeneous", "cross_play"])
+def test_seats_come_in_shuffled_blocks_of_four(mode):
+    seats = [s for s, _ in _seats(mode, 40, f"{mode}|easy|m|s5")]
     blocks = [seats[i : i + 4] for i in range(0, 40, 4)]
     assert all(sorted(b) == [0, 1, 2, 3] for b in blocks)
     assert len({tuple(b) for b in blocks}) > 1  # order is shuffled within blocks
 
 
+@pytest.mark.parametrize("n", [1, 3, 5, 7, 9, 13, 40, 41, 119, 120])
+@pytest.mark.parametrize("mode", ["homogeneous", "cross_play", "team_aware"])
+def test_every_seat_holds_the_impostor_equally_often_within_an_experiment(mode, n):
+    counts = Counter(s for s, _ in _seats(mode, n, f"{mode}|easy|x|s1"))
+    assert max(counts.get(k, 0) for k in range(4)) - min(counts.get(k, 0) for k in range(4)) <= 1
+
+
 @pytest.mark.parametrize("mode", ["team_blind", "team_aware", "team_semi_aware"])
-def test_team_blocks(mode):
-    games = impostor_seats(mode, 24, 3)
+def test_team_blocks_counterbalance_which_model_holds_the_impostor_team(mode):
+    games = _seats(mode, 24, f"{mode}|easy|A=x,B=y|s3")
     for start in range(0, 24, 8):
         block = games[start : start + 8]
-        for half, host in ((block[:4], "A"), (block[4:], "B")):
-            assert sorted(s for s, _ in half) == [0, 1, 2, 3]
-            for seat, teams in half:
-                assert teams[seat] == host
-                assert Counter(teams) == Counter({"A": 2, "B": 2})
+        assert sorted(s for s, _ in block[:4]) == [0, 1, 2, 3] == sorted(s for s, _ in block[4:])
+        hosts = Counter((s, teams[s]) for s, teams in block)
+        assert hosts == Counter({(s, t): 1 for s in range(4) for t in "AB"})  # each seat once on each team
+        for seat, teams in block:
+            assert Counter(teams) == Counter({"A": 2, "B": 2})
+
+
+def test_team_order_is_drawn_per_experiment():
+    """Issue 26: the first-listed model no longer holds the impostor's team on the same games
+    (and so the same word pairs) in every experiment."""
+    patterns = {tuple(t[s] for s, t in _seats("team_aware", 40, f"team_aware|easy|A=m{k},B=n|s0")) for k in range(20)}
+    assert len(patterns) == 20
+    for k in range(20):
+        hosts = [t[s] for s, t in _seats("team_aware", 40, f"team_aware|easy|A=m{k},B=n|s0")]
+        assert hosts.count("A") == 20
+
+
+def test_seat_is_independent_of_the_word_pair_across_experiments():
+    """Issue 26: two experiments of one cell play game i with the same pair but independently drawn
+    impostor seats (the old schedule: the same seat in 40/40 games)."""
+    refs = [PairRef(f"easy-{i:03d}", f"m{i}", f"i{i}") for i in range(200)]
+    n = 2000
+    a = build_schedule("cross_play", "easy", refs, n, seed=0, experiment=_exp("cross_play", "imp=m1,maj=m2", 0))
+    b = build_schedule("cross_play", "easy", refs, n, seed=0, experiment=_exp("cross_play", "imp=m2,maj=m1", 0))
+    assert [g.pair for g in a] == [g.pair for g in b]
+    same = sum(x.impostor_seat == y.impostor_seat for x, y in zip(a, b)) / n
+    assert abs(same - 0.25) < 4 * (0.25 * 0.75 / n) ** 0.5
+    table = [[sum(1 for x, y in zip(a, b) if (x.impostor_seat, y.impostor_seat) == (i, j)) for j in range(4)]
+             for i in range(4)]
+    assert chi2_contingency(table).pvalue > 1e-3
 
 
 def _exp(mode="team_aware", who="A=x,B=y", seed=11, difficulty="easy"):
@@ -48,24 +81,24 @@ def test_schedule_is_deterministic_and_seed_sensitive():
 
 
 def test_without_an_experiment_the_draws_wait_for_it():
-    """The task builds the shared design; the solver draws the order once the models are known."""
-    bare = build_schedule("cross_play", "easy", PAIRS, 8, seed=3)
-    assert all(not g.drawn and g.speaking_order is None and g.game_seed is None for g in bare)
-    full = build_schedule("cross_play", "easy", PAIRS, 8, seed=3, experiment="e1")
+    """The task builds the shared design; the solver draws seat, teams and order once the models are known."""
+    bare = build_schedule("team_aware", "easy", PAIRS, 8, seed=3)
+    assert all(not g.drawn and g.speaking_order is None and g.game_seed is None and g.impostor_seat is None
+               and g.team_assignment is None for g in bare)
+    full = build_schedule("team_aware", "easy", PAIRS, 8, seed=3, experiment="e1")
     assert [g.for_experiment("e1") for g in bare] == full
 
 
 def test_experiments_of_one_cell_draw_independent_speaking_orders():
     """Issue 12: two model assignments of the same mode x difficulty x seed share the word pair
-    and impostor seat of game i (paired design) but not its speaking order, so the impostor's
-    speaking position is an independent uniform draw per game of each experiment."""
+    of game i (paired design) but not its speaking order, so the impostor's speaking position is
+    an independent uniform draw per game of each experiment."""
     pairs = load_word_pairs()["easy"]
     refs = [PairRef(p.pair_id, p.majority, p.impostor) for p in pairs]
     n = 2000
     a = build_schedule("cross_play", "easy", refs, n, seed=0, experiment=_exp("cross_play", "imp=m1,maj=m2", 0))
     b = build_schedule("cross_play", "easy", refs, n, seed=0, experiment=_exp("cross_play", "imp=m2,maj=m1", 0))
     assert [g.pair for g in a] == [g.pair for g in b]
-    assert [g.impostor_seat for g in a] == [g.impostor_seat for g in b]
     assert [g.sample_id for g in a] == [g.sample_id for g in b]
     pos_a = [g.speaking_order.index(g.impostor_seat) for g in a]
     pos_b = [g.speaking_order.index(g.impostor_seat) for g in b]
@@ -102,12 +135,14 @@ def test_pairs_cycle_without_repeats_within_a_cycle():
     assert len(set(ids[:10])) == 10 and len(set(ids[10:20])) == 10
 
 
-def test_sample_ids_unique_and_derived_from_seed_pair_seat():
+def test_sample_ids_unique_and_derived_from_seed_and_pair_only():
     games = build_schedule("cross_play", "easy", PAIRS, 40, seed=9)
     ids = [g.sample_id for g in games]
     assert len(set(ids)) == 40
     g = games[7]
-    assert g.pair.pair_id in g.sample_id and f"imp{g.impostor_seat}" in g.sample_id and g.sample_id.endswith("-s9")
+    assert g.sample_id == f"g00007-{g.pair.pair_id}-s9"
+    # the same ids whichever experiment plays them (resume and pairing by id)
+    assert ids == [g.sample_id for g in build_schedule("cross_play", "easy", PAIRS, 40, seed=9, experiment="e")]
 
 
 def test_speaking_order_is_uniform():
@@ -127,7 +162,7 @@ def test_metadata_round_trip():
 
 
 def test_teammate():
-    g = build_schedule("team_aware", "easy", PAIRS, 8, seed=2)[0]
+    g = build_schedule("team_aware", "easy", PAIRS, 8, seed=2, experiment="e")[0]
     mates = {s: g.teammate(s) for s in range(4)}
     assert all(mates[mates[s]] == s and g.team_assignment[s] == g.team_assignment[mates[s]] for s in range(4))
     assert build_schedule("homogeneous", "easy", PAIRS, 1, seed=2)[0].teammate(0) is None

@@ -1,7 +1,9 @@
 """Appendix C.1 / D.1: game balance b = 1 - |2 p_imp - 1| by mode (plus an ALL row).
 
-p_imp is the impostor win rate of the mode under the default rule. The CI of b is the
-image of the 95% Wilson interval of p_imp under b(p) (b is not monotone: when the
+p_imp is the impostor win rate of the mode under the default rule. Its interval is the
+design-based one of ``analysis.stats.rates.cluster_rate`` (experiments as clusters; the
+Wilson interval used before issue 26 treated games as independent and covered 77%);
+the CI of b is the image of that interval under b(p) (b is not monotone: when the
 interval contains 1/2 the upper limit is 1).
 """
 
@@ -10,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import ALL, MODES, ordered_levels, prepared, table, wilson
+from analysis.stats._base import ALL, MODES, ordered_levels, prepared, table
+from analysis.stats.rates import cluster_rate
 
 
 def balance_index(p) -> np.ndarray:
@@ -24,10 +27,11 @@ def balance(data, config) -> pd.DataFrame:
     for m in ordered_levels(prep.mode, MODES) + [ALL]:
         sel = np.ones(prep.n, bool) if m == ALL else prep.mode == m
         w, n = int(prep.y[sel].sum()), int(sel.sum())
-        lo, hi = (float(a[0]) for a in wilson([w], [n], config.alpha))
+        r = cluster_rate(prep.y[sel], np.ones(n), prep.exp_code[sel], config.alpha)
+        lo, hi = r["ci_low"], r["ci_high"]
         b_lo = min(balance_index(lo), balance_index(hi))
         b_hi = 1.0 if lo <= 0.5 <= hi else max(balance_index(lo), balance_index(hi))
         rows.append({"mode": m, "p_imp": w / n, "balance": float(balance_index(w / n)), "n": n,
                      "p_imp_ci_low": lo, "p_imp_ci_high": hi, "balance_ci_low": float(b_lo),
-                     "balance_ci_high": float(b_hi)})
+                     "balance_ci_high": float(b_hi), "n_exp": r["n_clusters"], "ci_method": r["method"]})
     return pd.DataFrame(rows)

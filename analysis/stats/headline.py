@@ -7,11 +7,15 @@ Denominators (data contract):
 * det_acc  -- legal ballots (valid or self-vote, impostor.core.records.LEGAL_BALLOT_CLASSES)
               cast by the model's majority seats; correct = vote on the impostor seat (a
               self-vote or a vote on another majority seat is wrong).
-``*_ci`` is the half-width (pp) of the 95% Wilson score interval,
-(upper - lower) / 2; Wilson is asymmetric, so the half-width is a summary. Wilson
-treats games as independent; ``imp_win_ci_boot`` (half-width, pp) and
-``imp_win_ci_{low,high}_boot`` are the experiment-level bootstrap interval of the
-``bootstrap`` table (``imp_win_ci_bootstrap`` names which bootstrap).
+``*_ci`` is the half-width (pp) of the 95% design-based interval, (upper - lower) / 2, and
+``*_ci_low`` / ``*_ci_high`` (%) its limits: experiments are the clusters
+(``analysis.stats.rates.cluster_rate``: CR1 on the logit scale, t with G - 1 df;
+``*_n_exp`` = G), so a homogeneous game's three majority seats and an experiment's games
+count as the correlated observations they are. (The Wilson interval used before issue 26
+treated games, or seats, as independent: 60-91% coverage under the design's dependence.)
+``imp_win_ci_boot`` (half-width, pp) and ``imp_win_ci_{low,high}_boot`` are the
+experiment-level bootstrap interval of the ``bootstrap`` table (``imp_win_ci_bootstrap``
+names which bootstrap), a robustness check.
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import DIFFICULTIES, MODES, pct_and_halfwidth, prepared, table
+from analysis.stats._base import DIFFICULTIES, MODES, prepared, table
 from analysis.stats.network import model_network
+from analysis.stats.rates import cluster_rate
 from analysis.stats.robustness import bootstrap
 
 
@@ -28,11 +33,25 @@ def _seat_frame(prep) -> pd.DataFrame:
     gi, seat = np.nonzero(prep.present)
     vote = prep.vote[gi, seat]
     return pd.DataFrame({
-        "gi": gi, "model": prep.model[gi, seat], "majority": ~prep.is_imp[gi, seat],
+        "gi": gi, "exp": prep.exp_code[gi], "model": prep.model[gi, seat], "majority": ~prep.is_imp[gi, seat],
         "won": np.where(prep.is_imp[gi, seat], prep.y[gi] == 1, prep.y[gi] == 0),
         "valid": ~np.isnan(vote) | (prep.ballot_class[gi, seat] == "self_vote"),
         "correct": vote == prep.imp_seat[gi],
     })
+
+
+def rate_columns(prefix: str, num, den, groups, keys, alpha: float) -> pd.DataFrame:
+    """Per key: ``<prefix>_pct``, ``_ci`` (half-width, pp), ``_ci_low``/``_ci_high`` (%),
+    ``_n_exp`` and ``_ci_method`` of the design-based rate interval (``rates.cluster_rate``)."""
+    frame = pd.DataFrame({"k": pd.Series(keys, dtype=object), "num": np.asarray(num, float),
+                          "den": np.asarray(den, float), "g": np.asarray(groups)})
+    rows = {}
+    for k, part in frame.groupby("k", sort=False):
+        r = cluster_rate(part["num"].to_numpy(), part["den"].to_numpy(), part["g"].to_numpy(), alpha)
+        rows[k] = {f"{prefix}_pct": 100 * r["estimate"], f"{prefix}_ci": 50 * (r["ci_high"] - r["ci_low"]),
+                   f"{prefix}_ci_low": 100 * r["ci_low"], f"{prefix}_ci_high": 100 * r["ci_high"],
+                   f"{prefix}_n_exp": r["n_clusters"], f"{prefix}_ci_method": r["method"]}
+    return pd.DataFrame.from_dict(rows, orient="index")
 
 
 @table("headline")
@@ -41,23 +60,21 @@ def headline(data, config) -> pd.DataFrame:
     imp = pd.DataFrame({"model": prep.imp_model, "y": prep.y}).groupby("model")["y"].agg(["sum", "size"])
     out = pd.DataFrame(index=imp.index)
     out["n_imp_games"] = imp["size"]
-    out["imp_win_pct"], out["imp_win_ci"] = pct_and_halfwidth(imp["sum"], imp["size"], config.alpha)
+    out = out.join(rate_columns("imp_win", prep.y, np.ones(prep.n), prep.exp_code, prep.imp_model, config.alpha))
     if prep.has_players:
         s = _seat_frame(prep)
         maj = s[s["majority"]]
-        mw = maj.groupby("model")["won"].agg(["sum", "size"])
-        det = maj[maj["valid"]].groupby("model")["correct"].agg(["sum", "size"])
-        out = out.join(mw.rename(columns={"sum": "maj_wins", "size": "n_maj_seats"}), how="outer")
-        out = out.join(det.rename(columns={"sum": "det_correct", "size": "n_det_votes"}), how="outer")
-        for c in ["maj_wins", "n_maj_seats", "det_correct", "n_det_votes", "n_imp_games"]:
+        out = out.join(maj.groupby("model").size().rename("n_maj_seats"), how="outer")
+        out = out.join(maj[maj["valid"]].groupby("model").size().rename("n_det_votes"), how="outer")
+        for c in ["n_maj_seats", "n_det_votes", "n_imp_games"]:
             out[c] = out[c].fillna(0).astype(int)
-        out["maj_win_pct"], out["maj_win_ci"] = pct_and_halfwidth(out["maj_wins"], out["n_maj_seats"], config.alpha)
-        out["det_acc_pct"], out["det_acc_ci"] = pct_and_halfwidth(out["det_correct"], out["n_det_votes"],
-                                                                  config.alpha)
+        out = out.join(rate_columns("maj_win", maj["won"], np.ones(len(maj)), maj["exp"], maj["model"], config.alpha))
+        det = maj[maj["valid"]]
+        out = out.join(rate_columns("det_acc", det["correct"], np.ones(len(det)), det["exp"], det["model"],
+                                    config.alpha))
         net = model_network(data, config).set_index("model")
         out = out.join(net[["centrality", "reach", "coal_eff_pct", "centrality_rel", "brokerage",
                             "influence"]], how="left")
-        out = out.drop(columns=["maj_wins", "det_correct"])
     else:
         out["n_maj_seats"] = 0
     out = out.join(_boot_imp_win(data, config), how="left")
@@ -81,10 +98,11 @@ def _boot_imp_win(data, config) -> pd.DataFrame:
 def _win_by(data, config, by: str, order) -> pd.DataFrame:
     prep = prepared(data)
     key = prep.mode if by == "mode" else prep.difficulty
-    df = pd.DataFrame({"model": prep.imp_model, by: key, "y": prep.y})
-    agg = df.groupby(["model", by])["y"].agg(["sum", "size"]).reset_index()
-    agg["imp_win_pct"], agg["imp_win_ci"] = pct_and_halfwidth(agg["sum"], agg["size"], config.alpha)
-    agg = agg.rename(columns={"size": "n"}).drop(columns="sum")
+    keys = pd.Series(list(zip(prep.imp_model, key)), dtype=object)
+    agg = rate_columns("imp_win", prep.y, np.ones(prep.n), prep.exp_code, keys, config.alpha)
+    agg["n"] = keys.value_counts().reindex(agg.index).to_numpy()
+    agg.index = pd.MultiIndex.from_tuples(agg.index, names=["model", by])
+    agg = agg.reset_index()
     rank = {v: i for i, v in enumerate(order)}
     agg["_o"] = agg[by].map(lambda v: rank.get(v, len(rank)))
     return agg.sort_values(["model", "_o"]).drop(columns="_o").reset_index(drop=True)

@@ -4,15 +4,15 @@ Every random choice draws from a ``random.Random`` seeded by ``derive_seed`` of
 the run seed and the game's coordinates, so the same seed and parameters give
 identical games on any machine.  Two kinds of draws (docs/rules.md, "Schedules"):
 
-- the *shared design* of a (mode, difficulty, seed) cell -- word pair and impostor
-  seat (and teams) of game *i* -- is the same for every model assignment, so models
-  are compared on paired games;
-- the *per-experiment draws* -- speaking order and the game's generation seed -- are
-  seeded by the experiment's identity (``impostor.core.experiment.experiment_id``: mode,
-  difficulty, model assignment, seed) and the game index, so every game of every
-  experiment gets an independent uniform speaking order (the randomisation the
-  speaking-order ITT relies on, Appendix B.3).  They are drawn once the experiment's
-  models are known (the solver, at the start of a game).
+- the *shared design* of a (difficulty, seed) cell -- the word pair of game *i* -- is
+  the same for every mode and model assignment, so models are compared on paired games;
+- the *per-experiment draws* -- impostor seat, teams (which model holds the impostor's
+  team), speaking order and the game's generation seed -- are seeded by the experiment's
+  identity (``impostor.core.experiment.experiment_id``: mode, difficulty, model
+  assignment, seed) and the game index, so seat, team order and speaking position are
+  randomised within every experiment and independent of the word pair (what the seat
+  and speaking-order tests rely on, Appendix B.3).  They are drawn once the
+  experiment's models are known (the solver, at the start of a game).
 """
 
 from __future__ import annotations
@@ -51,18 +51,20 @@ class GameSpec:
     mode: str
     difficulty: str
     pair: PairRef
-    impostor_seat: int
+    impostor_seat: Optional[int]  # per-experiment draw; None until drawn
     speaking_order: Optional[tuple[int, ...]]  # seats, first speaker first; None until drawn
-    team_assignment: Optional[tuple[str, ...]]  # per seat "A"/"B" in team modes
+    team_assignment: Optional[tuple[str, ...]]  # per seat "A"/"B" in team modes; None until drawn
 
     @property
     def drawn(self) -> bool:
-        """True once the per-experiment draws (speaking order, game seed) are made."""
-        return self.speaking_order is not None and self.game_seed is not None
+        """True once the per-experiment draws (seat, teams, speaking order, game seed) are made."""
+        return self.impostor_seat is not None and self.speaking_order is not None and self.game_seed is not None
 
     def for_experiment(self, experiment: str) -> "GameSpec":
         """This game with the draws of the experiment whose identity is ``experiment``."""
-        return replace(self, speaking_order=speaking_order(experiment, self.game_index),
+        seat, teams = impostor_seat_and_teams(self.mode, experiment, self.game_index)
+        return replace(self, impostor_seat=seat, team_assignment=teams,
+                       speaking_order=speaking_order(experiment, self.game_index),
                        game_seed=game_seed(experiment, self.game_index))
 
     def to_metadata(self) -> dict:
@@ -74,6 +76,7 @@ class GameSpec:
             "impostor_seat": self.impostor_seat,
             "speaking_order": None if self.speaking_order is None else list(self.speaking_order),
             "team_assignment": None if self.team_assignment is None else "".join(self.team_assignment),
+            "schedule": SCHEDULE_VERSION,
         }
 
     @classmethod
@@ -84,7 +87,8 @@ class GameSpec:
             game_seed=None if gseed is None else int(gseed),
             mode=md["mode"], difficulty=md["difficulty"],
             pair=PairRef(md["pair_id"], md["majority_word"], md["impostor_word"]),
-            impostor_seat=int(md["impostor_seat"]), speaking_order=None if order is None else tuple(order),
+            impostor_seat=None if md.get("impostor_seat") is None else int(md["impostor_seat"]),
+            speaking_order=None if order is None else tuple(order),
             team_assignment=None if teams is None else tuple(teams),
         )
 
@@ -95,32 +99,40 @@ class GameSpec:
         return next(s for s in range(N_SEATS) if s != seat and self.team_assignment[s] == team)
 
 
-def impostor_seats(mode: str, n_games: int, seed: int) -> list[tuple[int, Optional[tuple[str, ...]]]]:
-    """(impostor seat, team assignment) for games 0..n_games-1 of a mode."""
-    out: list[tuple[int, Optional[tuple[str, ...]]]] = []
-    if mode == "cross_play":
-        # 4-game blocks enumerating every impostor seat once, order shuffled per block.
-        for block in range((n_games + 3) // 4):
-            seats = list(range(N_SEATS))
-            random.Random(derive_seed(seed, mode, "block", block)).shuffle(seats)
-            out += [(s, None) for s in seats]
-    elif mode in TEAM_MODES:
-        # 8-game blocks: 4 games with the impostor on team A (all four seats, shuffled),
-        # then 4 with the impostor on team B; the impostor's teammate is drawn per game.
-        for block in range((n_games + 7) // 8):
-            rng = random.Random(derive_seed(seed, mode, "block", block))
-            for host in ("A", "B"):
-                seats = list(range(N_SEATS))
-                rng.shuffle(seats)
-                for s in seats:
-                    mate = rng.choice([t for t in range(N_SEATS) if t != s])
-                    other = "B" if host == "A" else "A"
-                    teams = tuple(host if t in (s, mate) else other for t in range(N_SEATS))
-                    out.append((s, teams))
-    else:
-        # Default rotation: the impostor seat cycles 0 -> 3.
-        out = [(i % N_SEATS, None) for i in range(n_games)]
-    return out[:n_games]
+#: Version of the per-experiment draws, recorded in every game's metadata.  Games logged
+#: before it (no ``schedule`` key) shared the impostor seat and teams of game *i* across
+#: the experiments of a mode; the analysis detects that from the tables.
+SCHEDULE_VERSION = 2
+
+
+def impostor_seat_and_teams(mode: str, experiment: str, game_index: int) -> tuple[int, Optional[tuple[str, ...]]]:
+    """The impostor seat (and teams in team modes) of one game of one experiment.
+
+    Seats come in 4-game blocks, each a permutation of the four seats drawn from the
+    experiment's identity, so every seat holds the impostor equally often (+-1) within an
+    experiment and the seat is independent of the word-pair sequence (seeded by the run
+    seed alone).  Team modes use 8-game blocks of two such 4-blocks: each seat hosts the
+    impostor once on team A and once on team B in a block (which of its two games is
+    drawn per seat), so each model holds the impostor's team in half the games, in a
+    pattern drawn per experiment; the impostor's teammate is drawn per game.
+    """
+    if mode in TEAM_MODES:
+        block, k = divmod(game_index, 2 * N_SEATS)
+        rng = random.Random(derive_seed(experiment, "seat-block", block))
+        first, second = list(range(N_SEATS)), list(range(N_SEATS))
+        rng.shuffle(first)
+        rng.shuffle(second)
+        a_first = [rng.random() < 0.5 for _ in range(N_SEATS)]  # seat s on team A in the first 4-block?
+        mates = [rng.choice([t for t in range(N_SEATS) if t != s]) for s in first + second]
+        seat = (first + second)[k]
+        host = ("A" if a_first[seat] else "B") if k < N_SEATS else ("B" if a_first[seat] else "A")
+        mate = mates[k]
+        other = "B" if host == "A" else "A"
+        return seat, tuple(host if t in (seat, mate) else other for t in range(N_SEATS))
+    block, k = divmod(game_index, N_SEATS)
+    seats = list(range(N_SEATS))
+    random.Random(derive_seed(experiment, "seat-block", block)).shuffle(seats)
+    return seats[k], None
 
 
 def pair_order(pairs: Sequence[PairRef], n_games: int, seed: int, difficulty: str) -> list[PairRef]:
@@ -151,31 +163,28 @@ def game_seed(experiment: str, game_index: int) -> int:
     return derive_seed(experiment, "game", game_index)
 
 
-def sample_id(game_index: int, pair_id: str, impostor_seat: int, seed: int) -> str:
-    """Stable per game: derived from the seed, the game index, the pair and the impostor seat."""
-    return f"g{game_index:05d}-{pair_id}-imp{impostor_seat}-s{seed}"
+def sample_id(game_index: int, pair_id: str, seed: int) -> str:
+    """Stable per game of a (difficulty, seed) cell: the game index, the pair and the seed
+    (the impostor seat is an experiment's own draw, so it is not part of the id)."""
+    return f"g{game_index:05d}-{pair_id}-s{seed}"
 
 
 def build_schedule(
     mode: str, difficulty: str, pairs: Sequence[PairRef], n_games: int, seed: int, experiment: Optional[str] = None,
 ) -> list[GameSpec]:
-    """The deterministic list of games of one experiment: the shared design, plus the
-    per-experiment draws when the experiment's identity is given (else drawn later)."""
+    """The deterministic list of games of one experiment: the shared design (word pairs),
+    plus the per-experiment draws when the experiment's identity is given (else drawn later)."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
     if difficulty not in DIFFICULTIES:
         raise ValueError(f"difficulty must be one of {', '.join(DIFFICULTIES)}; got {difficulty!r}")
     if n_games < 1:
         raise ValueError(f"n_games must be at least 1; got {n_games}")
-    seats = impostor_seats(mode, n_games, seed)
-    chosen = pair_order(pairs, n_games, seed, difficulty)
     games = []
-    for i in range(n_games):
-        seat, teams = seats[i]
-        pair = chosen[i]
+    for i, pair in enumerate(pair_order(pairs, n_games, seed, difficulty)):
         spec = GameSpec(
-            game_index=i, sample_id=sample_id(i, pair.pair_id, seat, seed), game_seed=None, mode=mode,
-            difficulty=difficulty, pair=pair, impostor_seat=seat, speaking_order=None, team_assignment=teams,
+            game_index=i, sample_id=sample_id(i, pair.pair_id, seed), game_seed=None, mode=mode,
+            difficulty=difficulty, pair=pair, impostor_seat=None, speaking_order=None, team_assignment=None,
         )
         games.append(spec if experiment is None else spec.for_experiment(experiment))
     return games

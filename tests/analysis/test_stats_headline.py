@@ -14,39 +14,52 @@ from _synth_stats import fast_config, shared_ballot
 from analysis.stats import TABLES
 
 
-def wilson_halfwidth_pct(k, n, z=stats.norm.ppf(0.975)):
-    """Closed-form Wilson score interval, half-width in pp (independent of statsmodels)."""
-    p = k / n
-    denom = 1 + z * z / n
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return 100 * half
+def cluster_halfwidth_pct(per_exp: dict, alpha: float = 0.05):
+    """Closed-form design-based interval of a ratio of totals (independent of statsmodels):
+    per-experiment (successes, trials); linearised CR1 variance G/(G-1) sum (a - R b)^2 / B^2,
+    on the logit scale, t with G - 1 df. Returns (half-width pp, low %, high %)."""
+    a = np.array([v[0] for v in per_exp.values()], float)
+    b = np.array([v[1] for v in per_exp.values()], float)
+    keep = b > 0
+    a, b = a[keep], b[keep]
+    g, r = len(a), a.sum() / b.sum()
+    se = math.sqrt(g / (g - 1) * ((a - r * b) ** 2).sum()) / b.sum() / (r * (1 - r))
+    t = stats.t.ppf(1 - alpha / 2, g - 1)
+    lo, hi = (1 / (1 + math.exp(-(math.log(r / (1 - r)) + s * t * se))) for s in (-1, 1))
+    return 50 * (hi - lo), 100 * lo, 100 * hi
 
 
 def test_headline_against_loops():
     data = shared_ballot()
     h = TABLES["headline"](data, fast_config()).set_index("model")
     games = data.games.set_index("game_id")
-    imp = defaultdict(lambda: [0, 0])
-    maj = defaultdict(lambda: [0, 0])
-    det = defaultdict(lambda: [0, 0])
+    # per model, per experiment: [successes, trials]
+    imp = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    maj = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    det = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for g in games.itertuples():
-        imp[g.impostor_model][0] += g.winner == "impostor"
-        imp[g.impostor_model][1] += 1
+        imp[g.impostor_model][g.experiment_id][0] += g.winner == "impostor"
+        imp[g.impostor_model][g.experiment_id][1] += 1
     for r in data.players.itertuples():
         g = games.loc[r.game_id]
         if r.role == "majority":
-            maj[r.model][0] += g.winner == "majority"
-            maj[r.model][1] += 1
+            maj[r.model][g.experiment_id][0] += g.winner == "majority"
+            maj[r.model][g.experiment_id][1] += 1
             if not pd.isna(r.vote):
-                det[r.model][0] += int(r.vote) == g.impostor_seat
-                det[r.model][1] += 1
+                det[r.model][g.experiment_id][0] += int(r.vote) == g.impostor_seat
+                det[r.model][g.experiment_id][1] += 1
+    total = lambda d: [sum(v[0] for v in d.values()), sum(v[1] for v in d.values())]  # noqa: E731
     for m in h.index:
         for col, d in (("imp_win", imp), ("maj_win", maj), ("det_acc", det)):
-            k, n = d[m]
+            k, n = total(d[m])
             assert h.loc[m, f"{col}_pct"] == pytest.approx(100 * k / n)
-            assert h.loc[m, f"{col}_ci"] == pytest.approx(wilson_halfwidth_pct(k, n), rel=1e-9)
-        assert h.loc[m, "n_imp_games"] == imp[m][1]
-        assert h.loc[m, "n_maj_seats"] == maj[m][1]
+            half, lo, hi = cluster_halfwidth_pct(d[m])
+            assert h.loc[m, f"{col}_ci"] == pytest.approx(half, rel=1e-6)
+            assert h.loc[m, f"{col}_ci_low"] == pytest.approx(lo, rel=1e-6)
+            assert h.loc[m, f"{col}_ci_high"] == pytest.approx(hi, rel=1e-6)
+            assert h.loc[m, f"{col}_n_exp"] == sum(1 for v in d[m].values() if v[1] > 0)
+        assert h.loc[m, "n_imp_games"] == total(imp[m])[1]
+        assert h.loc[m, "n_maj_seats"] == total(maj[m])[1]
 
 
 def test_detection_tracks_generating_probability():

@@ -68,6 +68,8 @@ def make_script(games: dict[str, Game]):
 
 def play_corpus(tmp: Path, cases: list[Case] = CASES) -> tuple[EvalLog, dict[str, Game]]:
     """Play every case (homogeneous mode, one game each) and return the log and games by pair id."""
+    from impostor.core.experiment import ALL_SEATS, experiment_id
+    from impostor.core.schedule import GameSpec
     from tasks.impostor import game_samples, impostor
 
     wp = tmp / "corpus_pairs.json"
@@ -75,8 +77,10 @@ def play_corpus(tmp: Path, cases: list[Case] = CASES) -> tuple[EvalLog, dict[str
     samples = game_samples("homogeneous", "easy", len(cases), 0, str(wp), None)
     games_by_word: dict[str, Game] = {}
     games: dict[str, Game] = {}
+    # the impostor seat is the experiment's own draw: make it here as the solver will
+    identity = experiment_id("homogeneous", "easy", {ALL_SEATS: f"reliability/{MODEL}"}, 0)
     for s in samples:
-        md = s.metadata or {}
+        md = GameSpec.from_metadata(s.metadata or {}).for_experiment(identity).to_metadata()
         case = by_pair[md["pair_id"]]
         base = _labels(md, case) | {"majority": md["majority_word"], "impostor": md["impostor_word"]}
         game = Game(case, md, base)

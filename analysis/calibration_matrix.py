@@ -1,0 +1,179 @@
+"""The calibration matrix: size and coverage of every row of ``inference.csv``.
+
+Every entry of :data:`analysis.stats.inference.SPECS` (a table's p-values or intervals)
+is run, through the real table functions and the ``inference`` table, on replicate runs
+of simulated designs with the design's real dependence -- word pairs shared across
+experiments with strong effects (SD 1.0 on the logit scale) and strong experiment
+effects (SD 0.5) -- and summarised per (table, quantity family, method):
+
+* ``global_null``: nine identical models (no model, size, seat, mode, difficulty, opponent
+  or position effect): every p-value's null holds, so its rejection rate is its size;
+* ``planted``: the paper's effects (models, sizes, seats, modes, tiers, opponents, a
+  -1.11 pp position effect): coverage of the intervals of non-null quantities.
+
+Truth of an interval: the design's expected value where it has a closed form (the rates
+and marginal ORs, from each game's ``p_design``: its win probability averaged over the
+experiment effect and speaking position), else the Monte-Carlo mean of the estimate over
+the replicates (consistent estimators; the bias at these sizes is far below their SE).
+
+    python -m analysis.calibration_matrix --experiments 120 --games 40 --reps 200 --out benchmarks/calibration.csv
+
+Targets (issue 26): size <= 6% and coverage >= 93% at the paper's size (756 x 120);
+<= 8% / >= 90% at 120 x 40. The columns of the output say which rows meet them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+from analysis.data import AnalysisData
+from analysis.sim_design import SimModel
+from analysis.simulate import simulate_games
+from analysis.stats.config import StatsConfig
+from analysis.stats.inference import SPECS, inference
+
+STRONG = dict(pair_effect_sd=1.0, experiment_effect_sd=0.5)
+NULL_MODELS = tuple(SimModel(f"m{i}", "maker", "family", float(10 ** (0.5 + i / 4)), det=0.6, self_decl=0.3)
+                    for i in range(9))
+SCENARIOS = {
+    "global_null": dict(models=NULL_MODELS, seat_or=1.0, mode_or=1.0, difficulty_or=1.0, size_or_per_10x=1.0,
+                        opponent_or_per_10pp=1.0, position_effect_pp=0.0, **STRONG),
+    "planted": dict(**STRONG),
+}
+TARGETS = {"paper": (0.06, 0.93), "small": (0.08, 0.90)}
+
+
+def design_truth(games: pd.DataFrame, players: pd.DataFrame) -> dict[str, float]:
+    """Closed-form truths (the design's expected values) keyed by inference ``quantity``."""
+    p = games["p_design"].to_numpy(float)
+    odds = lambda q: q / (1 - q)  # noqa: E731
+    t: dict[str, float] = {}
+    model, mode, diff = games["impostor_model"].astype(str), games["mode"].astype(str), games["difficulty"].astype(str)
+    for m, q in pd.Series(p).groupby(model.to_numpy()).mean().items():
+        t[f"imp_win:{m}"] = q
+        t[f"quantity:imp_win_rate:{m}"] = q
+    for (m, md), q in pd.Series(p).groupby([model.to_numpy(), mode.to_numpy()]).mean().items():
+        t[f"imp_win:{m}/{md}"] = q
+    for (m, d), q in pd.Series(p).groupby([model.to_numpy(), diff.to_numpy()]).mean().items():
+        t[f"imp_win:{m}/{d}"] = q
+    by_mode = pd.Series(p).groupby(mode.to_numpy()).mean()
+    for md, q in by_mode.items():
+        t[f"p_imp:{md}"] = q
+    t["p_imp:ALL"] = t["quantity:overall_imp_win_rate"] = float(p.mean())
+    if "homogeneous" in by_mode:
+        for md, q in by_mode.items():
+            if md != "homogeneous":
+                t[f"quantity:{md}_vs_homogeneous_or"] = t[f"or:{md}_vs_homogeneous"] = odds(q) / odds(by_mode["homogeneous"])
+    by_seat = pd.Series(p).groupby(games["impostor_seat"].to_numpy()).mean()
+    for s in (1, 2, 3):
+        if s in by_seat and 0 in by_seat:
+            t[f"or:seat{s}_vs_seat0"] = odds(by_seat[s]) / odds(by_seat[0])
+    maj = players[players["role"] == "majority"]
+    pg = pd.Series(p, index=games["game_id"].to_numpy())
+    q_maj = 1 - pg.reindex(maj["game_id"].to_numpy()).to_numpy()
+    for m, q in pd.Series(q_maj).groupby(maj["model"].astype(str).to_numpy()).mean().items():
+        t[f"maj_win:{m}"] = q
+    return t
+
+
+def run_once(scenario: str, experiments: int, games: int, rep: int, config: StatsConfig, design_seed: int = 1):
+    """One replicate: simulate, compute the inference table, attach closed-form truths."""
+    g, pl, models = simulate_games(experiments, games, design_seed=design_seed, seed=1000 + rep,
+                                   **SCENARIOS[scenario])
+    rows = inference(AnalysisData(games=g, players=pl, models=models), config).copy()
+    truth = design_truth(g, pl)
+    rows["truth"] = rows["quantity"].map(truth)
+    rows["rep"] = rep
+    return rows
+
+
+def summarise(records: pd.DataFrame, scenario: str, experiments: int, games: int, alpha: float = 0.05) -> pd.DataFrame:
+    """Size / coverage / width per (table, quantity family, method family)."""
+    r = records.copy()
+    r["family_name"] = r["quantity"].str.split(":", n=1).str[0]
+    r["method_family"] = r["method"].str.split(";", n=1).str[0].str.slice(0, 80)
+    mc = r.groupby(["calibration", "quantity"])["estimate"].transform("mean")
+    r["truth"] = r["truth"].where(r["truth"].notna(), mc)
+    log = r["calibration"].str.contains("odds_ratios|bootstrap:quantity") & r["quantity"].str.contains("_or|seat|size")
+    sd = r.groupby(["calibration", "quantity"])["estimate"].transform(lambda v: np.nanstd(v, ddof=1))
+    sd_log = r.groupby(["calibration", "quantity"])["estimate"].transform(lambda v: np.nanstd(np.log(v), ddof=1))
+    have_ci = r["ci_low"].notna() & r["ci_high"].notna()
+    r["covers"] = np.where(have_ci, (r["ci_low"] <= r["truth"]) & (r["truth"] <= r["ci_high"]), np.nan)
+    z = 1.959964
+    width = np.where(log, np.log(r["ci_high"]) - np.log(r["ci_low"]), r["ci_high"] - r["ci_low"])
+    r["width_ratio"] = np.where(have_ci, width / (2 * z * np.where(log, sd_log, sd)), np.nan)
+    r["reject"] = np.where(r["p"].notna(), r["p"] < alpha, np.nan)
+    out = []
+    for (cal, meth), part in r.groupby(["calibration", "method_family"], sort=True):
+        cov, rej = part["covers"].dropna(), part["reject"].dropna()
+        out.append({"table": cal.split(":")[0], "quantity": cal.split(":", 1)[1], "method": meth,
+                    "scenario": scenario, "experiments": experiments, "games": games,
+                    "reps": int(part["rep"].nunique()), "n_intervals": len(cov), "coverage": cov.mean() if len(cov) else np.nan,
+                    "n_pvalues": len(rej), "size": rej.mean() if (len(rej) and scenario == "global_null") else np.nan,
+                    "rejection_rate": rej.mean() if len(rej) else np.nan,
+                    "width_ratio": float(np.nanmedian(part["width_ratio"])) if len(cov) else np.nan})
+    s = pd.DataFrame(out)
+    size_t, cov_t = TARGETS["paper" if experiments >= 756 and games >= 120 else "small"]
+    s["target_size"], s["target_coverage"] = size_t, cov_t
+    s["meets"] = ((s["size"].isna() | (s["size"] <= size_t)) & (s["coverage"].isna() | (s["coverage"] >= cov_t)))
+    return s
+
+
+def calibrate(scenarios=("global_null", "planted"), experiments: int = 120, games: int = 40, reps: int = 100,
+              config: StatsConfig | None = None, verbose: bool = False, raw: dict | None = None) -> pd.DataFrame:
+    config = config or StatsConfig(bootstrap_reps=1000, permutation_reps=500)
+    out = []
+    for sc in scenarios:
+        t0 = time.perf_counter()
+        recs = pd.concat([run_once(sc, experiments, games, r, config) for r in range(reps)], ignore_index=True)
+        if raw is not None:
+            raw[sc] = recs
+        out.append(summarise(recs, sc, experiments, games, config.alpha))
+        if verbose:
+            print(f"{sc}: {reps} runs of {experiments} x {games} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    return pd.concat(out, ignore_index=True)
+
+
+def missing_rows(calibration: pd.DataFrame) -> list[str]:
+    """Calibration keys of ``SPECS`` with no row in a calibration summary (what the CI test checks)."""
+    have = set(calibration["table"].astype(str) + ":" + calibration["quantity"].astype(str))
+    return sorted({s.calibration for s in SPECS} - have)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--experiments", type=int, default=120)
+    ap.add_argument("--games", type=int, default=40)
+    ap.add_argument("--reps", type=int, default=100)
+    ap.add_argument("--scenarios", default="global_null,planted")
+    ap.add_argument("--bootstrap-reps", type=int, default=1000)
+    ap.add_argument("--permutation-reps", type=int, default=500)
+    ap.add_argument("--out", help="CSV to write (rows of the same design size in it are replaced)")
+    ap.add_argument("--raw", help="Parquet file for the per-replicate inference rows")
+    a = ap.parse_args(argv)
+    config = StatsConfig(bootstrap_reps=a.bootstrap_reps, permutation_reps=a.permutation_reps)
+    raw: dict = {}
+    res = calibrate(a.scenarios.split(","), a.experiments, a.games, a.reps, config, True, raw)
+    if a.out:
+        try:
+            old = pd.read_csv(a.out)
+            old = old[~((old["experiments"] == a.experiments) & (old["games"] == a.games)
+                        & old["scenario"].isin(res["scenario"].unique()))]
+            res_all = pd.concat([old, res], ignore_index=True)
+        except (FileNotFoundError, KeyError, pd.errors.EmptyDataError):
+            res_all = res
+        res_all.to_csv(a.out, index=False)
+    if a.raw:
+        pd.concat(raw, names=["scenario"]).reset_index(level=0).to_parquet(a.raw)
+    with pd.option_context("display.width", 220, "display.max_rows", 500, "display.max_colwidth", 60):
+        print(res.drop(columns=["target_size", "target_coverage"]).round(3).to_string(index=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

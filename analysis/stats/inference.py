@@ -1,0 +1,126 @@
+"""One list of every p-value and interval the report prints (``tables/inference.csv``).
+
+Each :class:`Inference` entry says where a table prints inference (its estimate, interval
+and p-value columns), which method produced it and under which calibration key its size and
+coverage are measured (``analysis/calibration_matrix.py`` writes one row per key, scenario and
+design size to ``benchmarks/calibration.csv``; docs/analysis.md has the figures). The
+``inference`` table flattens every entry over the computed tables: one row per printed
+p-value or interval. The multiple-comparison families are built from it, and only from rows
+whose method is calibrated (``calibrated``): a paper-reproduction method (``paper_methods``,
+labelled "paper" in its method) or a row that was not computed never enters a family.
+
+A test (tests/analysis/test_inference_registry.py) fails when a table prints a p-value or
+interval column that no entry lists, or when an entry has no calibration row, so nothing
+uncalibrated can be added later without it showing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+
+from analysis.stats._base import REGISTRY, StatsUnavailable, table
+
+INFERENCE_COLUMNS = ["table", "quantity", "estimate", "ci_low", "ci_high", "p", "method", "calibration", "calibrated",
+                     "family"]
+
+
+@dataclass(frozen=True)
+class Inference:
+    """Where one table prints one kind of inference.
+
+    table     -- bundle table name
+    name      -- the quantity family (e.g. ``imp_win``); the calibration key is ``table:name``
+    keys      -- columns naming the row (joined with "/" into ``quantity``)
+    estimate  -- estimate column
+    ci        -- (low, high) interval columns, or None
+    p         -- p-value column, or None
+    method    -- column naming each row's method, or a fixed method label
+    family    -- multiple-comparison family of its p-values (None: not tested in a family)
+    scale     -- divide the table's values by this to report them (100 for percentages)
+    """
+
+    table: str
+    name: str
+    keys: tuple[str, ...]
+    estimate: str
+    ci: Optional[tuple[str, str]] = None
+    p: Optional[str] = None
+    method: str = "method"
+    family: Optional[str] = None
+    scale: float = 1.0
+
+    @property
+    def calibration(self) -> str:
+        return f"{self.table}:{self.name}"
+
+
+I = Inference
+#: Every printed p-value and interval of the report (tables not listed print none).
+SPECS: tuple[Inference, ...] = (
+    I("headline", "imp_win", ("model",), "imp_win_pct", ("imp_win_ci_low", "imp_win_ci_high"),
+      method="imp_win_ci_method", scale=100),
+    I("headline", "maj_win", ("model",), "maj_win_pct", ("maj_win_ci_low", "maj_win_ci_high"),
+      method="maj_win_ci_method", scale=100),
+    I("headline", "det_acc", ("model",), "det_acc_pct", ("det_acc_ci_low", "det_acc_ci_high"),
+      method="det_acc_ci_method", scale=100),
+    I("win_by_model_mode", "imp_win", ("model", "mode"), "imp_win_pct", ("imp_win_ci_low", "imp_win_ci_high"),
+      method="imp_win_ci_method", scale=100),
+    I("win_by_model_difficulty", "imp_win", ("model", "difficulty"), "imp_win_pct",
+      ("imp_win_ci_low", "imp_win_ci_high"), method="imp_win_ci_method", scale=100),
+    I("balance", "p_imp", ("mode",), "p_imp", ("p_imp_ci_low", "p_imp_ci_high"), method="ci_method"),
+    I("bootstrap", "quantity", ("quantity",), "estimate", ("ci_low", "ci_high"), method="method"),
+    I("speaking_itt", "itt", ("mode", "difficulty"), "mid_rand_pp", ("ci_low", "ci_high"), "p",
+      method="speaking-order randomisation p; design bootstrap CI", family="speaking_itt", scale=100),
+)
+
+_BY_TABLE: dict[str, list[Inference]] = {}
+for _s in SPECS:
+    _BY_TABLE.setdefault(_s.table, []).append(_s)
+
+
+def is_calibrated(method: object) -> bool:
+    """A printed method that the calibration covers: not the paper's reproduction, not skipped."""
+    m = str(method)
+    return bool(m) and m != "nan" and not m.startswith("paper") and "not computed" not in m
+
+
+def rows_of(spec: Inference, frame: pd.DataFrame) -> pd.DataFrame:
+    """The inference rows one spec contributes from its computed table (empty if absent)."""
+    need = [*spec.keys, spec.estimate, *(spec.ci or ()), *((spec.p,) if spec.p else ())]
+    if frame is None or len(frame) == 0 or any(c not in frame.columns for c in need):
+        return pd.DataFrame(columns=INFERENCE_COLUMNS)
+    quantity = frame[spec.keys[0]].astype(str)
+    for k in spec.keys[1:]:
+        quantity = quantity + "/" + frame[k].astype(str)
+    method = frame[spec.method].astype(str) if spec.method in frame.columns else pd.Series(spec.method, index=frame.index)
+    num = lambda c: pd.to_numeric(frame[c], errors="coerce") / spec.scale  # noqa: E731
+    nan = pd.Series(np.nan, index=frame.index)
+    out = pd.DataFrame({
+        "table": spec.table, "quantity": spec.name + ":" + quantity, "estimate": num(spec.estimate),
+        "ci_low": num(spec.ci[0]) if spec.ci else nan, "ci_high": num(spec.ci[1]) if spec.ci else nan,
+        "p": pd.to_numeric(frame[spec.p], errors="coerce") if spec.p else nan,
+        "method": method, "calibration": spec.calibration, "family": spec.family,
+    })
+    out["calibrated"] = out["method"].map(is_calibrated)
+    keep = out[["ci_low", "ci_high", "p"]].notna().any(axis=1) | ~out["calibrated"]
+    return out[keep].reset_index(drop=True)
+
+
+@table("inference", columns=INFERENCE_COLUMNS)
+def inference(data, config) -> pd.DataFrame:
+    """One row per printed p-value or interval of the bundle (see the module docstring)."""
+    parts = []
+    for name, specs in _BY_TABLE.items():
+        fn = REGISTRY.get(name)
+        if fn is None:
+            continue
+        frame = fn(data, config)
+        parts += [rows_of(s, frame) for s in specs]
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        raise StatsUnavailable("no table printed a p-value or interval")
+    return pd.concat(parts, ignore_index=True)

@@ -1,0 +1,81 @@
+"""Design-based intervals of rates (Table 1, balance, win rates by model x mode / difficulty).
+
+A rate here is a ratio of totals, ``R = sum a / sum b`` over the games (or seats, or
+ballots) of a model, where the experiments are the independent units of the design: the
+games of an experiment share its experiment effect, and a homogeneous game's three
+majority seats share one outcome. Games are not independent, so the Wilson interval of
+the old Table 1 (games as Bernoulli trials) covered 60-91% under the design's dependence
+(issue 26).
+
+The interval is the cluster-robust (CR1, experiments as clusters) interval of a binomial
+GLM with an intercept only, fitted by statsmodels on experiment totals, on the logit
+scale with a t distribution of G - 1 degrees of freedom (G = experiments behind the
+rate), then mapped back: it stays inside [0, 1] and widens when few experiments carry
+the rate. Its variance, ``G/(G-1) sum_e (a_e - R b_e)^2 / (sum b)^2``, is the textbook
+linearised variance of a ratio estimator under cluster sampling. When ``R`` is 0 or 1 the
+logit is undefined; the interval is then Clopper-Pearson's for G trials (each
+experiment's rate lies in [0, 1] with mean R, so P(all G rates are 0) <= (1 - R)^G: the
+bound holds however many games an experiment has). With one experiment there is no
+estimate of the between-experiment variation and no interval is printed.
+
+The estimand is conditional on the design (the word list and schedule the seed fixes);
+the calibration (``analysis/calibration.py``, docs/analysis.md) measures coverage of the
+design's expected rate.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import statsmodels.api as sm
+from statsmodels.stats.proportion import proportion_confint
+
+METHOD = "ratio of totals; CR1 by experiment, logit scale, t(G-1)"
+METHOD_EXTREME = "Clopper-Pearson over G experiments (rate 0 or 1)"
+
+
+def cluster_rate(num, den, groups, alpha: float = 0.05) -> dict:
+    """Estimate and interval of ``sum num / sum den`` with experiments ``groups`` as clusters.
+
+    ``num``/``den`` are per-row numerators and denominators (e.g. wins and 1 per game), and
+    ``groups`` the integer experiment code of each row. Returns ``estimate``, ``ci_low``,
+    ``ci_high``, ``n_clusters`` and ``method`` (NaN limits with ``method`` naming why when no
+    interval can be given)."""
+    num, den, groups = np.asarray(num, float), np.asarray(den, float), np.asarray(groups, np.int64)
+    if len(groups) == 0:
+        return _row(np.nan, np.nan, np.nan, 0, "no data")
+    a = np.bincount(groups, weights=num)
+    b = np.bincount(groups, weights=den)
+    keep = b > 0
+    a, b = a[keep], b[keep]
+    g = int(keep.sum())
+    if g == 0:
+        return _row(np.nan, np.nan, np.nan, 0, "no data")
+    est = float(a.sum() / b.sum())
+    if g < 2:
+        return _row(est, np.nan, np.nan, g, "not computed: one experiment (no between-experiment variation)")
+    if est <= 0.0 or est >= 1.0:
+        lo, hi = proportion_confint(g if est >= 1 else 0, g, alpha=alpha, method="beta")
+        return _row(est, float(lo), float(hi), g, METHOD_EXTREME)
+    lo, hi = logit_cluster_ci(a, b, alpha)
+    return _row(est, lo, hi, g, METHOD)
+
+
+def logit_cluster_ci(a: np.ndarray, b: np.ndarray, alpha: float) -> tuple[float, float]:
+    """CR1 / t(G-1) interval of the rate from per-experiment totals (successes ``a`` of ``b``),
+    by statsmodels' binomial GLM (one row per experiment, each its own cluster)."""
+    g = len(a)
+    endog = np.column_stack([a, b - a])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = sm.GLM(endog, np.ones((g, 1)), family=sm.families.Binomial()).fit(
+            cov_type="cluster", cov_kwds={"groups": np.arange(g), "df_correction": True}, use_t=True)
+    lo, hi = np.asarray(res.conf_int(alpha=alpha))[0]
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return np.nan, np.nan
+    return float(1 / (1 + np.exp(-lo))), float(1 / (1 + np.exp(-hi)))
+
+
+def _row(est, lo, hi, g, method) -> dict:
+    return {"estimate": est, "ci_low": lo, "ci_high": hi, "n_clusters": g, "method": method}
