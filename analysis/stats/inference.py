@@ -75,6 +75,14 @@ SPECS: tuple[Inference, ...] = (
     I("bootstrap", "quantity", ("quantity",), "estimate", ("ci_low", "ci_high"), method="method"),
     I("speaking_itt", "itt", ("mode", "difficulty"), "mid_rand_pp", ("ci_low", "ci_high"), "p",
       method="speaking-order randomisation p; design bootstrap CI", family="speaking_itt", scale=100),
+    I("speaking_randomization", "position", ("scope", "contrast"), "observed_pp", p="p",
+      method="speaking-order randomisation (positions re-drawn per game)", scale=100),
+    I("speaking_glm", "position_or", ("term",), "or", ("ci_low", "ci_high"), "p",
+      method="logit with mode/difficulty/model effects; CR1 by experiment, Wald z"),
+    I("ratings", "skill", ("model", "role"), "skill", ("ci_low", "ci_high"), method="method"),
+    I("correlations", "pearson", ("x", "y"), "pearson_r", ("pearson_ci_low", "pearson_ci_high"),
+      method="Fisher z over models"),
+    I("correlations", "spearman", ("x", "y"), "spearman_rho", p="spearman_p", method="p_method"),
 )
 
 _BY_TABLE: dict[str, list[Inference]] = {}

@@ -132,3 +132,45 @@ def test_one_model_gives_empty_table_with_reason():
     r = TABLES["ratings"](data, StatsConfig(bootstrap_reps=50))
     assert len(r) == 0 and list(r.columns[:7]) == ["model", "role", "skill", "ci_low", "ci_high", "rank", "n_games"]
     assert any(n.startswith("ratings: not computed: fewer than two models") for n in data.notes)
+
+
+def _penalised_optimum(wins, n, X):
+    """Firth's estimate by direct maximisation of l(b) + 0.5 log det I(b) (scipy; an independent
+    algorithm from the pseudo-data IRLS under test)."""
+    from scipy.optimize import minimize
+
+    def negpen(b):
+        eta = X @ b
+        ll = (wins * eta - n * np.logaddexp(0, eta)).sum()
+        p = 1 / (1 + np.exp(-eta))
+        info = X.T @ (X * (n * p * (1 - p))[:, None])
+        return -(ll + 0.5 * np.linalg.slogdet(info)[1])
+
+    return minimize(negpen, np.zeros(X.shape[1]), method="BFGS", options={"gtol": 1e-9}).x
+
+
+def test_firth_matches_direct_penalised_likelihood_with_and_without_separation():
+    from analysis.stats.ratings import firth_logit
+
+    X = np.column_stack([np.ones(6), [0, 0, 1, 1, 2, 2], [0, 1, 0, 1, 0, 1]]).astype(float)
+    n = np.array([5, 7, 6, 4, 8, 5], float)
+    for wins in (np.array([1, 3, 2, 3, 5, 4], float), np.array([0, 0, 2, 3, 8, 5], float)):  # second: separated
+        coef, cov, p = firth_logit(wins, n, X)
+        assert np.all(np.isfinite(coef)) and np.all((p > 0) & (p < 1))
+        assert coef == pytest.approx(_penalised_optimum(wins, n, X), abs=1e-4)
+
+
+def test_separation_gives_firth_ratings_instead_of_an_empty_table():
+    """Issue 26: a small sweep where one model never wins as impostor used to leave the table empty."""
+    g, p, m = simulate_games(24, 8, models=MODELS[:3], modes=["homogeneous", "cross_play"], seed=4,
+                             size_or_per_10x=1.0)
+    g = g.copy()
+    g.loc[g["impostor_model"] == "m0", "winner"] = "majority"  # m0 never wins as the impostor
+    data = AnalysisData(games=g, players=p, models=m)
+    r = TABLES["ratings"](data, StatsConfig(strict=True, bootstrap_reps=200))
+    imp = r[r["role"] == "impostor"].set_index("model")
+    assert len(imp) == 3 and np.isfinite(imp["skill"]).all()
+    assert imp["skill"].idxmin() == "m0" and imp.loc["m0", "rank"] == 3
+    assert (imp["ci_low"] <= imp["skill"]).all() and (imp["skill"] <= imp["ci_high"]).all()
+    assert imp["method"].str.contains("Firth").all()
+    assert any("Firth" in n for n in data.notes)
