@@ -22,6 +22,7 @@ from analysis.stats import cost as _cost  # noqa: F401
 from analysis.stats import descriptions as _descriptions
 from analysis.stats import correlations as _correlations
 from analysis.stats import headline as _headline
+from analysis.stats import inference as _inference  # noqa: F401
 from analysis.stats import invalid_outputs as _invalid_outputs  # noqa: F401
 from analysis.stats import multiple as _multiple
 from analysis.stats import network as _network
