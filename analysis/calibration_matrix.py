@@ -124,13 +124,26 @@ def summarise(records: pd.DataFrame, scenario: str, experiments: int, games: int
     return s
 
 
+def _chunk(args) -> pd.DataFrame:
+    sc, experiments, games, reps, config = args
+    return pd.concat([run_once(sc, experiments, games, r, config) for r in reps], ignore_index=True)
+
+
 def calibrate(scenarios=("global_null", "planted"), experiments: int = 120, games: int = 40, reps: int = 100,
-              config: StatsConfig | None = None, verbose: bool = False, raw: dict | None = None) -> pd.DataFrame:
+              config: StatsConfig | None = None, verbose: bool = False, raw: dict | None = None,
+              jobs: int = 1) -> pd.DataFrame:
     config = config or StatsConfig(bootstrap_reps=1000, permutation_reps=500)
     out = []
     for sc in scenarios:
         t0 = time.perf_counter()
-        recs = pd.concat([run_once(sc, experiments, games, r, config) for r in range(reps)], ignore_index=True)
+        chunks = [(sc, experiments, games, list(range(reps))[j::jobs], config) for j in range(max(jobs, 1))]
+        if jobs > 1:
+            from concurrent.futures import ProcessPoolExecutor
+
+            with ProcessPoolExecutor(jobs) as ex:
+                recs = pd.concat(list(ex.map(_chunk, chunks)), ignore_index=True)
+        else:
+            recs = _chunk(chunks[0])
         if raw is not None:
             raw[sc] = recs
         out.append(summarise(recs, sc, experiments, games, config.alpha))
@@ -153,12 +166,13 @@ def main(argv=None) -> int:
     ap.add_argument("--scenarios", default="global_null,planted")
     ap.add_argument("--bootstrap-reps", type=int, default=1000)
     ap.add_argument("--permutation-reps", type=int, default=500)
+    ap.add_argument("--jobs", type=int, default=1, help="processes (replicates are independent)")
     ap.add_argument("--out", help="CSV to write (rows of the same design size in it are replaced)")
     ap.add_argument("--raw", help="Parquet file for the per-replicate inference rows")
     a = ap.parse_args(argv)
     config = StatsConfig(bootstrap_reps=a.bootstrap_reps, permutation_reps=a.permutation_reps)
     raw: dict = {}
-    res = calibrate(a.scenarios.split(","), a.experiments, a.games, a.reps, config, True, raw)
+    res = calibrate(a.scenarios.split(","), a.experiments, a.games, a.reps, config, True, raw, a.jobs)
     if a.out:
         try:
             old = pd.read_csv(a.out)

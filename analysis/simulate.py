@@ -1,9 +1,8 @@
 """Synthetic games in the data-contract format, with known true effects.
 
 ``simulate_games`` draws whole experiments the way the real runner lays them
-out (:mod:`analysis.sim_design`: A.3 seat and team blocks and word pairs shared
-across experiments, a speaking order shuffled independently per game of every
-experiment) and decides each game in two steps:
+out (:mod:`analysis.sim_design`: word pairs shared across experiments; impostor seat
+in balanced blocks, teams and speaking order drawn per game of every experiment) and decides each game in two steps:
 
 1. **Winner** from a logit model of the impostor-win probability (full form, with
    word-pair and experiment effects, in :mod:`analysis.sim_design`)::
@@ -321,6 +320,7 @@ def simulate_games(
     majority_self_decl_rate: float = 0.003,
     invalid_description_rate: float = 0.01,
     seed: int = 0,
+    schedule: str = "per_experiment",
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Simulate ``n_experiments`` x ``games_per_experiment`` games with known true effects.
 
@@ -336,6 +336,8 @@ def simulate_games(
     and different seeds are replicates of one design.  Extra columns: ``p_true`` (the
     game's win probability given everything drawn) and ``p_design`` (averaged over its
     random speaking position and experiment effect: the truth behind rates and ORs).
+    ``schedule="shared"`` rebuilds the schedule before issue 26 (seat and teams of game *i*
+    shared by a mode's experiments), for showing what it did to the seat tests.
     """
     if not 0 <= invalid_vote_rate < 1 or not 0 <= tie_rate < 1:
         raise ValueError("invalid_vote_rate and tie_rate must be in [0, 1)")
@@ -345,7 +347,7 @@ def simulate_games(
         size_or_per_10x=size_or_per_10x, position_effect_pp=position_effect_pp,
         opponent_or_per_10pp=opponent_or_per_10pp, pair_effect_sd=pair_effect_sd,
         experiment_effect_sd=experiment_effect_sd, design_seed=seed if design_seed is None else design_seed,
-        id_prefix=f"sim{seed}",
+        id_prefix=f"sim{seed}", schedule=schedule,
     )
     # one stream per step, so a change to one step leaves the draws of the others as they were
     rng_sched, rng_win, rng_ballot, rng_misc = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(4))

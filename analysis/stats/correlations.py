@@ -11,6 +11,18 @@ keeps the old t-approximation. ``pearson_p`` stays the t-test p (exact under nor
 Extra columns: OLS slope / intercept of y on x (x, y in the table's units), and the
 top-half minus bottom-half difference in mean y when models are split at the median
 of x (3.2's "+8.6 pp"; the middle model of an odd count is left out).
+
+**No p-values or intervals by default (issue 26).** The model-level metrics of different
+models are computed from shared games (a homogeneous game gives one model both its
+impostor win and its majority ballots; a cross-play game gives two models opposite
+outcomes), so across models they are correlated by construction even when every model
+is identical: in the calibration matrix's global null (nine identical models, 120
+experiments x 40 games) the permutation Spearman p rejected in 29% of runs. Neither the
+permutation of model labels nor the Fisher-z interval (models as an iid sample) holds
+under this design, so ``pearson_ci_low/high`` and every p column are left empty and
+``inference`` says why; r, rho, the slope and the half split are descriptive.
+``StatsConfig.paper_methods`` restores the paper's p-values and Fisher-z intervals,
+labelled as the paper's.
 Measures that are positive affine transforms of each other across models (centrality,
 reach and brokerage are proportional) give identical rows: one row is kept, under the
 first measure, and ``x_equivalent`` names the others. With nine models these are
@@ -39,6 +51,9 @@ PAIRS = [
     ("det_acc_pct", "imp_win_pct"),
     ("det_acc_pct", "maj_win_pct"),
 ]
+
+NO_INFERENCE = ("not computed: models share games, so their metrics are correlated by construction "
+                "(29% false positives under a global null); descriptive only")
 
 #: Largest n whose n! pairings are enumerated exactly (9! = 362,880).
 EXACT_MAX_N = 9
@@ -141,6 +156,13 @@ def correlations(data, config) -> pd.DataFrame:
         r = correlate(h[x], h[y], config.alpha, reps=reps, seed=config.seed)
         if "pearson_r" not in r:
             note(data, f"correlations: {x} vs {y} needs >= 4 models with varying values (have {r['n']})")
+        elif getattr(config, "paper_methods", False):
+            r["inference"] = "paper (models as independent units; does not hold under this design)"
+        else:
+            for c in ("pearson_ci_low", "pearson_ci_high", "spearman_p", "pearson_p", "pearson_p_perm",
+                      "spearman_p_asymptotic"):
+                r[c] = np.nan
+            r["inference"] = NO_INFERENCE
         rows.append({"x": x, "y": y, **r, "x_equivalent": None})
     folded = [r for r in rows if r.get("x_equivalent")]
     for r in folded:

@@ -81,8 +81,8 @@ SPECS: tuple[Inference, ...] = (
       method="logit with mode/difficulty/model effects; CR1 by experiment, Wald z"),
     I("ratings", "skill", ("model", "role"), "skill", ("ci_low", "ci_high"), method="method"),
     I("correlations", "pearson", ("x", "y"), "pearson_r", ("pearson_ci_low", "pearson_ci_high"),
-      method="Fisher z over models"),
-    I("correlations", "spearman", ("x", "y"), "spearman_rho", p="spearman_p", method="p_method"),
+      method="inference"),
+    I("correlations", "spearman", ("x", "y"), "spearman_rho", p="spearman_p", method="inference"),
 )
 
 _BY_TABLE: dict[str, list[Inference]] = {}

@@ -149,12 +149,11 @@ def test_schedules_follow_appendix_a3(sim_small):
         mode = ge["mode"].iloc[0]
         seats = ge["impostor_seat"].to_numpy()
         idx = ge.index.to_numpy()
+        for b in range(len(seats) // 4):  # every mode: 4-game blocks, each a permutation of the seats
+            assert sorted(seats[4 * b: 4 * b + 4]) == [0, 1, 2, 3]
         if mode == "homogeneous":
-            assert (seats == ge["game_index"].to_numpy() % 4).all()
             assert all(len(set(seat_models[i])) == 1 for i in idx)
         elif mode == "cross_play":
-            for b in range(len(seats) // 4):
-                assert sorted(seats[4 * b: 4 * b + 4]) == [0, 1, 2, 3]
             for i, s in zip(idx, seats):
                 maj = [seat_models[i][t] for t in range(4) if t != s]
                 assert len(set(maj)) == 1 and seat_models[i][s] != maj[0]
@@ -162,8 +161,8 @@ def test_schedules_follow_appendix_a3(sim_small):
             for b in range(len(seats) // 8):
                 blk = slice(8 * b, 8 * b + 8)
                 assert sorted(seats[blk][:4]) == [0, 1, 2, 3] and sorted(seats[blk][4:]) == [0, 1, 2, 3]
-                hosts = [teams[i][s] for i, s in zip(idx[blk], seats[blk])]
-                assert hosts == ["A"] * 4 + ["B"] * 4
+                hosts = [(s, teams[i][s]) for i, s in zip(idx[blk], seats[blk])]
+                assert sorted(hosts) == [(s, t) for s in range(4) for t in "AB"]  # each seat once per team
             for i in idx:
                 assert sorted(teams[i]) == ["A", "A", "B", "B"]
                 a = {seat_models[i][t] for t in range(4) if teams[i][t] == "A"}
@@ -321,12 +320,17 @@ def test_cli_simulate_writes_a_loadable_export(tmp_path, capsys):
 
 
 def test_design_sharing_follows_the_runner():
-    """Word pair of game i shared by every experiment of a difficulty; impostor seat of game i by
-    every experiment of a mode; speaking order drawn independently per game of every experiment."""
+    """Word pair of game i shared by every experiment of a difficulty; impostor seat and speaking
+    order drawn independently per game of every experiment (issue 26: the seat used to be shared
+    by every experiment of a mode)."""
     games, _, _ = simulate_games(189, 40, seed=6)
     for _, g in games.groupby("difficulty"):
         assert (g.groupby("game_index")["pair_id"].nunique() == 1).all()
-    for _, g in games.groupby("mode"):
+    cell = games[(games["mode"] == "cross_play") & (games["difficulty"] == "easy")]
+    seat = cell.pivot(index="experiment_id", columns="game_index", values="impostor_seat")
+    assert (seat.iloc[:-1].to_numpy() == seat.iloc[1:].to_numpy()).mean() == pytest.approx(0.25, abs=0.06)
+    old, _, _ = simulate_games(189, 40, seed=6, schedule="shared")  # the schedule before issue 26
+    for _, g in old.groupby("mode"):
         assert (g.groupby("game_index")["impostor_seat"].nunique() == 1).all()
     # impostor positions of game i across the experiments of one cell: independent uniform draws
     cell = games[(games["mode"] == "cross_play") & (games["difficulty"] == "easy")]
