@@ -19,7 +19,7 @@ Inference: ``_regress.experiment_logit`` (CR2 by experiment, t with Bell-McCaffr
 separation is not computed (issue 26: with ``min_clusters = 3`` and the normal, 65% of cells
 rejected a true null and an SE of 1e-13 printed OR 3551.57 [3551.57, 3551.57], p = 0).
 ``StatsConfig.paper_methods`` restores the paper's per-cell cluster-robust Wald (normal,
->= 3 clusters). OR per +10 pp = exp(0.1 b); q = BH-FDR over the fitted rows of a scope.
+>= 3 clusters). OR per +10 pp = exp(0.1 b); q = BH-FDR over all fitted rows (both scopes).
 Rows that cannot be fitted have NaN estimates, q and ``significant_bh`` and a note.
 """
 
@@ -125,11 +125,9 @@ def opponent_baseline(data, config) -> pd.DataFrame:
     if len(out) == 0:
         return out
     out["q"] = np.nan
-    for scope in out["scope"].unique():
-        ok = (out["p"].notna() & (out["scope"] == scope)).to_numpy()
-        if ok.any():
-            out.loc[ok, "q"] = multipletests(out.loc[ok, "p"].to_numpy(float), alpha=config.alpha,
-                                             method="fdr_bh")[1]
+    ok = out["p"].notna().to_numpy()  # one family: cells and pooled rows (conservative: more tests)
+    if ok.any():
+        out.loc[ok, "q"] = multipletests(out.loc[ok, "p"].to_numpy(float), alpha=config.alpha, method="fdr_bh")[1]
     # A row that could not be fitted has no test: NA, not False ("tested, not significant").
     out["significant_bh"] = pd.array([pd.NA if np.isnan(q) else bool(q < config.alpha) for q in out["q"]],
                                      dtype="boolean")
