@@ -130,24 +130,28 @@ def cr2(Xc: np.ndarray, succ: np.ndarray, trials: np.ndarray, fitted: np.ndarray
     vals, vecs = np.linalg.eigh(B)
     Bh = (vecs * np.sqrt(np.clip(vals, 0, None))) @ vecs.T
     K = Xc.shape[1]
-    meat = np.zeros((K, K))
     terms = list(terms)
-    aa = np.zeros((len(gc) and int(gc.max()) + 1, len(terms)))
-    rr = []
+    G = int(gc.max()) + 1
+    meat = np.zeros((K, K))
+    aa = np.zeros((G, len(terms)))
+    R = np.zeros((G, K, len(terms)))
     order = np.argsort(gc, kind="stable")
-    bounds = np.flatnonzero(np.diff(gc[order])) + 1
-    for j, idx in enumerate(np.split(order, bounds)):
-        Xj = Xt[idx]
-        lam, U = np.linalg.eigh(np.eye(len(idx)) - Xj @ B @ Xj.T)
+    sizes = np.bincount(gc, minlength=G)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    for c in np.unique(sizes):  # clusters with c cells, batched: (n, c, K)
+        cl = np.flatnonzero(sizes == c)
+        rows = order[starts[cl][:, None] + np.arange(c)[None, :]]
+        Xj, ej = Xt[rows], et[rows]
+        H = np.einsum("nck,kl,ndl->ncd", Xj, B, Xj)
+        lam, U = np.linalg.eigh(np.eye(c)[None] - H)
         inv_sqrt = np.where(lam > 1e-10, 1 / np.sqrt(np.clip(lam, 1e-10, None)), 0.0)
-        A = (U * inv_sqrt) @ U.T
-        u = Xj.T @ (A @ et[idx])
-        meat += np.outer(u, u)
-        AXB = A @ Xj @ B[:, terms]  # a_j of each tested coefficient (columns)
-        aa[j] = (AXB ** 2).sum(0)
-        rr.append(Bh @ Xj.T @ AXB)  # r_j, (K, terms)
+        A = np.einsum("ncm,nm,ndm->ncd", U, inv_sqrt, U)
+        u = np.einsum("nck,ncd,nd->nk", Xj, A, ej)
+        meat += u.T @ u
+        AXB = np.einsum("ncd,ndk,kt->nct", A, Xj, B[:, terms])  # a_j of each tested coefficient
+        aa[cl] = (AXB ** 2).sum(1)
+        R[cl] = np.einsum("kl,ncl,nct->nkt", Bh, Xj, AXB)  # r_j
     cov = B @ meat @ B
-    R = np.stack(rr)  # (G, K, terms)
     r2 = (R ** 2).sum(1)  # (G, terms)
     tr = aa.sum(0) - r2.sum(0)
     RtR = np.einsum("gkt,glt->tkl", R, R)

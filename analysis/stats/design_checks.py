@@ -28,6 +28,14 @@ def seat_refusal(prep) -> Optional[str]:
     Old schedule: within a mode, every experiment has the same impostor seat at each game
     index. Per-experiment seats: two experiments of a mode agree at only ~1/4 of their games.
     """
+    cached = prep.__dict__.get("_seat_refusal", 0)
+    if cached != 0:
+        return cached
+    prep.__dict__["_seat_refusal"] = out = _seat_refusal(prep)
+    return out
+
+
+def _seat_refusal(prep) -> Optional[str]:
     if "game_index" not in prep.games.columns:
         return SEAT_UNKNOWN
     gi = pd.to_numeric(prep.games["game_index"], errors="coerce").to_numpy(float)
