@@ -13,8 +13,8 @@ levels with no observations are dropped first.
 factor's dummies, CR2 by experiment, F(q, G-1); ``_regress.experiment_logit``): games of an
 experiment share its effect, so the Pearson chi2 over games rejects true nulls far above its
 level (issue 26). ``p_method`` names the test; ``chi2``/``cramers_v``/``magnitude`` stay as
-descriptive columns (Pearson, games as units, as in the paper); ``p_pearson`` is the Pearson
-p, descriptive only. ``seat_x_outcome`` gets a p only when the schedule drew the seat per
+descriptive columns (Pearson, games as units, as in the paper; no game-level p is printed).
+``seat_x_outcome`` gets a p only when the schedule drew the seat per
 experiment (``design_checks``). ``StatsConfig.paper_methods`` puts the Pearson p in ``p``.
 
 Cramér's V = sqrt(chi2 / (N * m)), m = min(r - 1, c - 1). Magnitude follows Cohen
@@ -98,7 +98,6 @@ def chi2(data, config) -> pd.DataFrame:
     out = []
     for name, a, b, factor, outcome, exp_code, refusal in rows:
         r = chi2_test(a, b)
-        r["p_pearson"] = r["p"]
         if not np.isfinite(r["chi2"]):
             note(data, f"chi2: {name} has fewer than two levels on a side; left empty")
         if config.paper_methods:

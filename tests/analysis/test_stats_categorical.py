@@ -26,7 +26,7 @@ def chi2_by_hand(a, b):
 
 def test_chi2_table_against_hand_computation():
     data = shared_ballot()
-    c = TABLES["chi2"](data, fast_config()).set_index("test")
+    c = TABLES["chi2"](data, fast_config(paper_methods=True)).set_index("test")  # the paper's Pearson p
     g = data.games
     y = g["winner"]
     imp_rows = data.players[data.players["role"] == "impostor"].set_index("game_id")
@@ -40,7 +40,7 @@ def test_chi2_table_against_hand_computation():
         x2, df, p, v = chi2_by_hand(a, b)
         assert c.loc[test, "chi2"] == pytest.approx(x2, rel=1e-9)
         assert c.loc[test, "df"] == df
-        assert c.loc[test, "p_pearson"] == pytest.approx(p, rel=1e-6)  # descriptive only
+        assert c.loc[test, "p"] == pytest.approx(p, rel=1e-6)
         assert c.loc[test, "cramers_v"] == pytest.approx(v, rel=1e-9)
         assert c.loc[test, "magnitude"] == magnitude(v, (2, 2) if min(pd.Series(list(a)).nunique(),
                                                                        pd.Series(list(b)).nunique()) == 2 else (4, 4))
@@ -71,7 +71,8 @@ def test_chi2_detects_generated_difficulty_effect():
     assert "schedule before per-experiment seats" in c.loc["seat_x_outcome", "p_method"]
     paper = TABLES["chi2"](shared_ballot(), fast_config(paper_methods=True)).set_index("test")
     assert paper.loc["selfdecl_x_model", "p"] < 1e-6  # the paper's Pearson p
-    assert (paper["p"] == paper["p_pearson"]).all()
+    assert paper["p_method"].str.startswith("paper (Pearson chi2").all()
+    assert "p_pearson" not in c.columns  # no game-level p in the default table
 
 
 def test_two_by_two_uses_pearson_without_yates():
