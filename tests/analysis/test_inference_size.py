@@ -47,6 +47,8 @@ def _null_run(rep: int, experiments=60, games=24, seats="per_experiment") -> Ana
     g = light_games(design, design.draw(rng, rng))
     if seats == "per_experiment":
         g = _per_experiment_seats(g, rng)
+    else:  # the first schedule: game i has the same seat in every experiment (so the same word pair)
+        g["impostor_seat"] = g["game_index"] % 4
     return AnalysisData(games=g, players=None, models=models_frame(design))
 
 
@@ -71,11 +73,12 @@ def test_mode_and_size_columns_hold_their_size():
         po = TABLES["odds_ratios"](data, paper).set_index("comparison")["p"]
         pc = TABLES["chi2"](data, paper).set_index("test")["p"]
         old.append({"or:modes": po[po.index.str.endswith("_vs_homogeneous")].min() * 4,  # any of 4, Bonferroni
-                    "or:size_per_10x": po["size_per_10x"], "chi2:mode": pc["mode_x_outcome"]})
+                    "chi2:mode": pc["mode_x_outcome"]})
     rate_new, rate_old = _rates(new), _rates(old)
     assert len(rate_new) == 4 + 1 + 1 + 4 + 4
     assert (rate_new <= _limit(reps)).all(), rate_new[rate_new > _limit(reps)]
-    # the paper's game-level Wald and Pearson chi2 fail the same test
+    # the paper's game-level Wald and Pearson chi2 fail the same test (measured: 16% and 22%; its
+    # size_per_10x Wald, 11% here, fails at 120 x 40: 19.5%, docs/analysis.md)
     assert (rate_old > _limit(reps)).all(), rate_old
 
 
