@@ -151,11 +151,11 @@ def fig_forest(data: AnalysisData, tables: dict, out: Path, notes: list[str]) ->
     ax.annotate("OR [95% CI]", xy=(1.02, -0.5), xycoords=("axes fraction", "data"), va="bottom", fontsize=9,
                 fontweight="bold")
     ax.set_xlabel("Odds ratio of impostor win (log scale); red = 95% CI excludes 1")
-    ax.set_title("Key effects on impostor win (Wald 95% CIs)", loc="left")
+    ax.set_title("Key effects on impostor win (95% CIs)", loc="left")
     path = out / "odds_ratios_forest.png"
     save_figure(fig, path)
     return {"file": path.name, "title": "Odds ratios (paper Table 2)",
-            "caption": "Forest plot of the odds ratios of impostor win with 95% Wald CIs (table odds_ratios)."}
+            "caption": "Forest plot of the odds ratios of impostor win with 95% CIs (table odds_ratios; method in its column)."}
 
 
 def fig_tiebreak(data: AnalysisData, tables: dict, out: Path, notes: list[str]) -> Optional[dict]:

@@ -19,7 +19,7 @@ MD_MAX_ROWS = 60  # rows shown per table in report.md / report.html (the files h
 
 TABLE_TITLES: dict[str, str] = {
     "headline": "Headline results per model (paper Table 1)",
-    "odds_ratios": "Key effects: odds ratios with Wald CIs (Tables 2 and 4)",
+    "odds_ratios": "Key effects: odds ratios with cluster-robust CIs (Tables 2 and 4)",
     "evalues": "E-values for unmeasured confounding (Appendix B.3)",
     "chi2": "Chi-squared tests with Cramér's V (Table 3)",
     "balance": "Game balance by mode (Appendix C.1 / D.1)",

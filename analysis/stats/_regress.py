@@ -1,16 +1,32 @@
-"""Logistic-regression helpers (statsmodels) used by odds, scaling, speaking, recognition.
+"""Logistic-regression helpers (statsmodels) used by odds, categorical, robustness,
+recognition, scaling and speaking.
 
-* ``grouped_logit`` fits a binomial GLM on aggregated (successes, trials) rows. For
-  categorical regressors it is the same likelihood as the game-level logit, so the
-  Wald estimates and CIs are identical, but it is orders of magnitude faster.
-* ``cluster_logit`` fits a game-level logit with cluster-robust (sandwich) standard
-  errors; statsmodels' default small-sample factor G/(G-1) * (N-1)/(N-K) is used.
+* ``experiment_logit`` -- THE inference fit of the report (issue 26): a binomial logit
+  (statsmodels GLM) with cluster-robust covariance by experiment, CR2 (Bell & McCaffrey
+  2002) with a t test on Bell-McCaffrey (Satterthwaite) degrees of freedom per coefficient,
+  joint tests as Wald F(q, G-1). Experiments are the independent units of the design
+  (docs/analysis.md, "Bootstraps and the estimand"); games of an experiment share its
+  effect. CR1 with t(G-1) (statsmodels' cluster sandwich) is ``cov_type="CR1"``: with few
+  clusters or high-leverage experiments it rejects true nulls at 12-24% (docs/analysis.md,
+  "Regression inference"). Games are aggregated to experiment x covariate cells before
+  fitting (same likelihood, same cluster scores: the same estimates and covariance as a
+  game-level fit; tests/analysis/test_stats_regress.py checks CR1 against statsmodels'
+  game-level ``Logit(..., cov_type="cluster")`` and CR2 against a game-level CR2). It refuses
+  (``StatsUnavailable``, printed as "not computed: <reason>") when G - K is below
+  ``MIN_RESID_CLUSTERS``, when the cluster-robust covariance is degenerate (an SE near
+  zero, non-finite, or far below the model-based one: the meat has too few clusters
+  behind a direction) and on (quasi-)separation.
+* ``grouped_logit`` / ``cluster_logit`` -- the paper's procedures (game-level Wald;
+  cluster-robust Wald with the normal and >= 3 clusters), reachable through
+  ``StatsConfig.paper_methods`` for reproduction only: neither holds its size under
+  experiment clustering with shared word pairs.
 """
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import Optional, Sequence
 
 import numpy as np
 import pandas as pd
@@ -19,6 +35,18 @@ from scipy import stats
 
 from analysis.stats._base import StatsUnavailable
 
+# Smallest G - K (experiment clusters minus parameters) of a fit. CR2 with Bell-McCaffrey df
+# held its size at every G - K from 2 to 30 in the leverage-heavy simulation of
+# docs/analysis.md ("Regression inference": 2.2-5.4%; CR1 with t(G-1): 12-24%), but below
+# 6 its df fall under ~3 and the intervals say little: "not computed" is more honest.
+MIN_RESID_CLUSTERS = 6
+METHOD = "logit, CR2 by experiment, t(Bell-McCaffrey df)"
+METHOD_CR1 = "logit, CR1 by experiment, t(G-1)"
+METHOD_JOINT = "logit, CR2 by experiment, Wald F(q, G-1)"
+PAPER_WALD = "paper (game-level Wald; does not hold under experiment clustering)"
+PAPER_CLUSTER = "paper (cluster-robust Wald, normal, >= 3 clusters; does not hold with few clusters)"
+PAPER_CHI2 = "paper (Pearson chi2 over games; does not hold under experiment clustering)"
+
 
 @dataclass
 class Fit:
@@ -26,21 +54,39 @@ class Fit:
     coef: np.ndarray
     se: np.ndarray
     n: int
-    n_clusters: int | None = None
+    n_clusters: Optional[int] = None
+    df: Optional[np.ndarray] = None  # t degrees of freedom of each coefficient; None = normal
+    method: str = ""
+    cov: Optional[np.ndarray] = None
 
     def wald(self, name: str, alpha: float = 0.05, scale: float = 1.0) -> dict:
-        """OR of ``scale`` units of ``name`` with its Wald CI and two-sided p."""
+        """OR of ``scale`` units of ``name`` with its CI and two-sided p (t(df) or normal)."""
         j = self.names.index(name)
-        return wald_or(self.coef[j], self.se[j], alpha, scale)
+        out = wald_or(self.coef[j], self.se[j], alpha, scale, None if self.df is None else float(self.df[j]))
+        if self.df is not None:
+            out["df"] = float(self.df[j])
+        return out
+
+    def joint(self, terms: Sequence[str]) -> dict:
+        """Wald test that every coefficient in ``terms`` is 0: F(q, df) (chi2(q) when df is None)."""
+        idx = [self.names.index(t) for t in terms]
+        b, V = self.coef[idx], self.cov[np.ix_(idx, idx)]
+        q = len(idx)
+        w = float(b @ np.linalg.solve(V, b))
+        if self.df is None:
+            return {"stat": w, "df1": q, "df2": np.nan, "p": float(stats.chi2.sf(w, q))}
+        df2 = self.n_clusters - 1
+        return {"stat": w / q, "df1": q, "df2": df2, "p": float(stats.f.sf(w / q, q, df2))}
 
 
-def wald_or(beta: float, se: float, alpha: float = 0.05, scale: float = 1.0) -> dict:
-    z = stats.norm.ppf(1 - alpha / 2)
+def wald_or(beta: float, se: float, alpha: float = 0.05, scale: float = 1.0, df: Optional[int] = None) -> dict:
+    crit = stats.norm.ppf(1 - alpha / 2) if df is None else stats.t.ppf(1 - alpha / 2, df)
     b, s = beta * scale, se * abs(scale)
     if not (np.isfinite(b) and np.isfinite(s) and s > 0):
         return {"or": np.nan, "ci_low": np.nan, "ci_high": np.nan, "p": np.nan, "coef": b, "se": s}
-    return {"or": float(np.exp(b)), "ci_low": float(np.exp(b - z * s)), "ci_high": float(np.exp(b + z * s)),
-            "p": float(2 * stats.norm.sf(abs(b / s))), "coef": float(b), "se": float(s)}
+    tail = stats.norm.sf(abs(b / s)) if df is None else stats.t.sf(abs(b / s), df)
+    return {"or": float(np.exp(b)), "ci_low": float(np.exp(b - crit * s)), "ci_high": float(np.exp(b + crit * s)),
+            "p": float(2 * tail), "coef": float(b), "se": float(s)}
 
 
 def _check_rank(X: np.ndarray, names: list[str], what: str) -> None:
@@ -48,8 +94,128 @@ def _check_rank(X: np.ndarray, names: list[str], what: str) -> None:
         raise StatsUnavailable(f"{what}: design is rank deficient (collinear terms among {', '.join(names[1:])})")
 
 
+def _codes(groups) -> np.ndarray:
+    groups = np.asarray(groups)
+    if groups.dtype.kind in "iu":  # the same codes as np.unique's inverse, by hashing instead of a sort
+        return pd.factorize(groups, sort=True)[0].astype(np.intp)
+    return np.unique(groups.astype(str) if groups.dtype == object else groups, return_inverse=True)[1]
+
+
+def aggregate(y, X: np.ndarray, groups: np.ndarray):
+    """Game rows -> experiment x covariate cells: (successes, trials, X_cells, group codes of cells)."""
+    g = _codes(groups)
+    key = np.column_stack([g.astype(float), np.asarray(X, float)])
+    cells, inv = np.unique(key, axis=0, return_inverse=True)
+    inv = inv.ravel()
+    succ = np.bincount(inv, weights=np.asarray(y, float), minlength=len(cells))
+    trials = np.bincount(inv, minlength=len(cells)).astype(float)
+    return succ, trials, cells[:, 1:], cells[:, 0].astype(np.intp)
+
+
+def cr2(Xc: np.ndarray, succ: np.ndarray, trials: np.ndarray, fitted: np.ndarray, gc: np.ndarray,
+        terms: Sequence[int]):
+    """CR2 (Bell-McCaffrey) cluster-robust covariance of a binomial logit on aggregated cells, and the
+    Bell-McCaffrey (Satterthwaite) degrees of freedom of each coefficient in ``terms``.
+
+    Whitened design X~ = W^1/2 X and residuals e~ = W^-1/2 (s - n p), W = n p (1 - p). Cluster j's
+    residuals are scaled by (I - H_jj)^-1/2, H_jj = X~_j (X~'X~)^-1 X~_j' (Bell & McCaffrey 2002;
+    for GLMs as in R's clubSandwich, Pustejovsky & Tipton 2018). Both only involve X~_j'X~_j and the
+    cluster score, so cells give the same answer as games.
+    """
+    w = trials * fitted * (1 - fitted)
+    sw = np.sqrt(w)
+    Xt = Xc * sw[:, None]
+    et = (succ - trials * fitted) / sw
+    B = np.linalg.inv(Xt.T @ Xt)
+    vals, vecs = np.linalg.eigh(B)
+    Bh = (vecs * np.sqrt(np.clip(vals, 0, None))) @ vecs.T
+    K = Xc.shape[1]
+    terms = list(terms)
+    G = int(gc.max()) + 1
+    meat = np.zeros((K, K))
+    aa = np.zeros((G, len(terms)))
+    R = np.zeros((G, K, len(terms)))
+    order = np.argsort(gc, kind="stable")
+    sizes = np.bincount(gc, minlength=G)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    for c in np.unique(sizes):  # clusters with c cells, batched: (n, c, K)
+        cl = np.flatnonzero(sizes == c)
+        rows = order[starts[cl][:, None] + np.arange(c)[None, :]]
+        Xj, ej = Xt[rows], et[rows]
+        H = np.einsum("nck,kl,ndl->ncd", Xj, B, Xj)
+        lam, U = np.linalg.eigh(np.eye(c)[None] - H)
+        inv_sqrt = np.where(lam > 1e-10, 1 / np.sqrt(np.clip(lam, 1e-10, None)), 0.0)
+        A = np.einsum("ncm,nm,ndm->ncd", U, inv_sqrt, U)
+        u = np.einsum("nck,ncd,nd->nk", Xj, A, ej)
+        meat += u.T @ u
+        AXB = np.einsum("ncd,ndk,kt->nct", A, Xj, B[:, terms])  # a_j of each tested coefficient
+        aa[cl] = (AXB ** 2).sum(1)
+        R[cl] = np.einsum("kl,ncl,nct->nkt", Bh, Xj, AXB)  # r_j
+    cov = B @ meat @ B
+    r2 = (R ** 2).sum(1)  # (G, terms)
+    tr = aa.sum(0) - r2.sum(0)
+    RtR = np.einsum("gkt,glt->tkl", R, R)
+    tr2 = (aa ** 2).sum(0) - 2 * (aa * r2).sum(0) + (RtR ** 2).sum((1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        df = tr ** 2 / tr2
+    return cov, df
+
+
+def experiment_logit(y, X: np.ndarray, names: list[str], groups, what: str,
+                     min_resid_clusters: int = MIN_RESID_CLUSTERS, terms: Optional[Sequence[str]] = None,
+                     cov_type: str = "CR2") -> Fit:
+    """Binomial logit of game outcomes ``y`` on ``X`` (intercept included), cluster-robust by
+    ``groups`` (experiments); refuses with the reason when it cannot hold its level.
+
+    ``terms``: the coefficients the caller reports (default all but the intercept): the SE checks
+    and the degrees of freedom are theirs. ``cov_type``: "CR2" (default; Bell-McCaffrey df per
+    term) or "CR1" (statsmodels' cluster sandwich with G/(G-1) (N-1)/(N-K), N = games; t(G-1)).
+    """
+    y = np.asarray(y, float)
+    X = np.asarray(X, float)
+    if len(y) == 0:
+        raise StatsUnavailable(f"{what}: no games")
+    if y.min() == y.max():
+        raise StatsUnavailable(f"{what}: outcome does not vary")
+    succ, trials, Xc, gc = aggregate(y, X, groups)
+    G, K, N = int(gc.max()) + 1, X.shape[1], len(y)
+    if G - K < min_resid_clusters:
+        raise StatsUnavailable(f"{what}: {G} experiment clusters for {K} parameters (G - K = {G - K} < "
+                               f"{min_resid_clusters}): too few independent units for a cluster-robust test")
+    _check_rank(Xc, names, what)
+    endog = np.column_stack([succ, trials - succ])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = sm.GLM(endog, Xc, family=sm.families.Binomial())
+        res = model.fit(cov_type="cluster", cov_kwds={"groups": gc, "use_correction": False})
+    fitted = np.asarray(res.predict())
+    coef = np.asarray(res.params)
+    if (not res.converged or not np.all(np.isfinite(coef))
+            or np.any((fitted < 1e-8) | (fitted > 1 - 1e-8)) or np.max(np.abs(coef)) > 25):
+        raise StatsUnavailable(f"{what}: fit did not converge ((quasi-)separation: a level with all or no wins?)")
+    idx = [names.index(t) for t in terms] if terms is not None else list(range(1, K)) or [0]
+    if cov_type == "CR1":
+        cov = np.asarray(res.cov_params()) * (G / (G - 1)) * ((N - 1) / (N - K))
+        df = np.full(K, float(G - 1))
+        method = METHOD_CR1
+    else:
+        cov, df_t = cr2(Xc, succ, trials, fitted, gc, idx)
+        df = np.full(K, np.nan)
+        df[idx] = df_t
+        method = METHOD
+    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    w = trials * fitted * (1 - fitted)
+    se_model = np.sqrt(np.diag(np.linalg.pinv((Xc * w[:, None]).T @ Xc)))
+    bad = ~np.isfinite(se[idx]) | (se[idx] < 1e-8) | (se[idx] < 1e-3 * se_model[idx]) | ~(df[idx] > 0)
+    if bad.any():
+        raise StatsUnavailable(f"{what}: cluster-robust SE degenerate (near zero or non-finite; too few clusters "
+                               f"behind {', '.join(names[i] for i, b in zip(idx, bad) if b)})")
+    return Fit(list(names), coef, se, N, G, df, method, cov)
+
+
 def grouped_logit(successes, trials, X: np.ndarray, names: list[str], what: str) -> Fit:
-    """Binomial GLM on aggregated rows; X must include the intercept column."""
+    """Binomial GLM on aggregated rows, model-based (game-level Wald) SEs; X includes the intercept.
+    The paper's procedure (``StatsConfig.paper_methods``)."""
     successes = np.asarray(successes, float)
     trials = np.asarray(trials, float)
     keep = trials > 0
@@ -63,17 +229,20 @@ def grouped_logit(successes, trials, X: np.ndarray, names: list[str], what: str)
     fitted = np.asarray(res.predict())
     if not np.all(np.isfinite(se)) or np.any((fitted < 1e-8) | (fitted > 1 - 1e-8)):
         raise StatsUnavailable(f"{what}: fit did not converge ((quasi-)separation: a cell with all or no wins?)")
-    return Fit(names, coef, se, int(trials.sum()))
+    return Fit(names, coef, se, int(trials.sum()), method=PAPER_WALD, cov=np.asarray(res.cov_params()))
+
+
+def game_logit(y, X: np.ndarray, names: list[str], what: str) -> Fit:
+    """The paper's game-level Wald fit of game rows (aggregated to covariate cells first)."""
+    succ, trials, Xc, _ = aggregate(y, X, np.zeros(len(y), np.int64))
+    return grouped_logit(succ, trials, Xc, names, what)
 
 
 def cluster_logit(y, X: np.ndarray, names: list[str], groups, what: str, min_clusters: int = 3) -> Fit:
-    """Game-level logit with cluster-robust SEs by ``groups``; X includes the intercept."""
+    """Game-level logit with cluster-robust SEs by ``groups`` and normal inference; X includes the
+    intercept. The paper's procedure (``StatsConfig.paper_methods``)."""
     y = np.asarray(y, float)
-    groups = np.asarray(groups)
-    if groups.dtype.kind in "iu":  # the same codes as np.unique's inverse, by hashing instead of a sort
-        g_codes = pd.factorize(groups, sort=True)[0].astype(np.intp)
-    else:
-        g_codes = np.unique(groups, return_inverse=True)[1]
+    g_codes = _codes(groups)
     n_cl = int(g_codes.max()) + 1 if len(g_codes) else 0
     if n_cl < min_clusters:
         raise StatsUnavailable(f"{what}: only {n_cl} clusters (need >= {min_clusters})")
@@ -89,7 +258,23 @@ def cluster_logit(y, X: np.ndarray, names: list[str], groups, what: str, min_clu
     if (not res.mle_retvals.get("converged", True) or not np.all(np.isfinite(se))
             or np.any((fitted < 1e-8) | (fitted > 1 - 1e-8))):
         raise StatsUnavailable(f"{what}: fit did not converge ((quasi-)separation)")
-    return Fit(names, coef, se, len(y), n_cl)
+    return Fit(names, coef, se, len(y), n_cl, method=PAPER_CLUSTER, cov=np.asarray(res.cov_params()))
+
+
+def inference_fit(y, X: np.ndarray, names: list[str], groups, what: str, config, paper: str = "wald",
+                  terms: Optional[Sequence[str]] = None) -> Fit:
+    """The fit a table prints: ``experiment_logit``, or with ``config.paper_methods`` the paper's
+    procedure (``paper``: "wald" = game-level Wald, "cluster" = cluster-robust Wald, normal)."""
+    if getattr(config, "paper_methods", False):
+        if paper == "cluster":
+            return cluster_logit(y, X, names, groups, what, config.min_clusters)
+        return game_logit(y, X, names, what)
+    return experiment_logit(y, X, names, groups, what, config.min_resid_clusters, terms=terms)
+
+
+def fit_columns(fit: Fit) -> dict:
+    """The ``method`` and ``n_clusters`` columns of a result row."""
+    return {"method": fit.method, "n_clusters": fit.n_clusters if fit.n_clusters is not None else np.nan}
 
 
 def with_intercept(*blocks: tuple[np.ndarray, list[str]]):

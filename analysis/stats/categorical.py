@@ -9,6 +9,14 @@ The unit is the game (N = games), as the paper's V values imply (chi2 / V^2 = N)
 Pearson's chi2 without Yates' continuity correction (scipy ``correction=False``);
 levels with no observations are dropped first.
 
+``p`` is the cluster-robust joint Wald test of the factor (logit of the binary side on the
+factor's dummies, CR2 by experiment, F(q, G-1); ``_regress.experiment_logit``): games of an
+experiment share its effect, so the Pearson chi2 over games rejects true nulls far above its
+level (issue 26). ``p_method`` names the test; ``chi2``/``cramers_v``/``magnitude`` stay as
+descriptive columns (Pearson, games as units, as in the paper; no game-level p is printed).
+``seat_x_outcome`` gets a p only when the schedule drew the seat per
+experiment (``design_checks``). ``StatsConfig.paper_methods`` puts the Pearson p in ``p``.
+
 Cramér's V = sqrt(chi2 / (N * m)), m = min(r - 1, c - 1). Magnitude follows Cohen
 (1988) with thresholds scaled by the degrees of freedom m: small / medium / large at
 0.1 / 0.3 / 0.5 divided by sqrt(m) (m = 1: 0.10/0.30/0.50; m = 2: 0.07/0.21/0.35;
@@ -21,7 +29,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.stats._base import note, prepared, table
+from analysis.stats._base import StatsUnavailable, note, ordered_levels, prepared, table
+from analysis.stats._regress import METHOD_JOINT, PAPER_CHI2, experiment_logit, with_intercept
+from analysis.stats.design_checks import seat_refusal
 
 
 def cramers_v(chi2: float, n: int, shape: tuple[int, int]) -> float:
@@ -56,24 +66,50 @@ def chi2_test(a, b) -> dict:
             "magnitude": magnitude(v, ct.shape), "n": n, "levels": ct.shape[0]}
 
 
+def factor_wald(factor, outcome, exp_code, config, what: str) -> dict:
+    """Cluster-robust joint Wald test that a factor does not shift the log odds of a binary outcome."""
+    factor = pd.Series(factor, dtype=object).to_numpy()
+    lv = ordered_levels(factor, [])
+    if len(lv) < 2:
+        raise StatsUnavailable(f"{what}: fewer than two levels")
+    X, names = with_intercept((np.stack([factor == l for l in lv[1:]], 1), [f"level:{l}" for l in lv[1:]]))
+    fit = experiment_logit(np.asarray(outcome, float), X, names, exp_code, what, config.min_resid_clusters)
+    j = fit.joint(names[1:])
+    return {"p": j["p"], "p_method": METHOD_JOINT, "wald_f": j["stat"], "wald_df1": j["df1"],
+            "wald_df2": j["df2"], "n_clusters": fit.n_clusters}
+
+
 @table("chi2")
 def chi2(data, config) -> pd.DataFrame:
     prep = prepared(data)
     y = np.where(prep.y == 1, "impostor", "majority")
+    # (name, factor, descriptive other side, binary outcome of the Wald test, experiment, refusal)
     rows = [
-        ("model_x_outcome", prep.imp_model, y),
-        ("mode_x_outcome", prep.mode, y),
-        ("difficulty_x_outcome", prep.difficulty, y),
-        ("seat_x_outcome", prep.imp_seat, y),
+        ("model_x_outcome", prep.imp_model, y, prep.imp_model, prep.y, prep.exp_code, None),
+        ("mode_x_outcome", prep.mode, y, prep.mode, prep.y, prep.exp_code, None),
+        ("difficulty_x_outcome", prep.difficulty, y, prep.difficulty, prep.y, prep.exp_code, None),
+        ("seat_x_outcome", prep.imp_seat, y, prep.imp_seat, prep.y, prep.exp_code, seat_refusal(prep)),
     ]
     if prep.has_players:
         sd = prep.self_decl[np.arange(prep.n), prep.imp_seat]
         present = prep.present[np.arange(prep.n), prep.imp_seat]
-        rows.append(("selfdecl_x_model", sd[present], prep.imp_model[present]))
+        rows.append(("selfdecl_x_model", sd[present], prep.imp_model[present], prep.imp_model[present],
+                     sd[present].astype(float), prep.exp_code[present], None))
     out = []
-    for name, a, b in rows:
+    for name, a, b, factor, outcome, exp_code, refusal in rows:
         r = chi2_test(a, b)
         if not np.isfinite(r["chi2"]):
             note(data, f"chi2: {name} has fewer than two levels on a side; left empty")
+        if config.paper_methods:
+            r.update(p_method=PAPER_CHI2)
+        else:
+            r.update(p=np.nan, p_method="not computed")
+            try:
+                if refusal:
+                    raise StatsUnavailable(f"{name}: {refusal}")
+                r.update(factor_wald(factor, outcome, exp_code, config, name))
+            except StatsUnavailable as e:
+                note(data, f"chi2: p not computed: {e}")
+                r["p_method"] = f"not computed: {e}"
         out.append({"test": name, **r})
     return pd.DataFrame(out)

@@ -21,7 +21,15 @@ class StatsConfig:
     permutation_reps -- permutation / randomisation replicates.
     alpha            -- two-sided level of every CI (1 - alpha) and of the FDR decisions.
     min_cell_games   -- smallest cell (model x difficulty, mode x difficulty) that gets a fit.
-    min_clusters     -- fewest experiment clusters for a cluster-robust fit.
+    min_clusters     -- fewest clusters for the paper's cluster-robust fit (``paper_methods`` only).
+    min_resid_clusters -- fewest experiment clusters minus parameters (G - K) for the report's
+                        cluster-robust logit (``_regress.experiment_logit``); below it the
+                        quantity prints "not computed" (docs/analysis.md, "Regression inference").
+    paper_methods    -- restore the paper's game-level procedures (Wald ORs, Pearson chi2 p,
+                        game-level and within-experiment permutations whatever the schedule,
+                        cluster-robust Wald with the normal per model x difficulty cell) for
+                        reproducing its numbers; each row's ``method`` says so. They do not
+                        hold their level under experiment clustering (issue 26).
     estimated_params -- let sizes marked ``params_source = estimated`` in models.csv enter the
                         size fits (size_per_10x, scaling); False = published sizes only.
     strict           -- re-raise unexpected errors instead of turning them into an empty
@@ -34,6 +42,8 @@ class StatsConfig:
     alpha: float = 0.05
     min_cell_games: int = 20
     min_clusters: int = 3
+    min_resid_clusters: int = 6
+    paper_methods: bool = False
     estimated_params: bool = True
     strict: bool = False
     bootstrap: str = "design"

@@ -83,6 +83,15 @@ SPECS: tuple[Inference, ...] = (
     I("correlations", "pearson", ("x", "y"), "pearson_r", ("pearson_ci_low", "pearson_ci_high"),
       method="inference"),
     I("correlations", "spearman", ("x", "y"), "spearman_rho", p="spearman_p", method="inference"),
+    # regression / test columns (issue 26): _regress.experiment_logit unless paper_methods
+    I("odds_ratios", "or", ("comparison",), "or", ("ci_low", "ci_high"), "p", family="primary"),
+    I("chi2", "factor", ("test",), "chi2", p="p", method="p_method", family="primary"),
+    I("cluster_robust", "term", ("cluster", "term"), "or", ("ci_low", "ci_high"), "p"),
+    I("permutation", "contrast", ("contrast",), "observed", p="p", family="permutation"),
+    I("negative_controls", "control", ("control",), "estimate", p="p", family="negative_controls"),
+    I("opponent_baseline", "or_per_10pp", ("model", "difficulty"), "or_per_10pp", ("ci_low", "ci_high"), "p",
+      family="opponent_baseline"),
+    I("scaling", "or_per_10x", ("fit",), "or_per_10x", ("ci_low", "ci_high"), "p"),
 )
 
 _BY_TABLE: dict[str, list[Inference]] = {}

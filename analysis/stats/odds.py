@@ -1,12 +1,15 @@
-"""Tables 2/4 (odds ratios, Wald) and the E-values of Appendix B.3.
+"""Tables 2/4 (odds ratios) and the E-values of Appendix B.3.
 
-All ORs are for the impostor winning, from unadjusted logits fitted by maximum
-likelihood (binomial GLM on aggregated cells, identical to the game-level logit):
-* seat<k>_vs_seat0     -- impostor seat index k vs 0 (descriptive, counterbalanced)
+All ORs are for the impostor winning, from unadjusted logits (``_regress.inference_fit``):
+* seat<k>_vs_seat0     -- impostor seat index k vs 0; computed only when the schedule drew the
+                           seat per experiment (``design_checks.seat_refusal``): under the old
+                           schedule seat k labels the same word pairs in every experiment
 * <mode>_vs_homogeneous -- each mode vs homogeneous
 * size_per_10x          -- logit(P[win]) ~ log10(params_b of the impostor model); OR = exp(beta);
                            the row lists the models it used and left out (``analysis.stats.sizes``)
-Wald 95% CIs exp(b -/+ z se) and two-sided Wald p.
+CIs and p: cluster-robust by experiment (CR2, t with Bell-McCaffrey df; ``method``, ``df`` and
+``n_clusters`` columns);
+``StatsConfig.paper_methods`` restores the paper's game-level Wald.
 
 E-values (VanderWeele & Ding 2017): for a risk ratio RR >= 1, E = RR + sqrt(RR (RR - 1))
 (RR < 1 is inverted first). ``evalue`` follows the paper's B.3 convention: the OR is
@@ -16,7 +19,7 @@ common outcome (~45%), where the OR overstates the RR, so the conservative
 common-outcome conversion RR ~ sqrt(OR) (VanderWeele 2017, Ann Intern Med) has its own
 columns ``rr_common_outcome`` (= the older ``rr_approx``), ``evalue_common_outcome`` and
 ``evalue_ci_common_outcome``. ``evalue_ci*`` is the E-value of the CI limit closest to 1
-(1 when the CI covers 1).
+(1 when the CI covers 1); the CI is odds_ratios' (so its method).
 """
 
 from __future__ import annotations
@@ -25,45 +28,43 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats._base import MODES, StatsUnavailable, note, ordered_levels, prepared, table
-from analysis.stats._regress import grouped_logit, with_intercept
+from analysis.stats._regress import fit_columns, inference_fit, with_intercept
+from analysis.stats.design_checks import seat_refusal
 from analysis.stats.sizes import size_view
 
 
-def _cells(keys: np.ndarray, y: np.ndarray, mask=None):
-    df = pd.DataFrame({"k": pd.Series(keys, dtype=object), "y": y})
-    if mask is not None:
-        df = df[mask]
-    agg = df.groupby("k", sort=False)["y"].agg(["sum", "size"])
-    return agg
-
-
-def categorical_ors(keys: np.ndarray, y: np.ndarray, ref, label, alpha: float, what: str,
+def categorical_ors(keys: np.ndarray, y: np.ndarray, ref, label, config, what: str, exp_code: np.ndarray,
                     levels=None, mask=None) -> list[dict]:
-    """ORs of each level vs ``ref`` (grouped logit with treatment coding)."""
-    agg = _cells(keys, y, mask)
-    if ref not in agg.index:
+    """ORs of each level vs ``ref`` (treatment-coded logit, clustered by experiment)."""
+    keys = pd.Series(keys, dtype=object).to_numpy()
+    if mask is not None:
+        keys, y, exp_code = keys[mask], y[mask], exp_code[mask]
+    present = set(pd.unique(keys))
+    if ref not in present:
         raise StatsUnavailable(f"{what}: reference level {ref!r} has no games")
-    lv = [l for l in (levels or ordered_levels(agg.index, [])) if l in agg.index and l != ref]
+    lv = [l for l in (levels or ordered_levels(keys, [])) if l in present and l != ref]
     if not lv:
         raise StatsUnavailable(f"{what}: only the reference level {ref!r} is present")
-    agg = agg.loc[[ref] + lv]
-    X, names = with_intercept((np.eye(len(lv) + 1)[:, 1:], [str(l) for l in lv]))
-    fit = grouped_logit(agg["sum"].to_numpy(), agg["size"].to_numpy(), X, names, what)
-    out = []
-    for l in lv:
-        w = fit.wald(str(l), alpha)
-        out.append({"comparison": label(l), **w, "n": int(agg.loc[[ref, l], "size"].sum())})
-    return out
+    keep = np.isin(keys, [ref] + lv)
+    keys, y, exp_code = keys[keep], y[keep], exp_code[keep]
+    X, names = with_intercept((np.stack([keys == l for l in lv], 1), [str(l) for l in lv]))
+    fit = inference_fit(y, X, names, exp_code, what, config, terms=names[1:])
+    n = pd.Series(keys).value_counts()
+    return [{"comparison": label(l), **fit.wald(str(l), config.alpha), "n": int(n[ref] + n[l]), **fit_columns(fit)}
+            for l in lv]
 
 
-def seat_ors(prep, alpha: float) -> list[dict]:
-    return categorical_ors(prep.imp_seat, prep.y, 0, lambda s: f"seat{s}_vs_seat0", alpha, "seat ORs",
-                           levels=[1, 2, 3])
+def seat_ors(prep, config) -> list[dict]:
+    reason = None if config.paper_methods else seat_refusal(prep)
+    if reason:
+        raise StatsUnavailable(f"seat ORs: {reason}")
+    return categorical_ors(prep.imp_seat, prep.y, 0, lambda s: f"seat{s}_vs_seat0", config, "seat ORs",
+                           prep.exp_code, levels=[1, 2, 3])
 
 
-def mode_ors(prep, alpha: float, mask=None) -> list[dict]:
-    return categorical_ors(prep.mode, prep.y, "homogeneous", lambda m: f"{m}_vs_homogeneous", alpha,
-                           "mode ORs", levels=ordered_levels(prep.mode, MODES), mask=mask)
+def mode_ors(prep, config, mask=None) -> list[dict]:
+    return categorical_ors(prep.mode, prep.y, "homogeneous", lambda m: f"{m}_vs_homogeneous", config,
+                           "mode ORs", prep.exp_code, levels=ordered_levels(prep.mode, MODES), mask=mask)
 
 
 def size_or(data, prep, config) -> dict:
@@ -76,19 +77,18 @@ def size_or(data, prep, config) -> dict:
         raise StatsUnavailable(f"size_per_10x: {members.omitted} with params_b")
     ok = members.sel
     x = size_view(data, config).x
-    df = pd.DataFrame({"x": x[ok], "y": prep.y[ok]}).groupby("x")["y"].agg(["sum", "size"]).reset_index()
-    X, names = with_intercept((df["x"].to_numpy(), ["log10_params"]))
-    fit = grouped_logit(df["sum"].to_numpy(), df["size"].to_numpy(), X, names, "size_per_10x")
+    X, names = with_intercept((x[ok], ["log10_params"]))
+    fit = inference_fit(prep.y[ok], X, names, prep.exp_code[ok], "size_per_10x", config, terms=["log10_params"])
     return {"comparison": "size_per_10x", **fit.wald("log10_params", config.alpha), "n": int(ok.sum()),
-            **members.columns()}
+            **fit_columns(fit), **members.columns()}
 
 
 @table("odds_ratios")
 def odds_ratios(data, config) -> pd.DataFrame:
     prep = prepared(data)
     rows = []
-    for part in (lambda: [size_or(data, prep, config)], lambda: seat_ors(prep, config.alpha),
-                 lambda: mode_ors(prep, config.alpha)):
+    for part in (lambda: [size_or(data, prep, config)], lambda: seat_ors(prep, config),
+                 lambda: mode_ors(prep, config)):
         try:
             rows += part()
         except StatsUnavailable as e:
@@ -119,7 +119,7 @@ def evalues(data, config) -> pd.DataFrame:
     o = ors["or"].to_numpy(float)
     lo, hi = ors["ci_low"], ors["ci_high"]
     return pd.DataFrame({
-        "comparison": ors["comparison"], "or": o,
+        "comparison": ors["comparison"], "or": o, "ci_method": ors["method"],
         "evalue": evalue_rr(o),  # the paper's convention (B.3): OR taken as RR
         "evalue_ci": evalue_ci(lo, hi, lambda v: v),
         "evalue_or_as_rr": evalue_rr(o),  # old name of the same number, kept for readers of older bundles

@@ -7,28 +7,40 @@ sensitivity analyses and negative controls.
                  (``design_boot``, wild bootstrap keeping each experiment's design point;
                  the default) and "paper" (experiments resampled within mode x
                  difficulty, ``resampling.bootstrap_weights``, Appendix B.2).
-* permutation -- seat contrasts: impostor-seat labels permuted within experiment_id;
-                 mode contrasts: game-level mode labels permuted preserving counts (the
-                 paper's test) and, more conservatively, experiment-level mode labels
-                 permuted preserving counts (``*_experiment_level``). Statistic: difference
+* permutation -- a test permutes only what the schedule randomised (issue 26). Seat
+                 contrasts: impostor-seat labels permuted within experiment_id, only when the
+                 schedule drew the seat per experiment (``design_checks``; otherwise a note says
+                 why not). Mode contrasts: experiment-level mode labels permuted preserving
+                 counts (``*_experiment_level``; whole experiments carry a mode). The
+                 game-level mode test (the paper's) treats an experiment's games as
+                 exchangeable across modes and rejects true nulls in a third of runs: it is
+                 printed only with ``StatsConfig.paper_methods``. Statistic: difference
                  in impostor win rate (proportion); two-sided Monte-Carlo p with the +1
                  correction. Replicates are exact draws of the permutation distribution of
                  the group totals (multivariate hypergeometric), no per-replicate shuffles.
 * cluster_robust -- logit of impostor win on the seat index (linear) with impostor-model,
-                 difficulty and mode fixed effects; cluster-robust SEs by experiment_id and,
-                 separately, by pair_id. (Experiment fixed effects, as in eq. 1, are collinear
-                 with mode and model and are not included.)
+                 difficulty and mode fixed effects; CR2 by experiment_id, t with Bell-McCaffrey df
+                 (``_regress.experiment_logit``). The seat term only when seats were drawn per
+                 experiment. Clustering by pair_id (the paper's second fit) ignores the
+                 experiment clustering and is printed only with ``StatsConfig.paper_methods``.
+                 (Experiment fixed effects, as in eq. 1, are collinear with mode and model.)
 * sensitivity -- trimmed means of experiment-level win rates (5%, 10% cut at each end),
                  first vs second half of each experiment's games (by game_index), a seeded
                  50% subsample of games, and mode ORs when games with any invalid ballot
                  (class unparseable, names_no_player or missing; a self-vote is legal, so
                  self-declaration games stay) are excluded.
-* negative_controls -- impostor-seat parity and game-index parity (within-experiment
-                 permutation), majority self-declaration rate (chi2 across modes) and team
-                 fields present outside team modes (should be 0).
+* negative_controls -- impostor-seat parity (within-experiment permutation, only when the
+                 seat was drawn per experiment); game-index parity (the game index labels the
+                 shared word-pair sequence, so the test permutes parity across game indices
+                 within each difficulty, on the index's win rate over experiments: valid because
+                 the pair sequence is a random permutation, and only with per-experiment seats,
+                 since the old rotation ties seat to index); majority self-declaration rate
+                 (cluster-robust Wald across modes) and team fields outside team modes (0).
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -37,8 +49,9 @@ from scipy import stats
 from analysis.stats._base import (DIFFICULTIES, MODES, StatsUnavailable, design_codes, note, ordered_levels,
                                   prepared, table)
 from impostor.core.records import INVALID_BALLOT_CLASSES
-from analysis.stats._regress import cluster_logit, with_intercept
-from analysis.stats.categorical import chi2_test
+from analysis.stats._regress import PAPER_CHI2, fit_columns, inference_fit, with_intercept
+from analysis.stats.categorical import chi2_test, factor_wald
+from analysis.stats.design_checks import seat_refusal
 from analysis.stats.odds import mode_ors
 from analysis.stats.config import BOOTSTRAPS
 from analysis.stats.resampling import exp_sums, hypergeom_within, percentile_ci, perm_pvalue, replicate_totals
@@ -157,13 +170,17 @@ def permutation(data, config) -> pd.DataFrame:
     rng = np.random.default_rng([config.seed, 4])
     rows = []
     seats = [s for s in range(4) if (prep.imp_seat == s).any()]
-    if 0 in seats and len(seats) > 1:
+    refusal = None if config.paper_methods else seat_refusal(prep)
+    if refusal:
+        note(data, f"permutation: seat contrasts not computed: {refusal}")
+    elif 0 in seats and len(seats) > 1:
         obs, null = _within_exp_perm(prep, prep.imp_seat, seats, rng, R)
         for j, s in enumerate(seats[1:], start=1):
             d = obs[j] - obs[0]
             rows.append({"contrast": f"seat{s}_vs_seat0", "observed": d,
                          "p": float(perm_pvalue(d, (null[:, j] - null[:, 0])[:, None])[0]), "reps": R,
-                         "level": "within_experiment", "statistic": "diff_imp_win_rate"})
+                         "level": "within_experiment", "statistic": "diff_imp_win_rate",
+                         "method": "impostor-seat labels permuted within experiment"})
     modes = ordered_levels(prep.mode, MODES)
     if "homogeneous" in modes and len(modes) > 1:
         h = modes.index("homogeneous")
@@ -179,15 +196,21 @@ def permutation(data, config) -> pd.DataFrame:
             if j == h:
                 continue
             d = obs[j] - obs[h]
-            rows.append({"contrast": f"{m}_vs_homogeneous", "observed": d,
-                         "p": float(perm_pvalue(d, (null_w[:, j] - null_w[:, h])[:, None])[0]), "reps": R,
-                         "level": "game", "statistic": "diff_imp_win_rate"})
+            if config.paper_methods:
+                rows.append({"contrast": f"{m}_vs_homogeneous", "observed": d,
+                             "p": float(perm_pvalue(d, (null_w[:, j] - null_w[:, h])[:, None])[0]), "reps": R,
+                             "level": "game", "statistic": "diff_imp_win_rate",
+                             "method": "paper (game-level labels; does not hold under experiment clustering)"})
             mj, mh = lab == m, lab == "homogeneous"
             with np.errstate(invalid="ignore", divide="ignore"):
                 dn = (mj @ wins_e) / (mj @ n_e) - (mh @ wins_e) / (mh @ n_e)
             rows.append({"contrast": f"{m}_vs_homogeneous_experiment_level", "observed": d,
                          "p": float(perm_pvalue(d, dn[:, None])[0]), "reps": R,
-                         "level": "experiment", "statistic": "diff_imp_win_rate"})
+                         "level": "experiment", "statistic": "diff_imp_win_rate",
+                         "method": "experiment-level mode labels permuted"})
+        if not config.paper_methods:
+            note(data, "permutation: game-level mode contrasts not printed (an experiment's games are not "
+                       "exchangeable across modes); StatsConfig.paper_methods restores them")
     else:
         note(data, "permutation: mode contrasts need homogeneous and at least one other mode")
     return pd.DataFrame(rows)
@@ -196,30 +219,39 @@ def permutation(data, config) -> pd.DataFrame:
 @table("cluster_robust", columns=["cluster", "term", "coef", "se", "p", "or", "ci_low", "ci_high"])
 def cluster_robust(data, config) -> pd.DataFrame:
     prep = prepared(data)
-    blocks = [(prep.imp_seat.astype(float), ["seat_index"])]
+    refusal = None if config.paper_methods else seat_refusal(prep)
+    blocks = []
+    if refusal:
+        note(data, f"cluster_robust: seat_index term left out: {refusal}")
+    else:
+        blocks.append((prep.imp_seat.astype(float), ["seat_index"]))
     for vals, pref, tag in ((prep.imp_model, (), "model"), (prep.difficulty, DIFFICULTIES, "difficulty"),
                             (prep.mode, MODES, "mode")):
         lv = ordered_levels(vals, pref)
         if len(lv) > 1:
             mat, names = design_codes(vals, levels=lv)
             blocks.append((mat, [f"{tag}:{n}" for n in names]))
+    if not blocks:
+        raise StatsUnavailable("no term varies (one model, difficulty and mode)")
     X, names = with_intercept(*blocks)
     clusters = [("experiment_id", prep.exp_code)]
-    if "pair_id" in prep.games.columns:
-        clusters.append(("pair_id", prep.games["pair_id"].astype(object).to_numpy()))
-    else:
-        note(data, "cluster_robust: games lack pair_id; word-pair clustering skipped")
+    if config.paper_methods:
+        if "pair_id" in prep.games.columns:
+            clusters.append(("pair_id", prep.games["pair_id"].astype(object).to_numpy()))
+        else:
+            note(data, "cluster_robust: games lack pair_id; word-pair clustering skipped")
     rows = []
     for cname, groups in clusters:
         try:
-            fit = cluster_logit(prep.y, X, names, groups, f"cluster_robust by {cname}", config.min_clusters)
+            fit = inference_fit(prep.y, X, names, groups, f"cluster_robust by {cname}", config, paper="cluster",
+                                terms=names[1:])
         except StatsUnavailable as e:
             note(data, f"cluster_robust: {e}")
             continue
         for t in names:
             w = fit.wald(t, config.alpha)
             rows.append({"cluster": cname, "term": t, "coef": w["coef"], "se": w["se"], "p": w["p"], "or": w["or"],
-                         "ci_low": w["ci_low"], "ci_high": w["ci_high"], "n": fit.n, "n_clusters": fit.n_clusters})
+                         "ci_low": w["ci_low"], "ci_high": w["ci_high"], "n": fit.n, **fit_columns(fit)})
     return pd.DataFrame(rows)
 
 
@@ -260,14 +292,15 @@ def sensitivity(data, config) -> pd.DataFrame:
     rows.append({"analysis": "subsample_50pct", "quantity": "imp_win_rate", "estimate": r, "baseline": overall,
                  "delta": r - overall, "n": int(half.sum())})
     try:
-        full = {d["comparison"]: d["or"] for d in mode_ors(prep, config.alpha)}
+        est = replace(config, paper_methods=True)  # point estimates only (the same MLE), no inference
+        full = {d["comparison"]: d["or"] for d in mode_ors(prep, est)}
         variants = [("subsample_50pct", half)]
         if prep.has_players:
             variants.append(("exclude_invalid_ballots", valid_ballot_games(prep)))
         else:
             note(data, "sensitivity: no players table; invalid-ballot handling skipped")
         for name, mask in variants:
-            for d in mode_ors(prep, config.alpha, mask=mask):
+            for d in mode_ors(prep, est, mask=mask):
                 rows.append({"analysis": name, "quantity": f"{d['comparison']}_or", "estimate": d["or"],
                              "baseline": full[d["comparison"]], "delta": d["or"] - full[d["comparison"]],
                              "n": d["n"]})
@@ -276,35 +309,82 @@ def sensitivity(data, config) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _position_parity_perm(prep, gidx: np.ndarray, rng, reps: int):
+    """Odd minus even game-index win rate and its null: parity labels permuted across the game
+    indices of each difficulty (the unit is a (difficulty, game index) position, which holds one
+    word pair in every experiment of that difficulty; the pair sequence is a random permutation)."""
+    df = pd.DataFrame({"d": prep.difficulty, "gi": gidx, "y": prep.y})
+    pos = df.groupby(["d", "gi"], sort=True)["y"].agg(["sum", "size"]).reset_index()
+    odd = (pos["gi"].to_numpy() % 2).astype(bool)
+    w, n = pos["sum"].to_numpy(float), pos["size"].to_numpy(float)
+    obs = w[odd].sum() / n[odd].sum() - w[~odd].sum() / n[~odd].sum()
+    null_odd = np.empty((reps, len(pos)), bool)
+    for _, idx in pos.groupby("d").indices.items():
+        null_odd[:, idx] = rng.permuted(np.tile(odd[idx], (reps, 1)), axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        null = (null_odd @ w) / (null_odd @ n) - ((~null_odd) @ w) / ((~null_odd) @ n)
+    return obs, null
+
+
 @table("negative_controls", columns=["control", "estimate", "p", "method"])
 def negative_controls(data, config) -> pd.DataFrame:
     prep = prepared(data)
     rng = np.random.default_rng([config.seed, 6])
     rows = []
+    R = config.permutation_reps
+    refusal = None if config.paper_methods else seat_refusal(prep)
 
-    def parity(name, values):
-        par = values % 2
+    def single(name, par) -> bool:
         if len(np.unique(par)) < 2:
             note(data, f"negative_controls: {name} has a single parity")
-            return
-        obs, null = _within_exp_perm(prep, par, [0, 1], rng, config.permutation_reps)
-        d = obs[1] - obs[0]
-        rows.append({"control": name, "estimate": d,
-                     "p": float(perm_pvalue(d, (null[:, 1] - null[:, 0])[:, None])[0]),
-                     "method": "odd minus even impostor win rate; labels permuted within experiment",
-                     "reps": config.permutation_reps})
+            return True
+        return False
 
-    parity("impostor_seat_parity", prep.imp_seat)
+    if refusal:
+        note(data, f"negative_controls: impostor_seat_parity not computed: {refusal}")
+    elif not single("impostor_seat_parity", prep.imp_seat % 2):
+        obs, null = _within_exp_perm(prep, prep.imp_seat % 2, [0, 1], rng, R)
+        d = obs[1] - obs[0]
+        rows.append({"control": "impostor_seat_parity", "estimate": d,
+                     "p": float(perm_pvalue(d, (null[:, 1] - null[:, 0])[:, None])[0]),
+                     "method": "odd minus even impostor win rate; labels permuted within experiment", "reps": R})
     if "game_index" in prep.games.columns:
-        parity("game_index_parity", pd.to_numeric(prep.games["game_index"], errors="coerce").fillna(0)
-               .to_numpy(np.int64))
+        gidx = pd.to_numeric(prep.games["game_index"], errors="coerce").fillna(0).to_numpy(np.int64)
+        if config.paper_methods:
+            if not single("game_index_parity", gidx % 2):
+                obs, null = _within_exp_perm(prep, gidx % 2, [0, 1], rng, R)
+                d = obs[1] - obs[0]
+                rows.append({"control": "game_index_parity", "estimate": d,
+                             "p": float(perm_pvalue(d, (null[:, 1] - null[:, 0])[:, None])[0]), "reps": R,
+                             "method": "paper (labels permuted within experiment; the game index labels the "
+                                       "shared word pairs, so this does not hold)"})
+        elif refusal:
+            note(data, f"negative_controls: game_index_parity not computed: {refusal} (the old rotation "
+                       "also ties the seat to the game index)")
+        elif not single("game_index_parity", gidx % 2):
+            d, null = _position_parity_perm(prep, gidx, rng, R)
+            rows.append({"control": "game_index_parity", "estimate": d,
+                         "p": float(perm_pvalue(d, null[:, None])[0]), "reps": R,
+                         "method": "odd minus even impostor win rate; parity permuted across game indices "
+                                   "within difficulty"})
     if prep.has_players:
         maj = prep.present & ~prep.is_imp
         gi, seat = np.nonzero(maj)
         sd = prep.self_decl[gi, seat]
-        r = chi2_test(prep.mode[gi], sd)
-        rows.append({"control": "majority_self_declaration_pct", "estimate": 100 * sd.mean(), "p": r["p"],
-                     "method": "% of majority seats self-declaring; chi2 mode x self-declaration"})
+        row = {"control": "majority_self_declaration_pct", "estimate": 100 * sd.mean()}
+        if config.paper_methods:
+            row.update(p=chi2_test(prep.mode[gi], sd)["p"],
+                       method=f"% of majority seats self-declaring; {PAPER_CHI2}")
+        else:
+            try:
+                w = factor_wald(prep.mode[gi], sd.astype(float), prep.exp_code[gi], config,
+                                "majority self-declaration by mode")
+                row.update(p=w["p"], method=f"% of majority seats self-declaring; mode: {w['p_method']}",
+                           n_clusters=w["n_clusters"])
+            except StatsUnavailable as e:
+                note(data, f"negative_controls: majority_self_declaration_pct p not computed: {e}")
+                row.update(p=np.nan, method=f"% of majority seats self-declaring; p not computed: {e}")
+        rows.append(row)
         if prep.team is not None:
             non_team = ~np.isin(prep.mode, ["team_blind", "team_aware", "team_semi_aware"])
             stray = int((pd.notna(prep.team) & prep.present)[non_team].sum())

@@ -1,8 +1,10 @@
 """Table 10 / Appendices J-L: size effect with provider control and within-family slopes.
 
-All fits are game-level logits of impostor win on log10(params_b of the impostor
-model) with mode and difficulty fixed effects and cluster-robust SEs by experiment_id
-(eq. 4); OR per 10x parameters = exp(beta):
+All fits are logits of impostor win on log10(params_b of the impostor model) with mode
+and difficulty fixed effects (eq. 4), cluster-robust by experiment_id (CR2, t with Bell-McCaffrey df)
+(``_regress.experiment_logit``; ``method``/``n_clusters`` columns; not computed when G - K
+is small or an SE degenerate; ``StatsConfig.paper_methods``: the paper's normal-theory
+cluster-robust Wald); OR per 10x parameters = exp(beta):
 * overall_no_provider   -- no provider FE (the cluster-robust analogue of Table 2's row)
 * overall_provider_fe   -- plus provider fixed effects (identified only by providers with
                            >= 2 sizes; omitted with a note when none has)
@@ -19,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats._base import DIFFICULTIES, MODES, StatsUnavailable, design_codes, note, ordered_levels, prepared, table
-from analysis.stats._regress import cluster_logit, with_intercept
+from analysis.stats._regress import fit_columns, inference_fit, with_intercept
 from analysis.stats.sizes import size_view
 
 
@@ -36,10 +38,11 @@ def _fe_blocks(prep, sel, extra=()):
 
 def _fit(prep, x, sel, extra, name, config, members) -> dict:
     X, names = with_intercept((x[sel], ["log10_params"]), *_fe_blocks(prep, sel, extra))
-    fit = cluster_logit(prep.y[sel], X, names, prep.exp_code[sel], name, config.min_clusters)
+    fit = inference_fit(prep.y[sel], X, names, prep.exp_code[sel], name, config, paper="cluster",
+                        terms=["log10_params"])
     w = fit.wald("log10_params", config.alpha)
     return {"fit": name, "or_per_10x": w["or"], "ci_low": w["ci_low"], "ci_high": w["ci_high"], "p": w["p"],
-            "coef": w["coef"], "se": w["se"], "n": fit.n, "n_clusters": fit.n_clusters,
+            "coef": w["coef"], "se": w["se"], "n": fit.n, **fit_columns(fit),
             "n_models": int(len(set(prep.imp_model[sel]))), **members.columns()}
 
 

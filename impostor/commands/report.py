@@ -47,6 +47,10 @@ def register(sub: Any) -> None:
                         "in the MLflow UI")
     p.add_argument("--exclude-estimated-params", action="store_true",
                    help="size fits use published parameter counts only (models.csv params_source)")
+    p.add_argument("--paper-methods", action="store_true",
+                   help="the paper's game-level p-values and intervals (Wald ORs, Pearson chi2, game-level "
+                        "permutations) for reproducing its numbers; they do not hold under experiment clustering "
+                        "(docs/analysis.md)")
     p.set_defaults(func=_cmd_report)
 
 
@@ -135,6 +139,8 @@ def _stats_config(args: Any) -> Any:
         kw["alpha"] = args.alpha
     if getattr(args, "exclude_estimated_params", False):
         kw["estimated_params"] = False
+    if getattr(args, "paper_methods", False):
+        kw["paper_methods"] = True
     return StatsConfig(**kw)
 
 

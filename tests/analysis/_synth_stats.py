@@ -171,8 +171,11 @@ def make_ballot_games(n_models=9, games_per_exp=8, seed=0, modes=MODES, diffs=DI
 
 def make_logit_games(n_exp=200, games_per_exp=100, seed=0, b0=-0.2, seat_lor=(0, 0, 0, 0),
                      mode_lor=None, pos_lor=(0, 0, 0, 0), size_slope=0.0, model_params=None,
-                     model_lor=None, re_sd=0.0, diffs=DIFFS, provider=None, family=None) -> AnalysisData:
-    """Games only: y ~ Bernoulli(expit(b0 + seat + mode + pos + slope*log10(params) + model + u_e))."""
+                     model_lor=None, re_sd=0.0, diffs=DIFFS, provider=None, family=None,
+                     seats: str = "rotation") -> AnalysisData:
+    """Games only: y ~ Bernoulli(expit(b0 + seat + mode + pos + slope*log10(params) + model + u_e)).
+    ``seats``: "rotation" (game i has seat i mod 4 in every experiment, the old schedule) or
+    "per_experiment" (each experiment's balanced seat sequence shuffled, the new one)."""
     rng = np.random.default_rng(seed)
     mode_lor = mode_lor or {"homogeneous": 0.0}
     modes = list(mode_lor)
@@ -186,6 +189,8 @@ def make_logit_games(n_exp=200, games_per_exp=100, seed=0, b0=-0.2, seat_lor=(0,
     exp_model = np.array(models, dtype=object)[rng.integers(0, len(models), n_exp)]
     u = rng.normal(0, re_sd, n_exp) if re_sd > 0 else np.zeros(n_exp)
     seat = gidx % 4
+    if seats == "per_experiment":
+        seat = rng.permuted(seat.reshape(n_exp, games_per_exp), axis=1).ravel()
     pos = rng.integers(0, 4, len(e))
     mdl = exp_model[e]
     eta = (b0 + np.asarray(seat_lor)[seat] + np.array([mode_lor[m] for m in exp_mode])[e]

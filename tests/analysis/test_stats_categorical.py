@@ -26,7 +26,7 @@ def chi2_by_hand(a, b):
 
 def test_chi2_table_against_hand_computation():
     data = shared_ballot()
-    c = TABLES["chi2"](data, fast_config()).set_index("test")
+    c = TABLES["chi2"](data, fast_config(paper_methods=True)).set_index("test")  # the paper's Pearson p
     g = data.games
     y = g["winner"]
     imp_rows = data.players[data.players["role"] == "impostor"].set_index("game_id")
@@ -57,9 +57,22 @@ def test_magnitude_labels_cohen_by_df(v, shape, label):
 
 
 def test_chi2_detects_generated_difficulty_effect():
-    c = TABLES["chi2"](shared_ballot(), fast_config()).set_index("test")
+    data = shared_ballot()
+    c = TABLES["chi2"](data, fast_config()).set_index("test")
+    # p: cluster-robust joint Wald by experiment (220 experiments)
     assert c.loc["difficulty_x_outcome", "p"] < 1e-6  # detection depends strongly on difficulty
-    assert c.loc["selfdecl_x_model", "p"] < 1e-6  # self-declaration rates differ by model
+    assert c.loc["difficulty_x_outcome", "p_method"] == "logit, CR2 by experiment, Wald F(q, G-1)"
+    assert c.loc["difficulty_x_outcome", "wald_df2"] == 219
+    # a model that never self-declares separates the logit: no p, and the reason, instead of a false one
+    assert np.isnan(c.loc["selfdecl_x_model", "p"])
+    assert "separation" in c.loc["selfdecl_x_model", "p_method"]
+    # seats shared across experiments (old schedule): no seat p
+    assert np.isnan(c.loc["seat_x_outcome", "p"])
+    assert "schedule before per-experiment seats" in c.loc["seat_x_outcome", "p_method"]
+    paper = TABLES["chi2"](shared_ballot(), fast_config(paper_methods=True)).set_index("test")
+    assert paper.loc["selfdecl_x_model", "p"] < 1e-6  # the paper's Pearson p
+    assert paper["p_method"].str.startswith("paper (Pearson chi2").all()
+    assert "p_pearson" not in c.columns  # no game-level p in the default table
 
 
 def test_two_by_two_uses_pearson_without_yates():

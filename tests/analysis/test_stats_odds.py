@@ -19,9 +19,11 @@ def woolf(a, b, c, d, z=stats.norm.ppf(0.975)):
     return math.exp(lor), math.exp(lor - z * se), math.exp(lor + z * se), 2 * stats.norm.sf(abs(lor / se))
 
 
-def test_seat_and_mode_ors_equal_2x2_closed_form():
+def test_paper_methods_seat_and_mode_ors_equal_2x2_closed_form():
+    """StatsConfig.paper_methods: the paper's game-level Wald (Woolf) ORs."""
     data = shared_ballot()
-    o = TABLES["odds_ratios"](data, fast_config()).set_index("comparison")
+    o = TABLES["odds_ratios"](data, fast_config(paper_methods=True)).set_index("comparison")
+    assert o["method"].str.startswith("paper (game-level Wald").all()
     g = data.games.assign(y=data.games["winner"] == "impostor")
     for seat in (1, 2, 3):
         s, r = g[g["impostor_seat"] == seat]["y"], g[g["impostor_seat"] == 0]["y"]
@@ -33,6 +35,13 @@ def test_seat_and_mode_ors_equal_2x2_closed_form():
         exp = woolf(s.sum(), (~s).sum(), r.sum(), (~r).sum())
         got = o.loc[f"{mode}_vs_homogeneous", ["or", "ci_low", "ci_high", "p"]].to_numpy(float)
         assert got == pytest.approx(exp, rel=1e-6)
+    # the default: the same ORs, cluster-robust intervals; seats shared across experiments -> no seat rows
+    d = shared_ballot()
+    o2 = TABLES["odds_ratios"](d, fast_config()).set_index("comparison")
+    assert not o2.index.str.startswith("seat").any()
+    assert any("seat ORs: impostor seat shared with the word pairs" in n for n in d.notes)
+    assert o2.loc["team_aware_vs_homogeneous", "or"] == pytest.approx(o.loc["team_aware_vs_homogeneous", "or"])
+    assert (o2["method"] == "logit, CR2 by experiment, t(Bell-McCaffrey df)").all()
 
 
 def test_recovers_known_seat_and_mode_ors():
@@ -41,7 +50,8 @@ def test_recovers_known_seat_and_mode_ors():
             "team_aware_vs_homogeneous": 0.77, "cross_play_vs_homogeneous": 1.0}
     data = make_logit_games(n_exp=200, games_per_exp=100, seed=5,
                             seat_lor=(0, math.log(0.8), math.log(1.25), 0),
-                            mode_lor={"homogeneous": 0.0, "team_aware": math.log(0.77), "cross_play": 0.0})
+                            mode_lor={"homogeneous": 0.0, "team_aware": math.log(0.77), "cross_play": 0.0},
+                            seats="per_experiment")
     o = TABLES["odds_ratios"](data, fast_config()).set_index("comparison")
     for comp, t in true.items():
         assert o.loc[comp, "ci_low"] < t < o.loc[comp, "ci_high"], comp
@@ -62,7 +72,8 @@ def test_recovers_size_slope_per_10x():
                           x=np.log10(data.games["impostor_model"].map(params)))
     res = smf.logit("y ~ x", g).fit(disp=0)
     assert o.loc["size_per_10x", "or"] == pytest.approx(math.exp(res.params["x"]), rel=1e-6)
-    assert o.loc["size_per_10x", "p"] == pytest.approx(res.pvalues["x"], rel=1e-4, abs=1e-300)
+    paper = TABLES["odds_ratios"](data, fast_config(paper_methods=True)).set_index("comparison")
+    assert paper.loc["size_per_10x", "p"] == pytest.approx(res.pvalues["x"], rel=1e-4, abs=1e-300)
 
 
 def evalue_closed(rr):

@@ -21,7 +21,7 @@ from analysis.stats.resampling import bootstrap_weights, hypergeom_within
 def clustered():
     return make_logit_games(n_exp=160, games_per_exp=60, seed=3, re_sd=0.5, seat_lor=(0, 0.25, 0, 0),
                             mode_lor={"homogeneous": 0.0, "cross_play": -0.25, "team_aware": 0.0,
-                                      "team_blind": 0.1})
+                                      "team_blind": 0.1}, seats="per_experiment")
 
 
 def test_bootstrap_weights_resample_within_cells(clustered):
@@ -51,7 +51,7 @@ def test_bootstrap_se_matches_linearised_cluster_variance(clustered):
 
 def test_bootstrap_mode_or_ci_covers_truth_and_is_wider_than_wald(clustered):
     b = TABLES["bootstrap"](clustered, fast_config()).set_index("quantity")
-    o = TABLES["odds_ratios"](clustered, fast_config()).set_index("comparison")
+    o = TABLES["odds_ratios"](clustered, fast_config(paper_methods=True)).set_index("comparison")  # Wald
     row = b.loc["cross_play_vs_homogeneous_or"]
     assert row["estimate"] == pytest.approx(o.loc["cross_play_vs_homogeneous", "or"])
     assert row["ci_low"] < math.exp(-0.25) < row["ci_high"]
@@ -82,12 +82,22 @@ def test_permutation_tests_detect_seat_and_mode_effects(clustered):
     g = clustered.games.assign(y=clustered.games["winner"] == "impostor")
     rate = g.groupby("impostor_seat")["y"].mean()
     assert p.loc["seat1_vs_seat0", "observed"] == pytest.approx(rate[1] - rate[0])
-    assert p.loc["seat1_vs_seat0", "p"] < 0.01
+    assert p.loc["seat1_vs_seat0", "p"] < 0.05
     assert p.loc["seat2_vs_seat0", "p"] > 0.01
-    assert p.loc["cross_play_vs_homogeneous", "p"] < 0.01
+    assert "cross_play_vs_homogeneous" not in p.index  # game-level mode labels: paper_methods only
+    paper = TABLES["permutation"](clustered, fast_config(permutation_reps=1000, paper_methods=True))
+    paper = paper.set_index("contrast")
+    assert paper.loc["cross_play_vs_homogeneous", "p"] < 0.05
     # the experiment-level permutation honours the clustering, so it is less extreme
-    assert p.loc["cross_play_vs_homogeneous_experiment_level", "p"] >= p.loc["cross_play_vs_homogeneous", "p"]
+    assert p.loc["cross_play_vs_homogeneous_experiment_level", "p"] >= paper.loc["cross_play_vs_homogeneous", "p"]
     assert set(p["reps"]) == {1000}
+
+
+def test_seat_permutation_refused_when_seats_shared_across_experiments():
+    old = make_logit_games(n_exp=40, games_per_exp=20, seed=3)  # game i has seat i mod 4 everywhere
+    p = TABLES["permutation"](old, fast_config(permutation_reps=200))
+    assert not p["contrast"].str.startswith("seat").any()
+    assert any("seat contrasts not computed: impostor seat shared with the word pairs" in n for n in old.notes)
 
 
 def manual_cluster_se(y, X, groups):
@@ -104,7 +114,8 @@ def manual_cluster_se(y, X, groups):
 
 
 def test_cluster_robust_se_matches_manual_sandwich(clustered):
-    c = TABLES["cluster_robust"](clustered, fast_config())
+    """paper_methods: CR1 by experiment and by pair_id, as the paper; default: CR2 by experiment only."""
+    c = TABLES["cluster_robust"](clustered, fast_config(paper_methods=True))
     g = clustered.games
     y = (g["winner"] == "impostor").to_numpy(float)
     d = pd.get_dummies(g[["difficulty", "mode"]], drop_first=False).astype(float)
@@ -115,6 +126,11 @@ def test_cluster_robust_se_matches_manual_sandwich(clustered):
         row = c[(c["cluster"] == cname) & (c["term"] == "seat_index")].iloc[0]
         assert row["coef"] == pytest.approx(beta[1], rel=1e-6)
         assert row["se"] == pytest.approx(se[1], rel=1e-6)
+    d2 = TABLES["cluster_robust"](clustered, fast_config())
+    assert set(d2["cluster"]) == {"experiment_id"}
+    row = d2[d2["term"] == "seat_index"].iloc[0]
+    assert row["coef"] == pytest.approx(beta[1], rel=1e-6)
+    assert row["method"] == "logit, CR2 by experiment, t(Bell-McCaffrey df)" and row["n_clusters"] == 160
 
 
 def test_sensitivity_against_hand_computation():
@@ -140,10 +156,10 @@ def test_sensitivity_against_hand_computation():
 
 
 def test_negative_controls_null_and_detected():
-    null = make_logit_games(n_exp=100, games_per_exp=40, seed=4, re_sd=0.3)
+    null = make_logit_games(n_exp=100, games_per_exp=40, seed=4, re_sd=0.3, seats="per_experiment")
     nc = TABLES["negative_controls"](null, fast_config()).set_index("control")
     assert nc.loc["impostor_seat_parity", "p"] > 0.05 and nc.loc["game_index_parity", "p"] > 0.05
-    parity = make_logit_games(n_exp=100, games_per_exp=40, seed=4, seat_lor=(0, 0.5, 0, 0.5))
+    parity = make_logit_games(n_exp=100, games_per_exp=40, seed=4, seat_lor=(0, 0.5, 0, 0.5), seats="per_experiment")
     nc2 = TABLES["negative_controls"](parity, fast_config()).set_index("control")
     assert nc2.loc["impostor_seat_parity", "p"] < 0.01 and nc2.loc["impostor_seat_parity", "estimate"] > 0
 
@@ -177,7 +193,8 @@ def test_multiple_comparisons_against_hand_procedures():
         np.testing.assert_allclose(f["p_holm"], holm(f["p"]), rtol=1e-10)
         np.testing.assert_allclose(f["p_bonferroni"], np.minimum(f["p"] * len(f), 1), rtol=1e-10)
     prim = mc[mc["family"] == "primary"]
-    assert len(prim) == 5 + len(TABLES["odds_ratios"](data, fast_config()))
+    c, o = TABLES["chi2"](data, fast_config()), TABLES["odds_ratios"](data, fast_config())
+    assert len(prim) == c["p"].notna().sum() + o["p"].notna().sum()
     ob = TABLES["opponent_baseline"](data, fast_config()).dropna(subset=["p"])
     fam = mc[mc["family"] == "opponent_baseline"]
     np.testing.assert_allclose(np.sort(fam["p_bh"]), np.sort(ob["q"]), rtol=1e-10)
@@ -190,8 +207,10 @@ def test_each_contrast_counted_once_per_family():
     cfg = fast_config()
     mc = TABLES["multiple_comparisons"](data, cfg)
     pm = TABLES["permutation"](data, cfg)
-    assert {"game", "experiment"} <= set(pm["level"])  # the permutation table still shows both
-    fam = mc[mc["family"] == "permutation"].set_index("hypothesis")
+    assert set(pm["level"]) == {"experiment"}  # game-level mode labels only with paper_methods
+    assert {"game", "experiment"} <= set(TABLES["permutation"](data, fast_config(paper_methods=True))["level"])
+    fam = mc[mc["family"] == "permutation"].assign(
+        hypothesis=lambda f: f["hypothesis"].str.removeprefix("contrast:")).set_index("hypothesis")
     kept = pm[pm["level"] != "game"].set_index("contrast")
     assert sorted(fam.index) == sorted(kept.index)
     np.testing.assert_allclose(fam.loc[kept.index, "p"], kept["p"])
@@ -206,10 +225,11 @@ def test_multiple_comparisons_skips_a_family_whose_table_is_empty(monkeypatch):
     """An empty source table (e.g. opponent_baseline without a players table) drops its family;
     the other families are adjusted as before (it raised KeyError 'p' under strict=True)."""
     import analysis.stats.multiple as multiple
+    from analysis.stats._base import REGISTRY
 
     data = shared_ballot()
     full = TABLES["multiple_comparisons"](data, fast_config())
-    monkeypatch.setattr(multiple, "opponent_baseline", lambda data, config: pd.DataFrame())
+    monkeypatch.setitem(REGISTRY, "opponent_baseline", lambda data, config: pd.DataFrame())
     mc = multiple.multiple_comparisons(make_ballot_games(n_models=5, games_per_exp=8, seed=0),
                                        fast_config())  # fresh data: tables are memoised on it
     assert "opponent_baseline" not in set(mc["family"])
