@@ -15,6 +15,9 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from analysis.stats._base import StatsUnavailable, prepared, table
+from impostor.core.records import TEAM_MODES
+
 SEAT_SHARED = "impostor seat shared with the word pairs across experiments (schedule before per-experiment seats)"
 SEAT_UNKNOWN = ("cannot tell whether the impostor seat was drawn per experiment (no mode has two experiments "
                 "with common game indices, or games lack game_index)")
@@ -59,3 +62,62 @@ def _seat_refusal(prep) -> Optional[str]:
 def seat_randomised(prep) -> bool:
     """True when the games show per-experiment impostor seats (seat randomised within experiments)."""
     return seat_refusal(prep) is None
+
+
+@table("schedule_check", columns=["mode", "difficulty", "n_experiments", "seat_agreement_pct", "seat_agreement_expected_pct",
+                                  "team_host_agreement_pct", "seat_balance_max_gap", "pair_agreement_pct"])
+def schedule_check(data, config) -> pd.DataFrame:
+    """Design check of issue 26 (descriptive, no test): per mode x difficulty, how often two
+    experiments give game *i* the same impostor seat (25% when drawn independently per
+    experiment, 100% under the old shared schedule), which model's team hosts the impostor
+    (team modes: 50% vs 100%), the same word pair (100%: the paired design), and the largest
+    gap between two seats' impostor counts within an experiment (<= 1: balanced blocks)."""
+    prep = prepared(data, need_players=False)
+    if "game_index" not in prep.games.columns:
+        raise StatsUnavailable("games lack game_index")
+    g = pd.DataFrame({"mode": prep.mode, "difficulty": prep.difficulty, "e": prep.exp_code,
+                      "gi": pd.to_numeric(prep.games["game_index"], errors="coerce").to_numpy(),
+                      "seat": prep.imp_seat,
+                      "pair": prep.games["pair_id"].astype(str).to_numpy() if "pair_id" in prep.games else None})
+    teams = prep.has_players and prep.team is not None
+    rows = []
+    for (m, d), sub in g.dropna(subset=["gi"]).groupby(["mode", "difficulty"], sort=True):
+        E = sub["e"].nunique()
+        gap = sub.groupby("e")["seat"].apply(lambda s: np.ptp(np.bincount(s, minlength=4))).max()
+        row = {"mode": m, "difficulty": d, "n_experiments": int(E), "seat_balance_max_gap": int(gap),
+               "seat_agreement_expected_pct": 25.0}
+        if E >= 2:
+            row["seat_agreement_pct"] = _agreement(sub, "seat")
+            if sub["pair"].notna().all():
+                row["pair_agreement_pct"] = _agreement(sub, "pair")
+            if teams and m in TEAM_MODES:
+                sub = sub.assign(h=_first_listed_hosts(sub, prep))
+                row["team_host_agreement_pct"] = _agreement(sub.dropna(subset=["h"]), "h")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _agreement(sub: pd.DataFrame, col: str) -> float:
+    """% of (experiment pair, game index) with the same value: sum over game indices of
+    sum_v C(count_v, 2) / C(n, 2), weighted by C(n, 2)."""
+    same = tot = 0.0
+    for _, s in sub.groupby("gi"):
+        n = len(s)
+        if n < 2:
+            continue
+        c = s[col].value_counts().to_numpy(float)
+        same += (c * (c - 1) / 2).sum()
+        tot += n * (n - 1) / 2
+    return 100 * same / tot if tot else np.nan
+
+
+def _first_listed_hosts(sub: pd.DataFrame, prep) -> np.ndarray:
+    """1 when the experiment's first-listed team model (team A's model) holds the impostor's team."""
+    idx = sub.index.to_numpy()
+    out = np.full(len(idx), np.nan)
+    for j, i in enumerate(idx):
+        t = prep.team[i]
+        s = prep.imp_seat[i]
+        if t is not None and t[s] is not None:
+            out[j] = 1.0 if t[s] == "A" else 0.0
+    return out

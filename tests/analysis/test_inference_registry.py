@@ -67,6 +67,10 @@ NOT_INFERENCE: dict[str, str] = {
     "speaking_itt.p_boot_normal": "normal approximation kept for comparison; the listed p is the randomisation p",
     "speaking_itt.se_design": "replicate SD behind the listed interval",
     "speaking_itt.se_paper": "paper reproduction",
+    "speaking_itt.p_randomization": "the same number as the listed p (its older name)",
+    "speaking_itt.se_boot": "replicate SD behind the listed interval",
+    **{f"speaking_itt.p_imp_pos{k}_pct": "a win rate by speaking position (an estimate, not a p-value)"
+       for k in range(4)},
     "speaking_randomization.p_log_or": "the same randomisation test on the log-odds scale (listed test's twin)",
     "correlations.pearson_p": "asymptotic twin of the listed permutation p (descriptive)",
     "correlations.pearson_p_perm": "permutation twin of the listed Spearman p",
