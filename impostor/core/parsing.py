@@ -22,6 +22,11 @@ from impostor.core.records import BallotClass, player_label, seat_of_label
 MAX_DESCRIPTION_CHARS = 750
 MAX_REASONING_CHARS = 2000
 N_PLAYERS = 4
+#: The most of one model answer that is kept: a provider that ignores ``max_tokens`` can
+#: answer gigabytes (compressible, so a small log that unpacks to gigabytes).  Eight times
+#: the description limit holds any valid description or ballot (reasoning is cut at 2,000)
+#: and shows a too-long answer for what it is.
+MAX_ANSWER_CHARS = 8 * MAX_DESCRIPTION_CHARS
 
 # ----------------------------------------------------------------- model text
 
@@ -40,6 +45,12 @@ def clean_model_text(text: str) -> str:
     if not text.isascii():
         text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return _CONTROL.sub("", text)
+
+
+def bounded_answer(text: str) -> str:
+    """A model answer as the game keeps it: cut to ``MAX_ANSWER_CHARS``, then cleaned
+    (:func:`clean_model_text`); cutting first bounds the work of every later step."""
+    return clean_model_text(text[:MAX_ANSWER_CHARS])
 
 
 def one_line(text: str) -> str:
@@ -65,8 +76,11 @@ def _word_forms(word: str) -> list[str]:
     return sorted(forms, key=len, reverse=True)
 
 
-_SPELLING_SEPARATORS = r"[\s\-\.\*_,'/~+|:;]"
-_SEPARATOR_RUNS = re.compile(_SPELLING_SEPARATORS + "+")
+# What may stand between the letters of a word spelled out: any run of non-letters
+# ("c-a-t", "(c)(a)(t)", "c!a!t", '"c" "a" "t"', "c，a，t" once read) and markup tags
+# ("c<b></b>a<b></b>t").  Possessive, so a long run of "<" cannot backtrack.
+_SPELLING_SEPARATORS = r"(?:[^A-Za-z<]|<(?:/?[A-Za-z][^<>]{0,30}>)?)++"
+_SEPARATOR_RUNS = re.compile(_SPELLING_SEPARATORS)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -76,7 +90,7 @@ def _leak_patterns(word: str) -> tuple[re.Pattern[str], Optional[re.Pattern[str]
     whole = re.compile(rf"(?<![A-Za-z]){'(?:' + forms + ')'}(?![A-Za-z])", flags=re.IGNORECASE)
     spelled = None
     if len(word) >= 3:
-        letters = (_SPELLING_SEPARATORS + "+").join(re.escape(c) for c in word)
+        letters = _SPELLING_SEPARATORS.join(re.escape(c) for c in word)
         spelled = re.compile(rf"(?<![A-Za-z]){letters}(?![A-Za-z])", flags=re.IGNORECASE)
     return whole, spelled
 
@@ -281,17 +295,28 @@ def extract_ballot_object(text: str) -> tuple[Optional[dict], Optional[str]]:
     return ballots[0], None
 
 
+# The longest id text read as a number.  Python refuses to convert a string of more than
+# 4,300 digits (ValueError): lengths are bounded before any conversion, so a parser of
+# model text is total over any input (a 5,000-digit id is a number naming no player).
+_MAX_ID_TEXT = 40
+_MAX_ID_DIGITS = 9
+
+
 def parse_player_id(value: Any) -> Optional[int]:
     """A player number 1-4 from 3, "3", "Player 3", "p3", "three", "#3"; None if unreadable."""
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, (int, float)):
-        return int(value) if float(value).is_integer() else None
-    s = str(value).strip().lower()
+    if isinstance(value, int):
+        return value if abs(value) < 10**_MAX_ID_DIGITS else None
+    if isinstance(value, float):
+        return int(value) if value.is_integer() and abs(value) < 10**_MAX_ID_DIGITS else None
+    if not isinstance(value, str) or len(value) > _MAX_ID_TEXT:
+        return None
+    s = value.strip().lower()
     s = re.sub(r"^(?:player|p|#|id)[\s_#:\-]*", "", s).strip().strip(".")
     if s in _NUMBER_WORDS:
         return _NUMBER_WORDS[s]
-    return int(s) if re.fullmatch(r"\d+", s) else None
+    return int(s) if re.fullmatch(rf"\d{{1,{_MAX_ID_DIGITS}}}", s) else None
 
 
 def _is_number(value: Any) -> bool:
@@ -300,8 +325,16 @@ def _is_number(value: Any) -> bool:
         return False
     if isinstance(value, (int, float)):
         return True
-    s = re.sub(r"^(?:player|p|#|id)[\s_#:\-]*", "", str(value).strip().lower()).strip()
+    if not isinstance(value, str):
+        return False
+    s = re.sub(r"^(?:player|p|#|id)[\s_#:\-]*", "", value.strip().lower()).strip()
     return re.fullmatch(r"[-+]?\d+(?:\.\d+)?", s) is not None
+
+
+def _shown(value: Any, limit: int = _MAX_ID_TEXT) -> str:
+    """``repr(value)`` cut to ``limit`` characters (an error text quotes model output)."""
+    text = repr(value[:limit] + "…" if isinstance(value, str) and len(value) > limit else value)
+    return text if len(text) <= limit + 8 else text[:limit] + "…"
 
 
 def _coerce_bool(value: Any) -> Optional[bool]:
@@ -351,12 +384,12 @@ def parse_vote(text: str, own_seat: int) -> ParsedVote:
     confidence = _coerce_confidence(obj.get("confidence"))
     if declared is None:
         return ParsedVote(None, confidence, reasoning, False, guess,
-                          f"self_declaration must be true or false, got {obj.get('self_declaration')!r}", True,
+                          f"self_declaration must be true or false, got {_shown(obj.get('self_declaration'))}", True,
                           "unparseable")
     raw_id = obj.get("suspected_impostor_id")
     label = parse_player_id(raw_id)
     if label is None:
-        error = f"suspected_impostor_id {raw_id!r} is not a player number"
+        error = f"suspected_impostor_id {_shown(raw_id)} is not a player number"
         if declared and (raw_id is None or (isinstance(raw_id, str) and raw_id.strip().lower() in _NULLS)):
             # Legal, not re-prompted: the declaration names the voter itself as the impostor.
             return ParsedVote(None, confidence, reasoning, declared, guess, error, False, "self_vote")
