@@ -78,9 +78,16 @@ def _word_forms(word: str) -> list[str]:
 
 # What may stand between the letters of a word spelled out: any run of non-letters
 # ("c-a-t", "(c)(a)(t)", "c!a!t", '"c" "a" "t"', "c，a，t" once read) and markup tags
-# ("c<b></b>a<b></b>t").  Possessive, so a long run of "<" cannot backtrack.
-_SPELLING_SEPARATORS = r"(?:[^A-Za-z<]|<(?:/?[A-Za-z][^<>]{0,30}>)?)++"
-_SEPARATOR_RUNS = re.compile(_SPELLING_SEPARATORS)
+# ("c<b></b>a<b></b>t": tags are blanked before the spelled-out search, keeping positions).
+# Case-sensitive (both cases are listed): a case-folded negated class costs sre ~4 ms to compile.
+_SPELLING_SEPARATORS = r"(?-i:[^A-Za-z])+"
+_TAGS = re.compile(r"</?[A-Za-z][^<>]{0,30}>")
+_NON_LETTERS = re.compile(r"[^a-z]+")
+
+
+def _blank_tags(text: str) -> str:
+    """``text`` with every markup tag replaced by as many spaces (positions kept)."""
+    return _TAGS.sub(lambda m: " " * len(m.group(0)), text) if "<" in text else text
 
 
 @functools.lru_cache(maxsize=4096)
@@ -109,15 +116,18 @@ def _cannot_leak(text: str, word: str) -> bool:
     low, w = text.lower(), word.lower()
     if w[:-1] in low:
         return False
-    return len(w) < 3 or w not in _SEPARATOR_RUNS.sub("", low)
+    if len(w) < 3:
+        return True
+    return w not in _NON_LETTERS.sub("", _TAGS.sub("", low) if "<" in low else low)
 
 
-def _search_leak(text: str, word: str) -> Optional[re.Match[str]]:
-    """The first match of ``word``'s patterns (whole inflected form, then spelled out)."""
+def _search_leak(text: str, word: str) -> Optional[tuple[int, int]]:
+    """The span of the first match of ``word``'s patterns (whole inflected form, then spelled out)."""
     if _cannot_leak(text, word):
         return None
     whole, spelled = _leak_patterns(word)
-    return whole.search(text) or (spelled.search(text) if spelled is not None else None)
+    m = whole.search(text) or (spelled.search(_blank_tags(text)) if spelled is not None else None)
+    return None if m is None else m.span()
 
 
 def find_word_leak(text: str, word: str) -> Optional[str]:
@@ -130,14 +140,15 @@ def find_word_leak(text: str, word: str) -> Optional[str]:
     """
     text = visible_text(text)
     if text.isascii():
-        m = _search_leak(text, word)
-        return None if m is None else m.group(0)
+        span = _search_leak(text, word)
+        return None if span is None else text[span[0] : span[1]]
     for reading, source in confusable_readings(text):
-        m = _search_leak(reading, word)
-        if m is not None:
+        span = _search_leak(reading, word)
+        if span is not None:
+            start, stop = span
             # up to the next read character, so combining marks after the last letter come along
-            end = max(source[m.end() - 1] + 1, source[m.end()] if m.end() < len(source) else len(text))
-            return text[source[m.start()] : end]
+            end = max(source[stop - 1] + 1, source[stop] if stop < len(source) else len(text))
+            return text[source[start] : end]
     return None
 
 
@@ -145,7 +156,7 @@ def find_word_leak(text: str, word: str) -> Optional[str]:
 # error text this module never writes (data from another tool).
 DESCRIPTION_ERROR_CLASSES = ("leak", "too_long", "empty", "other")
 _EMPTY = "the description is empty"
-_TOO_LONG = re.compile(r"the description is \d+ characters long; the limit is \d+")
+_TOO_LONG = re.compile(r"the description is \d+ characters long(?: or more)?; the limit is \d+")
 _LEAK = "the description contains your word"
 
 
@@ -155,7 +166,8 @@ def description_violation(text: str, word: str, max_chars: int = MAX_DESCRIPTION
     if not has_visible_character(stripped):
         return _EMPTY
     if len(stripped) > max_chars:
-        return f"the description is {len(stripped)} characters long; the limit is {max_chars}"
+        more = " or more" if len(text) >= MAX_ANSWER_CHARS else ""  # cut by bounded_answer
+        return f"the description is {len(stripped)} characters long{more}; the limit is {max_chars}"
     leak = find_word_leak(stripped, word)
     if leak is not None:
         return f'{_LEAK} ("{leak}")'
