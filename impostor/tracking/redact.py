@@ -82,6 +82,9 @@ def url_secrets(text: str) -> set[str]:
     for m in _URL.finditer(text):
         url = m.group(0)
         for a, b in _url_credentials(url):
+            password = url[a:b].partition(":")[2] if url[b:b + 1] == "@" else ""
+            if len(password) >= _MIN_SECRET_LEN:  # also alone: a log may repeat it without the user
+                out.add(password)
             if b - a >= _MIN_SECRET_LEN:
                 out.add(url[a:b])
             elif url[a - 1] == "=":  # a query value: from its parameter name
