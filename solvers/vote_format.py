@@ -28,7 +28,7 @@ import anyio
 from inspect_ai.log import transcript
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput
 
-from impostor.core.parsing import MAX_ANSWER_CHARS, bounded_answer
+from impostor.core.parsing import bounded_answer
 from impostor.inspect_compat import active_generate_config
 from solvers.seating import model_name
 from solvers.usage import count
@@ -94,17 +94,11 @@ def json_mode_ok(model: Model) -> bool:
 
 
 def answer_of(output: ModelOutput) -> str:
-    """A model's answer as the game keeps it (``bounded_answer``), its tokens counted.
-
-    An answer over ``MAX_ANSWER_CHARS`` is also cut in ``output`` itself: Inspect's model
-    event holds that object and writes it to the log at the end of the sample, so the log
-    keeps the bounded text, not the gigabytes a provider ignoring ``max_tokens`` sent.
-    """
+    """A model's answer as the game keeps it (``bounded_answer``: cut to ``MAX_ANSWER_CHARS``),
+    its tokens counted.  What Inspect's own model event records is the provider's: our
+    ``litellm/`` provider cuts there too (``impostor.providers.litellm_api``)."""
     count(output)  # the seat's tokens (solvers.usage)
-    text = output.completion or ""
-    if len(text) > MAX_ANSWER_CHARS:
-        output.completion = text[:MAX_ANSWER_CHARS]
-    return bounded_answer(text)
+    return bounded_answer(output.completion or "")
 
 
 def with_call_limits(model: Model, config: GenerateConfig) -> GenerateConfig:

@@ -23,10 +23,10 @@ MAX_DESCRIPTION_CHARS = 750
 MAX_REASONING_CHARS = 2000
 N_PLAYERS = 4
 #: The most of one model answer that is kept: a provider that ignores ``max_tokens`` can
-#: answer gigabytes (compressible, so a small log that unpacks to gigabytes).  Eight times
-#: the description limit holds any valid description or ballot (reasoning is cut at 2,000)
-#: and shows a too-long answer for what it is.
-MAX_ANSWER_CHARS = 8 * MAX_DESCRIPTION_CHARS
+#: answer gigabytes (compressible, so a small log that unpacks to gigabytes).  30,000
+#: characters (~8k tokens, 40 times the description limit) keeps every answer a model
+#: gives within its token limits, a verbose ballot after pages of prose included.
+MAX_ANSWER_CHARS = 40 * MAX_DESCRIPTION_CHARS
 
 # ----------------------------------------------------------------- model text
 
