@@ -156,6 +156,10 @@ CASES = [
     Case("sweep_model_leading_space", "impostor", ("sweep", "s.yaml", "--dry-run"),
          ("s.yaml", "models", "' bot/random'", "fix: write it as 'bot/random'"),
          {"s.yaml": sweep(models="[' bot/random', bot/embedding]")}),
+    # issue 30, finding 7: the preflight checks the keys of litellm routes too
+    Case("sweep_litellm_route_without_key", "impostor", ("sweep", "s.yaml", "--dry-run"),
+         ("s.yaml", "litellm/openai/gpt-4o-mini", "OPENAI_API_KEY is not set", "fix"),
+         {"s.yaml": sweep(models="[bot/random, litellm/openai/gpt-4o-mini]")}),
     # issue 30, finding 4: simulate never overwrites a folder it did not write
     Case("simulate_over_a_real_export", "impostor", ("simulate", "--out", ".", "--experiments", "2", "--games", "8"),
          ("--out", "games.parquet", "not written by `impostor simulate`", "--force"),
@@ -246,6 +250,8 @@ def _run(case: Case, root: Path) -> dict:
     env = dict(os.environ, IMPOSTOR_MLFLOW="1", PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
                LITELLM_LOCAL_MODEL_COST_MAP="True", COLUMNS="100")
     env.pop("MLFLOW_TRACKING_URI", None)  # tracking on, default store: it must not be created
+    for key in ("OPENAI_API_KEY", "LITELLM_API_KEY", "LITELLM_BASE_URL"):  # sweep_litellm_route_without_key
+        env.pop(key, None)
     before = _snapshot(d)
     r = subprocess.run(cmd, cwd=d, env=env, capture_output=True, text=True, timeout=180)
     return {"rc": r.returncode, "stdout": r.stdout, "stderr": r.stderr, "before": before, "after": _snapshot(d)}
