@@ -121,8 +121,8 @@ class LiteLLMAPI(ModelAPI):
         self.extra = dict(model_args)
         if self.api_key is None:
             self.api_key = os.environ.get(API_KEY_VAR)
-        if self.api_key is None and self.base_url is None:
-            _check_keys(model_name)
+        if self.api_key is None and self.base_url is None and "mock_response" not in model_args:
+            _check_keys(model_name)  # (litellm's mock_response needs no key)
 
     def max_connections(self) -> int:
         return 16
