@@ -76,18 +76,24 @@ def test_url_credentials_reach_no_mlflow_record(tmp_path):
     (tmp_path / "tasks").symlink_to(REPO / "tasks")
     exe = Path(sys.executable).parent / "inspect"
     with FaultServer() as server:
-        base = server.base_url.replace("http://", f"http://alice:{PASSWORD}@") + f"?api-key={QUERY_KEY}"
         env = dict(os.environ, IMPOSTOR_MLFLOW="1", LITELLM_LOCAL_MODEL_COST_MAP="True", FAULT_API_KEY="k" * 12,
                    MLFLOW_TRACKING_URI=f"sqlite:///{tmp_path}/mlruns.db",
                    PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-        r = subprocess.run([str(exe), "eval", "tasks/impostor.py", "--model", "openai-api/fault/maj",
-                            "--model-base-url", base, "-T", "n_games=1", "--log-dir", "logs", "--display", "none"],
-                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
-        assert r.returncode == 0, r.stderr[-3000:]
-        assert server.app.requests, "the provider was not called through the URL"
+        # 1. a password in the userinfo: the games are played through it;
+        # 2. a key in the query string: Inspect's openai client puts the query before the
+        #    path (a 404, the eval errors), and the errored eval is tracked all the same.
+        for n, base in enumerate([server.base_url.replace("http://", f"http://alice:{PASSWORD}@"),
+                                  server.base_url + f"?api-key={QUERY_KEY}"]):
+            r = subprocess.run([str(exe), "eval", "tasks/impostor.py", "--model", "openai-api/fault/maj",
+                                "--model-base-url", base, "-T", "n_games=1", "--log-dir", f"logs{n}",
+                                "--display", "none"],
+                               cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+            assert r.returncode == 0, r.stderr[-3000:]
+            if n == 0:
+                assert server.app.requests, "the provider was not called through the URL"
     client = MlflowClient(f"sqlite:///{tmp_path}/mlruns.db")
     runs = [run for exp in client.search_experiments() for run in client.search_runs([exp.experiment_id])]
-    assert runs and any("model_base_url" in run.data.params for run in runs)
+    assert sum("model_base_url" in run.data.params for run in runs) == 2
     for run in runs:
         records = json.dumps([run.data.params, run.data.tags, list(run.data.metrics)])
         assert PASSWORD not in records and QUERY_KEY not in records, records[:2000]
