@@ -33,7 +33,7 @@ def _cause(model: str, exc: BaseException) -> tuple[str, str]:
     package = _PIP.search(text)
     if package:
         return (f"needs the Python package {package.group(1)!r}", f"pip install {package.group(1)} (in .venv)")
-    envs = sorted(set(_ENV_VAR.findall(text)))
+    envs = list(dict.fromkeys(_ENV_VAR.findall(text)))  # the first one the message names
     if envs:
         return (f"{envs[0]} is not set", f"export {envs[0]}=... (or put it in .env), "
                 "or play an offline model such as local/smollm2 or bot/embedding")

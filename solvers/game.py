@@ -25,14 +25,14 @@ from inspect_ai.util import JSONSchema
 
 from impostor.core import prompts
 from impostor.core.generation import SeatSettings, seat_roles, seat_settings
-from impostor.core.parsing import clean_model_text, description_violation, one_line, parse_vote, vote_json_schema
+from impostor.core.parsing import description_violation, one_line, parse_vote, vote_json_schema
 from impostor.core.records import player_label
 from impostor.core.schedule import GameSpec, derive_seed
 from impostor.core.seat import SeatRecord
 from solvers.game_store import load_seats, save_ballots, save_seats
 from solvers.seating import experiment_id_for, model_name, seat_models
-from solvers.usage import count, count_in_task, counting
-from solvers.vote_format import VoteFormats, with_call_limits
+from solvers.usage import count_in_task, counting
+from solvers.vote_format import VoteFormats, answer_of, with_call_limits
 
 CONSTRAINED_REASONING_MAX = 200
 
@@ -46,8 +46,7 @@ def _seat_records(state: TaskState) -> list[SeatRecord]:
 
 async def _ask(model: Model, messages: list[ChatMessage], config: GenerateConfig) -> str:
     output = await model.generate(messages, config=with_call_limits(model, config))
-    count(output)  # the seat's tokens (solvers.usage)
-    return clean_model_text(output.completion or "")
+    return answer_of(output)
 
 
 def _transcript(state: TaskState, lines: list[str]) -> None:

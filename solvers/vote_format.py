@@ -26,9 +26,9 @@ from typing import Any, Iterator, Optional
 
 import anyio
 from inspect_ai.log import transcript
-from inspect_ai.model import ChatMessage, GenerateConfig, Model
+from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput
 
-from impostor.core.parsing import clean_model_text
+from impostor.core.parsing import bounded_answer
 from impostor.inspect_compat import active_generate_config
 from solvers.seating import model_name
 from solvers.usage import count
@@ -93,6 +93,14 @@ def json_mode_ok(model: Model) -> bool:
     return any(c.__name__ in JSON_MODE_APIS for c in type(model.api).__mro__)
 
 
+def answer_of(output: ModelOutput) -> str:
+    """A model's answer as the game keeps it (``bounded_answer``: cut to ``MAX_ANSWER_CHARS``),
+    its tokens counted.  What Inspect's own model event records is the provider's: our
+    ``litellm/`` provider cuts there too (``impostor.providers.litellm_api``)."""
+    count(output)  # the seat's tokens (solvers.usage)
+    return bounded_answer(output.completion or "")
+
+
 def with_call_limits(model: Model, config: GenerateConfig) -> GenerateConfig:
     """``config`` with the eval's ``attempt_timeout`` (task default or --attempt-timeout).
 
@@ -129,8 +137,7 @@ class VoteFormats:
     async def _call(self, model: Model, messages: list[ChatMessage], config: GenerateConfig, form: str,
                     probe: bool = False) -> str:
         output = await model.generate(messages, config=form_config(with_call_limits(model, config), form, probe))
-        count(output)  # the seat's tokens (solvers.usage)
-        return clean_model_text(output.completion or "")
+        return answer_of(output)
 
     def _fall_back(self, model: Model, name: str, form: str, reason: str, metadata: dict[str, Any]) -> None:
         weaker = "json_object" if form == "json_schema" and json_mode_ok(model) else "prompt"

@@ -27,7 +27,7 @@ from impostor.core import call_limits
 from impostor.core.errors import ImpostorError
 from impostor.gc_tuning import tune_gc
 from impostor.core.records import DIFFICULTIES, MODES, TIE_RULES
-from impostor.core.schedule import MAX_GAMES, PairRef, build_schedule
+from impostor.core.schedule import MAX_GAMES, PairRef, build_schedule, seed_problem
 from impostor.core.wordpairs import load_word_pairs, word_pairs_file, word_pairs_sha256
 from scorers.winner import impostor_winner
 from impostor.core.generation import UNANNEALED_BACKENDS, seat_settings
@@ -181,6 +181,8 @@ def impostor(
         _check("tie_rule", tie_rule, TIE_RULES)
         if not 1 <= n_games <= MAX_GAMES:
             raise ImpostorError(f"-T n_games={n_games} is not valid; play 1 to {MAX_GAMES:,} games per experiment")
+        if seed_problem(seed):
+            raise ImpostorError(f"-T {seed_problem(seed)}")
         if not 0 <= first_game < n_games:
             raise ImpostorError(f"-T first_game={first_game} is not valid; use 0 to n_games - 1 ({n_games - 1})")
         if temperature is not None and not 0.0 <= temperature <= 2.0:

@@ -73,7 +73,8 @@ def test_request_mapping_and_secret_never_recorded():
     assert redacted["max_tokens"] == 50 and redacted["extra_headers"] == {"X-Trace": "t1"}
 
 
-def test_response_schema_styles():
+def test_response_schema_styles(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")  # the route's key is checked at creation
     cfg = schema_config()
     default = litellm_api.LiteLLMAPI("openai/m").request(vote_messages(), cfg)["response_format"]
     assert default["type"] == "json_schema" and default["json_schema"]["name"] == "vote"
@@ -105,7 +106,7 @@ def test_base_url_and_key_from_environment(monkeypatch):
     (ValueError("x"), False, None),
 ])
 def test_should_retry(exc, retry, kind):
-    decision = litellm_api.LiteLLMAPI("openai/m").should_retry(exc)
+    decision = litellm_api.LiteLLMAPI("openai/m", api_key="sk-test-not-used").should_retry(exc)
     assert bool(decision) is retry
     if retry:
         assert decision.kind == kind
@@ -189,3 +190,14 @@ def test_end_to_end_server_error_is_retryable(llama_server):
     with pytest.raises(Exception) as e:
         asyncio.run(api.generate(vote_messages(2), [], "none", schema_config(max_tokens=10)))
     assert api.should_retry(e.value)
+
+
+def test_a_route_without_its_key_is_refused_at_creation(monkeypatch):
+    """Issue 30: `litellm/openai/...` without OPENAI_API_KEY was created, then every call
+    failed and was retried; now creating it (the sweep's preflight) names the key."""
+    for var in ("OPENAI_API_KEY", "LITELLM_API_KEY", "LITELLM_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(ImpostorError, match="OPENAI_API_KEY is not set; fix: export OPENAI_API_KEY"):
+        litellm_api.LiteLLMAPI("openai/gpt-4o-mini")
+    litellm_api.LiteLLMAPI("openai/gpt-4o-mini", api_key="sk-given")  # a key given, or
+    litellm_api.LiteLLMAPI("openai/smollm2", base_url="http://127.0.0.1:1/v1")  # a local server: no check

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
@@ -48,16 +49,39 @@ def _register_simulate(sub) -> None:
     p.add_argument("--experiment-effect-sd", type=float, default=0.0,
                    help="SD (logit) of per-experiment random effects (default 0)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--force", action="store_true",
+                   help="write into --out even when it holds files that simulate did not write")
     p.set_defaults(func=_cmd_simulate)
+
+
+# Written last into every folder simulate fills: a folder holding it is simulate's own, and a
+# re-run may replace its tables; any other non-empty folder (a real export) is refused.
+MARKER = "simulated.json"
+
+
+def _check_out(out: Path, force: bool) -> None:
+    """Refuse ``out`` when it is a file, or a non-empty folder that simulate did not write."""
+    if out.exists() and not out.is_dir():
+        raise ImpostorError(f"--out {out}: exists and is not a directory; fix: choose a directory")
+    if force or not out.is_dir() or (out / MARKER).is_file():
+        return
+    held = sorted(p.name for p in out.iterdir())
+    if held:
+        shown = ", ".join(held[:3]) + (f" and {len(held) - 3} more" if len(held) > 3 else "")
+        raise ImpostorError(f"--out {out}: holds {shown}, not written by `impostor simulate` (no {MARKER}); "
+                            f"fix: choose an empty or new folder, or add --force to overwrite")
 
 
 def _cmd_simulate(args) -> int:
     from analysis.io import write_tables
     from analysis.simulate import simulate_games
 
+    from impostor.core.schedule import seed_problem
+
     out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise ImpostorError(f"--out {out}: exists and is not a directory; fix: choose a directory")
+    _check_out(out, args.force)
+    if seed_problem(args.seed):
+        raise ImpostorError(f"--{seed_problem(args.seed)}")
     seat = _floats(args.seat_or, "--seat-or")
     if len(seat) not in (1, 3):
         raise ImpostorError("--seat-or: give one OR or three (seats 1,2,3 vs seat 0); fix: e.g. --seat-or 0.8")
@@ -76,6 +100,8 @@ def _cmd_simulate(args) -> int:
     except (ValueError, TypeError) as exc:
         raise ImpostorError(f"impostor simulate: {exc}; fix: adjust the option named") from exc
     paths = write_tables(out, games, players, models)
+    (out / MARKER).write_text(json.dumps({"written_by": "impostor simulate", "args": {
+        k: v for k, v in vars(args).items() if k not in {"func", "command", "force"}}}, indent=2, default=str))
     print(f"impostor simulate: {len(games):,} games ({args.experiments} experiments x {args.games}) "
           f"in {time.perf_counter() - t0:.1f} s; impostor win {100 * (games['winner'] == 'impostor').mean():.1f}%",
           file=sys.stderr)

@@ -12,7 +12,12 @@ character sets come from Unicode, not from a hand-made table:
   the ``regex`` package's Unicode properties;
 - look-alike: Unicode's confusable skeletons (UTS #39, confusables.txt) as computed by
   ICU's spoof checker (PyICU from the ``pyicu-wheels`` wheel, which bundles ICU; see
-  docs/rules.md, "Descriptions", for why this implementation).
+  docs/rules.md, "Descriptions", for why this implementation), taken of the character,
+  of its compatibility folding (NFKD) and of its capital (Cherokee small letters read
+  through their capitals), and, for letters no skeleton maps, the Latin letter the
+  character's Unicode name says it draws ("LATIN LETTER SMALL CAPITAL A", "NEGATIVE
+  CIRCLED LATIN CAPITAL LETTER C", "REGIONAL INDICATOR SYMBOL LETTER T", "... WITH STROKE").
+  An enclosed letter ("⒞", NFKD "(c)") reads as its letter.
 
 ASCII text never reaches ICU: the leak rule reads it as typed (the fast path).
 """
@@ -21,7 +26,8 @@ from __future__ import annotations
 
 import functools
 import string
-from typing import Any
+import unicodedata
+from typing import Any, Optional
 
 import regex
 
@@ -31,6 +37,10 @@ _VISIBLE = regex.compile(r"[[\p{L}\p{N}\p{P}\p{S}]--[\u2800]]", flags=regex.V1)
 _ASCII_VISIBLE = regex.compile(r"[!-~]")
 _MARKS = regex.compile(r"\p{M}+")
 _SEPARATOR_LIKE = regex.compile(r"[\p{P}\p{Z}\u2800]")
+# A Unicode name that says which Latin letter a character draws (small capitals, enclosed,
+# negative squared/circled, regional indicators, letters with a stroke or hook).
+_NAMED_LETTER = regex.compile(r"^(?:.* )?(?:LATIN|REGIONAL INDICATOR SYMBOL)(?: .*)? LETTER (?:SMALL CAPITAL )?"
+                              r"(?P<letter>[A-Z])(?: WITH .*)?$")
 
 
 def visible_text(text: str) -> str:
@@ -74,6 +84,12 @@ def _ascii_alternatives() -> dict[str, str]:
     return alt
 
 
+def _named_letter(ch: str) -> Optional[str]:
+    """The Latin letter ``ch``'s Unicode name says it draws, lower-cased, or None."""
+    m = _NAMED_LETTER.match(unicodedata.name(ch, "")) if len(ch) == 1 else None
+    return None if m is None else m["letter"].lower()
+
+
 @functools.lru_cache(maxsize=65536)
 def read_char(ch: str) -> tuple[str, str]:
     """The two ASCII readings of one non-ASCII character (equal unless its look-alike
@@ -81,17 +97,25 @@ def read_char(ch: str) -> tuple[str, str]:
     imitates no ASCII letter.
 
     Compatibility forms (fullwidth, mathematical letters, ligatures) are folded by NFKD
-    and diacritics dropped ("é" reads "e"); other characters are read through their
-    confusable skeleton ("а" Cyrillic reads "a", "օ" Armenian reads "o").  Spaces and
-    punctuation without an ASCII look-alike read as a space (a separator).
+    and diacritics dropped ("é" reads "e"); an enclosed letter reads as the letter ("⒞"
+    is "(c)": "c").  Other characters are read through the confusable skeleton of the
+    character, of its NFKD folding, then of its capital ("а" Cyrillic reads "a", "ϲ" the
+    lunate sigma "c", "ꮯ" Cherokee "c"), then through the Latin letter its name gives
+    ("ᴀ", "🅒", "🇹", "Ⱥ").  Spaces and punctuation without an ASCII look-alike read as a
+    space (a separator).
     """
     checker, nfkd, nfd = _icu()
     base = _MARKS.sub("", nfkd.normalize(ch))
     if base.isascii():
-        return base, base
-    skeleton = _MARKS.sub("", nfd.normalize(checker.getSkeleton(0, base)))
-    if skeleton and skeleton.isascii():
-        return skeleton, _ascii_alternatives().get(skeleton, skeleton)
+        inner = [c for c in base if c.isalnum()]
+        return (inner[0], inner[0]) if len(base) > 1 and len(inner) == 1 else (base, base)
+    for form in dict.fromkeys((ch, base, ch.upper())):  # skeleton before and after folding
+        skeleton = _MARKS.sub("", nfd.normalize(checker.getSkeleton(0, form)))
+        if skeleton and skeleton.isascii():
+            return skeleton, _ascii_alternatives().get(skeleton, skeleton)
+        named = _named_letter(form) or _named_letter(skeleton)
+        if named is not None:
+            return named, named
     if _SEPARATOR_LIKE.fullmatch(ch):
         return " ", " "
     return ch, ch

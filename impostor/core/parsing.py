@@ -22,6 +22,11 @@ from impostor.core.records import BallotClass, player_label, seat_of_label
 MAX_DESCRIPTION_CHARS = 750
 MAX_REASONING_CHARS = 2000
 N_PLAYERS = 4
+#: The most of one model answer that is kept: a provider that ignores ``max_tokens`` can
+#: answer gigabytes (compressible, so a small log that unpacks to gigabytes).  30,000
+#: characters (~8k tokens, 40 times the description limit) keeps every answer a model
+#: gives within its token limits, a verbose ballot after pages of prose included.
+MAX_ANSWER_CHARS = 40 * MAX_DESCRIPTION_CHARS
 
 # ----------------------------------------------------------------- model text
 
@@ -40,6 +45,12 @@ def clean_model_text(text: str) -> str:
     if not text.isascii():
         text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return _CONTROL.sub("", text)
+
+
+def bounded_answer(text: str) -> str:
+    """A model answer as the game keeps it: cut to ``MAX_ANSWER_CHARS``, then cleaned
+    (:func:`clean_model_text`); cutting first bounds the work of every later step."""
+    return clean_model_text(text[:MAX_ANSWER_CHARS])
 
 
 def one_line(text: str) -> str:
@@ -65,8 +76,18 @@ def _word_forms(word: str) -> list[str]:
     return sorted(forms, key=len, reverse=True)
 
 
-_SPELLING_SEPARATORS = r"[\s\-\.\*_,'/~+|:;]"
-_SEPARATOR_RUNS = re.compile(_SPELLING_SEPARATORS + "+")
+# What may stand between the letters of a word spelled out: any run of non-letters
+# ("c-a-t", "(c)(a)(t)", "c!a!t", '"c" "a" "t"', "c，a，t" once read) and markup tags
+# ("c<b></b>a<b></b>t": tags are blanked before the spelled-out search, keeping positions).
+# Case-sensitive (both cases are listed): a case-folded negated class costs sre ~4 ms to compile.
+_SPELLING_SEPARATORS = r"(?-i:[^A-Za-z])+"
+_TAGS = re.compile(r"</?[A-Za-z][^<>]{0,30}>")
+_NON_LETTERS = re.compile(r"[^a-z]+")
+
+
+def _blank_tags(text: str) -> str:
+    """``text`` with every markup tag replaced by as many spaces (positions kept)."""
+    return _TAGS.sub(lambda m: " " * len(m.group(0)), text) if "<" in text else text
 
 
 @functools.lru_cache(maxsize=4096)
@@ -76,7 +97,7 @@ def _leak_patterns(word: str) -> tuple[re.Pattern[str], Optional[re.Pattern[str]
     whole = re.compile(rf"(?<![A-Za-z]){'(?:' + forms + ')'}(?![A-Za-z])", flags=re.IGNORECASE)
     spelled = None
     if len(word) >= 3:
-        letters = (_SPELLING_SEPARATORS + "+").join(re.escape(c) for c in word)
+        letters = _SPELLING_SEPARATORS.join(re.escape(c) for c in word)
         spelled = re.compile(rf"(?<![A-Za-z]){letters}(?![A-Za-z])", flags=re.IGNORECASE)
     return whole, spelled
 
@@ -95,15 +116,18 @@ def _cannot_leak(text: str, word: str) -> bool:
     low, w = text.lower(), word.lower()
     if w[:-1] in low:
         return False
-    return len(w) < 3 or w not in _SEPARATOR_RUNS.sub("", low)
+    if len(w) < 3:
+        return True
+    return w not in _NON_LETTERS.sub("", _TAGS.sub("", low) if "<" in low else low)
 
 
-def _search_leak(text: str, word: str) -> Optional[re.Match[str]]:
-    """The first match of ``word``'s patterns (whole inflected form, then spelled out)."""
+def _search_leak(text: str, word: str) -> Optional[tuple[int, int]]:
+    """The span of the first match of ``word``'s patterns (whole inflected form, then spelled out)."""
     if _cannot_leak(text, word):
         return None
     whole, spelled = _leak_patterns(word)
-    return whole.search(text) or (spelled.search(text) if spelled is not None else None)
+    m = whole.search(text) or (spelled.search(_blank_tags(text)) if spelled is not None else None)
+    return None if m is None else m.span()
 
 
 def find_word_leak(text: str, word: str) -> Optional[str]:
@@ -116,14 +140,15 @@ def find_word_leak(text: str, word: str) -> Optional[str]:
     """
     text = visible_text(text)
     if text.isascii():
-        m = _search_leak(text, word)
-        return None if m is None else m.group(0)
+        span = _search_leak(text, word)
+        return None if span is None else text[span[0] : span[1]]
     for reading, source in confusable_readings(text):
-        m = _search_leak(reading, word)
-        if m is not None:
+        span = _search_leak(reading, word)
+        if span is not None:
+            start, stop = span
             # up to the next read character, so combining marks after the last letter come along
-            end = max(source[m.end() - 1] + 1, source[m.end()] if m.end() < len(source) else len(text))
-            return text[source[m.start()] : end]
+            end = max(source[stop - 1] + 1, source[stop] if stop < len(source) else len(text))
+            return text[source[start] : end]
     return None
 
 
@@ -131,7 +156,7 @@ def find_word_leak(text: str, word: str) -> Optional[str]:
 # error text this module never writes (data from another tool).
 DESCRIPTION_ERROR_CLASSES = ("leak", "too_long", "empty", "other")
 _EMPTY = "the description is empty"
-_TOO_LONG = re.compile(r"the description is \d+ characters long; the limit is \d+")
+_TOO_LONG = re.compile(r"the description is \d+ characters long(?: or more)?; the limit is \d+")
 _LEAK = "the description contains your word"
 
 
@@ -141,7 +166,8 @@ def description_violation(text: str, word: str, max_chars: int = MAX_DESCRIPTION
     if not has_visible_character(stripped):
         return _EMPTY
     if len(stripped) > max_chars:
-        return f"the description is {len(stripped)} characters long; the limit is {max_chars}"
+        more = " or more" if len(text) >= MAX_ANSWER_CHARS else ""  # cut by bounded_answer
+        return f"the description is {len(stripped)} characters long{more}; the limit is {max_chars}"
     leak = find_word_leak(stripped, word)
     if leak is not None:
         return f'{_LEAK} ("{leak}")'
@@ -281,17 +307,28 @@ def extract_ballot_object(text: str) -> tuple[Optional[dict], Optional[str]]:
     return ballots[0], None
 
 
+# The longest id text read as a number.  Python refuses to convert a string of more than
+# 4,300 digits (ValueError): lengths are bounded before any conversion, so a parser of
+# model text is total over any input (a 5,000-digit id is a number naming no player).
+_MAX_ID_TEXT = 40
+_MAX_ID_DIGITS = 9
+
+
 def parse_player_id(value: Any) -> Optional[int]:
     """A player number 1-4 from 3, "3", "Player 3", "p3", "three", "#3"; None if unreadable."""
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, (int, float)):
-        return int(value) if float(value).is_integer() else None
-    s = str(value).strip().lower()
+    if isinstance(value, int):
+        return value if abs(value) < 10**_MAX_ID_DIGITS else None
+    if isinstance(value, float):
+        return int(value) if value.is_integer() and abs(value) < 10**_MAX_ID_DIGITS else None
+    if not isinstance(value, str) or len(value) > _MAX_ID_TEXT:
+        return None
+    s = value.strip().lower()
     s = re.sub(r"^(?:player|p|#|id)[\s_#:\-]*", "", s).strip().strip(".")
     if s in _NUMBER_WORDS:
         return _NUMBER_WORDS[s]
-    return int(s) if re.fullmatch(r"\d+", s) else None
+    return int(s) if re.fullmatch(rf"\d{{1,{_MAX_ID_DIGITS}}}", s) else None
 
 
 def _is_number(value: Any) -> bool:
@@ -300,8 +337,16 @@ def _is_number(value: Any) -> bool:
         return False
     if isinstance(value, (int, float)):
         return True
-    s = re.sub(r"^(?:player|p|#|id)[\s_#:\-]*", "", str(value).strip().lower()).strip()
+    if not isinstance(value, str):
+        return False
+    s = re.sub(r"^(?:player|p|#|id)[\s_#:\-]*", "", value.strip().lower()).strip()
     return re.fullmatch(r"[-+]?\d+(?:\.\d+)?", s) is not None
+
+
+def _shown(value: Any, limit: int = _MAX_ID_TEXT) -> str:
+    """``repr(value)`` cut to ``limit`` characters (an error text quotes model output)."""
+    text = repr(value[:limit] + "…" if isinstance(value, str) and len(value) > limit else value)
+    return text if len(text) <= limit + 8 else text[:limit] + "…"
 
 
 def _coerce_bool(value: Any) -> Optional[bool]:
@@ -351,12 +396,12 @@ def parse_vote(text: str, own_seat: int) -> ParsedVote:
     confidence = _coerce_confidence(obj.get("confidence"))
     if declared is None:
         return ParsedVote(None, confidence, reasoning, False, guess,
-                          f"self_declaration must be true or false, got {obj.get('self_declaration')!r}", True,
+                          f"self_declaration must be true or false, got {_shown(obj.get('self_declaration'))}", True,
                           "unparseable")
     raw_id = obj.get("suspected_impostor_id")
     label = parse_player_id(raw_id)
     if label is None:
-        error = f"suspected_impostor_id {raw_id!r} is not a player number"
+        error = f"suspected_impostor_id {_shown(raw_id)} is not a player number"
         if declared and (raw_id is None or (isinstance(raw_id, str) and raw_id.strip().lower() in _NULLS)):
             # Legal, not re-prompted: the declaration names the voter itself as the impostor.
             return ParsedVote(None, confidence, reasoning, declared, guess, error, False, "self_vote")

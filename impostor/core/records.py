@@ -164,7 +164,7 @@ def seat_of_label(label: int) -> int:
 # ``parse_vote``'s error texts (impostor/core/parsing.py), by the class each one means.
 _NULL_ID = re.compile(r"suspected_impostor_id (?:None|''|'null'|'none'|'n/a'|'na') is not a player number", re.I)
 _NUMBER_ID = re.compile(
-    r"suspected_impostor_id '?(?:player|p|#|id)?[\s_#:\-]*[-+]?\d+(?:\.\d+)?'? is not a player number", re.I)
+    r"suspected_impostor_id '?(?:player|p|#|id)?[\s_#:\-]*[-+]?\d+(?:\.\d+)?…?'? is not a player number", re.I)
 
 
 def classify_ballot_error(error: str, self_declared: bool) -> BallotClass:

@@ -29,6 +29,18 @@ N_SEATS = 4
 #: the paper plays 120.  The task and the sweep both refuse more.
 MAX_GAMES = 100_000
 
+#: The largest schedule seed: seeds are stored as 64-bit integers (Parquet ``seed`` columns,
+#: MLflow, Inspect's sample metadata), so a larger one could be played but never tracked or
+#: exported.  The task, the sweep config and ``impostor simulate`` refuse it where it enters.
+MAX_SEED = 2**63 - 1
+
+
+def seed_problem(seed: int) -> Optional[str]:
+    """Why ``seed`` cannot be a schedule seed (with the fix), or None."""
+    if 0 <= seed <= MAX_SEED:
+        return None
+    return f"seed {seed} is out of range; fix: use a whole number from 0 to 2^63-1 ({MAX_SEED})"
+
 
 def derive_seed(*parts: object) -> int:
     """A 63-bit seed from any parts; stable across processes and machines (not ``hash``)."""

@@ -44,6 +44,7 @@ from inspect_ai.model._model_output import ChatCompletionChoice  # noqa: E402
 from inspect_ai.tool import ToolChoice, ToolInfo  # noqa: E402
 
 from impostor.core.errors import ImpostorError  # noqa: E402
+from impostor.core.parsing import MAX_ANSWER_CHARS  # noqa: E402
 from impostor.providers._sampling import json_object_format, sampling_kwargs  # noqa: E402
 
 litellm.suppress_debug_info = True
@@ -78,6 +79,20 @@ def _message(m: ChatMessage) -> dict[str, str]:
 _STOP = {"stop": "stop", "length": "max_tokens", "content_filter": "content_filter", "tool_calls": "tool_calls"}
 
 
+def _check_keys(model_name: str) -> None:
+    """Refuse a route whose API key is missing from the environment (litellm knows each
+    route's variables), so the sweep's preflight names it instead of every call failing."""
+    import litellm
+
+    try:
+        missing = litellm.validate_environment(model=model_name).get("missing_keys") or []
+    except Exception:  # noqa: BLE001 - a route litellm cannot check is left to the call
+        return
+    if missing:
+        raise ImpostorError(f"litellm/{model_name}: {missing[0]} is not set; fix: export {missing[0]}=..., "
+                            f"pass -M api_key=..., or set {API_KEY_VAR}")
+
+
 class LiteLLMAPI(ModelAPI):
     def __init__(
         self,
@@ -106,6 +121,8 @@ class LiteLLMAPI(ModelAPI):
         self.extra = dict(model_args)
         if self.api_key is None:
             self.api_key = os.environ.get(API_KEY_VAR)
+        if self.api_key is None and self.base_url is None and "mock_response" not in model_args:
+            _check_keys(model_name)  # (litellm's mock_response needs no key)
 
     def max_connections(self) -> int:
         return 16
@@ -168,6 +185,9 @@ class LiteLLMAPI(ModelAPI):
         choices = []
         for ch in data.get("choices") or []:
             msg = ch.get("message") or {}
+            if isinstance(msg.get("content"), str) and len(msg["content"]) > MAX_ANSWER_CHARS:
+                # a provider ignoring max_tokens: bounded before Inspect records output and call
+                msg["content"] = msg["content"][:MAX_ANSWER_CHARS]
             choices.append(
                 ChatCompletionChoice(
                     message=ChatMessageAssistant(

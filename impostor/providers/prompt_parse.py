@@ -21,10 +21,12 @@ Phase = Literal["description", "vote"]
 
 _WORD_IS = re.compile(r"^Your word is: (?P<w>.*?)\s*$", re.MULTILINE)
 _WORD_WAS = re.compile(r"^Your word was: (?P<w>.*?)\s*$", re.MULTILINE)
-_YOU_ARE = re.compile(r"^You are Player (?P<n>\d+)(?P<first> and will go first)?\.\s*$", re.MULTILINE)
-_TEAMMATE = re.compile(r"You and Player (?P<n>\d+) are teammates")
-_PLAYER_LINE = re.compile(r"^Player (?P<n>\d+): ?", re.MULTILINE)
-_MAX_CHARS = re.compile(r"in at most (?P<n>\d+) characters")
+# Numbers are read with at most 4 digits (players are 1-4, the character limit is 750): a
+# description quoting "You and Player 999...9 are teammates" must not reach int() unbounded.
+_YOU_ARE = re.compile(r"^You are Player (?P<n>\d{1,4})(?P<first> and will go first)?\.\s*$", re.MULTILINE)
+_TEAMMATE = re.compile(r"You and Player (?P<n>\d{1,4}) are teammates")
+_PLAYER_LINE = re.compile(r"^Player (?P<n>\d{1,4}): ?", re.MULTILINE)
+_MAX_CHARS = re.compile(r"in at most (?P<n>\d{1,6}) characters")
 _RETRY_DESCRIPTION = re.compile(r"^Your description broke a rule: (?P<why>.*?)\. Try again\.", re.DOTALL)
 _RETRY_VOTE = re.compile(r"^Your answer could not be used: (?P<why>.*?)\. Respond again", re.DOTALL)
 

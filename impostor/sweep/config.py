@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from impostor.core import call_limits
 from impostor.core.errors import ImpostorError
 from impostor.core.records import DIFFICULTIES, MODES, Difficulty, Mode
-from impostor.core.schedule import MAX_GAMES
+from impostor.core.schedule import MAX_GAMES, MAX_SEED
 
 MANIFEST = "impostor-sweep.json"
 
@@ -98,7 +98,7 @@ class SweepConfig(BaseModel):
     difficulties: list[Difficulty] = Field(default_factory=lambda: list(DIFFICULTIES), min_length=1,
                                            description="(games)")
     games_per_experiment: int = Field(ge=1, le=MAX_GAMES, strict=True, description="(games)")
-    seeds: list[Annotated[int, Field(strict=True, ge=0)]] = Field(default_factory=lambda: [0], min_length=1,
+    seeds: list[Annotated[int, Field(strict=True, ge=0, le=MAX_SEED)]] = Field(default_factory=lambda: [0], min_length=1,
                                                                   description="(games) schedule seeds")
     tie_rule: Literal["default", "sym_candidate", "sym_side"] = "default"
     # Generation settings: set here, they override every model's registry defaults; left out, each
@@ -122,6 +122,14 @@ class SweepConfig(BaseModel):
         dupes = sorted({str(x) for x in v if v.count(x) > 1})
         if dupes:
             raise ValueError(f"duplicate entries: {', '.join(dupes)}; list each once")
+        return v
+
+    @field_validator("models")
+    @classmethod
+    def _no_spaces(cls, v: list[str]) -> list[str]:
+        for name in v:
+            if not name.strip() or name != name.strip() or any(c.isspace() for c in name):
+                raise ValueError(f"model name {name!r} holds spaces; fix: write it as {''.join(name.split())!r}")
         return v
 
     @field_validator("output_dir")

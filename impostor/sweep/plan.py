@@ -146,7 +146,19 @@ def resolve_models(cfg: SweepConfig, config_path: Path | str, strict: bool = Tru
                                 f"(impostor.registry), which is not available; fix: use a provider/model string")
         else:
             out[alias] = alias
+    _one_spelling_each(out, config_path)
     return out
+
+
+def _one_spelling_each(resolved: dict[str, str], config_path: Path | str) -> None:
+    """Refuse two entries of ``models`` that name one model (``random`` and ``bot/random``): their
+    experiments would have one identity, play twice and never be reported finished."""
+    seen: dict[str, str] = {}
+    for alias, model in resolved.items():
+        if model in seen:
+            raise ImpostorError(f"{config_path}: field 'models': {seen[model]!r} and {alias!r} are the same model "
+                                f"({model}); fix: list it once")
+        seen[model] = alias
 
 
 def task_spec(exp: Experiment, cfg: SweepConfig, config_path: Path, resolved: dict[str, str]) -> dict[str, Any]:

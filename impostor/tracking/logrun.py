@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import platform
 import tempfile
 import threading
@@ -187,7 +188,7 @@ def resolved_config(spec: Any, ctx: Context, secrets: set[str]) -> dict:
 
 def spec_secrets(spec: Any) -> set[str]:
     roles = {r: {"args": c.args, "base_url": c.base_url} for r, c in (spec.model_roles or {}).items()}
-    return secret_values(spec.model_args or {}, roles)
+    return secret_values(spec.model_args or {}, roles, {"model_base_url": spec.model_base_url or ""})
 
 
 def find_run(client: Any, experiment_id: str, key: str) -> Any | None:
@@ -273,7 +274,18 @@ def role_tokens(log: Any) -> dict[str, dict[str, float]]:
     return out
 
 
+# What MLflow accepts in a metric name (its _VALID_PARAM_AND_METRIC_NAMES); a task metric named
+# after a model (``invalid_ballot_rate/<model>``) may hold others, such as the "@" of
+# Vertex-style names (``claude@20240620``), which made MLflow refuse the whole batch.
+_METRIC_UNSAFE = re.compile(r"[^/\w.\- :]")
+
+
 def eval_metrics(log: Any, tables: Tables) -> dict[str, float]:
+    """The MLflow metrics of an eval, keys made safe for MLflow (``_METRIC_UNSAFE`` -> ``_``)."""
+    return {_METRIC_UNSAFE.sub("_", k): v for k, v in _eval_metrics(log, tables).items()}
+
+
+def _eval_metrics(log: Any, tables: Tables) -> dict[str, float]:
     m: dict[str, float] = {}
     if log.results:
         for es in log.results.scores or []:

@@ -147,6 +147,26 @@ CASES = [
     Case("sweep_tracking_uri_unknown_scheme", "impostor", ("sweep", "s.yaml", "--dry-run"),
          ("s.yaml", "tracking.tracking_uri", "notascheme", "fix"),
          {"s.yaml": sweep(tracking="{tracking_uri: 'notascheme://x'}")}),
+    # issue 30, finding 6: seeds and model names checked where they enter
+    Case("sweep_seed_too_big", "impostor", ("sweep", "s.yaml", "--dry-run"), ("s.yaml", "seeds[0]", "fix"),
+         {"s.yaml": sweep(seeds="[9223372036854775808]")}),
+    Case("sweep_same_model_two_spellings", "impostor", ("sweep", "s.yaml", "--dry-run"),
+         ("s.yaml", "'random' and 'bot/random' are the same model", "fix: list it once"),
+         {"s.yaml": sweep(models="[random, bot/random]")}),
+    Case("sweep_model_leading_space", "impostor", ("sweep", "s.yaml", "--dry-run"),
+         ("s.yaml", "models", "' bot/random'", "fix: write it as 'bot/random'"),
+         {"s.yaml": sweep(models="[' bot/random', bot/embedding]")}),
+    # issue 30, finding 7: the preflight checks the keys of litellm routes too
+    Case("sweep_litellm_route_without_key", "impostor", ("sweep", "s.yaml", "--dry-run"),
+         ("s.yaml", "litellm/openai/gpt-4o-mini", "OPENAI_API_KEY is not set", "fix"),
+         {"s.yaml": sweep(models="[bot/random, litellm/openai/gpt-4o-mini]")}),
+    # issue 30, finding 4: simulate never overwrites a folder it did not write
+    Case("simulate_over_a_real_export", "impostor", ("simulate", "--out", ".", "--experiments", "2", "--games", "8"),
+         ("--out", "games.parquet", "not written by `impostor simulate`", "--force"),
+         {"_tables": lambda d: _write_tables(d)}),
+    Case("simulate_seed_too_big", "impostor",
+         ("simulate", "--out", "sim", "--experiments", "2", "--games", "8", "--seed", str(2**63)),
+         ("--seed", "2^63-1", "fix")),
     # ---------------------------------------------------------------- impostor report / export / sync
     Case("report_missing_dir", "impostor", ("report", "--parquet", "nope", "--out", "rep"), ("nope",)),
     Case("report_garbage_parquet", "impostor", ("report", "--parquet", ".", "--out", "rep"), ("games.parquet",),
@@ -190,6 +210,8 @@ CASES = [
          ("-T n_gamez", "n_games")),
     Case("eval_temperature_text", "inspect", ("--model", "bot/random", "-T", "temperature=hot"),
          ("-T temperature='hot'", "a number")),
+    Case("eval_seed_too_big", "inspect", ("--model", "bot/random", "-T", f"seed={2**63}"),
+         ("-T seed", "2^63-1", "fix")),
     Case("eval_unknown_role", "inspect",
          ("--model", "bot/random", "-T", "mode=cross_play", "--model-role", "impster=bot/embedding"),
          ("--model-role impster", "impostor and majority")),
@@ -228,6 +250,8 @@ def _run(case: Case, root: Path) -> dict:
     env = dict(os.environ, IMPOSTOR_MLFLOW="1", PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
                LITELLM_LOCAL_MODEL_COST_MAP="True", COLUMNS="100")
     env.pop("MLFLOW_TRACKING_URI", None)  # tracking on, default store: it must not be created
+    for key in ("OPENAI_API_KEY", "LITELLM_API_KEY", "LITELLM_BASE_URL"):  # sweep_litellm_route_without_key
+        env.pop(key, None)
     before = _snapshot(d)
     r = subprocess.run(cmd, cwd=d, env=env, capture_output=True, text=True, timeout=180)
     return {"rc": r.returncode, "stdout": r.stdout, "stderr": r.stderr, "before": before, "after": _snapshot(d)}

@@ -1,0 +1,119 @@
+"""Credentials in a URL never reach MLflow (issue 30, finding 2).
+
+A model base URL with a password in its userinfo and a key in its query string
+(``http://user:PASSWORD@host/v1?api-key=KEY``) used to reach MLflow: the password stayed
+in the uploaded Inspect log, the query key in the ``model_base_url`` param,
+``resolved.json`` and the log.  One redaction pass over every URL-shaped value
+(``impostor.tracking.redact.redact_urls``) now masks both wherever they appear.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from impostor.tracking.redact import REDACTED, redact_mapping, redact_text, redacted_log_copy, secret_values, url_secrets
+
+REPO = Path(__file__).resolve().parents[2]
+PASSWORD = "URLPASS-7f3e9a1c"
+QUERY_KEY = "QUERYKEY-2b8d4e6f"
+SHORT = "pw"
+
+
+@pytest.mark.parametrize("url, kept, gone", [
+    (f"http://alice:{PASSWORD}@example.org/v1", "example.org/v1", [PASSWORD, "alice"]),
+    (f"https://h/v1?api-key={QUERY_KEY}&model=x", "model=x", [QUERY_KEY]),
+    (f"https://h/v1?foo=1&token={QUERY_KEY}", "foo=1", [QUERY_KEY]),
+    (f"https://h/v1?sig={QUERY_KEY}", "https://h/v1?sig=", [QUERY_KEY]),
+    (f"postgresql://impostor:{PASSWORD}@db:5432/mlflow", "db:5432/mlflow", [PASSWORD]),
+    (f"http://{QUERY_KEY}@h/", "http://", [QUERY_KEY]),  # a bare token as the user name
+])
+def test_every_url_credential_is_masked(url: str, kept: str, gone: list[str]):
+    for text in (url, f"see {url} there", json.dumps({"base_url": url})):
+        out = redact_text(text, [])
+        assert kept in out and REDACTED in out
+        assert not [g for g in gone if g in out], out
+
+
+def test_urls_without_credentials_are_unchanged():
+    for text in ("http://127.0.0.1:8000/v1", "https://h/v1?model=x&temperature=0.7", "no url here"):
+        assert redact_text(text, []) == text
+
+
+def test_url_credentials_are_secret_values_with_context_when_short():
+    assert url_secrets(f"http://u:{PASSWORD}@h/?api-key={QUERY_KEY}") == {f"u:{PASSWORD}", PASSWORD, QUERY_KEY}
+    assert url_secrets(f"http://u:{SHORT}@h/?key=abc") == {"//u:pw@", "key=abc"}  # "pw" alone would mask too much
+    found = secret_values({"model_base_url": f"http://u:{PASSWORD}@h/"}, env={"OPENAI_BASE_URL": f"http://h/?key={QUERY_KEY}"})
+    assert {PASSWORD, QUERY_KEY} <= found
+
+
+def test_mapping_and_log_copy_are_scrubbed(tmp_path):
+    url = f"http://u:{PASSWORD}@h/v1?api-key={QUERY_KEY}"
+    red = redact_mapping({"model_base_url": url, "nested": [url]})
+    assert PASSWORD not in json.dumps(red) and QUERY_KEY not in json.dumps(red)
+    log = tmp_path / "x.json"
+    log.write_text(json.dumps({"eval": {"model_base_url": url}, "text": f"the key {QUERY_KEY} again"}))
+    (tmp_path / "out").mkdir()
+    copy = redacted_log_copy(log, secret_values({"model_base_url": url}), tmp_path / "out")
+    text = Path(copy).read_text()
+    assert copy != log and PASSWORD not in text and QUERY_KEY not in text
+
+
+@pytest.mark.slow
+def test_url_credentials_reach_no_mlflow_record(tmp_path):
+    """``inspect eval`` against the fault server through a base URL holding a password and a
+    query key, tracked to a SQLite store: no param, tag, artifact (resolved.json, the log) holds either."""
+    from mlflow.tracking import MlflowClient
+
+    from .fault_server import FaultServer
+
+    (tmp_path / "tasks").symlink_to(REPO / "tasks")
+    exe = Path(sys.executable).parent / "inspect"
+    with FaultServer() as server:
+        env = dict(os.environ, IMPOSTOR_MLFLOW="1", LITELLM_LOCAL_MODEL_COST_MAP="True", FAULT_API_KEY="k" * 12,
+                   MLFLOW_TRACKING_URI=f"sqlite:///{tmp_path}/mlruns.db",
+                   PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+        # 1. a password in the userinfo: the games are played through it;
+        # 2. a key in the query string: Inspect's openai client puts the query before the
+        #    path (a 404, the eval errors), and the errored eval is tracked all the same.
+        for n, base in enumerate([server.base_url.replace("http://", f"http://alice:{PASSWORD}@"),
+                                  server.base_url + f"?api-key={QUERY_KEY}"]):
+            r = subprocess.run([str(exe), "eval", "tasks/impostor.py", "--model", "openai-api/fault/maj",
+                                "--model-base-url", base, "-T", "n_games=1", "--log-dir", f"logs{n}",
+                                "--display", "none"],
+                               cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+            assert r.returncode == 0, r.stderr[-3000:]
+            if n == 0:
+                assert server.app.requests, "the provider was not called through the URL"
+    client = MlflowClient(f"sqlite:///{tmp_path}/mlruns.db")
+    runs = [run for exp in client.search_experiments() for run in client.search_runs([exp.experiment_id])]
+    assert sum("model_base_url" in run.data.params for run in runs) == 2
+    for run in runs:
+        records = json.dumps([run.data.params, run.data.tags, list(run.data.metrics)])
+        assert PASSWORD not in records and QUERY_KEY not in records, records[:2000]
+        dest = tmp_path / "artifacts" / run.info.run_id
+        dest.mkdir(parents=True)
+        client.download_artifacts(run.info.run_id, "", str(dest))
+        assert any(dest.rglob("resolved.json")) and any(dest.rglob("*.eval"))
+        for p in dest.rglob("*"):
+            if p.is_file():
+                for where, data in _members(p):
+                    assert PASSWORD.encode() not in data and QUERY_KEY.encode() not in data, where
+
+
+def _members(path: Path) -> list[tuple[str, bytes]]:
+    """A file's bytes, or each member's for a zip (an .eval log is a zip of JSON)."""
+    try:
+        import zipfile_zstd  # noqa: F401  (Inspect's logs use zstd members)
+    except ImportError:  # pragma: no cover
+        pass
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as z:
+            return [(f"{path}!{n}", z.read(n)) for n in z.namelist()]
+    return [(str(path), path.read_bytes())]
