@@ -1,0 +1,150 @@
+"""Pure text measures behind the language columns of Table 12 (no model calls).
+
+The word lists live in ``analysis/lexicon/language.json`` (data, documented there and in
+docs/analysis.md "Team dynamics and language"); this module only applies them:
+
+* :func:`tokens` -- lower-cased word tokens (apostrophes kept: "doesn't");
+* :func:`lexicon_hits` -- number of matches of a lexicon category (words + phrases);
+* :func:`fw_profile` -- % of tokens in each of the nine LSM function-word categories;
+* :func:`lsm` -- Language Style Matching of two profiles (Ireland & Pennebaker 2010):
+  mean over categories of ``1 - |p_a - p_b| / (p_a + p_b + 0.0001)``;
+* :func:`content_words` -- tokens that are not function words or stop words and are not a
+  form of the game's two words (so sharing the pair's words is not "convergence");
+* :func:`vouches` -- reasoning that vouches for a named player other than the suspect.
+
+Every function works on one string; callers apply them once per distinct text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import Optional
+
+import numpy as np
+
+from impostor.core.prompts import INVALID_DESCRIPTION_PLACEHOLDER
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+_PLAYER = re.compile(r"\bplayer\s*(\d)\b")
+LSM_EPS = 0.0001
+
+
+@lru_cache(maxsize=1)
+def lexicon() -> dict:
+    """The shipped lexicon (analysis/lexicon/language.json)."""
+    text = resources.files("analysis").joinpath("lexicon/language.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@lru_cache(maxsize=None)
+def _category(name: str) -> tuple[frozenset, Optional[re.Pattern]]:
+    cat = lexicon()[name]
+    words = frozenset(w.lower() for w in cat.get("words", []))
+    phrases = cat.get("phrases", [])
+    pat = re.compile(r"\b(?:" + "|".join(f"(?:{p})" for p in phrases) + r")\b") if phrases else None
+    return words, pat
+
+
+@lru_cache(maxsize=1)
+def fw_categories() -> dict[str, frozenset]:
+    return {k: frozenset(v) for k, v in lexicon()["function_words"].items()}
+
+
+@lru_cache(maxsize=1)
+def _stop() -> frozenset:
+    fw = set().union(*fw_categories().values())
+    from impostor.providers.bots.vocab import STOPWORDS  # the bots' English stop-word list
+
+    return frozenset(fw | set(STOPWORDS) | set(lexicon().get("extra_stopwords", [])))
+
+
+def is_text(s) -> bool:
+    """A real description/reasoning: a non-empty string that is not the invalid placeholder."""
+    return isinstance(s, str) and bool(s.strip()) and s.strip() != INVALID_DESCRIPTION_PLACEHOLDER
+
+
+def tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text.lower()) if isinstance(text, str) else []
+
+
+def lexicon_hits(text: str, category: str) -> int:
+    """Matches of ``category`` in ``text``: its single words as tokens plus its phrases."""
+    if not isinstance(text, str):
+        return 0
+    words, pat = _category(category)
+    low = text.lower()
+    n = sum(1 for t in _TOKEN.findall(low) if t in words)
+    if pat is not None:
+        n += len(pat.findall(low))
+    return n
+
+
+def lexicon_share(text: str, category: str) -> float:
+    """Share of the text's tokens inside matches of ``category`` ("coordination theater" share, M.8)."""
+    toks = tokens(text)
+    if not toks:
+        return np.nan
+    words, pat = _category(category)
+    low = text.lower()
+    covered = sum(1 for t in toks if t in words)
+    if pat is not None:
+        covered += sum(len(_TOKEN.findall(m.group(0))) for m in pat.finditer(low))
+    return min(1.0, covered / len(toks))
+
+
+def fw_profile(text: str) -> np.ndarray:
+    """% of tokens in each function-word category (order of the lexicon); zeros for no tokens."""
+    toks = tokens(text)
+    cats = fw_categories()
+    if not toks:
+        return np.zeros(len(cats))
+    return np.array([100.0 * sum(t in ws for t in toks) / len(toks) for ws in cats.values()])
+
+
+def lsm(a: np.ndarray, b: np.ndarray) -> float:
+    """Language Style Matching of two function-word profiles, in [0, 1]."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return float(np.mean(1.0 - np.abs(a - b) / (a + b + LSM_EPS)))
+
+
+def _forms(word) -> list[str]:
+    w = str(word or "").lower().strip()
+    return [t for t in _TOKEN.findall(w) if t]
+
+
+def content_words(text: str, pair_words=()) -> frozenset:
+    """Content words of ``text``: not a function/stop word, not a form of a pair word."""
+    stop = _stop()
+    forms = [f for w in pair_words for f in _forms(w)]
+    out = set()
+    for t in tokens(text):
+        if t in stop or len(t) < 2 or t.isdigit():
+            continue
+        if any(t == f or (len(f) >= 3 and (t.startswith(f) or f.startswith(t)) and abs(len(t) - len(f)) <= 3)
+               for f in forms):
+            continue
+        out.add(t)
+    return frozenset(out)
+
+
+def jaccard(a: frozenset, b: frozenset) -> float:
+    u = len(a | b)
+    return len(a & b) / u if u else np.nan
+
+
+def vouches(reasoning: str, suspect: Optional[float] = None) -> bool:
+    """True when a sentence names a player (not the suspect) with a trust cue and no suspicion cue."""
+    if not isinstance(reasoning, str):
+        return False
+    _, trust = _category("trust")
+    for sent in _SENTENCE.split(reasoning.lower()):
+        named = {int(m) for m in _PLAYER.findall(sent)}
+        if suspect is not None and np.isfinite(suspect):
+            named.discard(int(suspect) + 1)  # prompts number players 1-4, seats 0-3
+        if named and trust is not None and trust.search(sent) and lexicon_hits(sent, "suspicion") == 0:
+            return True
+    return False

@@ -1,0 +1,69 @@
+"""Experiment-level intervals for means over any unit (pairs, ballots, descriptions).
+
+The design bootstrap's multipliers (:func:`analysis.stats.design_boot.multipliers`, one
+Rademacher draw per experiment and replicate) perturb each experiment's sum of residuals
+about the group mean: ``mean* = mean + sum_e xi_e r_e / n`` with
+``r_e = sum_{i in e} (x_i - mean)``. Experiments are the independent units, whatever the
+unit of the mean; every column of a table uses the same draw, so differences and ratios
+of columns get their intervals from the replicate arrays (:meth:`Wild.diff`, :meth:`Wild.ratio`).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from analysis.stats.design_boot import multipliers
+from analysis.stats.resampling import percentile_ci
+
+
+class Wild:
+    """Means per model with replicate arrays; ``models`` fixes the row order."""
+
+    def __init__(self, data, prep, config, models):
+        self.models = list(models)
+        self.index = {m: i for i, m in enumerate(self.models)}
+        self.M = multipliers(data, prep, config)
+        self.E = len(prep.exp_names)
+        self.alpha = config.alpha
+
+    def mean(self, df: pd.DataFrame, col: str, scale: float = 1.0):
+        """(estimate (G,), replicates (R, G)) of ``scale * mean(col)`` per model; NaN rows dropped."""
+        G = len(self.models)
+        if len(df) == 0:
+            return np.full(G, np.nan), np.full((self.M.shape[0], G), np.nan, np.float32)
+        x = pd.to_numeric(df[col], errors="coerce").to_numpy(float) * scale
+        g = df["model"].map(self.index).to_numpy(float)
+        ok = np.isfinite(x) & np.isfinite(g)
+        x, g, e = x[ok], g[ok].astype(np.int64), df["exp"].to_numpy(np.int64)[ok]
+        n = np.bincount(g, minlength=G).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            est = np.bincount(g, weights=x, minlength=G) / n
+        r = np.bincount(e * G + g, weights=x - est[g], minlength=self.E * G).reshape(self.E, G)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            reps = est[None, :] + (self.M @ r.astype(np.float32)) / n[None, :]
+        return est, reps.astype(np.float32)
+
+    @staticmethod
+    def diff(a, b):
+        return a[0] - b[0], a[1] - b[1]
+
+    @staticmethod
+    def ratio(a, b):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return a[0] / b[0], np.where(b[1] != 0, a[1] / np.where(b[1] != 0, b[1], 1), np.nan)
+
+    def frame(self, cols: dict) -> pd.DataFrame:
+        """Estimates with ``<col>_ci_low``/``<col>_ci_high`` (percentile of the replicates)."""
+        out = pd.DataFrame(index=pd.Index(self.models, name="model"))
+        for name, (est, reps) in cols.items():
+            with warnings.catch_warnings():  # a model without units has all-NaN replicates
+                warnings.simplefilter("ignore", RuntimeWarning)
+                lo, hi = percentile_ci(reps, self.alpha)
+            undefined = ~np.isfinite(est)
+            out[name] = est
+            out[f"{name}_ci_low"] = np.where(undefined, np.nan, lo)
+            out[f"{name}_ci_high"] = np.where(undefined, np.nan, hi)
+        return out
