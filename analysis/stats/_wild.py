@@ -30,7 +30,10 @@ class Wild:
         self.alpha = config.alpha
 
     def mean(self, df: pd.DataFrame, col: str, scale: float = 1.0):
-        """(estimate (G,), replicates (R, G)) of ``scale * mean(col)`` per model; NaN rows dropped."""
+        """(estimate (G,), replicates (R, G)) of ``scale * mean(col)`` per model; NaN rows dropped.
+
+        Residuals are taken about the model's mean within its mode (column ``mode``): the mode
+        mix of a model's units is fixed by the design, not sampled (as in ``design_boot``)."""
         G = len(self.models)
         if len(df) == 0:
             return np.full(G, np.nan), np.full((self.M.shape[0], G), np.nan, np.float32)
@@ -41,7 +44,10 @@ class Wild:
         n = np.bincount(g, minlength=G).astype(float)
         with np.errstate(invalid="ignore", divide="ignore"):
             est = np.bincount(g, weights=x, minlength=G) / n
-        r = np.bincount(e * G + g, weights=x - est[g], minlength=self.E * G).reshape(self.E, G)
+        strata = pd.factorize(df["mode"].astype(object).fillna("").to_numpy()[ok])[0] if "mode" in df else np.zeros(len(x), np.int64)
+        cell = g * (int(strata.max()) + 1 if len(strata) else 1) + strata
+        cmean = np.bincount(cell, weights=x) / np.maximum(np.bincount(cell), 1)
+        r = np.bincount(e * G + g, weights=x - cmean[cell], minlength=self.E * G).reshape(self.E, G)
         with np.errstate(invalid="ignore", divide="ignore"):
             reps = est[None, :] + (self.M @ r.astype(np.float32)) / n[None, :]
         return est, reps.astype(np.float32)
@@ -53,7 +59,8 @@ class Wild:
     @staticmethod
     def ratio(a, b):
         with np.errstate(invalid="ignore", divide="ignore"):
-            return a[0] / b[0], np.where(b[1] != 0, a[1] / np.where(b[1] != 0, b[1], 1), np.nan)
+            est = np.where(b[0] != 0, a[0] / np.where(b[0] != 0, b[0], 1), np.nan)  # 0 betrayals: undefined
+            return est, np.where(b[1] != 0, a[1] / np.where(b[1] != 0, b[1], 1), np.nan)
 
     def frame(self, cols: dict) -> pd.DataFrame:
         """Estimates with ``<col>_ci_low``/``<col>_ci_high`` (percentile of the replicates)."""
