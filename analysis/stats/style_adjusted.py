@@ -59,7 +59,7 @@ def style_metrics(data, config) -> pd.DataFrame:
     share = imp["bin"].value_counts(normalize=True)
     cell = imp.groupby(["model", "bin"])["win"].mean().unstack()
     wts = cell.notna() * share.reindex(cell.columns).to_numpy()[None, :]
-    matched = 100 * (cell.fillna(0) * wts).sum(1) / wts.sum(1).where(wts.sum(1) > 0)
+    matched = 100 * (cell.fillna(0) * wts).sum(axis=1) / wts.sum(axis=1).where(wts.sum(axis=1) > 0)
     partial = [m for m in cell.index if cell.loc[m].isna().any()]
     if partial:
         note(data, "style_metrics: length-matched impostor win renormalised over the length quintiles a model "
@@ -92,6 +92,20 @@ def _design(prep, st, adjusted: bool):
     return np.hstack(X), names
 
 
+def _identified(X: np.ndarray) -> np.ndarray:
+    """Columns kept in order while each adds rank (a term confounded with earlier ones is left out)."""
+    keep = np.zeros(X.shape[1], bool)
+    rank = 0
+    for j in range(X.shape[1]):
+        keep[j] = True
+        r = np.linalg.matrix_rank(X[:, keep])
+        if r > rank:
+            rank = r
+        else:
+            keep[j] = False
+    return keep
+
+
 def _fit(prep, X, data, config):
     fit = sm.GLM(prep.y.astype(float), X, family=sm.families.Binomial()).fit()
     mu = fit.fittedvalues
@@ -111,8 +125,11 @@ def style_adjusted(data, config) -> pd.DataFrame:
     res = {}
     for adj in (False, True):
         X, names = _design(prep, st, adj)
-        keep = X.std(0) > 0
-        keep[0] = True
+        keep = _identified(X)
+        lost = [n for n, k in zip(names, keep) if not k]
+        if lost:
+            note(data, f"style_adjusted: terms confounded with earlier ones left out of the "
+                       f"{'adjusted' if adj else 'raw'} fit: {', '.join(lost)}")
         if keep.sum() < 2:
             raise StatsUnavailable("no design factor varies")
         b, reps = _fit(prep, X[:, keep], data, config)
