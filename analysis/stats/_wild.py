@@ -50,6 +50,8 @@ class Wild:
         r = np.bincount(e * G + g, weights=x - cmean[cell], minlength=self.E * G).reshape(self.E, G)
         with np.errstate(invalid="ignore", divide="ignore"):
             reps = est[None, :] + (self.M @ r.astype(np.float32)) / n[None, :]
+        if len(x):  # a mean stays within the range of its values (a rate within 0-100)
+            reps = np.clip(reps, x.min(), x.max())
         return est, reps.astype(np.float32)
 
     @staticmethod
