@@ -88,3 +88,6 @@ def test_demo_tournament_fills_the_report(tmp_path):
     assert (t12["coord_rate_pct"] == 0).all() and (t12["trust_form_pct"] == 0).all()
     r = t12.loc["bot/random"]
     assert r["betrayal_pct_ci_low"] <= 100 / 3 <= r["betrayal_pct_ci_high"]
+    # the bots describe from their own word only: no exposure-driven mirroring or convergence to recover
+    for col in ("ling_mirror_pp", "vocab_conv"):
+        assert ((t12[f"{col}_ci_low"] <= 0) & (0 <= t12[f"{col}_ci_high"])).all(), t12[[col, f"{col}_ci_low"]]

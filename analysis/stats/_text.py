@@ -96,6 +96,28 @@ def lexicon_share(text: str, category: str) -> float:
     return min(1.0, covered / len(toks))
 
 
+def features(text: str) -> tuple[float, float, float, float, float]:
+    """(tokens, coordination hits, coordination share of tokens, hedge hits, suspicion hits) with one
+    tokenisation per text; equal to :func:`lexicon_hits` / :func:`lexicon_share` (tests check)."""
+    low = text.lower()
+    toks = _TOKEN.findall(low)
+    out = {}
+    covered = 0
+    for c in ("coordination", "hedges", "suspicion"):
+        words, pat = _category(c)
+        n = sum(1 for t in toks if t in words) if words else 0
+        if c == "coordination":
+            covered = n
+        if pat is not None:
+            for m in pat.finditer(low):
+                n += 1
+                if c == "coordination":
+                    covered += len(_TOKEN.findall(m.group(0)))
+        out[c] = float(n)
+    share = min(1.0, covered / len(toks)) if toks else np.nan
+    return float(len(toks)), out["coordination"], share, out["hedges"], out["suspicion"]
+
+
 def fw_profile(text: str) -> np.ndarray:
     """% of tokens in each function-word category (order of the lexicon); zeros for no tokens."""
     toks = tokens(text)
@@ -116,19 +138,22 @@ def _forms(word) -> list[str]:
     return [t for t in _TOKEN.findall(w) if t]
 
 
-def content_words(text: str, pair_words=()) -> frozenset:
-    """Content words of ``text``: not a function/stop word, not a form of a pair word."""
-    stop = _stop()
+@lru_cache(maxsize=4096)
+def _pair_filter(pair_words: tuple) -> tuple[frozenset, tuple]:
+    """(exact forms and their prefixes of 3+ letters, forms of 3+ letters as prefixes) of a pair."""
     forms = [f for w in pair_words for f in _forms(w)]
-    out = set()
-    for t in tokens(text):
-        if t in stop or len(t) < 2 or t.isdigit():
-            continue
-        if any(t == f or (len(f) >= 3 and (t.startswith(f) or f.startswith(t)) and abs(len(t) - len(f)) <= 3)
-               for f in forms):
-            continue
-        out.add(t)
-    return frozenset(out)
+    exact = {f for f in forms} | {f[:i] for f in forms if len(f) >= 3 for i in range(3, len(f) + 1)}
+    return frozenset(exact), tuple(f for f in forms if len(f) >= 3)
+
+
+def content_words(text: str, pair_words=()) -> frozenset:
+    """Content words of ``text``: not a function/stop word, not a form of a pair word (the word
+    itself, a word it starts, e.g. "dogs" for "dog", or a 3+ letter prefix of it)."""
+    stop = _stop()
+    exact, prefixes = _pair_filter(tuple(pair_words))
+    return frozenset(t for t in tokens(text)
+                     if t not in stop and len(t) >= 2 and not t.isdigit() and t not in exact
+                     and not (prefixes and t.startswith(prefixes)))
 
 
 def jaccard(a: frozenset, b: frozenset) -> float:

@@ -7,6 +7,8 @@
                     ballot, % naming the same seat. A pair counts for the model(s) of its two
                     seats (teams are model-based, so normally one model). Wilson CI half-width
                     in ``vote_coord_ci``. NaN for models never seen in a team mode.
+                    ``vote_coord_cross_pct``: the same over cross-team pairs of the same
+                    games (the baseline; without it Vote Coord. mostly restates accuracy).
 * self_decl_pct  -- % of the model's impostor games in which the impostor self-declared.
 * guess_succ_pct -- % of those self-declarations with a correct majority-word guess:
                     the logged win_condition (impostor_guess_correct / _wrong) when it
@@ -24,6 +26,7 @@ import pandas as pd
 
 from analysis.stats._base import N_SEATS, note, pct_and_halfwidth, prepared, table
 from analysis.stats.network import model_network
+from analysis.stats.team_ballots import seat_pairs
 from impostor.core.rules import guess_matches
 
 TEAM_MODES = ("team_blind", "team_aware", "team_semi_aware")
@@ -98,6 +101,9 @@ def coordination(data, config) -> pd.DataFrame:
     vc = pairs[pairs["both_valid"].astype(bool)].groupby("model")["aligned"].agg(["sum", "size"])
     vc["vote_coord_pct"], vc["vote_coord_ci"] = pct_and_halfwidth(vc["sum"], vc["size"], config.alpha)
     vc = vc.rename(columns={"size": "n_pairs"}).drop(columns="sum")
+    sp = seat_pairs(prep)  # the in-game baseline: cross-team pairs of the same games (issue 28)
+    sp = sp[sp["both_valid"].astype(bool) & ~sp["mate"].astype(bool)]
+    vc = vc.join((100 * sp.groupby("model")["aligned"].mean()).rename("vote_coord_cross_pct"), how="left")
     beh = _impostor_behaviour(data, prep)
     out = net.join(vc, how="outer").join(beh, how="outer")
     out.index.name = "model"

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats import _text as tx
-from analysis.stats._base import N_SEATS, StatsUnavailable, note, prepared, table
+from analysis.stats._base import N_SEATS, StatsUnavailable, memo, note, prepared, table
 from analysis.stats._wild import Wild
 from analysis.stats.team_ballots import team_games
 from impostor.core.records import TEAM_MODES
@@ -38,8 +38,34 @@ def _reasoning(data, prep) -> np.ndarray:
     return out
 
 
+def _features(uniq) -> np.ndarray:
+    """(U, 5) text features of each distinct text (NaN rows for non-texts and placeholders)."""
+    out = np.full((len(uniq), 5), np.nan)
+    for k, t in enumerate(uniq):
+        if tx.is_text(t):
+            out[k] = tx.features(t)
+    return out
+
+
 def seat_text(data, prep) -> pd.DataFrame:
-    """One row per present seat: text measures of its description and its ballot reasoning."""
+    """One row per present seat: text measures of its description and its ballot reasoning (memoised)."""
+    return _memo_or_raise(data, "seat_text", lambda: _seat_text(data, prep))
+
+
+def _memo_or_raise(data, key, fn):
+    def safe():
+        try:
+            return fn()
+        except StatsUnavailable as e:
+            return e
+
+    out = memo(data, (key,), safe)
+    if isinstance(out, StatsUnavailable):
+        raise out
+    return out.copy()
+
+
+def _seat_text(data, prep) -> pd.DataFrame:
     if prep.description is None:
         raise StatsUnavailable("players.description is missing")
     reasoning = _reasoning(data, prep)
@@ -47,33 +73,22 @@ def seat_text(data, prep) -> pd.DataFrame:
     desc, reas = prep.description[gi, seat], reasoning[gi, seat]
     dcode, duniq = pd.factorize(pd.Series(desc, dtype=object))
     rcode, runiq = pd.factorize(pd.Series(reas, dtype=object))
-
-    def per(uniq, codes, fn):
-        vals = np.array([fn(s) for s in uniq], dtype=float) if len(uniq) else np.zeros(0)
-        return np.where(codes >= 0, vals[np.maximum(codes, 0)] if len(vals) else np.nan, np.nan)
-
-    def measure(text, f):
-        return f(text) if tx.is_text(text) else np.nan
-
-    words = per(duniq, dcode, lambda s: measure(s, lambda t: len(tx.tokens(t))))
+    fd, fr = _features(duniq), _features(runiq)
+    nan5 = np.full(5, np.nan)
+    fd = np.vstack([fd, nan5])[np.where(dcode >= 0, dcode, len(duniq))]  # code -1 (None) -> the NaN row
+    fr = np.vstack([fr, nan5])[np.where(rcode >= 0, rcode, len(runiq))]
     vote = prep.vote[gi, seat]
     # vouching depends on the text and on whom the ballot suspects: once per distinct (text, vote)
     key = rcode * 5 + np.where(np.isfinite(vote), vote, 4).astype(np.int64)
-    ukey, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    _, first, inv = np.unique(key, return_index=True, return_inverse=True)
     vals = np.array([float(tx.vouches(runiq[rcode[i]], vote[i])) if rcode[i] >= 0 and tx.is_text(runiq[rcode[i]])
                      else np.nan for i in first], dtype=float)
     vouch = vals[inv.ravel()] if len(vals) else np.full(len(reas), np.nan)
     df = pd.DataFrame({
         "gi": gi, "seat": seat, "model": prep.model[gi, seat], "mode": prep.mode[gi], "exp": prep.exp_code[gi],
         "role": np.where(prep.is_imp[gi, seat], "impostor", "majority"), "team_mode": np.isin(prep.mode[gi], TEAM_MODES),
-        "words": words,
-        "d_coord": per(duniq, dcode, lambda s: measure(s, lambda t: tx.lexicon_hits(t, "coordination"))),
-        "d_coord_share": per(duniq, dcode, lambda s: measure(s, lambda t: tx.lexicon_share(t, "coordination"))),
-        "d_hedge": per(duniq, dcode, lambda s: measure(s, lambda t: tx.lexicon_hits(t, "hedges"))),
-        "d_susp": per(duniq, dcode, lambda s: measure(s, lambda t: tx.lexicon_hits(t, "suspicion"))),
-        "r_coord": per(runiq, rcode, lambda s: measure(s, lambda t: tx.lexicon_hits(t, "coordination"))),
-        "r_susp": per(runiq, rcode, lambda s: measure(s, lambda t: tx.lexicon_hits(t, "suspicion"))),
-        "vouch": vouch, "counted": np.isfinite(vote),
+        "words": fd[:, 0], "d_coord": fd[:, 1], "d_coord_share": fd[:, 2], "d_hedge": fd[:, 3], "d_susp": fd[:, 4],
+        "r_coord": fr[:, 1], "r_susp": fr[:, 4], "vouch": vouch, "counted": np.isfinite(vote),
     })
     has_any = df["d_coord"].notna() | df["r_coord"].notna()
     df["coord_any"] = np.where(has_any, ((df["d_coord"].fillna(0) + df["r_coord"].fillna(0)) > 0).astype(float),
@@ -86,6 +101,10 @@ def seat_text(data, prep) -> pd.DataFrame:
 def exposures(data, prep) -> pd.DataFrame:
     """One row per (game, speaker, earlier description it saw): LSM and content-word Jaccard with the
     seen description and with its matched unseen twin (same pair_id, word role and model, other game)."""
+    return _memo_or_raise(data, "exposures", lambda: _exposures(data, prep))
+
+
+def _exposures(data, prep) -> pd.DataFrame:
     g = prep.games
     if prep.description is None or prep.speak_pos is None or "pair_id" not in g.columns:
         raise StatsUnavailable("descriptions, speaking positions or games.pair_id are missing")
@@ -94,46 +113,62 @@ def exposures(data, prep) -> pd.DataFrame:
                      g.get("impostor_word", pd.Series([None] * prep.n)).astype(object)))
     gi, seat = np.nonzero(prep.present)
     txt = prep.description[gi, seat]
-    ok = np.array([tx.is_text(s) for s in txt]) & np.isfinite(prep.speak_pos[gi, seat])
+    tcode, tuniq = pd.factorize(pd.Series(txt, dtype=object))
+    is_t = np.array([tx.is_text(t) for t in tuniq] + [False], dtype=bool)
+    ok = is_t[np.where(tcode >= 0, tcode, len(tuniq))] & np.isfinite(prep.speak_pos[gi, seat])
     d = pd.DataFrame({"gi": gi[ok], "seat": seat[ok], "text": txt[ok], "pos": prep.speak_pos[gi[ok], seat[ok]],
                       "model": prep.model[gi[ok], seat[ok]], "imp": prep.is_imp[gi[ok], seat[ok]]})
     d["pair"] = pair[d["gi"]]
     d = d.dropna(subset=["pair", "model"]).sort_values(["gi", "seat"]).reset_index(drop=True)
-    # matched unseen twin: the first description of the next game (cyclic) in the same (pair, role, model) group
-    d["twin"] = -1
-    for _, grp in d.groupby(["pair", "imp", "model"], sort=False):
-        games = grp["gi"].to_numpy()
-        ug, first = np.unique(games, return_index=True)
-        if len(ug) < 2:
-            continue
-        nxt = first[(np.searchsorted(ug, games) + 1) % len(ug)]
-        d.loc[grp.index, "twin"] = grp.index.to_numpy()[nxt]
+    d["twin"] = _twins(d)
     codes, uniq = pd.factorize(d["text"])
     prof = np.array([tx.fw_profile(s) for s in uniq]) if len(uniq) else np.zeros((0, 9))
+    # content words of each row, with its own game's pair removed (a twin plays the same pair)
     cw_cache: dict = {}
-
-    def cw(code, gix):
+    content = []
+    for code, gix in zip(codes, d["gi"].to_numpy()):
         key = (code, words[gix])
         if key not in cw_cache:
             cw_cache[key] = tx.content_words(uniq[code], words[gix])
-        return cw_cache[key]
-
+        content.append(cw_cache[key])
     left = d.reset_index().merge(d.reset_index(), on="gi", suffixes=("", "_e"))
-    left = left[left["pos_e"] < left["pos"]]
-    left = left[left["twin_e"] >= 0]
+    left = left[(left["pos_e"] < left["pos"]) & (left["twin_e"] >= 0)]
     if len(left) == 0:
         return pd.DataFrame(columns=["gi", "seat", "seat_e", "model", "lsm_seen", "lsm_unseen", "jac_seen",
                                      "jac_unseen"])
-    a = codes[left["index"].to_numpy()]
-    s = codes[left["index_e"].to_numpy()]
-    u = codes[left["twin_e"].to_numpy()]
+    ia, ie, iu = (left[c].to_numpy() for c in ("index", "index_e", "twin_e"))
+    a, s, u = codes[ia], codes[ie], codes[iu]
     lsm = lambda x, y: np.mean(1 - np.abs(prof[x] - prof[y]) / (prof[x] + prof[y] + tx.LSM_EPS), axis=1)  # noqa: E731
-    gix = left["gi"].to_numpy()
-    js = [tx.jaccard(cw(i, k), cw(j, k)) for i, j, k in zip(a, s, gix)]
-    ju = [tx.jaccard(cw(i, k), cw(j, k)) for i, j, k in zip(a, u, gix)]
-    return pd.DataFrame({"gi": gix, "seat": left["seat"].to_numpy(), "seat_e": left["seat_e"].to_numpy(),
-                         "model": left["model"].to_numpy(), "lsm_seen": lsm(a, s), "lsm_unseen": lsm(a, u),
-                         "jac_seen": np.array(js, float), "jac_unseen": np.array(ju, float)})
+    jac = tx.jaccard
+    js = np.fromiter((jac(content[i], content[j]) for i, j in zip(ia, ie)), float, len(ia))
+    ju = np.fromiter((jac(content[i], content[j]) for i, j in zip(ia, iu)), float, len(ia))
+    return pd.DataFrame({"gi": left["gi"].to_numpy(), "seat": left["seat"].to_numpy(),
+                         "seat_e": left["seat_e"].to_numpy(), "model": left["model"].to_numpy(),
+                         "lsm_seen": lsm(a, s), "lsm_unseen": lsm(a, u), "jac_seen": js, "jac_unseen": ju})
+
+
+def _twins(d: pd.DataFrame) -> np.ndarray:
+    """Row of each description's matched unseen twin: the first description of the next game (cyclic)
+    in its (pair, word role, model) group; -1 when the group has a single game."""
+    if len(d) == 0:
+        return np.zeros(0, np.int64)
+    key = d.groupby(["pair", "imp", "model"], sort=False).ngroup().to_numpy()
+    gi = d["gi"].to_numpy()
+    order = np.lexsort((d["seat"].to_numpy(), gi, key))
+    k, g = key[order], gi[order]
+    new_block = np.r_[True, (k[1:] != k[:-1]) | (g[1:] != g[:-1])]
+    block = np.cumsum(new_block) - 1  # block (key, game) of each sorted row
+    bfirst = order[new_block]  # first row of each block
+    bkey = k[new_block]
+    kstart = np.r_[0, np.nonzero(bkey[1:] != bkey[:-1])[0] + 1]  # first block of each key
+    nblocks = np.diff(np.r_[kstart, len(bkey)])
+    kb = np.repeat(np.arange(len(kstart)), nblocks)  # key index of each block
+    pos_in_key = np.arange(len(bkey)) - kstart[kb]
+    nxt = kstart[kb] + (pos_in_key + 1) % nblocks[kb]
+    twin_of_block = np.where(nblocks[kb] >= 2, bfirst[nxt], -1)
+    out = np.full(len(d), -1, np.int64)
+    out[order] = twin_of_block[block]
+    return out
 
 
 def language_measures(data, config, models) -> tuple[pd.DataFrame, dict]:

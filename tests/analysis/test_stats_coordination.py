@@ -45,6 +45,20 @@ def _pairs_by_loop(data):
     return out
 
 
+def _cross_by_loop(data, model):
+    """Cross-team pairs (two teams of two, both ballots counted) with a seat of ``model``: [aligned, pairs]."""
+    k = n = 0
+    for rows in _seats_by_game(data).values():
+        teams = [r.team for r in rows]
+        if len(rows) != 4 or any(not isinstance(t, str) for t in teams) or sorted(teams) != ["A", "A", "B", "B"]:
+            continue
+        for i, a in enumerate(rows):
+            for b in rows[i + 1:]:
+                if a.team != b.team and model in (a.model, b.model) and not (pd.isna(a.vote) or pd.isna(b.vote)):
+                    k, n = k + int(a.vote == b.vote), n + 1
+    return k, n
+
+
 def test_coordination_against_loops():
     data = shared_ballot()
     c = TABLES["coordination"](data, fast_config()).set_index("model")
@@ -55,6 +69,8 @@ def test_coordination_against_loops():
         k = sum(v[0] for v in loops[model].values())
         n = sum(v[1] for v in loops[model].values())
         assert c.loc[model, "vote_coord_pct"] == pytest.approx(100 * k / n)
+        kc, nc = _cross_by_loop(data, model)
+        assert c.loc[model, "vote_coord_cross_pct"] == pytest.approx(100 * kc / nc)
         mine = imp[imp["model"] == model]
         assert c.loc[model, "self_decl_pct"] == pytest.approx(100 * mine["self_declared"].mean())
         decl = mine[mine["self_declared"]]

@@ -141,3 +141,23 @@ def test_table12_columns_and_undefined_list(planted):
     und = TABLES["table12_undefined"](data, cfg)
     assert set(und["metric"]) >= {"strategy_align_pct", "trust_recovery_pct", "resilience_factor", "alignment_gap_pp"}
     assert und["reason"].str.len().min() > 20
+
+
+def test_one_pass_features_equal_the_lexicon_functions():
+    texts = ["As my teammate mentioned, maybe it is kind of odd; building on that, player 2 stands out.",
+             "I think it seems off, perhaps. Let's vote together with my partner.", "plain words only"]
+    for t in texts:
+        n, coord, share, hedge, susp = tx.features(t)
+        assert n == len(tx.tokens(t))
+        assert (coord, hedge, susp) == (tx.lexicon_hits(t, "coordination"), tx.lexicon_hits(t, "hedges"),
+                                        tx.lexicon_hits(t, "suspicion"))
+        assert share == pytest.approx(tx.lexicon_share(t, "coordination"))
+
+
+def test_unseen_twin_is_the_next_game_of_the_same_pair_role_and_model():
+    from analysis.stats.language import _twins
+
+    d = pd.DataFrame({"gi": [0, 0, 1, 2, 2, 3], "seat": [0, 1, 0, 0, 1, 0], "pair": ["p", "p", "p", "p", "p", "q"],
+                      "imp": [False] * 6, "model": ["m", "m", "m", "m", "m", "m"]})
+    # games 0, 1, 2 share (p, majority, m): 0 -> first row of game 1, 1 -> game 2, 2 -> back to game 0
+    assert list(_twins(d)) == [2, 2, 3, 0, 0, -1]
