@@ -118,13 +118,27 @@ def features(text: str) -> tuple[float, float, float, float, float]:
     return float(len(toks)), out["coordination"], share, out["hedges"], out["suspicion"]
 
 
+@lru_cache(maxsize=1)
+def _fw_index() -> dict[str, tuple[int, ...]]:
+    """token -> indices of the function-word categories it belongs to."""
+    out: dict[str, tuple[int, ...]] = {}
+    for k, ws in enumerate(fw_categories().values()):
+        for w in ws:
+            out[w] = out.get(w, ()) + (k,)
+    return out
+
+
 def fw_profile(text: str) -> np.ndarray:
     """% of tokens in each function-word category (order of the lexicon); zeros for no tokens."""
     toks = tokens(text)
-    cats = fw_categories()
+    counts = np.zeros(len(fw_categories()))
     if not toks:
-        return np.zeros(len(cats))
-    return np.array([100.0 * sum(t in ws for t in toks) / len(toks) for ws in cats.values()])
+        return counts
+    idx = _fw_index()
+    for t in toks:
+        for k in idx.get(t, ()):
+            counts[k] += 1
+    return 100.0 * counts / len(toks)
 
 
 def lsm(a: np.ndarray, b: np.ndarray) -> float:

@@ -73,6 +73,7 @@ def _seat_text(data, prep) -> pd.DataFrame:
     desc, reas = prep.description[gi, seat], reasoning[gi, seat]
     dcode, duniq = pd.factorize(pd.Series(desc, dtype=object))
     rcode, runiq = pd.factorize(pd.Series(reas, dtype=object))
+    duniq, runiq = np.asarray(duniq, dtype=object), np.asarray(runiq, dtype=object)  # element access: numpy, not Index
     fd, fr = _features(duniq), _features(runiq)
     nan5 = np.full(5, np.nan)
     fd = np.vstack([fd, nan5])[np.where(dcode >= 0, dcode, len(duniq))]  # code -1 (None) -> the NaN row
@@ -122,6 +123,7 @@ def _exposures(data, prep) -> pd.DataFrame:
     d = d.dropna(subset=["pair", "model"]).sort_values(["gi", "seat"]).reset_index(drop=True)
     d["twin"] = _twins(d)
     codes, uniq = pd.factorize(d["text"])
+    uniq = np.asarray(uniq, dtype=object)
     prof = np.array([tx.fw_profile(s) for s in uniq]) if len(uniq) else np.zeros((0, 9))
     # content words of each row, with its own game's pair removed (a twin plays the same pair)
     cw_cache: dict = {}

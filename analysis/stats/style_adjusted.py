@@ -96,9 +96,10 @@ def _identified(X: np.ndarray) -> np.ndarray:
     """Columns kept in order while each adds rank (a term confounded with earlier ones is left out)."""
     keep = np.zeros(X.shape[1], bool)
     rank = 0
+    gram = X.T @ X / len(X)  # rank of a column subset = rank of its Gram block (K x K, not N x K)
     for j in range(X.shape[1]):
         keep[j] = True
-        r = np.linalg.matrix_rank(X[:, keep])
+        r = np.linalg.matrix_rank(gram[np.ix_(keep, keep)], hermitian=True)
         if r > rank:
             rank = r
         else:

@@ -161,3 +161,23 @@ def test_unseen_twin_is_the_next_game_of_the_same_pair_role_and_model():
                       "imp": [False] * 6, "model": ["m", "m", "m", "m", "m", "m"]})
     # games 0, 1, 2 share (p, majority, m): 0 -> first row of game 1, 1 -> game 2, 2 -> back to game 0
     assert list(_twins(d)) == [2, 2, 3, 0, 0, -1]
+
+
+def test_style_adjustment_removes_a_model_effect_that_runs_through_length():
+    """Impostor wins depend only on the impostor's description length, and 'loyal' writes longer
+    descriptions: the raw model odds ratio is far from 1, the length-adjusted one is not (O.2)."""
+    data = make_team_games(experiments_per_cell=4, games=48, seed=3)
+    g, p = data.games, data.players
+    rng = np.random.default_rng(0)
+    imp = p["role"] == "impostor"
+    n = np.where(p.loc[imp, "model"] == "loyal", rng.integers(15, 40, imp.sum()), rng.integers(3, 12, imp.sum()))
+    p.loc[imp, "description"] = [" ".join(["stone"] * k) for k in n]
+    win = rng.random(imp.sum()) < 1 / (1 + np.exp(-(-4.0 + 1.6 * np.log1p(n))))
+    g["winner"] = g["game_id"].map(dict(zip(p.loc[imp, "game_id"], np.where(win, "impostor", "majority"))))
+    out = TABLES["style_adjusted"](AnalysisData(g, p), fast_config()).set_index("term")
+    m = out.loc["model=loyal"]
+    assert m["ci_low_raw"] > 1.5  # raw: loyal impostors win far more often
+    assert m["ci_low"] < 1 < m["ci_high"]  # adjusted for length: no model effect left
+    assert out.loc["impostor_log_words", "ci_low"] > 1
+    sm = TABLES["style_metrics"](AnalysisData(g, p), fast_config()).set_index("model")
+    assert sm.loc["loyal", "words_mean"] > sm.loc["loose", "words_mean"]
