@@ -25,12 +25,14 @@ from typing import Optional
 
 import numpy as np
 
-from impostor.core.prompts import INVALID_DESCRIPTION_PLACEHOLDER
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _PLAYER = re.compile(r"\bplayer\s*(\d)\b")
 LSM_EPS = 0.0001
+# What other players see in place of a description that failed enforcement (impostor.core.prompts,
+# not a core module analysis may import; tests/analysis/test_stats_team_dynamics.py checks they agree).
+INVALID_DESCRIPTION_PLACEHOLDER = "[no valid description]"
 
 
 @lru_cache(maxsize=1)
@@ -57,9 +59,7 @@ def fw_categories() -> dict[str, frozenset]:
 @lru_cache(maxsize=1)
 def _stop() -> frozenset:
     fw = set().union(*fw_categories().values())
-    from impostor.providers.bots.vocab import STOPWORDS  # the bots' English stop-word list
-
-    return frozenset(fw | set(STOPWORDS) | set(lexicon().get("extra_stopwords", [])))
+    return frozenset(fw | set(lexicon()["stopwords"]["words"]))
 
 
 def is_text(s) -> bool:

@@ -114,6 +114,11 @@ def test_failure_modes_are_rules_on_ballots():
 
 
 def test_text_rules():
+    from impostor.core.prompts import INVALID_DESCRIPTION_PLACEHOLDER
+    from impostor.providers.bots.vocab import STOPWORDS
+
+    assert tx.INVALID_DESCRIPTION_PLACEHOLDER == INVALID_DESCRIPTION_PLACEHOLDER  # the copy agrees with the game
+    assert set(STOPWORDS) <= set(tx.lexicon()["stopwords"]["words"])
     assert tx.content_words("The dogs bark at a cat near the kennel", ("dog", "cat")) == {"bark", "kennel"}
     assert not tx.is_text("[no valid description]") and not tx.is_text("  ")
     assert tx.lexicon_hits("As my teammate mentioned, building on that point", "coordination") >= 2
