@@ -22,11 +22,12 @@ from analysis.figures_rates import fig_forest, fig_tiebreak, fig_win_by_difficul
 from analysis.figures_cost import fig_cost
 from analysis.figures_ratings import fig_ratings
 from analysis.figures_style import plt, wilson_ci
+from analysis.figures_team import fig_team_contrasts
 from analysis.figures_words import Embedder, fig_difficulty_validation
 
 __all__ = ["make_figures", "wilson_ci", "Embedder", "FIGURES"] + [
     "fig_win_by_mode", "fig_win_by_difficulty", "fig_forest", "fig_tiebreak", "fig_vote_network",
-    "fig_difficulty_validation", "fig_ratings", "fig_cost",
+    "fig_difficulty_validation", "fig_ratings", "fig_cost", "fig_team_contrasts",
 ]
 
 FIGURES: list[tuple[str, Callable]] = [
@@ -38,6 +39,7 @@ FIGURES: list[tuple[str, Callable]] = [
     ("difficulty_validation", fig_difficulty_validation),
     ("ratings", fig_ratings),
     ("cost", fig_cost),
+    ("team_contrasts", fig_team_contrasts),
 ]
 
 

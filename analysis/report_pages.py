@@ -33,6 +33,22 @@ TABLE_TITLES: dict[str, str] = {
     "size_fit_models": "Models each size fit used and left out, and why (Tables 2 and 10)",
     "coordination": "Coordination and impostor behaviour (Table 11)",
     "correlations": "Cross-model correlations (Sections 3.2-3.3)",
+    "team_dynamics": ("Team dynamics per model (paper Table 12): the paper's 14 columns first (empty = not definable "
+                      "in one-round games, see table12_undefined), then baselines (`*_cross_*`: cross-team pairs of "
+                      "the same games), per pair kind (mm = majority-majority, im = impostor-majority), M.6 failure "
+                      "modes (`fail_*`, % of team failures) and `*_ci_low`/`*_ci_high` from the design bootstrap "
+                      "(experiment level)"),
+    "table12_undefined": "Table 12 / Appendix M metrics one-round games cannot define, and why",
+    "team_ballots": ("Teammate vs cross-team vote alignment per model, team mode and pair kind (Table 12 Vote/Implicit "
+                     "Coord. controls); CI of the teammate premium from the design bootstrap"),
+    "team_language": ("Coordination, suspicion and hedging language per model and mode (Appendix M.8), from the "
+                      "shipped lexicon (analysis/lexicon/language.json)"),
+    "style_correlation": ("Teammates' style correlation (Appendix M.8): Pearson r of log description length within "
+                          "teammate vs cross-team pairs, per mode; CI from the design bootstrap"),
+    "style_metrics": ("Style-aware metrics (Appendix O.2): length, talk share, language rates per 100 words, impostor "
+                      "win raw and reweighted to the pooled length distribution"),
+    "style_adjusted": ("Mode and model effects on the impostor win without and with adjustment for description length "
+                       "and hedging (Appendix O.2); CIs from the design bootstrap, ranks of the model terms"),
     "bootstrap": ("Experiment-level bootstrap (Appendix B.2): `ci_low`/`ci_high` from the bootstrap named in "
                   "`bootstrap`; `ci_*_design` = design bootstrap, `ci_*_paper` = the paper's block bootstrap"),
     "permutation": "Permutation tests (Appendix B.2)",

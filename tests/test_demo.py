@@ -81,3 +81,13 @@ def test_demo_tournament_fills_the_report(tmp_path):
     assert len(itt) == 11 and itt["mid_rand_pp"].notna().all()  # 5 modes x 2 difficulties + ALL
     assert pd.read_csv(tables / "opponent_baseline.csv")["or_per_10pp"].notna().any()
     assert pd.read_csv(tables / "coordination.csv")["vote_coord_pct"].notna().all()
+    # Table 12: at least 10 of its 14 columns; the bots write no coordination or trust language (0, not
+    # empty), and bot/random names each other seat with probability 1/3, its teammate included
+    t12 = pd.read_csv(tables / "team_dynamics.csv").set_index("model")
+    assert t12.iloc[:, :14].notna().any().sum() >= 10
+    assert (t12["coord_rate_pct"] == 0).all() and (t12["trust_form_pct"] == 0).all()
+    r = t12.loc["bot/random"]
+    assert r["betrayal_pct_ci_low"] <= 100 / 3 <= r["betrayal_pct_ci_high"]
+    # the bots describe from their own word only: no exposure-driven mirroring or convergence to recover
+    for col in ("ling_mirror_pp", "vocab_conv"):
+        assert ((t12[f"{col}_ci_low"] <= 0) & (0 <= t12[f"{col}_ci_high"])).all(), t12[[col, f"{col}_ci_low"]]

@@ -24,6 +24,7 @@ from analysis.stats import correlations as _correlations
 from analysis.stats import headline as _headline
 from analysis.stats import inference as _inference  # noqa: F401
 from analysis.stats import invalid_outputs as _invalid_outputs  # noqa: F401
+from analysis.stats import language as _language  # noqa: F401
 from analysis.stats import multiple as _multiple
 from analysis.stats import network as _network
 from analysis.stats import odds as _odds
@@ -32,7 +33,10 @@ from analysis.stats import recognition as _recognition
 from analysis.stats import robustness as _robustness
 from analysis.stats import scaling as _scaling
 from analysis.stats import sizes as _sizes
+from analysis.stats import style_adjusted as _style_adjusted  # noqa: F401
+from analysis.stats import table12 as _table12  # noqa: F401
 from analysis.stats import speaking as _speaking
+from analysis.stats import team_ballots as _team_ballots  # noqa: F401
 from analysis.stats import ties as _ties
 from analysis.stats._base import COLUMNS, CONTRACT, REGISTRY, StatsUnavailable
 from analysis.stats.config import StatsConfig

@@ -1,4 +1,4 @@
-"""Table 11 (coordination and impostor behaviour) and the computable part of Table 12.
+"""Table 11 (coordination and impostor behaviour).
 
 * brokerage      -- model-level mean of (degree centrality + betweenness) / 2 on the
                     vote-influence graph (network.py; betweenness is 0 there, so it equals reach).
@@ -7,31 +7,26 @@
                     ballot, % naming the same seat. A pair counts for the model(s) of its two
                     seats (teams are model-based, so normally one model). Wilson CI half-width
                     in ``vote_coord_ci``. NaN for models never seen in a team mode.
+                    ``vote_coord_cross_pct``: the same over cross-team pairs of the same
+                    games (the baseline; without it Vote Coord. mostly restates accuracy).
 * self_decl_pct  -- % of the model's impostor games in which the impostor self-declared.
 * guess_succ_pct -- % of those self-declarations with a correct majority-word guess:
                     the logged win_condition (impostor_guess_correct / _wrong) when it
                     decided the game, else ``impostor.core.rules.guess_matches`` on word_guess
                     vs majority_word (same normalisation as the game engine).
 
-Team dynamics (``team_dynamics``; only the Table 12 metrics definable from ballots and
-descriptions, see docs/analysis.md for the rest):
-* vote_coord_<team mode>_pct -- teammate vote alignment within each team mode;
-* coord_gap_pp  -- implicit minus explicit vote coordination, operationalised as
-                   team_blind (team unknown) minus team_aware (team disclosed);
-* vocab_conv    -- Jaccard similarity of the lower-cased word sets of consecutive
-                   descriptions (speaker at position t vs t-1), credited to the later
-                   speaker's model, averaged over such pairs.
+Table 12 (team dynamics) is ``analysis/stats/table12.py``, from the ballot measures
+(``team_ballots.py``) and the language measures (``language.py``).
 """
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import N_SEATS, StatsUnavailable, note, pct_and_halfwidth, prepared, table
+from analysis.stats._base import N_SEATS, note, pct_and_halfwidth, prepared, table
 from analysis.stats.network import model_network
+from analysis.stats.team_ballots import seat_pairs
 from impostor.core.rules import guess_matches
 
 TEAM_MODES = ("team_blind", "team_aware", "team_semi_aware")
@@ -106,65 +101,10 @@ def coordination(data, config) -> pd.DataFrame:
     vc = pairs[pairs["both_valid"].astype(bool)].groupby("model")["aligned"].agg(["sum", "size"])
     vc["vote_coord_pct"], vc["vote_coord_ci"] = pct_and_halfwidth(vc["sum"], vc["size"], config.alpha)
     vc = vc.rename(columns={"size": "n_pairs"}).drop(columns="sum")
+    sp = seat_pairs(prep)  # the in-game baseline: cross-team pairs of the same games (issue 28)
+    sp = sp[sp["both_valid"].astype(bool) & ~sp["mate"].astype(bool)]
+    vc = vc.join((100 * sp.groupby("model")["aligned"].mean()).rename("vote_coord_cross_pct"), how="left")
     beh = _impostor_behaviour(data, prep)
     out = net.join(vc, how="outer").join(beh, how="outer")
     out.index.name = "model"
     return out.reset_index().sort_values("model", key=lambda s: s.astype(str)).reset_index(drop=True)
-
-
-_WORD = re.compile(r"[a-z0-9']+")
-
-
-def vocab_convergence(prep) -> pd.DataFrame:
-    """Per (later speaker) model: mean Jaccard of word sets of consecutive descriptions."""
-    if prep.description is None or prep.speak_pos is None:
-        raise StatsUnavailable("descriptions or speaking positions are missing")
-    pos = np.where(np.isnan(prep.speak_pos), 99, prep.speak_pos)
-    order = np.argsort(pos, axis=1, kind="stable")  # seats in speaking order
-    rows = np.arange(prep.n)[:, None]
-    desc = prep.description[rows, order]
-    mdl = prep.model[rows, order]
-    ok = np.sort(pos, axis=1) < 99
-    # word sets of each distinct description, Jaccard of each distinct (later, earlier) pair once
-    codes, uniq = pd.factorize(desc.ravel())  # None -> -1, the empty set appended last
-    codes = codes.reshape(desc.shape)
-    toks = [frozenset(_WORD.findall(str(s).lower())) for s in uniq] + [frozenset()]
-
-    def jaccard(a, b):
-        u = len(a | b)
-        return len(a & b) / u if u else np.nan
-
-    out_model, out_j = [], []
-    for t in range(1, N_SEATS):
-        sel = np.nonzero(ok[:, t] & ok[:, t - 1])[0]
-        pair_codes, inv = np.unique(np.stack([codes[sel, t], codes[sel, t - 1]], 1), axis=0, return_inverse=True)
-        j = np.array([jaccard(toks[a], toks[b]) for a, b in pair_codes], float)
-        out_model += mdl[sel, t].tolist()
-        out_j += j[inv.ravel()].tolist()
-    df = pd.DataFrame({"model": out_model, "j": out_j})
-    return df.groupby("model")["j"].mean().rename("vocab_conv").to_frame()
-
-
-@table("team_dynamics", columns=["model", "vote_coord_pct", "vote_coord_team_blind_pct",
-                                 "vote_coord_team_aware_pct", "vote_coord_team_semi_aware_pct",
-                                 "coord_gap_pp", "vocab_conv"])
-def team_dynamics(data, config) -> pd.DataFrame:
-    """Table 12 metrics that have a defensible definition from ballots and descriptions."""
-    prep = prepared(data, need_players=True)
-    pairs = teammate_pairs(prep)
-    pairs = pairs[pairs["both_valid"].astype(bool)]
-    out = pd.DataFrame(index=pd.Index(sorted(set(prep.model[prep.present]) - {None}, key=str), name="model"))
-    if len(pairs):
-        out["vote_coord_pct"] = 100 * pairs.groupby("model")["aligned"].mean()
-        out["n_pairs"] = pairs.groupby("model").size()
-        for m in TEAM_MODES:
-            s = pairs[pairs["mode"] == m]
-            out[f"vote_coord_{m}_pct"] = 100 * s.groupby("model")["aligned"].mean()
-        out["coord_gap_pp"] = out["vote_coord_team_blind_pct"] - out["vote_coord_team_aware_pct"]
-    else:
-        note(data, "team_dynamics: no team-mode games; vote coordination columns left empty")
-    try:
-        out = out.join(vocab_convergence(prep), how="left")
-    except StatsUnavailable as e:
-        note(data, f"team_dynamics: vocab_conv not computed: {e}")
-    return out.reset_index()

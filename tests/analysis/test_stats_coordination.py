@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 
 import numpy as np
@@ -46,6 +45,20 @@ def _pairs_by_loop(data):
     return out
 
 
+def _cross_by_loop(data, model):
+    """Cross-team pairs (two teams of two, both ballots counted) with a seat of ``model``: [aligned, pairs]."""
+    k = n = 0
+    for rows in _seats_by_game(data).values():
+        teams = [r.team for r in rows]
+        if len(rows) != 4 or any(not isinstance(t, str) for t in teams) or sorted(teams) != ["A", "A", "B", "B"]:
+            continue
+        for i, a in enumerate(rows):
+            for b in rows[i + 1:]:
+                if a.team != b.team and model in (a.model, b.model) and not (pd.isna(a.vote) or pd.isna(b.vote)):
+                    k, n = k + int(a.vote == b.vote), n + 1
+    return k, n
+
+
 def test_coordination_against_loops():
     data = shared_ballot()
     c = TABLES["coordination"](data, fast_config()).set_index("model")
@@ -56,6 +69,8 @@ def test_coordination_against_loops():
         k = sum(v[0] for v in loops[model].values())
         n = sum(v[1] for v in loops[model].values())
         assert c.loc[model, "vote_coord_pct"] == pytest.approx(100 * k / n)
+        kc, nc = _cross_by_loop(data, model)
+        assert c.loc[model, "vote_coord_cross_pct"] == pytest.approx(100 * kc / nc)
         mine = imp[imp["model"] == model]
         assert c.loc[model, "self_decl_pct"] == pytest.approx(100 * mine["self_declared"].mean())
         decl = mine[mine["self_declared"]]
@@ -67,7 +82,9 @@ def test_coordination_against_loops():
     assert gs.is_monotonic_increasing
 
 
-def test_team_dynamics_vote_coordination_by_mode_and_vocab():
+def test_team_dynamics_vote_coordination_by_mode():
+    """Table 12's per-mode teammate alignment against loops; Coord. Gap and vocab_conv are tested on
+    planted data in test_stats_team_dynamics.py."""
     data = shared_ballot()
     t = TABLES["team_dynamics"](data, fast_config()).set_index("model")
     loops = _pairs_by_loop(data)
@@ -75,17 +92,14 @@ def test_team_dynamics_vote_coordination_by_mode_and_vocab():
         for mode in ("team_blind", "team_aware", "team_semi_aware"):
             k, n = loops[model][mode]
             assert t.loc[model, f"vote_coord_{mode}_pct"] == pytest.approx(100 * k / n)
-        assert t.loc[model, "coord_gap_pp"] == pytest.approx(
+        k = sum(v[0] for v in loops[model].values())
+        n = sum(v[1] for v in loops[model].values())
+        assert t.loc[model, "vote_coord_pct"] == pytest.approx(100 * k / n)
+        # the M.8 comparison the old coord_gap_pp held, under its own name
+        assert t.loc[model, "vote_coord_blind_minus_aware_pp"] == pytest.approx(
             t.loc[model, "vote_coord_team_blind_pct"] - t.loc[model, "vote_coord_team_aware_pct"])
-    # vocab convergence: Jaccard of consecutive speakers' word sets, credited to the later speaker
-    jac = defaultdict(list)
-    for rows in _seats_by_game(data).values():
-        rows = sorted(rows, key=lambda r: r.speaking_position)
-        sets = [set(re.findall(r"[a-z0-9']+", r.description.lower())) for r in rows]
-        for i in range(1, 4):
-            jac[rows[i].model].append(len(sets[i] & sets[i - 1]) / len(sets[i] | sets[i - 1]))
-    for model in t.index:
-        assert t.loc[model, "vocab_conv"] == pytest.approx(np.mean(jac[model]))
+        assert t.loc[model, "coord_gap_pp"] == pytest.approx(
+            t.loc[model, "vote_coord_pct"] - t.loc[model, "implicit_coord_pp"])
 
 
 def test_correlate_against_scipy():

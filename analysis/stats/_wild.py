@@ -1,0 +1,78 @@
+"""Experiment-level intervals for means over any unit (pairs, ballots, descriptions).
+
+The design bootstrap's multipliers (:func:`analysis.stats.design_boot.multipliers`, one
+Rademacher draw per experiment and replicate) perturb each experiment's sum of residuals
+about the group mean: ``mean* = mean + sum_e xi_e r_e / n`` with
+``r_e = sum_{i in e} (x_i - mean)``. Experiments are the independent units, whatever the
+unit of the mean; every column of a table uses the same draw, so differences and ratios
+of columns get their intervals from the replicate arrays (:meth:`Wild.diff`, :meth:`Wild.ratio`).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from analysis.stats.design_boot import multipliers
+from analysis.stats.resampling import percentile_ci
+
+
+class Wild:
+    """Means per model with replicate arrays; ``models`` fixes the row order."""
+
+    def __init__(self, data, prep, config, models):
+        self.models = list(models)
+        self.index = {m: i for i, m in enumerate(self.models)}
+        self.M = multipliers(data, prep, config)
+        self.E = len(prep.exp_names)
+        self.alpha = config.alpha
+
+    def mean(self, df: pd.DataFrame, col: str, scale: float = 1.0):
+        """(estimate (G,), replicates (R, G)) of ``scale * mean(col)`` per model; NaN rows dropped.
+
+        Residuals are taken about the model's mean within its mode (column ``mode``): the mode
+        mix of a model's units is fixed by the design, not sampled (as in ``design_boot``)."""
+        G = len(self.models)
+        if len(df) == 0:
+            return np.full(G, np.nan), np.full((self.M.shape[0], G), np.nan, np.float32)
+        x = pd.to_numeric(df[col], errors="coerce").to_numpy(float) * scale
+        g = df["model"].map(self.index).to_numpy(float)
+        ok = np.isfinite(x) & np.isfinite(g)
+        x, g, e = x[ok], g[ok].astype(np.int64), df["exp"].to_numpy(np.int64)[ok]
+        n = np.bincount(g, minlength=G).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            est = np.bincount(g, weights=x, minlength=G) / n
+        strata = pd.factorize(df["mode"].astype(object).fillna("").to_numpy()[ok])[0] if "mode" in df else np.zeros(len(x), np.int64)
+        cell = g * (int(strata.max()) + 1 if len(strata) else 1) + strata
+        cmean = np.bincount(cell, weights=x) / np.maximum(np.bincount(cell), 1)
+        r = np.bincount(e * G + g, weights=x - cmean[cell], minlength=self.E * G).reshape(self.E, G)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            reps = est[None, :] + (self.M @ r.astype(np.float32)) / n[None, :]
+        if len(x):  # a mean stays within the range of its values (a rate within 0-100)
+            reps = np.clip(reps, x.min(), x.max())
+        return est, reps.astype(np.float32)
+
+    @staticmethod
+    def diff(a, b):
+        return a[0] - b[0], a[1] - b[1]
+
+    @staticmethod
+    def ratio(a, b):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            est = np.where(b[0] != 0, a[0] / np.where(b[0] != 0, b[0], 1), np.nan)  # 0 betrayals: undefined
+            return est, np.where(b[1] != 0, a[1] / np.where(b[1] != 0, b[1], 1), np.nan)
+
+    def frame(self, cols: dict) -> pd.DataFrame:
+        """Estimates with ``<col>_ci_low``/``<col>_ci_high`` (percentile of the replicates)."""
+        out = pd.DataFrame(index=pd.Index(self.models, name="model"))
+        for name, (est, reps) in cols.items():
+            with warnings.catch_warnings():  # a model without units has all-NaN replicates
+                warnings.simplefilter("ignore", RuntimeWarning)
+                lo, hi = percentile_ci(reps, self.alpha)
+            undefined = ~np.isfinite(est)
+            out[name] = est
+            out[f"{name}_ci_low"] = np.where(undefined, np.nan, lo)
+            out[f"{name}_ci_high"] = np.where(undefined, np.nan, hi)
+        return out

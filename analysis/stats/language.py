@@ -1,0 +1,280 @@
+"""Language measures of team dynamics (Table 12, Appendix M.1, M.3, M.8), from descriptions
+and ballot reasoning with the shipped lexicon (``analysis/stats/_text.py``; no model calls).
+
+* Coord. Rate -- % of a model's seats in team-mode games whose description or ballot
+  reasoning has a coordination phrase; baseline: the same in homogeneous/cross-play games.
+* Linguistic Mirror -- exposure-driven Language Style Matching: for every description the
+  speaker saw (an earlier speaker of its game), LSM(speaker, seen) minus LSM(speaker, a
+  matched unseen description: same word pair, same word, same model, another game), x 100.
+* Vocab Conv. -- the same contrast on content words (function/stop words and forms of the
+  pair's two words removed): Jaccard(seen) - Jaccard(matched unseen).
+* Trust Form. -- % of a model's ballot reasonings that vouch for a named player.
+* Suspicion (M.8 vigilance), hedging, "coordination theater" share, per mode.
+Definitions: docs/analysis.md "Team dynamics and language".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis.stats import _text as tx
+from analysis.stats._base import N_SEATS, StatsUnavailable, memo, note, prepared, table
+from analysis.stats._wild import Wild
+from analysis.stats.team_ballots import team_games
+from impostor.core.records import TEAM_MODES
+
+
+def _reasoning(data, prep) -> np.ndarray:
+    """(N, 4) ballot reasoning (None where absent): an extra players column, not in the prepared view."""
+    out = np.full((prep.n, N_SEATS), None, dtype=object)
+    p = data.players
+    if p is None or "reasoning" not in p.columns:
+        return out
+    pos = pd.Index(prep.games["game_id"].astype(object)).get_indexer(p["game_id"].astype(object))
+    seat = pd.to_numeric(p["seat"], errors="coerce").to_numpy(float)
+    ok = (pos >= 0) & np.isin(seat, [0, 1, 2, 3])
+    out[pos[ok], seat[ok].astype(int)] = p["reasoning"].astype(object).to_numpy()[ok]
+    return out
+
+
+def _features(uniq) -> np.ndarray:
+    """(U, 5) text features of each distinct text (NaN rows for non-texts and placeholders)."""
+    out = np.full((len(uniq), 5), np.nan)
+    for k, t in enumerate(uniq):
+        if tx.is_text(t):
+            out[k] = tx.features(t)
+    return out
+
+
+def seat_text(data, prep) -> pd.DataFrame:
+    """One row per present seat: text measures of its description and its ballot reasoning (memoised)."""
+    return _memo_or_raise(data, "seat_text", lambda: _seat_text(data, prep))
+
+
+def _memo_or_raise(data, key, fn):
+    def safe():
+        try:
+            return fn()
+        except StatsUnavailable as e:
+            return e
+
+    out = memo(data, (key,), safe)
+    if isinstance(out, StatsUnavailable):
+        raise out
+    return out.copy()
+
+
+def _seat_text(data, prep) -> pd.DataFrame:
+    if prep.description is None:
+        raise StatsUnavailable("players.description is missing")
+    reasoning = _reasoning(data, prep)
+    gi, seat = np.nonzero(prep.present)
+    desc, reas = prep.description[gi, seat], reasoning[gi, seat]
+    dcode, duniq = pd.factorize(pd.Series(desc, dtype=object))
+    rcode, runiq = pd.factorize(pd.Series(reas, dtype=object))
+    duniq, runiq = np.asarray(duniq, dtype=object), np.asarray(runiq, dtype=object)  # element access: numpy, not Index
+    fd, fr = _features(duniq), _features(runiq)
+    nan5 = np.full(5, np.nan)
+    fd = np.vstack([fd, nan5])[np.where(dcode >= 0, dcode, len(duniq))]  # code -1 (None) -> the NaN row
+    fr = np.vstack([fr, nan5])[np.where(rcode >= 0, rcode, len(runiq))]
+    vote = prep.vote[gi, seat]
+    # vouching depends on the text and on whom the ballot suspects: once per distinct (text, vote)
+    key = rcode * 5 + np.where(np.isfinite(vote), vote, 4).astype(np.int64)
+    _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    vals = np.array([float(tx.vouches(runiq[rcode[i]], vote[i])) if rcode[i] >= 0 and tx.is_text(runiq[rcode[i]])
+                     else np.nan for i in first], dtype=float)
+    vouch = vals[inv.ravel()] if len(vals) else np.full(len(reas), np.nan)
+    df = pd.DataFrame({
+        "gi": gi, "seat": seat, "model": prep.model[gi, seat], "mode": prep.mode[gi], "exp": prep.exp_code[gi],
+        "role": np.where(prep.is_imp[gi, seat], "impostor", "majority"), "team_mode": np.isin(prep.mode[gi], TEAM_MODES),
+        "words": fd[:, 0], "d_coord": fd[:, 1], "d_coord_share": fd[:, 2], "d_hedge": fd[:, 3], "d_susp": fd[:, 4],
+        "r_coord": fr[:, 1], "r_susp": fr[:, 4], "vouch": vouch, "counted": np.isfinite(vote),
+    })
+    has_any = df["d_coord"].notna() | df["r_coord"].notna()
+    df["coord_any"] = np.where(has_any, ((df["d_coord"].fillna(0) + df["r_coord"].fillna(0)) > 0).astype(float),
+                               np.nan)
+    df["hedge_per100"] = 100 * df["d_hedge"] / df["words"].where(df["words"] > 0)
+    df["susp_any"] = np.where(df["r_susp"].notna(), (df["r_susp"] > 0).astype(float), np.nan)
+    return df
+
+
+def exposures(data, prep) -> pd.DataFrame:
+    """One row per (game, speaker, earlier description it saw): LSM and content-word Jaccard with the
+    seen description and with its matched unseen twin (same pair_id, word role and model, other game)."""
+    return _memo_or_raise(data, "exposures", lambda: _exposures(data, prep))
+
+
+def _exposures(data, prep) -> pd.DataFrame:
+    g = prep.games
+    if prep.description is None or prep.speak_pos is None or "pair_id" not in g.columns:
+        raise StatsUnavailable("descriptions, speaking positions or games.pair_id are missing")
+    pair = g["pair_id"].astype(object).to_numpy()
+    words = list(zip(g.get("majority_word", pd.Series([None] * prep.n)).astype(object),
+                     g.get("impostor_word", pd.Series([None] * prep.n)).astype(object)))
+    gi, seat = np.nonzero(prep.present)
+    txt = prep.description[gi, seat]
+    tcode, tuniq = pd.factorize(pd.Series(txt, dtype=object))
+    is_t = np.array([tx.is_text(t) for t in tuniq] + [False], dtype=bool)
+    ok = is_t[np.where(tcode >= 0, tcode, len(tuniq))] & np.isfinite(prep.speak_pos[gi, seat])
+    d = pd.DataFrame({"gi": gi[ok], "seat": seat[ok], "text": txt[ok], "pos": prep.speak_pos[gi[ok], seat[ok]],
+                      "model": prep.model[gi[ok], seat[ok]], "imp": prep.is_imp[gi[ok], seat[ok]]})
+    d["pair"] = pair[d["gi"]]
+    d = d.dropna(subset=["pair", "model"]).sort_values(["gi", "seat"]).reset_index(drop=True)
+    d["twin"] = _twins(d)
+    codes, uniq = pd.factorize(d["text"])
+    uniq = np.asarray(uniq, dtype=object)
+    prof = np.array([tx.fw_profile(s) for s in uniq]) if len(uniq) else np.zeros((0, 9))
+    # content words of each row, with its own game's pair removed (a twin plays the same pair)
+    cw_cache: dict = {}
+    content = []
+    for code, gix in zip(codes, d["gi"].to_numpy()):
+        key = (code, words[gix])
+        if key not in cw_cache:
+            cw_cache[key] = tx.content_words(uniq[code], words[gix])
+        content.append(cw_cache[key])
+    left = d.reset_index().merge(d.reset_index(), on="gi", suffixes=("", "_e"))
+    left = left[(left["pos_e"] < left["pos"]) & (left["twin_e"] >= 0)]
+    if len(left) == 0:
+        return pd.DataFrame(columns=["gi", "seat", "seat_e", "model", "lsm_seen", "lsm_unseen", "jac_seen",
+                                     "jac_unseen"])
+    ia, ie, iu = (left[c].to_numpy() for c in ("index", "index_e", "twin_e"))
+    a, s, u = codes[ia], codes[ie], codes[iu]
+    lsm = lambda x, y: np.mean(1 - np.abs(prof[x] - prof[y]) / (prof[x] + prof[y] + tx.LSM_EPS), axis=1)  # noqa: E731
+    jac = tx.jaccard
+    js = np.fromiter((jac(content[i], content[j]) for i, j in zip(ia, ie)), float, len(ia))
+    ju = np.fromiter((jac(content[i], content[j]) for i, j in zip(ia, iu)), float, len(ia))
+    return pd.DataFrame({"gi": left["gi"].to_numpy(), "seat": left["seat"].to_numpy(),
+                         "seat_e": left["seat_e"].to_numpy(), "model": left["model"].to_numpy(),
+                         "lsm_seen": lsm(a, s), "lsm_unseen": lsm(a, u), "jac_seen": js, "jac_unseen": ju})
+
+
+def _twins(d: pd.DataFrame) -> np.ndarray:
+    """Row of each description's matched unseen twin: the first description of the next game (cyclic)
+    in its (pair, word role, model) group; -1 when the group has a single game."""
+    if len(d) == 0:
+        return np.zeros(0, np.int64)
+    key = d.groupby(["pair", "imp", "model"], sort=False).ngroup().to_numpy()
+    gi = d["gi"].to_numpy()
+    order = np.lexsort((d["seat"].to_numpy(), gi, key))
+    k, g = key[order], gi[order]
+    new_block = np.r_[True, (k[1:] != k[:-1]) | (g[1:] != g[:-1])]
+    block = np.cumsum(new_block) - 1  # block (key, game) of each sorted row
+    bfirst = order[new_block]  # first row of each block
+    bkey = k[new_block]
+    kstart = np.r_[0, np.nonzero(bkey[1:] != bkey[:-1])[0] + 1]  # first block of each key
+    nblocks = np.diff(np.r_[kstart, len(bkey)])
+    kb = np.repeat(np.arange(len(kstart)), nblocks)  # key index of each block
+    pos_in_key = np.arange(len(bkey)) - kstart[kb]
+    nxt = kstart[kb] + (pos_in_key + 1) % nblocks[kb]
+    twin_of_block = np.where(nblocks[kb] >= 2, bfirst[nxt], -1)
+    out = np.full(len(d), -1, np.int64)
+    out[order] = twin_of_block[block]
+    return out
+
+
+def language_measures(data, config, models) -> tuple[pd.DataFrame, dict]:
+    """Per-model Table 12 language columns with intervals, and their replicate arrays."""
+    prep = prepared(data, need_players=True)
+    w = Wild(data, prep, config, models)
+    R = {}
+    try:
+        st = seat_text(data, prep)
+    except StatsUnavailable as e:
+        note(data, f"team dynamics: language columns not computed: {e}")
+        return pd.DataFrame(index=pd.Index(models, name="model")), {}
+    tm = st[st["team_mode"]]
+    R["coord_rate_pct"] = w.mean(tm, "coord_any", 100)
+    R["coord_rate_noteam_pct"] = w.mean(st[~st["team_mode"]], "coord_any", 100)
+    R["trust_form_pct"] = w.mean(st[st["counted"]], "vouch", 100)
+    R["suspicion_pct"] = w.mean(st[st["role"] == "majority"], "susp_any", 100)
+    if st["vouch"].notna().sum() == 0:
+        note(data, "team dynamics: no ballot reasoning text (players.reasoning); Trust Form. left empty")
+    try:
+        ex = exposures(data, prep)
+        ex["exp"] = prep.exp_code[ex["gi"].to_numpy(np.int64)] if len(ex) else []
+        ex["mirror"] = ex["lsm_seen"] - ex["lsm_unseen"]
+        ex["vocab"] = ex["jac_seen"] - ex["jac_unseen"]
+        R["ling_mirror_pp"] = w.mean(ex, "mirror", 100)
+        R["lsm_seen_pct"] = w.mean(ex, "lsm_seen", 100)
+        R["vocab_conv"] = w.mean(ex, "vocab")
+        R["vocab_jaccard_seen"] = w.mean(ex, "jac_seen")
+        if len(ex) == 0:
+            note(data, "team dynamics: no description has a matched unseen twin (same word pair, word and model in "
+                       "another game); Linguistic Mirror and Vocab Conv. left empty")
+    except StatsUnavailable as e:
+        note(data, f"team dynamics: mirroring and vocabulary convergence not computed: {e}")
+    out = w.frame(R)
+    out["n_descriptions"] = st[st["words"].notna()].groupby("model").size().reindex(out.index)
+    return out, R
+
+
+@table("team_language", columns=["model", "mode", "n_seats", "coord_rate_pct", "coord_share_pct",
+                                 "suspicion_pct", "hedge_per100", "words_mean"])
+def team_language(data, config) -> pd.DataFrame:
+    """Coordination, suspicion and hedging language per model and mode (M.8 contrasts)."""
+    prep = prepared(data, need_players=True)
+    st = seat_text(data, prep)
+    st = st[st["words"].notna()]
+    models = sorted(set(st["model"].dropna()), key=str)
+    w = Wild(data, prep, config, models)
+    rows = []
+    for mode in sorted(set(st["mode"].dropna()), key=str):
+        s = st[st["mode"] == mode]
+        f = w.frame({"coord_rate_pct": w.mean(s, "coord_any", 100), "coord_share_pct": w.mean(s, "d_coord_share", 100),
+                     "suspicion_pct": w.mean(s[s["role"] == "majority"], "susp_any", 100),
+                     "hedge_per100": w.mean(s, "hedge_per100"), "words_mean": w.mean(s, "words")})
+        f["n_seats"] = s.groupby("model").size().reindex(f.index)
+        f["mode"] = mode
+        rows.append(f.reset_index())
+    out = pd.concat(rows, ignore_index=True)
+    return out[out["n_seats"].fillna(0) > 0]
+
+
+@table("style_correlation", columns=["mode", "pairs", "n_pairs", "r", "ci_low", "ci_high"])
+def style_correlation(data, config) -> pd.DataFrame:
+    """M.8's teammates' style correlation: Pearson r of log description length within teammate pairs
+    (double entry, so the order of a pair does not matter) vs cross-team pairs, per mode."""
+    from analysis.stats.design_boot import multipliers
+    from analysis.stats.resampling import percentile_ci
+
+    prep = prepared(data, need_players=True)
+    st = seat_text(data, prep)
+    L = np.full((prep.n, N_SEATS), np.nan)
+    ok = st["words"] > 0
+    L[st.loc[ok, "gi"], st.loc[ok, "seat"]] = np.log(st.loc[ok, "words"])
+    tg = np.zeros(prep.n, bool)
+    tg[team_games(prep)] = True
+    M = multipliers(data, prep, config).astype(np.float64) + 1.0  # weights 0/2 per experiment
+    rows = []
+    for mode in sorted(set(prep.mode) - {None}, key=str):
+        for kind in ("teammates", "cross_team"):
+            xs, ys, es = [], [], []
+            for p in range(N_SEATS):
+                for q in range(N_SEATS):
+                    if p == q:
+                        continue
+                    sel = prep.mode == mode
+                    if prep.team is not None and tg.any():
+                        same = (prep.team[:, p] == prep.team[:, q]) & tg
+                        sel &= same if kind == "teammates" else ~same
+                    elif kind == "teammates":
+                        continue
+                    sel &= np.isfinite(L[:, p]) & np.isfinite(L[:, q])
+                    xs.append(L[sel, p]), ys.append(L[sel, q]), es.append(prep.exp_code[sel])
+            if not xs or sum(len(x) for x in xs) < 8:
+                continue
+            x, y, e = np.concatenate(xs), np.concatenate(ys), np.concatenate(es)
+            E = len(prep.exp_names)
+            S = np.stack([np.bincount(e, weights=v, minlength=E) for v in (np.ones_like(x), x, y, x * x, y * y, x * y)], 1)
+            r0 = _corr(S.sum(0)[None, :])[0]
+            lo, hi = percentile_ci(_corr(M @ S)[:, None], config.alpha)
+            rows.append({"mode": mode, "pairs": kind, "n_pairs": len(x) // 2, "r": r0, "ci_low": lo[0], "ci_high": hi[0]})
+    return pd.DataFrame(rows)
+
+
+def _corr(S: np.ndarray) -> np.ndarray:
+    n, sx, sy, sxx, syy, sxy = S.T
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cov = sxy / n - sx * sy / n ** 2
+        return cov / np.sqrt((sxx / n - (sx / n) ** 2) * (syy / n - (sy / n) ** 2))

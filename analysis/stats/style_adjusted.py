@@ -1,0 +1,157 @@
+"""Appendix O.2 style-aware metrics: length-normalised rates, talk share, and the mode and
+model effects re-estimated adjusting for description length and hedging.
+
+* ``style_metrics`` (per model): mean description length (words, characters), talk share
+  (the seat's share of its game's description words; 25% = an equal share), hedging,
+  suspicion and coordination language per 100 words, the raw impostor win rate and the
+  same rate reweighted to the pooled length distribution (O.2 "counterfactual
+  reweighting where each family's length distribution is matched to a common reference":
+  quintiles of the impostor's description length, each model's win rate per quintile
+  averaged with the pooled quintile shares).
+* ``style_adjusted``: odds ratios of the impostor win for mode, difficulty and impostor
+  model from a logit without and with the style covariates (log(1 + words) and hedges per
+  100 words of the impostor and, averaged, of the majority seats); O.2 "run regression
+  adjustments controlling for utterance length, hedging ... and verify whether model
+  rankings persist". Intervals: the design bootstrap's multipliers applied to the
+  experiments' score sums (one-step bootstrap, as ``ratings``); no Wald p-values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+from scipy.stats import spearmanr
+
+from analysis.stats._base import N_SEATS, StatsUnavailable, note, ordered_levels, prepared, table
+from analysis.stats._wild import Wild
+from analysis.stats.design_boot import multipliers
+from analysis.stats.language import seat_text
+from analysis.stats.resampling import percentile_ci
+from impostor.core.records import MODES, DIFFICULTIES
+
+
+def _seat_style(data, prep):
+    st = seat_text(data, prep)
+    st["words"] = st["words"].fillna(0.0)
+    st["chars"] = [len(s) if isinstance(s, str) else 0 for s in prep.description[st["gi"], st["seat"]]]
+    tot = st.groupby("gi")["words"].transform("sum")
+    st["talk_share_pct"] = 100 * st["words"] / tot.where(tot > 0)
+    per100 = lambda c: 100 * st[c] / st["words"].where(st["words"] > 0)  # noqa: E731
+    st["hedge_per100"], st["susp_per100"], st["coord_per100"] = per100("d_hedge"), per100("d_susp"), per100("d_coord")
+    return st
+
+
+@table("style_metrics", columns=["model", "words_mean", "chars_mean", "talk_share_pct", "hedge_per100",
+                                 "susp_per100", "coord_per100", "imp_win_pct", "imp_win_len_matched_pct"])
+def style_metrics(data, config) -> pd.DataFrame:
+    prep = prepared(data, need_players=True)
+    st = _seat_style(data, prep)
+    models = sorted(set(st["model"].dropna()), key=str)
+    w = Wild(data, prep, config, models)
+    out = w.frame({c: w.mean(st, c) for c in ("words", "chars", "talk_share_pct", "hedge_per100", "susp_per100",
+                                               "coord_per100")}).rename(columns=lambda c: c.replace("words", "words_mean")
+                                                                          .replace("chars", "chars_mean"))
+    imp = st[st["role"] == "impostor"].copy()
+    imp["win"] = prep.y[imp["gi"].to_numpy(np.int64)].astype(float)
+    raw = w.frame({"imp_win_pct": w.mean(imp, "win", 100)})
+    imp["bin"] = pd.qcut(imp["words"].rank(method="first"), 5, labels=False) if len(imp) >= 5 else 0
+    share = imp["bin"].value_counts(normalize=True)
+    cell = imp.groupby(["model", "bin"])["win"].mean().unstack()
+    wts = cell.notna() * share.reindex(cell.columns).to_numpy()[None, :]
+    matched = 100 * (cell.fillna(0) * wts).sum(axis=1) / wts.sum(axis=1).where(wts.sum(axis=1) > 0)
+    partial = [m for m in cell.index if cell.loc[m].isna().any()]
+    if partial:
+        note(data, "style_metrics: length-matched impostor win renormalised over the length quintiles a model "
+                   f"has games in ({', '.join(map(str, partial))})")
+    out = out.join(raw).join(matched.rename("imp_win_len_matched_pct"))
+    out["n_seats"] = st.groupby("model").size().reindex(out.index)
+    return out.reset_index()
+
+
+def _design(prep, st, adjusted: bool):
+    """Game-level design matrix: mode, difficulty, impostor model (+ style covariates)."""
+    g = pd.DataFrame({"mode": prep.mode, "difficulty": prep.difficulty, "model": prep.imp_model})
+    X, names = [np.ones((prep.n, 1))], ["const"]
+    for col, pref in (("mode", MODES), ("difficulty", DIFFICULTIES), ("model", ())):
+        lv = ordered_levels(g[col], pref)
+        for v in lv[1:]:
+            X.append((g[col] == v).to_numpy(float)[:, None])
+            names.append(f"{col}={v}")
+    if adjusted:
+        logw = np.zeros((prep.n, N_SEATS))
+        hedge = np.zeros((prep.n, N_SEATS))
+        logw[st["gi"], st["seat"]] = np.log1p(st["words"])
+        hedge[st["gi"], st["seat"]] = st["hedge_per100"].fillna(0.0)
+        imp = prep.is_imp
+        for nm, arr in (("log_words", logw), ("hedge_per100", hedge)):
+            X.append(arr[np.arange(prep.n), prep.imp_seat][:, None])
+            names.append(f"impostor_{nm}")
+            X.append((np.where(imp, 0, arr).sum(1) / 3.0)[:, None])
+            names.append(f"majority_{nm}")
+    return np.hstack(X), names
+
+
+def _identified(X: np.ndarray) -> np.ndarray:
+    """Columns kept in order while each adds rank (a term confounded with earlier ones is left out)."""
+    keep = np.zeros(X.shape[1], bool)
+    rank = 0
+    gram = X.T @ X / len(X)  # rank of a column subset = rank of its Gram block (K x K, not N x K)
+    for j in range(X.shape[1]):
+        keep[j] = True
+        r = np.linalg.matrix_rank(gram[np.ix_(keep, keep)], hermitian=True)
+        if r > rank:
+            rank = r
+        else:
+            keep[j] = False
+    return keep
+
+
+def _fit(prep, X, data, config):
+    fit = sm.GLM(prep.y.astype(float), X, family=sm.families.Binomial()).fit()
+    mu = fit.fittedvalues
+    scores = X * (prep.y - mu)[:, None]
+    E = len(prep.exp_names)
+    S = np.stack([np.bincount(prep.exp_code, weights=scores[:, k], minlength=E) for k in range(X.shape[1])], 1)
+    reps = fit.params[None, :] + (multipliers(data, prep, config).astype(float) @ S) @ fit.cov_params()
+    return fit.params, reps
+
+
+@table("style_adjusted", columns=["term", "or_raw", "ci_low_raw", "ci_high_raw", "or_adj", "ci_low", "ci_high",
+                                  "rank_raw", "rank_adj"])
+def style_adjusted(data, config) -> pd.DataFrame:
+    """Impostor-win odds ratios without and with length/hedging adjustment, and model ranks."""
+    prep = prepared(data, need_players=True)
+    st = _seat_style(data, prep)
+    res = {}
+    for adj in (False, True):
+        X, names = _design(prep, st, adj)
+        keep = _identified(X)
+        lost = [n for n, k in zip(names, keep) if not k]
+        if lost:
+            note(data, f"style_adjusted: terms confounded with earlier ones left out of the "
+                       f"{'adjusted' if adj else 'raw'} fit: {', '.join(lost)}")
+        if keep.sum() < 2:
+            raise StatsUnavailable("no design factor varies")
+        b, reps = _fit(prep, X[:, keep], data, config)
+        res[adj] = dict(zip(np.array(names)[keep], zip(b, reps.T)))
+    rows = []
+    for term in [t for t in res[True] if t != "const"]:
+        row = {"term": term}
+        for adj, suf in ((False, "raw"), (True, "adj")):
+            if term in res[adj]:
+                b, r = res[adj][term]
+                lo, hi = percentile_ci(r[:, None], config.alpha)
+                row[f"or_{suf}"] = float(np.exp(b))
+                row["ci_low" if adj else "ci_low_raw"], row["ci_high" if adj else "ci_high_raw"] = np.exp(lo[0]), np.exp(hi[0])
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    mdl = out["term"].str.startswith("model=")
+    if mdl.sum() >= 1:
+        out.loc[mdl, "rank_raw"] = out.loc[mdl, "or_raw"].rank(ascending=False, method="min")
+        out.loc[mdl, "rank_adj"] = out.loc[mdl, "or_adj"].rank(ascending=False, method="min")
+        if mdl.sum() >= 3:
+            rho = spearmanr(out.loc[mdl, "or_raw"], out.loc[mdl, "or_adj"]).statistic
+            note(data, f"style_adjusted: impostor-model ranking before vs after the length/hedging adjustment: "
+                       f"Spearman rho = {rho:.2f} over {int(mdl.sum())} models (reference level excluded)")
+    return out
