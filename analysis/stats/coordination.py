@@ -5,8 +5,9 @@
 * vote_coord_pct -- pairwise vote alignment of teammates: over teammate pairs (two seats
                     with the same non-null ``team`` in a game) in which both cast a valid
                     ballot, % naming the same seat. A pair counts for the model(s) of its two
-                    seats (teams are model-based, so normally one model). Wilson CI half-width
-                    in ``vote_coord_ci``. NaN for models never seen in a team mode.
+                    seats (teams are model-based, so normally one model). ``vote_coord_ci``:
+                    half-width of the design-based interval (``rates.cluster_rate``:
+                    experiments as clusters; ``vote_coord_ci_low/high``, ``_ci_method``). NaN for models never seen in a team mode.
                     ``vote_coord_cross_pct``: the same over cross-team pairs of the same
                     games (the baseline; without it Vote Coord. mostly restates accuracy).
 * self_decl_pct  -- % of the model's impostor games in which the impostor self-declared.
@@ -24,8 +25,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import N_SEATS, note, pct_and_halfwidth, prepared, table
+from analysis.stats._base import N_SEATS, note, prepared, table
 from analysis.stats.network import model_network
+from analysis.stats.rates import rate_columns
 from analysis.stats.team_ballots import seat_pairs
 from impostor.core.rules import guess_matches
 
@@ -98,9 +100,12 @@ def coordination(data, config) -> pd.DataFrame:
     pairs = teammate_pairs(prep)
     if len(pairs) == 0:
         note(data, "coordination: no team-mode games (no teammate pairs); vote_coord_pct left empty")
-    vc = pairs[pairs["both_valid"].astype(bool)].groupby("model")["aligned"].agg(["sum", "size"])
-    vc["vote_coord_pct"], vc["vote_coord_ci"] = pct_and_halfwidth(vc["sum"], vc["size"], config.alpha)
-    vc = vc.rename(columns={"size": "n_pairs"}).drop(columns="sum")
+    valid_pairs = pairs[pairs["both_valid"].astype(bool)]
+    vc = valid_pairs.groupby("model")["aligned"].agg(["size"]).rename(columns={"size": "n_pairs"})
+    if len(valid_pairs):  # design-based interval: the pairs of an experiment are correlated (issue 26)
+        exp = prep.exp_code[valid_pairs["gi"].to_numpy(np.int64)]
+        vc = vc.join(rate_columns("vote_coord", valid_pairs["aligned"].astype(float), np.ones(len(valid_pairs)),
+                                  exp, valid_pairs["model"], config.alpha))
     sp = seat_pairs(prep)  # the in-game baseline: cross-team pairs of the same games (issue 28)
     sp = sp[sp["both_valid"].astype(bool) & ~sp["mate"].astype(bool)]
     vc = vc.join((100 * sp.groupby("model")["aligned"].mean()).rename("vote_coord_cross_pct"), how="left")

@@ -25,7 +25,7 @@ import pandas as pd
 
 from analysis.stats._base import DIFFICULTIES, MODES, prepared, table
 from analysis.stats.network import model_network
-from analysis.stats.rates import cluster_rate
+from analysis.stats.rates import rate_columns
 from analysis.stats.robustness import bootstrap
 
 
@@ -38,20 +38,6 @@ def _seat_frame(prep) -> pd.DataFrame:
         "valid": ~np.isnan(vote) | (prep.ballot_class[gi, seat] == "self_vote"),
         "correct": vote == prep.imp_seat[gi],
     })
-
-
-def rate_columns(prefix: str, num, den, groups, keys, alpha: float) -> pd.DataFrame:
-    """Per key: ``<prefix>_pct``, ``_ci`` (half-width, pp), ``_ci_low``/``_ci_high`` (%),
-    ``_n_exp`` and ``_ci_method`` of the design-based rate interval (``rates.cluster_rate``)."""
-    frame = pd.DataFrame({"k": pd.Series(keys, dtype=object), "num": np.asarray(num, float),
-                          "den": np.asarray(den, float), "g": np.asarray(groups)})
-    rows = {}
-    for k, part in frame.groupby("k", sort=False):
-        r = cluster_rate(part["num"].to_numpy(), part["den"].to_numpy(), part["g"].to_numpy(), alpha)
-        rows[k] = {f"{prefix}_pct": 100 * r["estimate"], f"{prefix}_ci": 50 * (r["ci_high"] - r["ci_low"]),
-                   f"{prefix}_ci_low": 100 * r["ci_low"], f"{prefix}_ci_high": 100 * r["ci_high"],
-                   f"{prefix}_n_exp": r["n_clusters"], f"{prefix}_ci_method": r["method"]}
-    return pd.DataFrame.from_dict(rows, orient="index")
 
 
 @table("headline")

@@ -94,6 +94,37 @@ SPECS: tuple[Inference, ...] = (
     I("scaling", "or_per_10x", ("fit",), "or_per_10x", ("ci_low", "ci_high"), "p"),
 )
 
+WILD = "design bootstrap (wild by experiment), percentile"
+
+
+def _wide(table_name: str, keys: tuple[str, ...], *cols: str, method: str = WILD) -> tuple[Inference, ...]:
+    """Entries of a table that prints ``<col>`` with ``<col>_ci_low`` / ``<col>_ci_high``."""
+    return tuple(Inference(table_name, c, keys, c, (f"{c}_ci_low", f"{c}_ci_high"), method=method) for c in cols)
+
+
+#: Table 12 / Appendix M and O.2 measures (``team_ballots``, ``language``, ``table12``, ``style_*``):
+#: experiment-level wild bootstrap (``analysis/stats/_wild.py``).
+SPECS = SPECS + (
+    I("coordination", "vote_coord", ("model",), "vote_coord_pct", ("vote_coord_ci_low", "vote_coord_ci_high"),
+      method="vote_coord_ci_method", scale=100),
+    I("team_ballots", "teammate_premium", ("model", "mode", "pairs"), "teammate_premium_pp", ("ci_low", "ci_high"),
+      method=WILD),
+    *_wide("team_ballots", ("model", "mode", "pairs"), "vote_coord_pct", "vote_coord_cross_pct"),
+    *_wide("team_language", ("model", "mode"), "coord_rate_pct", "coord_share_pct", "suspicion_pct", "hedge_per100",
+           "words_mean"),
+    I("style_correlation", "r", ("mode", "pairs"), "r", ("ci_low", "ci_high"), method=WILD),
+    *_wide("style_metrics", ("model",), "words_mean", "chars_mean", "talk_share_pct", "hedge_per100", "susp_per100",
+           "coord_per100", "imp_win_pct"),
+    I("style_adjusted", "or_adj", ("term",), "or_adj", ("ci_low", "ci_high"), method=WILD),
+    I("style_adjusted", "or_raw", ("term",), "or_raw", ("ci_low_raw", "ci_high_raw"), method=WILD),
+    *_wide("team_dynamics", ("model",), "vote_coord_pct", "vote_coord_cross_pct", "vote_coord_mm_pct",
+           "vote_coord_cross_mm_pct", "vote_coord_im_pct", "vote_coord_cross_im_pct", "implicit_coord_pp",
+           "coord_gap_pp", "disclosure_effect_pp", "betrayal_pct", "betrayal_cross_pct", "collab_success_pct",
+           "collab_cross_pct", "fail_trust_breakdown_pct", "fail_paralysis_pct", "fail_groupthink_pct",
+           "fail_misplaced_trust_pct", "coord_rate_pct", "coord_rate_noteam_pct", "trust_form_pct", "suspicion_pct",
+           "ling_mirror_pp", "lsm_seen_pct", "vocab_conv", "vocab_jaccard_seen", "vulnerability_index"),
+)
+
 _BY_TABLE: dict[str, list[Inference]] = {}
 for _s in SPECS:
     _BY_TABLE.setdefault(_s.table, []).append(_s)

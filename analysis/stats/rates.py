@@ -28,6 +28,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pandas as pd
 import statsmodels.api as sm
 from statsmodels.stats.proportion import proportion_confint
 
@@ -79,3 +80,17 @@ def logit_cluster_ci(a: np.ndarray, b: np.ndarray, alpha: float) -> tuple[float,
 
 def _row(est, lo, hi, g, method) -> dict:
     return {"estimate": est, "ci_low": lo, "ci_high": hi, "n_clusters": g, "method": method}
+
+
+def rate_columns(prefix: str, num, den, groups, keys, alpha: float) -> pd.DataFrame:
+    """Per key: ``<prefix>_pct``, ``_ci`` (half-width, pp), ``_ci_low``/``_ci_high`` (%),
+    ``_n_exp`` and ``_ci_method`` of the design-based rate interval (``rates.cluster_rate``)."""
+    frame = pd.DataFrame({"k": pd.Series(keys, dtype=object), "num": np.asarray(num, float),
+                          "den": np.asarray(den, float), "g": np.asarray(groups)})
+    rows = {}
+    for k, part in frame.groupby("k", sort=False):
+        r = cluster_rate(part["num"].to_numpy(), part["den"].to_numpy(), part["g"].to_numpy(), alpha)
+        rows[k] = {f"{prefix}_pct": 100 * r["estimate"], f"{prefix}_ci": 50 * (r["ci_high"] - r["ci_low"]),
+                   f"{prefix}_ci_low": 100 * r["ci_low"], f"{prefix}_ci_high": 100 * r["ci_high"],
+                   f"{prefix}_n_exp": r["n_clusters"], f"{prefix}_ci_method": r["method"]}
+    return pd.DataFrame.from_dict(rows, orient="index")

@@ -86,6 +86,8 @@ NOT_INFERENCE: dict[str, str] = {
     "evalues.evalue_ci_common_outcome": "E-value of a limit of odds_ratios' listed CI (a transform, not an interval)",
     "opponent_baseline.q": "BH adjustment of the listed p (the opponent_baseline family reproduces it)",
     "opponent_baseline.significant_bh": "q < alpha of the listed p",
+    "coordination.vote_coord_ci": "half-width of the listed interval",
+    "coordination.vote_coord_ci_method": "names the method of a listed interval",
     "inference.ci_low": "the list itself",
     "inference.ci_high": "the list itself",
     "inference.p": "the list itself",
