@@ -77,6 +77,7 @@ def _start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
     """(tracking context for the hooks, MlflowClient or None when untracked)."""
     from impostor.tracking.logrun import Context
     from impostor.tracking.store import (
+        TrackingAuthError,
         TrackingUnavailable,
         ensure_experiment,
         experiment_name,
@@ -118,6 +119,8 @@ def _start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
               + ("" if server else f" (start: mlflow ui --backend-store-uri {shown_uri(uri)})"), file=sys.stderr)
         base["tracking_uri"] = uri
         return Context(parent_run_id=parent, **base), client
+    except TrackingAuthError:
+        raise  # a login to fix, not an outage: refused before any game is played (one line, exit 2)
     except TrackingUnavailable as exc:
         warn("sweep-start", f"{exc}; the sweep runs untracked and its Inspect logs are written to {log_dir}; "
              f"when MLflow is back run: impostor sync {log_dir}")
@@ -223,6 +226,7 @@ def complete_unfinished_runs(ld: Path, ctx: Any, wait_s: Optional[float] = None,
     """
     import os
 
+    from impostor.tracking.store import TrackingAuthError
     from impostor.tracking.sync import sync
 
     if wait_s is None:
@@ -236,6 +240,9 @@ def complete_unfinished_runs(ld: Path, ctx: Any, wait_s: Optional[float] = None,
         try:
             report = sync(ld, experiment=ctx.experiment, tracking_uri=ctx.tracking_uri)
             break
+        except TrackingAuthError as exc:  # waiting would not mend a refused login
+            print(f"impostor tracking: {exc}; then run: impostor sync {ld}", file=sys.stderr)
+            return
         except Exception as exc:  # noqa: BLE001 - the games are safe in the logs; say how to finish
             left = deadline - time.monotonic()
             if left <= 0:
