@@ -124,7 +124,11 @@ class Postgres:
 
     def init(self) -> None:
         """Create the cluster on first use (a random password, kept 0600 in DIR/pg-password)."""
-        self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ImpostorError(f"--dir {self.root}: cannot create it ({exc.strerror}); fix: give a folder path "
+                                "that can be created (e.g. --dir /srv/impostor-tracking)") from None
         _check_reachable(self.root)
         if (self.data / "PG_VERSION").exists():
             return
