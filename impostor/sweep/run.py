@@ -97,6 +97,7 @@ def _start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
         return Context(disabled=True, **base), None
     try:
         from impostor.tracking.sweeprun import ensure_sweep_run
+        from impostor.tracking.store import auth_error, tracking_uri
 
         client, uri = get_client(cfg.tracking.tracking_uri)
         exp_id = ensure_experiment(client, name, uri)
@@ -125,6 +126,11 @@ def _start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
         warn("sweep-start", f"{exc}; the sweep runs untracked and its Inspect logs are written to {log_dir}; "
              f"when MLflow is back run: impostor sync {log_dir}")
         return Context(disabled=True, **base), None
+    except Exception as exc:  # e.g. HTTP 403 creating the sweep run (a user without EDIT): a login to fix
+        refused = auth_error(exc, tracking_uri(cfg.tracking.tracking_uri))
+        if refused is None:
+            raise
+        raise refused from None
 
 
 # ------------------------------------------------------------------ summary

@@ -45,8 +45,8 @@ class TrackingAuthError(TrackingUnavailable, ImpostorError):
     running untracked would not help, so commands stop with the one line that says what to set."""
 
 
-_LOGIN_HELP = ("as `impostor tracking-server` printed them on the server host (the password is in its "
-               "DIR/auth/admin-password)")
+_LOGIN_HELP = ("(`impostor tracking-server` prints both; the password is in DIR/auth/admin-password on "
+               "the server host)")
 
 
 def auth_error(exc: BaseException, uri: str) -> Optional[TrackingAuthError]:
@@ -71,9 +71,9 @@ def login_problem(uri: str, status: int) -> str:
     has_pw = bool(os.environ.get("MLFLOW_TRACKING_PASSWORD"))
     where = f"MLflow tracking server {shown_uri(uri)}"
     if status == 403:
-        return (f"{where} refused user {user!r} (HTTP 403: no permission for this); fix: use the admin login "
-                f"(MLFLOW_TRACKING_USERNAME / MLFLOW_TRACKING_PASSWORD {_LOGIN_HELP}) or have an admin grant "
-                "this user EDIT on the experiment")
+        return (f"{where} refused user {user!r} (HTTP 403: no permission for this); fix: use the admin login in "
+                f"MLFLOW_TRACKING_USERNAME / MLFLOW_TRACKING_PASSWORD {_LOGIN_HELP}, or have an admin grant this "
+                "user EDIT on the experiment")
     if not user and not has_pw and not os.environ.get("MLFLOW_TRACKING_TOKEN"):
         return (f"{where} requires a login (HTTP 401) and MLFLOW_TRACKING_USERNAME / MLFLOW_TRACKING_PASSWORD "
                 f"are not set; fix: export both {_LOGIN_HELP}")
