@@ -173,13 +173,8 @@ def test_two_shards_with_a_kill_into_postgres_server(server, tmp_path):
     client = mlflow.MlflowClient(uri)
     with pytest.raises(mlflow.exceptions.MlflowException, match="401"):  # this process has no login
         client.get_experiment_by_name(EXPERIMENT)
-    os.environ.update({k: v for k, v in server.login.items() if k != "MLFLOW_TRACKING_URI"})
-    try:
-        exp = client.get_experiment_by_name(EXPERIMENT)
-        runs = client.search_runs([exp.experiment_id], "tags.`impostor.kind` = 'experiment'", max_results=1000)
-    finally:
-        for k in ("MLFLOW_TRACKING_USERNAME", "MLFLOW_TRACKING_PASSWORD"):
-            os.environ.pop(k, None)
+    runs = _as_admin(server, lambda c: c.search_runs([c.get_experiment_by_name(EXPERIMENT).experiment_id],
+                                                     "tags.`impostor.kind` = 'experiment'", max_results=1000))
     finished = [r for r in runs if r.info.status == "FINISHED"]
     assert len({r.data.tags["impostor.experiment_id"] for r in finished}) == n_exps
     assert all(r.info.status == "FINISHED" for r in runs), [(r.info.run_name, r.info.status) for r in runs]
@@ -270,6 +265,18 @@ def test_no_login_is_refused_and_no_secret_is_on_a_command_line(server):
         assert pg_pw not in text and pw not in text, log
 
 
+def _as_admin(server, fn):
+    """``fn(MlflowClient)`` with the printed admin login in this process's environment."""
+    import mlflow
+
+    os.environ.update({k: v for k, v in server.login.items() if k != "MLFLOW_TRACKING_URI"})
+    try:
+        return fn(mlflow.MlflowClient(server.uri))
+    finally:
+        for k in ("MLFLOW_TRACKING_USERNAME", "MLFLOW_TRACKING_PASSWORD"):
+            os.environ.pop(k, None)
+
+
 def _one_line_error(r: subprocess.CompletedProcess, variable: str) -> str:
     err = r.stderr.strip()
     assert "Traceback" not in r.stderr + r.stdout, r.stderr[-2000:]
@@ -296,6 +303,16 @@ def test_missing_or_wrong_login_is_one_line(server, tmp_path):
     assert r.returncode == 2 and "refused the login" in _one_line_error(r, "MLFLOW_TRACKING_PASSWORD")
     assert "not-the-password-at-all" not in r.stderr + r.stdout
     assert not list((tmp_path / "logs").rglob("*.eval"))
+    # a user with MLflow's default READ permission on an experiment the admin made: HTTP 403, one line
+    _as_admin(server, lambda c: (c.get_experiment_by_name(EXPERIMENT) or c.create_experiment(EXPERIMENT)))
+    from mlflow.server import get_app_client
+
+    _as_admin(server, lambda c: get_app_client("basic-auth", tracking_uri=server.uri).create_user(
+        "reader", "reader-password-1234"))
+    r = run_cli(["sweep", str(cfg), "--shard", "1/2", "--display", "none"], cwd=tmp_path,
+                env=dict(base, MLFLOW_TRACKING_USERNAME="reader", MLFLOW_TRACKING_PASSWORD="reader-password-1234"))
+    assert r.returncode == 2 and "refused user 'reader' (HTTP 403" in _one_line_error(r, "MLFLOW_TRACKING_USERNAME")
+    assert not list((tmp_path / "logs").rglob("*.eval"))
     r = run_cli(["export", "--experiment", EXPERIMENT, "--out", str(tmp_path / "exp")], cwd=tmp_path, env=base)
     assert r.returncode == 2 and "requires a login" in _one_line_error(r, "MLFLOW_TRACKING_USERNAME")
     r = run_cli(["report", "--experiment", EXPERIMENT, "--out", str(tmp_path / "rep"), "--no-figures"], cwd=tmp_path,
@@ -306,8 +323,6 @@ def test_missing_or_wrong_login_is_one_line(server, tmp_path):
 def test_plain_inspect_eval_logs_with_the_login_and_says_so_without(server, tmp_path):
     """`inspect eval` with the tracking hook: with the printed variables its run is on the server;
     with a wrong password the eval still plays, and one line names the variable (no silent miss)."""
-    import mlflow
-
     inspect_exe = Path(sys.executable).parent / "inspect"
     task = os.path.relpath(REPO / "tasks" / "impostor.py", tmp_path)  # Inspect wants a relative path
     env = cli_env(**server.login, IMPOSTOR_MLFLOW_EXPERIMENT="plain-auth")
@@ -325,14 +340,7 @@ def test_plain_inspect_eval_logs_with_the_login_and_says_so_without(server, tmp_
     assert r.returncode == 2 and "refused the login" in _one_line_error(r, "MLFLOW_TRACKING_PASSWORD")
     r = run_cli(["sync", "bad"], cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stderr[-2000:]
-    os.environ.update({k: v for k, v in server.login.items() if k != "MLFLOW_TRACKING_URI"})
-    try:
-        client = mlflow.MlflowClient(server.uri)
-        exp = client.get_experiment_by_name("plain-auth")
-        runs = client.search_runs([exp.experiment_id])
-    finally:
-        for k in ("MLFLOW_TRACKING_USERNAME", "MLFLOW_TRACKING_PASSWORD"):
-            os.environ.pop(k, None)
+    runs = _as_admin(server, lambda c: c.search_runs([c.get_experiment_by_name("plain-auth").experiment_id]))
     assert len(runs) == 2 and {x.data.tags["impostor.source"] for x in runs} == {"hook", "sync"}
     assert all(x.info.status == "FINISHED" and x.data.metrics["games_completed"] == 2 for x in runs)
     secret = server.login["MLFLOW_TRACKING_PASSWORD"].encode()
