@@ -13,7 +13,9 @@ be reused, not replayed); later (``--outage-at`` of all experiments finished) th
 ``--outage-s`` seconds and started again on the same database and port. At the end:
 ``impostor export --experiment`` from the server and ``impostor report --parquet`` on the export,
 and the checks: every planned game exactly once, one FINISHED run per experiment, report built
-without errors. RSS of every process (shards with their children, the mlflow server, PostgreSQL)
+without errors. The server requires a login (MLflow basic-auth, issue 33; ``--no-auth`` to compare): the
+shards get the generated admin login through MLflow's variables, and the checks add that a request
+without it gets 401 and that the password is in no log, export or artifact. RSS of every process (shards with their children, the mlflow server, PostgreSQL)
 and the load average are sampled every ``--sample-s`` seconds; peaks per process are reported.
 
 Ideal (critical path, as benchmarks/load_bench.py): a shard's provider serves at most C calls at
@@ -63,8 +65,8 @@ def write_config(out: Path, args: argparse.Namespace) -> Path:
 class Server:
     """``impostor tracking-server`` on a fixed port; stop() and start() again keep its database."""
 
-    def __init__(self, root: Path, port: int, workers: int, env: dict):
-        self.root, self.port, self.workers, self.env = root, port, workers, env
+    def __init__(self, root: Path, port: int, workers: int, env: dict, auth: bool = True):
+        self.root, self.port, self.workers, self.env, self.auth = root, port, workers, env, auth
         self.proc: subprocess.Popen | None = None
         self.uri = f"http://127.0.0.1:{port}"
 
@@ -72,7 +74,8 @@ class Server:
         t0 = time.time()
         out = open(self.root.parent / "server.out", "a")
         self.proc = subprocess.Popen(IMPOSTOR + ["tracking-server", "--dir", str(self.root), "--port", str(self.port),
-                                                 "--workers", str(self.workers)],
+                                                 "--workers", str(self.workers),
+                                                 "--auth" if self.auth else "--no-auth"],
                                      env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         import httpx
 
@@ -85,6 +88,14 @@ class Server:
             if self.proc.poll() is not None or time.time() - t0 > 300:
                 raise SystemExit(f"tracking-server did not come up: {(self.root.parent / 'server.out').read_text()[-2000:]}")
             time.sleep(0.5)
+
+    def login(self) -> dict:
+        """MLflow's client variables for the admin login the server generated (issue 33)."""
+        if not self.auth:
+            return {}
+        from impostor.tracking.serverauth import ADMIN_USER, Auth
+
+        return {"MLFLOW_TRACKING_USERNAME": ADMIN_USER, "MLFLOW_TRACKING_PASSWORD": Auth(self.root).password()}
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -193,6 +204,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2, help="mlflow server workers")
     ap.add_argument("--port", type=int, default=5077)
     ap.add_argument("--experiment", default=EXPERIMENT)
+    ap.add_argument("--auth", action=argparse.BooleanOptionalAction, default=True,
+                    help="the server requires a login (MLflow basic-auth; default on); the shards use it")
     ap.add_argument("--reduced", action="store_true", help="3 models x 2 difficulties = 36 experiments")
     ap.add_argument("--reduced-games", type=int, default=20)
     ap.add_argument("--kill-at", type=float, default=0.35, help="SIGKILL shard 1 once this fraction of its experiments finished")
@@ -218,7 +231,7 @@ def main() -> None:
                LITELLM_LOCAL_MODEL_COST_MAP="True", MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR="false")
     env.pop("IMPOSTOR_MLFLOW", None)
     env.pop("MLFLOW_TRACKING_URI", None)
-    server = Server(out / "tracking", args.port, args.workers, env)
+    server = Server(out / "tracking", args.port, args.workers, env, auth=args.auth)
     sampler = Sampler(args.sample_s)
     sampler.roots["server"] = lambda: server.proc.pid if server.proc and server.proc.poll() is None else None
     sampler.roots["postgres"] = server.postmaster
@@ -227,8 +240,9 @@ def main() -> None:
         f"{os.environ.get('IMPOSTOR_MLFLOW_TRACES', 'default (on)')}; load {os.getloadavg()}")
     r = {"args": vars(args), "experiments": n_exps, "games": sum(games), "ideal_s": ideal, "events": []}
     r["server_start_s"] = server.start()
-    log(f"tracking server up at {server.uri} in {r['server_start_s']:.1f}s")
-    senv = dict(env, MLFLOW_TRACKING_URI=server.uri)
+    log(f"tracking server up at {server.uri} in {r['server_start_s']:.1f}s (auth {'on' if args.auth else 'off'})")
+    senv = dict(env, MLFLOW_TRACKING_URI=server.uri, **server.login())
+    os.environ.update(server.login())  # the checks' MlflowClient in this process
     shards: dict[int, subprocess.Popen] = {}
     starts: dict[int, float] = {}
 
@@ -401,7 +415,31 @@ def checks(r: dict, out: Path, uri: str, experiment: str, plans: list) -> None:
         c["report_error"] = str(exc)[:300]
     c["resumed_not_replayed"] = r["resume"]["replayed_or_changed"] == 0 and r["resume"]["finished_before_kill"] > 0
     c["shards_exit_0"] = all(s["rc"] == 0 for s in r["shards"].values())
+    if r["args"]["auth"]:  # a request without the login is refused; the login is in no log or artifact
+        import httpx
+
+        c["unauthenticated_refused_401"] = httpx.get(f"{uri}/api/2.0/mlflow/experiments/search",
+                                                     params={"max_results": 1}, timeout=10).status_code == 401
+        secret = os.environ["MLFLOW_TRACKING_PASSWORD"].encode()
+        leaks = [str(p) for root in (out / "logs", out / "export", out / "tracking/artifacts")
+                 for p in root.rglob("*") if p.is_file() and _holds(p, secret)]
+        leaks += [str(p) for p in out.glob("*.out") if secret in p.read_bytes()]
+        c["login_in_no_log_or_artifact"] = not leaks
+        if leaks:
+            c["login_found_in"] = leaks[:5]
     r["checks"] = c
+
+
+def _holds(path: Path, needle: bytes) -> bool:
+    """Whether a file (or, for a zip such as an .eval log, any member) contains ``needle``."""
+    import zipfile
+
+    if needle in path.read_bytes():
+        return True
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as z:
+            return any(needle in z.read(i) for i in z.infolist())
+    return False
 
 
 if __name__ == "__main__":

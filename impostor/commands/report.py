@@ -169,9 +169,15 @@ def _load(args: Any) -> tuple[Any, dict]:
 def _log_run(args: Any, out: Path, manifest: dict) -> None:
     """The bundle as a run of its own in the experiment it was read from (``--log-run``)."""
     from impostor.tracking.reportrun import log_report_run
-    from impostor.tracking.store import get_client, shown_uri
+    from impostor.tracking.store import TrackingAuthError, TrackingUnavailable, get_client, shown_uri
 
-    client, uri = get_client(args.tracking_uri)
+    try:
+        client, uri = get_client(args.tracking_uri)
+    except TrackingAuthError:
+        raise
+    except TrackingUnavailable as exc:
+        raise ImpostorError(f"{exc}; the report is built at {out}; fix: start the tracking server, then "
+                            "re-run with --log-run") from None
     exp = client.get_experiment_by_name(args.experiment)
     run_id = log_report_run(client, exp.experiment_id, out, manifest)
     _progress(f"logged as MLflow run {run_id} in experiment '{args.experiment}' at {shown_uri(uri)} "

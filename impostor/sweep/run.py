@@ -77,6 +77,7 @@ def _start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
     """(tracking context for the hooks, MlflowClient or None when untracked)."""
     from impostor.tracking.logrun import Context
     from impostor.tracking.store import (
+        TrackingAuthError,
         TrackingUnavailable,
         ensure_experiment,
         experiment_name,
@@ -96,6 +97,7 @@ def _start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
         return Context(disabled=True, **base), None
     try:
         from impostor.tracking.sweeprun import ensure_sweep_run
+        from impostor.tracking.store import auth_error, tracking_uri
 
         client, uri = get_client(cfg.tracking.tracking_uri)
         exp_id = ensure_experiment(client, name, uri)
@@ -118,10 +120,17 @@ def _start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
               + ("" if server else f" (start: mlflow ui --backend-store-uri {shown_uri(uri)})"), file=sys.stderr)
         base["tracking_uri"] = uri
         return Context(parent_run_id=parent, **base), client
+    except TrackingAuthError:
+        raise  # a login to fix, not an outage: refused before any game is played (one line, exit 2)
     except TrackingUnavailable as exc:
         warn("sweep-start", f"{exc}; the sweep runs untracked and its Inspect logs are written to {log_dir}; "
              f"when MLflow is back run: impostor sync {log_dir}")
         return Context(disabled=True, **base), None
+    except Exception as exc:  # e.g. HTTP 403 creating the sweep run (a user without EDIT): a login to fix
+        refused = auth_error(exc, tracking_uri(cfg.tracking.tracking_uri))
+        if refused is None:
+            raise
+        raise refused from None
 
 
 # ------------------------------------------------------------------ summary
@@ -223,6 +232,7 @@ def complete_unfinished_runs(ld: Path, ctx: Any, wait_s: Optional[float] = None,
     """
     import os
 
+    from impostor.tracking.store import TrackingAuthError
     from impostor.tracking.sync import sync
 
     if wait_s is None:
@@ -236,6 +246,9 @@ def complete_unfinished_runs(ld: Path, ctx: Any, wait_s: Optional[float] = None,
         try:
             report = sync(ld, experiment=ctx.experiment, tracking_uri=ctx.tracking_uri)
             break
+        except TrackingAuthError as exc:  # waiting would not mend a refused login
+            print(f"impostor tracking: {exc}; then run: impostor sync {ld}", file=sys.stderr)
+            return
         except Exception as exc:  # noqa: BLE001 - the games are safe in the logs; say how to finish
             left = deadline - time.monotonic()
             if left <= 0:

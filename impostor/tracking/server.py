@@ -7,7 +7,9 @@ on it with proxied artifact storage (``--serve-artifacts``, files under
 Why PostgreSQL: several shards writing one SQLite file over a network share
 lock each other out; PostgreSQL takes concurrent writers. SQLite stays the
 zero-setup default (docs/tracking.md). Ctrl-C / SIGTERM stops both cleanly;
-starting again on the same DIR reuses the database.
+starting again on the same DIR reuses the database. No secret is ever on a command
+line, and a server reachable from other hosts requires a login
+(``impostor.tracking.serverauth``).
 """
 
 from __future__ import annotations
@@ -25,6 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from impostor.core.errors import ImpostorError
+from impostor.tracking.serverauth import (
+    AUTH_DB,
+    Auth,
+    allowed_hosts,
+    client_lines,
+    is_loopback,
+    write_pgpass,
+    write_private,
+)
 
 PG_USER = "impostor"
 PG_DB = "mlflow"
@@ -93,28 +104,40 @@ class Postgres:
     def password_file(self) -> Path:
         return self.root / "pg-password"
 
+    @property
+    def pgpass_file(self) -> Path:
+        """libpq's password file for ``mlflow server`` (``PGPASSFILE``): the password stays off its argv."""
+        return self.root / "pgpass"
+
     def uri(self) -> str:
+        """With the password: for this process only (psycopg2), never for a command line."""
         pw = self.password_file.read_text().strip()
         return f"postgresql://{PG_USER}:{pw}@127.0.0.1:{self.port}/{PG_DB}"
 
     def backend_uri(self) -> str:
-        """SQLAlchemy URI for ``mlflow server``; names psycopg2 (SQLAlchemy >= 2.1 defaults to psycopg 3)."""
-        return self.uri().replace("postgresql://", "postgresql+psycopg2://", 1)
+        """SQLAlchemy URI for ``mlflow server``, without the password (libpq reads ``pgpass_file``);
+        names psycopg2 (SQLAlchemy >= 2.1 defaults to psycopg 3)."""
+        return f"postgresql+psycopg2://{PG_USER}@127.0.0.1:{self.port}/{PG_DB}"
+
+    def write_pgpass(self) -> None:
+        write_pgpass(self.pgpass_file, PG_USER, self.password_file.read_text().strip())
 
     def init(self) -> None:
         """Create the cluster on first use (a random password, kept 0600 in DIR/pg-password)."""
-        self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ImpostorError(f"--dir {self.root}: cannot create it ({exc.strerror}); fix: give a folder path "
+                                "that can be created (e.g. --dir /srv/impostor-tracking)") from None
         _check_reachable(self.root)
         if (self.data / "PG_VERSION").exists():
             return
         pw = secrets.token_urlsafe(24)
-        self.password_file.write_text(pw + "\n")
-        os.chmod(self.password_file, 0o600)
+        write_private(self.password_file, pw + "\n")
         self.data.mkdir(mode=0o700, exist_ok=True)
         _chown_pg(self.data)
         tmp_pw = self.root / ".initdb-pw"  # initdb (as postgres) reads it; removed right after
-        tmp_pw.write_text(pw + "\n")
-        os.chmod(tmp_pw, 0o600)
+        write_private(tmp_pw, pw + "\n")
         _chown_pg(tmp_pw)
         try:
             r = subprocess.run(_as_pg_user([pg_bin("initdb"), "-D", str(self.data), "-U", PG_USER, "-E", "UTF8",
@@ -151,9 +174,10 @@ class Postgres:
         try:
             conn.autocommit = True
             with conn.cursor() as cur:
-                cur.execute("SELECT 1 FROM pg_database WHERE datname = %s", (PG_DB,))
-                if cur.fetchone() is None:
-                    cur.execute(f"CREATE DATABASE {PG_DB}")
+                for db in (PG_DB, AUTH_DB):  # the runs; MLflow's basic-auth users
+                    cur.execute("SELECT 1 FROM pg_database WHERE datname = %s", (db,))
+                    if cur.fetchone() is None:
+                        cur.execute(f"CREATE DATABASE {db}")
         finally:
             conn.close()
 
@@ -175,12 +199,13 @@ def database_size(pg: Postgres) -> int:
         conn.close()
 
 
-def mlflow_server_cmd(backend_uri: str, artifacts: Path, host: str, port: int, workers: int) -> list[str]:
+def mlflow_server_cmd(backend_uri: str, artifacts: Path, host: str, port: int, workers: int,
+                      auth: bool = False) -> list[str]:
     exe = Path(sys.executable).parent / "mlflow"
     base = [str(exe)] if exe.exists() else [sys.executable, "-m", "mlflow"]
     return base + ["server", "--backend-store-uri", backend_uri, "--serve-artifacts",
                    "--artifacts-destination", str(artifacts), "--host", host, "--port", str(port),
-                   "--workers", str(workers)]
+                   "--workers", str(workers)] + (["--app-name", "basic-auth"] if auth else [])
 
 
 def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float, log: Path) -> None:
@@ -226,34 +251,76 @@ def _raise_stop(signum, frame):  # noqa: ARG001
     raise _Stop()
 
 
+def _check_auth(url: str, log: Path) -> None:
+    """The login is really required: an API call without credentials must get 401."""
+    import httpx
+
+    r = httpx.get(f"{url}/api/2.0/mlflow/experiments/search", params={"max_results": 1}, timeout=10)
+    if r.status_code != 401:
+        raise ImpostorError(f"mlflow server answered {r.status_code}, not 401, to a request without credentials: "
+                            f"the basic-auth app is not active; see {log}")
+
+
 def serve(root: Path, host: str = "127.0.0.1", port: int = 5000, workers: int = 2, pg_port: int = 0,
-          timeout: float = 180) -> int:
-    """Start PostgreSQL and ``mlflow server``; print the URL; stop both on Ctrl-C / SIGTERM."""
+          timeout: float = 180, auth: bool | None = None) -> int:
+    """Start PostgreSQL and ``mlflow server``; print the URL (and the login); stop both on Ctrl-C / SIGTERM.
+
+    ``auth`` None: on unless ``host`` is loopback (MLflow's basic-auth app)."""
     root = Path(root).resolve()
+    exposed = not is_loopback(host)
+    if auth is None:
+        auth = exposed
+    if exposed and not auth:
+        print(f"tracking-server: WARNING: --no-auth with --host {host}: anyone who can reach port {port} can read, "
+              "change and delete every run; keep it behind a firewall, a VPN or an SSH tunnel", file=sys.stderr,
+              flush=True)
     pg = Postgres(root, pg_port)
     pg.init()
+    pg.write_pgpass()
     artifacts = root / "artifacts"
     artifacts.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True")  # else `mlflow server` hangs at start offline
-    env.pop("MLFLOW_TRACKING_URI", None)
+    for var in ("MLFLOW_TRACKING_URI", "MLFLOW_BACKEND_STORE_URI", "MLFLOW_AUTH_ADMIN_USERNAME",
+                "MLFLOW_AUTH_ADMIN_PASSWORD"):  # ours, from DIR, or the admin could differ from DIR/auth
+        env.pop(var, None)
+    env["PGPASSFILE"] = str(pg.pgpass_file)
     env.setdefault("MLFLOW_SERVER_ENABLE_JOB_EXECUTION", "false")  # GenAI job runner: 8 idle processes we never use
+    if exposed:
+        env.setdefault("MLFLOW_SERVER_ALLOWED_HOSTS", allowed_hosts(host))
+    gate = Auth(root) if auth else None
+    if gate is not None:
+        try:
+            import flask_wtf  # noqa: F401 - MLflow's basic-auth app fails in its workers without it
+        except ImportError:
+            raise ImpostorError("MLflow's basic-auth app needs Flask-WTF: fix: pip install 'Flask-WTF>=1,<2' "
+                                "(mlflow's auth extra; scripts/tracking-server.sh installs it)") from None
+        gate.ensure()
     old = {s: signal.signal(s, _raise_stop) for s in (signal.SIGTERM, signal.SIGHUP)}
     proc = None
     pg_started = False
     try:
         pg.start()
         pg_started = True
+        if gate is not None:
+            gate.write_config(pg.port, PG_USER)
+            env.update(gate.server_env())
         log_path = root / "mlflow-server.log"
         _stop_leftover(root / "mlflow-server.pid")
         with open(log_path, "a") as log:
-            proc = subprocess.Popen(mlflow_server_cmd(pg.backend_uri(), artifacts, host, port, workers), env=env,
-                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            proc = subprocess.Popen(mlflow_server_cmd(pg.backend_uri(), artifacts, host, port, workers,
+                                                      auth=gate is not None),
+                                    env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         (root / "mlflow-server.pid").write_text(f"{proc.pid}\n")
         shown = socket.gethostname() if host in ("0.0.0.0", "::") else host  # what other hosts dial
         url = f"http://{shown}:{port}"
         _wait_healthy(f"http://127.0.0.1:{port}", proc, timeout, log_path)
-        print(f"MLflow tracking server (PostgreSQL on 127.0.0.1:{pg.port}, artifacts {artifacts}) is up.\n"
-              f"Use it with:\n  export MLFLOW_TRACKING_URI={url}\n(Ctrl-C stops it; log {log_path})", flush=True)
+        if gate is not None:
+            _check_auth(f"http://127.0.0.1:{port}", log_path)
+        login = ("with authentication (MLflow basic-auth; requests without the login get HTTP 401)"
+                 if gate is not None else "without authentication")
+        print(f"MLflow tracking server (PostgreSQL on 127.0.0.1:{pg.port}, artifacts {artifacts}) is up, {login}.\n"
+              "A shard (impostor sweep, inspect eval, impostor export/report/sync) uses it with:\n"
+              + "\n".join(client_lines(url, gate)) + f"\n(Ctrl-C stops it; log {log_path})", flush=True)
         while proc.poll() is None:
             time.sleep(0.5)
         print(f"mlflow server exited with {proc.returncode}; see {log_path}", file=sys.stderr)

@@ -8,6 +8,11 @@ Default (no server)::
 Open it with (from the same directory)::
 
     LITELLM_LOCAL_MODEL_COST_MAP=True mlflow ui --backend-store-uri sqlite:///mlruns/mlflow.db
+
+A server that requires a login is reached with MLflow's own variables
+(``MLFLOW_TRACKING_USERNAME`` / ``MLFLOW_TRACKING_PASSWORD``, TLS through
+``MLFLOW_TRACKING_SERVER_CERT_PATH`` ...); a refused login is a ``TrackingAuthError``
+whose one line names the variable to fix.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ import re
 import sys
 from pathlib import Path
 from typing import Any, Iterator, Optional
+
+from impostor.core.errors import ImpostorError
 
 DEFAULT_EXPERIMENT = "impostor"
 ENV_DISABLE = "IMPOSTOR_MLFLOW"  # 0/false/off disables the hooks
@@ -31,6 +38,51 @@ _warned: set[str] = set()
 
 class TrackingUnavailable(Exception):
     """The tracking store cannot be reached; the Inspect log is still the source of truth."""
+
+
+class TrackingAuthError(TrackingUnavailable, ImpostorError):
+    """The server wants a login that the environment does not give, or refuses it: waiting or
+    running untracked would not help, so commands stop with the one line that says what to set."""
+
+
+_LOGIN_HELP = ("(`impostor tracking-server` prints both; the password is in DIR/auth/admin-password on "
+               "the server host)")
+
+
+def auth_error(exc: BaseException, uri: str) -> Optional[TrackingAuthError]:
+    """A TrackingAuthError when ``exc`` (or what it wraps) is the server's HTTP 401 / 403, else None."""
+    seen: set[int] = set()
+    e: Optional[BaseException] = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, TrackingAuthError):
+            return e
+        status = getattr(e, "get_http_status_code", None)
+        code = status() if callable(status) else getattr(getattr(e, "response", None), "status_code", None)
+        if code in (401, 403):
+            return TrackingAuthError(login_problem(uri, code))
+        e = e.__cause__ or e.__context__
+    return None
+
+
+def login_problem(uri: str, status: int) -> str:
+    """One line: what the server refused and which MLflow variable to set."""
+    user = os.environ.get("MLFLOW_TRACKING_USERNAME")
+    has_pw = bool(os.environ.get("MLFLOW_TRACKING_PASSWORD"))
+    where = f"MLflow tracking server {shown_uri(uri)}"
+    if status == 403:
+        return (f"{where} refused user {user!r} (HTTP 403: no permission for this); fix: use the admin login in "
+                f"MLFLOW_TRACKING_USERNAME / MLFLOW_TRACKING_PASSWORD {_LOGIN_HELP}, or have an admin grant this "
+                "user EDIT on the experiment")
+    if not user and not has_pw and not os.environ.get("MLFLOW_TRACKING_TOKEN"):
+        return (f"{where} requires a login (HTTP 401) and MLFLOW_TRACKING_USERNAME / MLFLOW_TRACKING_PASSWORD "
+                f"are not set; fix: export both {_LOGIN_HELP}")
+    if user and not has_pw:
+        return f"{where} requires a login (HTTP 401) and MLFLOW_TRACKING_PASSWORD is not set; fix: export it {_LOGIN_HELP}"
+    if has_pw and not user:
+        return f"{where} requires a login (HTTP 401) and MLFLOW_TRACKING_USERNAME is not set; fix: export it {_LOGIN_HELP}"
+    return (f"{where} refused the login of MLFLOW_TRACKING_USERNAME={user!r} (HTTP 401: wrong user or "
+            f"MLFLOW_TRACKING_PASSWORD); fix: set both {_LOGIN_HELP}")
 
 
 def tracking_disabled() -> bool:
@@ -65,13 +117,27 @@ def warn(key: str, message: str) -> None:
     print(f"impostor tracking: {message}", file=sys.stderr, flush=True)
 
 
+def _tls_options() -> dict[str, Any]:
+    """``requests`` TLS options from MLflow's own variables, as MLflow's client uses them."""
+    from mlflow.environment_variables import (
+        MLFLOW_TRACKING_CLIENT_CERT_PATH,
+        MLFLOW_TRACKING_INSECURE_TLS,
+        MLFLOW_TRACKING_SERVER_CERT_PATH,
+    )
+
+    verify: Any = not MLFLOW_TRACKING_INSECURE_TLS.get()
+    if verify and MLFLOW_TRACKING_SERVER_CERT_PATH.get():
+        verify = MLFLOW_TRACKING_SERVER_CERT_PATH.get()
+    return {"verify": verify, "cert": MLFLOW_TRACKING_CLIENT_CERT_PATH.get()}
+
+
 def check_reachable(uri: str, timeout: float = 3.0) -> None:
     """Fail fast (instead of MLflow's minutes of retries) when an HTTP tracking server is down."""
     if uri.startswith(("http://", "https://")):
-        import httpx
+        import requests
 
         try:
-            r = httpx.get(uri.rstrip("/") + "/health", timeout=timeout)
+            r = requests.get(uri.rstrip("/") + "/health", timeout=timeout, **_tls_options())
         except Exception as exc:  # noqa: BLE001
             raise TrackingUnavailable(f"MLflow tracking server {shown_uri(uri)} is not reachable ({type(exc).__name__})") from exc
         if r.status_code >= 500:
@@ -99,6 +165,9 @@ def get_client(uri: Optional[str] = None) -> tuple[Any, str]:
             client.search_experiments(max_results=1)  # creates / migrates the schema now, under the lock
         return client, uri
     except Exception as exc:  # noqa: BLE001
+        refused = auth_error(exc, uri)
+        if refused is not None:
+            raise refused from None
         raise TrackingUnavailable(f"MLflow tracking at {shown_uri(uri)} cannot be opened ({exc})") from exc
 
 
@@ -166,4 +235,7 @@ def ensure_experiment(client: Any, name: str, uri: str) -> str:
     except TrackingUnavailable:
         raise
     except Exception as exc:  # noqa: BLE001
+        refused = auth_error(exc, uri)
+        if refused is not None:
+            raise refused from None
         raise TrackingUnavailable(f"MLflow tracking at {shown_uri(uri)}: cannot use experiment {name!r} ({exc})") from exc

@@ -18,7 +18,15 @@ from impostor.core.errors import ImpostorError
 from impostor.export import find_logs, is_impostor_task, read_log
 from impostor.sweep import MANIFEST
 from impostor.tracking.logrun import TAG, Context, find_run, finish_run, run_key, start_run
-from impostor.tracking.store import TrackingUnavailable, ensure_experiment, experiment_name, get_client, shown_uri
+from impostor.tracking.store import (
+    TrackingAuthError,
+    TrackingUnavailable,
+    auth_error,
+    ensure_experiment,
+    experiment_name,
+    get_client,
+    shown_uri,
+)
 
 
 @dataclass
@@ -96,6 +104,8 @@ def sync(path: str | Path, experiment: Optional[str] = None, tracking_uri: Optio
             best[key] = (r, lp, h)
     try:
         client, uri = get_client(tracking_uri)
+    except TrackingAuthError:
+        raise  # its line already says what to set
     except TrackingUnavailable as exc:
         raise ImpostorError(f"{exc}; fix: start the tracking server or point MLFLOW_TRACKING_URI at a running one, "
                             f"then re-run impostor sync") from None
@@ -144,6 +154,9 @@ def sync(path: str | Path, experiment: Optional[str] = None, tracking_uri: Optio
         except ImpostorError:
             raise
         except Exception as exc:  # noqa: BLE001
+            refused = auth_error(exc, uri)
+            if refused is not None:
+                raise refused from None
             raise ImpostorError(f"{lp}: could not be logged to MLflow at {shown_uri(uri)} ({str(exc).splitlines()[0][:300]}); "
                                 f"fix: check the tracking server, then re-run impostor sync (it is idempotent)") from exc
     return report

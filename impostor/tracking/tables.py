@@ -18,7 +18,8 @@ from impostor.core.errors import ImpostorError
 from impostor.core.records import GAMES_FILE, PLAYERS_FILE
 from impostor.tracking.logrun import TABLES_DIR, TAG
 from impostor.tracking.relocate import local_path, map_uri, sqlite_path, store_moves
-from impostor.tracking.store import TrackingUnavailable, get_client, shown_uri, tracking_uri as resolve_uri
+from impostor.tracking.store import TrackingAuthError, TrackingUnavailable, get_client, shown_uri
+from impostor.tracking.store import tracking_uri as resolve_uri
 
 __all__ = ["RunTables", "ExperimentTables", "downloaded_tables", "require_store"]
 
@@ -72,6 +73,8 @@ def _open_client(tracking_uri: Optional[str], unreachable_fix: str) -> tuple[Any
     os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
     try:
         return get_client(tracking_uri)
+    except TrackingAuthError:
+        raise  # its line already says what to set
     except TrackingUnavailable as exc:
         raise ImpostorError(f"{exc}; fix: {unreachable_fix}") from None
 

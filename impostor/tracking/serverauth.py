@@ -1,0 +1,127 @@
+"""Secrets of ``impostor tracking-server``: the PostgreSQL password file and MLflow's basic-auth app.
+
+Nothing secret goes on a command line (any local user reads ``/proc/*/cmdline``):
+``mlflow server`` gets a database URI without a password and finds the password
+in a libpq password file (``DIR/pgpass``, 0600, named by ``PGPASSFILE``).
+
+A server that listens beyond loopback runs MLflow's own basic-auth app
+(``mlflow server --app-name basic-auth``): its users live in a second database of
+the same cluster (``mlflow_auth``), its settings in ``DIR/auth/basic_auth.ini``
+(0600, named by ``MLFLOW_AUTH_CONFIG_PATH``).  The admin password is generated on
+first start into ``DIR/auth/admin-password`` (0600); MLflow creates the admin user
+from the ini on its first start and ignores the setting afterwards.  Shards log in
+with MLflow's standard ``MLFLOW_TRACKING_USERNAME`` / ``MLFLOW_TRACKING_PASSWORD``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import secrets
+import socket
+from pathlib import Path
+
+ADMIN_USER = "admin"
+AUTH_DB = "mlflow_auth"
+# MLflow checks a password with PBKDF2 on every request (~0.1-0.3 s of CPU): without its
+# cache a busy shard's requests would cost the server more than the games.  The cache is
+# per worker; a changed password reaches every worker within this many seconds.
+AUTH_CACHE_TTL_S = 60
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to a file that only its owner can read, created 0600 (never briefly wider)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    os.chmod(path, 0o600)  # an existing file keeps its old mode under O_CREAT
+
+
+def write_pgpass(path: Path, user: str, password: str) -> None:
+    """A libpq password file for ``user`` on 127.0.0.1, any port (the cluster's port changes per start)."""
+    esc = password.replace("\\", "\\\\").replace(":", "\\:")
+    write_private(path, f"127.0.0.1:*:*:{user}:{esc}\n")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``--host`` keeps the server to this machine (only then may authentication be off)."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class Auth:
+    """The basic-auth files under ``root/auth``: admin password, MLflow's ini, the Flask secret key."""
+
+    def __init__(self, root: Path):
+        self.dir = Path(root) / "auth"
+
+    @property
+    def password_file(self) -> Path:
+        return self.dir / "admin-password"
+
+    @property
+    def config_file(self) -> Path:
+        return self.dir / "basic_auth.ini"
+
+    @property
+    def _secret_key_file(self) -> Path:
+        return self.dir / "flask-secret-key"
+
+    def ensure(self) -> None:
+        """Generate the admin password and the Flask secret key once (kept across restarts)."""
+        self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.chmod(self.dir, 0o700)
+        for path in (self.password_file, self._secret_key_file):
+            if not path.exists() or not path.read_text().strip():
+                write_private(path, secrets.token_urlsafe(24) + "\n")
+
+    def password(self) -> str:
+        return self.password_file.read_text().strip()
+
+    def write_config(self, db_port: int, db_user: str) -> None:
+        """MLflow's basic_auth.ini for this start (the database port changes per start)."""
+        write_private(self.config_file, "\n".join([
+            "[mlflow]",
+            "default_permission = READ",
+            f"database_uri = postgresql+psycopg2://{db_user}@127.0.0.1:{db_port}/{AUTH_DB}",
+            f"admin_username = {ADMIN_USER}",
+            f"admin_password = {self.password()}",
+            "authorization_function = mlflow.server.auth:authenticate_request_basic_auth",
+            f"auth_cache_ttl_seconds = {AUTH_CACHE_TTL_S}",
+            "",
+        ]))
+
+    def server_env(self) -> dict[str, str]:
+        """What ``mlflow server --app-name basic-auth`` needs, by environment (never argv)."""
+        return {"MLFLOW_AUTH_CONFIG_PATH": str(self.config_file),
+                "MLFLOW_FLASK_SERVER_SECRET_KEY": self._secret_key_file.read_text().strip()}
+
+
+def allowed_hosts(host: str) -> str:
+    """``MLFLOW_SERVER_ALLOWED_HOSTS`` for a server listening on ``host``.
+
+    MLflow refuses (403 "Invalid Host header") any Host that is not loopback or a private
+    IP, so the machine's own names, which the printed URL uses, are added to its defaults.
+    """
+    from mlflow.server.security_utils import get_default_allowed_hosts
+
+    names = {socket.gethostname(), socket.getfqdn()}
+    if not is_loopback(host) and host not in ("0.0.0.0", "::"):
+        names.add(host)
+    extra = [p for n in sorted(names) if n for p in (n, f"{n}:*")]
+    return ",".join(get_default_allowed_hosts() + extra)
+
+
+def client_lines(url: str, auth: Auth | None) -> list[str]:
+    """The variables a shard sets; the password is named by its file, never printed."""
+    lines = [f"  export MLFLOW_TRACKING_URI={url}"]
+    if auth is not None:
+        lines += [f"  export MLFLOW_TRACKING_USERNAME={ADMIN_USER}",
+                  f'  export MLFLOW_TRACKING_PASSWORD="$(cat {auth.password_file})"',
+                  f"  # on another host: copy {auth.password_file} there (mode 0600) and cat that copy"]
+    return lines
