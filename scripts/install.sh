@@ -78,4 +78,18 @@ command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/n
     log "postgresql is missing: install it (apt-get install postgresql) for scripts/tracking-server.sh"
   fi
 }
+# 7. TeX for the report's paper/ folder (paper.tex -> paper.pdf) and the LaTeX compile tests
+#    (tests/analysis/test_latex_tables.py, test_paper_output.py): Debian's pdflatex with booktabs,
+#    graphicx and geometry (texlive-latex-base + texlive-latex-recommended, ~150 MB without the
+#    recommended extras), and poppler-utils' pdftoppm for the picture of its pages. Only when missing.
+command -v pdflatex >/dev/null 2>&1 && command -v pdftoppm >/dev/null 2>&1 || {
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    log "pdflatex (Debian texlive) and pdftoppm for the report's paper/paper.pdf"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      texlive-latex-base texlive-latex-recommended poppler-utils >/dev/null
+  else
+    log "pdflatex is missing: install it (apt-get install --no-install-recommends texlive-latex-base texlive-latex-recommended poppler-utils) so that impostor report compiles paper/paper.pdf"
+  fi
+}
 log "done: activate with '. .venv/bin/activate'"
