@@ -7,6 +7,8 @@ and writes::
     OUT/tables/NAME.md    GitHub-flavoured Markdown table
     OUT/tables/NAME.tex   a table float to \\input (booktabs rules, caption, label tab:NAME)
     OUT/figures/*.png     300 dpi, with a vector .pdf and .svg of each
+    OUT/paper/            Tables 1-12 and Figures 1-3 in the paper's layout, paper.tex (and paper.pdf
+                          where pdflatex is installed), compare.csv: the paper's numbers beside ours
     OUT/report.md         tables, figures, notes
     OUT/report.html       self-contained rendering (figures embedded, also linked)
     OUT/manifest.json     inputs + sha256, package versions, settings, tables, notes, wall time
@@ -219,7 +221,7 @@ def _manifest(data: AnalysisData, cfg, source: Optional[dict], inputs: list[dict
 
 def _fill_bundle(tmp: Path, data: AnalysisData, cfg, tables: Mapping[str, Callable], *, inputs: list[dict],
                  source: Optional[dict], progress: Callable[[str], None], figures: bool,
-                 embedder: Optional[Embedder], t_start: float) -> dict:
+                 embedder: Optional[Embedder], t_start: float, compile_tex: bool = True) -> dict:
     """Write tables, figures, the two pages and the manifest into the temporary bundle ``tmp``."""
     missing = [n for n in CONTRACT_COLUMNS if n not in tables]
     (tmp / "tables").mkdir()
@@ -234,6 +236,10 @@ def _fill_bundle(tmp: Path, data: AnalysisData, cfg, tables: Mapping[str, Callab
 
         drawn = {Path(f["file"]).stem for f in figs}
         manifest["figures_not_drawn"] = [name for name, _ in FIGURES if name not in drawn]
+    progress("writing paper/ (Tables 1-12, Figures 1-3, paper.tex; pdflatex if installed)")
+    from analysis.paper_out import write_paper
+
+    manifest["paper"] = write_paper(tmp, results, manifest, tmp / "figures", compile_tex=compile_tex)
     progress("writing report.md, report.html, manifest.json")
     (tmp / "report.md").write_text(render_markdown(manifest, results, figs), encoding="utf-8")
     (tmp / "report.html").write_text(render_html(manifest, results, figs, tmp / "figures"), encoding="utf-8")
@@ -253,6 +259,7 @@ def build_report(
     progress: Callable[[str], None] = lambda s: None,
     figures: bool = True,
     embedder: Optional[Embedder] = None,
+    compile_tex: bool = True,
 ) -> dict:
     """Compute every table and write the bundle atomically into ``out``; returns the manifest.
 
@@ -260,7 +267,8 @@ def build_report(
     ``StatsConfig()``.  ``inputs`` (path/sha256/bytes dicts) default to the
     sources recorded by the loader (``data.sources``).  ``embedder`` gives
     Fig. 3 its word vectors (the command layer loads them; without one the
-    figure is skipped with a note).
+    figure is skipped with a note).  ``compile_tex=False`` writes paper/paper.tex without
+    running pdflatex.
     """
     t_start = time.perf_counter()
     out = Path(out).expanduser().absolute()
@@ -277,7 +285,7 @@ def build_report(
     tmp = bundle_dir.new_temp(out)
     try:
         manifest = _fill_bundle(tmp, data, cfg, tables, inputs=inputs, source=source, progress=progress,
-                                figures=figures, embedder=embedder, t_start=t_start)
+                                figures=figures, embedder=embedder, t_start=t_start, compile_tex=compile_tex)
         bundle_dir.swap_into_place(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

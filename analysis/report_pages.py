@@ -11,8 +11,10 @@ from typing import Optional
 import pandas as pd
 
 from analysis.report_format import GENERATOR, flag_intervals, html_table, to_markdown
+from analysis.report_sections import (FIGURE_SECTION, PAPER_FIGURES, SECTIONS, display_table, paper_table_html,
+                                     paper_table_md, section_of)
 
-__all__ = ["TABLE_TITLES", "LEAD_TABLES", "MD_MAX_ROWS", "MANIFEST", "render_markdown", "render_html"]
+__all__ = ["TABLE_TITLES", "MD_MAX_ROWS", "MANIFEST", "render_markdown", "render_html"]
 
 MANIFEST = "manifest.json"
 MD_MAX_ROWS = 60  # rows shown per table in report.md / report.html (the files hold all)
@@ -61,10 +63,6 @@ TABLE_TITLES: dict[str, str] = {
 }
 
 
-# Shown first, in this order, when they have rows: the results a reader looks for.
-LEAD_TABLES = ("headline", "odds_ratios", "ratings", "speaking_itt", "bootstrap")
-
-
 def _intro_lines(m: dict) -> list[str]:
     """The two lines above the results: where the data came from and what it holds."""
     d = m["data"]
@@ -95,12 +93,28 @@ def _about_lines(m: dict) -> list[str]:
     ]
 
 
-def _layout(m: dict) -> tuple[list[dict], list[dict], list[str]]:
-    """(lead tables, other tables, empty table names) in report order; tables without rows are not drawn."""
-    shown = [t for t in m["tables"] if t["rows"] > 0]
-    lead = sorted((t for t in shown if t["name"] in LEAD_TABLES), key=lambda t: LEAD_TABLES.index(t["name"]))
-    rest = [t for t in shown if t["name"] not in LEAD_TABLES]
-    return lead, rest, [t["name"] for t in m["tables"] if t["rows"] == 0]
+def _layout(m: dict, results: dict[str, pd.DataFrame]) -> tuple[dict[str, list[dict]], list[str]]:
+    """(section id -> the tables it shows, in order; empty table names). Tables without rows are
+    not drawn; tables the Results section shows in the paper's layout are not drawn again."""
+    shown = [t for t in m["tables"] if t["rows"] > 0 and section_of(t["name"]) is not None]
+    order = {n: i for _, _, names in SECTIONS for i, n in enumerate(names)}
+    by: dict[str, list[dict]] = {sid: [] for sid, _, _ in SECTIONS}
+    for t in sorted(shown, key=lambda t: order.get(t["name"], len(order))):
+        by[section_of(t["name"])].append(t)
+    return by, [t["name"] for t in m["tables"] if t["rows"] == 0]
+
+
+def _figures_by_section(figs: list[dict]) -> dict[str, list[dict]]:
+    by: dict[str, list[dict]] = {sid: [] for sid, _, _ in SECTIONS}
+    for f in sorted(figs, key=lambda f: PAPER_FIGURES.get(Path(f["file"]).stem, 9)):
+        stem = Path(f["file"]).stem
+        by["results" if stem in PAPER_FIGURES else FIGURE_SECTION.get(stem, "beyond")].append(f)
+    return by
+
+
+def _fig_title(f: dict) -> str:
+    n = PAPER_FIGURES.get(Path(f["file"]).stem)
+    return f"Figure {n}: {f['title']}" if n else f["title"]
 
 
 def _not_shown_lines(m: dict, empty: list[str]) -> list[str]:
@@ -152,28 +166,61 @@ def _group_notes(notes: list[str], min_group: int = 4) -> list[tuple[str, list[s
     return out
 
 
+def _paper_tables(m: dict, results: dict[str, pd.DataFrame]) -> list:
+    from analysis.paper_tables import build_paper_tables
+
+    return build_paper_tables(results, m)
+
+
 def _md_table(name: str, t: dict, results: dict[str, pd.DataFrame]) -> list[str]:
-    return [f"### {name}: {_title(name)}", "", to_markdown(flag_intervals(results[name]), MD_MAX_ROWS),
+    shown, left = display_table(flag_intervals(results[name]).head(MD_MAX_ROWS))
+    more = f" {len(results[name]) - MD_MAX_ROWS} more rows in the CSV." if len(results[name]) > MD_MAX_ROWS else ""
+    cols = f" Columns only in the CSV: {', '.join(left)}." if left else ""
+    return [f"### {name}: {_title(name)}", "", to_markdown(shown),
             f"Files: [csv](tables/{name}.csv) · [md](tables/{name}.md) · [tex](tables/{name}.tex) "
-            f"({t['rows']} rows, {t['seconds']:.1f} s)", ""]
+            f"({t['rows']} rows, {t['seconds']:.1f} s).{more}{cols}", ""]
+
+
+def _paper_line(m: dict) -> str:
+    p = m.get("paper") or {}
+    c = p.get("compare") or {}
+    pdf = f"[paper/paper.pdf](paper/paper.pdf)" if p.get("pdf") else f"no paper.pdf ({p.get('why')})"
+    return (f"The paper's tables and figures: {pdf}, [paper/paper.tex](paper/paper.tex). Paper's published numbers "
+            f"beside ours: {c.get('inside', 0)} of {c.get('with_interval', 0)} inside our 95% intervals "
+            f"([paper/compare.csv](paper/compare.csv); `impostor report --compare-paper` prints it).")
+
+
+def _contents(by: dict, figs_by: dict, tables: list) -> list[tuple[str, str, str]]:
+    """(anchor, title, what) of each section, for the contents list."""
+    out = [("results", "Results", f"Tables 1-{len(tables)}, Figures 1-3 in the paper's layout")]
+    for sid, title, _ in SECTIONS[1:]:
+        what = [t["name"] for t in by[sid]] + [Path(f["file"]).stem for f in figs_by[sid]]
+        out.append((sid, title, ", ".join(what) or "nothing to show"))
+    return out + [("notes", "Notes and caveats", "what could not be computed and why"),
+                  ("about", "About this report", "settings, intervals, provenance")]
 
 
 def render_markdown(m: dict, results: dict[str, pd.DataFrame], figs: list[dict]) -> str:
-    """Results first (lead tables, figures, other tables), then what was not shown, notes, settings."""
-    lead, rest, empty = _layout(m)
+    """Contents, then Results (the paper's tables and figures), Robustness, Design checks,
+    Beyond the paper, what was not shown, notes, settings."""
+    by, empty = _layout(m, results)
+    figs_by = _figures_by_section(figs)
+    tables = _paper_tables(m, results)
     out = ["# The Impostor Game: analysis report", ""]
-    out += [f"- {line}" for line in _intro_lines(m)]
-    out += ["", "## Results", ""]
-    for t in lead:
-        out += _md_table(t["name"], t, results)
-    out += ["## Figures", ""]
-    for f in figs:
-        out += [f"### {f['title']}", "", f"![{f['title']}](figures/{f['file']})", "", f"_{f['caption']}_", ""]
-    if not figs:
-        out += ["_No figures were drawn (see notes)._", ""]
-    out += ["## More tables", ""]
-    for t in rest:
-        out += _md_table(t["name"], t, results)
+    out += [f"- {line}" for line in _intro_lines(m)] + [f"- {_paper_line(m)}", "", "## Contents", ""]
+    out += [f"- [{title}](#{a}): {what}" for a, title, what in _contents(by, figs_by, tables)] + [""]
+    out += ["## Results", ""]
+    for t in tables:
+        out += paper_table_md(t)
+    for sid, title, _ in SECTIONS:
+        if sid != "results":
+            out += [f"## {title}", ""]
+            for t in by[sid]:
+                out += _md_table(t["name"], t, results)
+        for f in figs_by[sid]:
+            out += [f"### {_fig_title(f)}", "", f"![{f['title']}](figures/{f['file']})", "", f"_{f['caption']}_", ""]
+        if sid == "results" and not figs:
+            out += ["_No figures were drawn (see notes)._", ""]
     not_shown = _not_shown_lines(m, empty)
     if not_shown:
         out += ["## Not shown", ""] + [f"- {line}" for line in not_shown] + [""]
@@ -188,53 +235,84 @@ def render_markdown(m: dict, results: dict[str, pd.DataFrame], figs: list[dict])
 
 
 _CSS = """
-body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
-h1{border-bottom:2px solid #444;padding-bottom:.2em}h2{margin-top:2em;border-bottom:1px solid #ccc}
-h3{margin-top:1.6em}.tbl{overflow-x:auto}table{border-collapse:collapse;font-size:13px;margin:.5em 0}
-th,td{border:1px solid #ddd;padding:3px 8px}th{background:#f2f2f2;position:sticky;top:0}
-td.num{text-align:right;font-variant-numeric:tabular-nums}tr:nth-child(even) td{background:#fafafa}
-td.empty{color:#888;font-style:italic}.more,.files{color:#555;font-size:13px}figure{margin:1em 0}
-figure img{max-width:100%;border:1px solid #eee}figcaption{color:#444;font-size:13px}
-ul.notes li{margin:.2em 0}nav ul{columns:2;font-size:14px}
+body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1100px;margin:1.2em auto;padding:0 1em;color:#222;line-height:1.4}
+h1{border-bottom:2px solid #444;padding-bottom:.2em;margin:.2em 0 .4em;font-size:1.7em}h2{margin-top:2em;border-bottom:1px solid #ccc}
+h3{margin:1.2em 0 .3em}.tbl{max-width:100%;overflow-x:auto}table{border-collapse:collapse;font-size:13px;margin:.3em 0}
+th,td{border:1px solid #ddd;padding:2px 7px}th{background:#f2f2f2;position:sticky;top:0;font-weight:600}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}tr:nth-child(even) td{background:#fafafa}
+td.empty{color:#888;font-style:italic}.more,.files{color:#555;font-size:12px;margin:.2em 0}figure{margin:1em 0}
+figure img{max-width:100%;border:1px solid #eee}figcaption,.caption{color:#444;font-size:13px;margin:.2em 0}
+.panel{font-style:italic;margin:.6em 0 .1em;font-size:13px}ul.notes li{margin:.2em 0}
+.intro{font-size:13px;color:#444;margin:.2em 0 .6em;padding-left:1.2em}
+nav.toc{background:#f7f7f7;border:1px solid #ddd;padding:.3em 1em;font-size:14px}nav.toc ol{margin:.2em 0;columns:2}
+nav.toc .what{color:#666;font-size:12px}
 """
 
 
 def _html_table(name: str, t: dict, results: dict[str, pd.DataFrame]) -> list[str]:
     e = html.escape
-    return [f"<h3 id=\"tbl-{e(name)}\">{e(name)}: {e(_title(name))}</h3>",
-            html_table(flag_intervals(results[name]), MD_MAX_ROWS),
+    shown, left = display_table(flag_intervals(results[name]).head(MD_MAX_ROWS))
+    more = f" {len(results[name]) - MD_MAX_ROWS} more rows in the CSV." if len(results[name]) > MD_MAX_ROWS else ""
+    cols = f" Columns only in the CSV: {', '.join(left)}." if left else ""
+    return [f"<h3 id=\"tbl-{e(name)}\">{e(name)}: {e(_title(name))}</h3>", html_table(shown),
             f"<p class=\"files\">Files: <a href=\"tables/{e(name)}.csv\">csv</a> · "
             f"<a href=\"tables/{e(name)}.md\">md</a> · <a href=\"tables/{e(name)}.tex\">tex</a> "
-            f"({t['rows']} rows, {t['seconds']:.1f} s)</p>"]
+            f"({t['rows']} rows, {t['seconds']:.1f} s).{e(more + cols)}</p>"]
+
+
+def _html_figure(f: dict, fig_dir: Path) -> str:
+    e = html.escape
+    data = base64.b64encode((fig_dir / f["file"]).read_bytes()).decode("ascii")
+    return (f"<figure id=\"fig-{e(f['file'])}\"><h3>{e(_fig_title(f))}</h3><a href=\"figures/{e(f['file'])}\">"
+            f"<img alt=\"{e(f['title'])}\" src=\"data:image/png;base64,{data}\"></a>"
+            f"<figcaption>{e(f['caption'])} (<a href=\"figures/{e(f['file'])}\">figures/{e(f['file'])}</a>)"
+            "</figcaption></figure>")
+
+
+def _md_links(text: str) -> str:
+    """The few Markdown links and code spans of the intro lines as HTML."""
+    import re
+
+    text = html.escape(text).replace("`", "")
+    return re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r'<a href="\2">\1</a>', text)
 
 
 def render_html(m: dict, results: dict[str, pd.DataFrame], figs: list[dict], fig_dir: Path) -> str:
-    """The same order as report.md; notes and settings collapsed (``<details>``) at the end."""
+    """The same order as report.md; the first screen is the contents list and Table 1; notes and
+    settings collapsed (``<details>``) at the end."""
     e = html.escape
-    lead, rest, empty = _layout(m)
-    parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Impostor Game report</title>"
-             f"<style>{_CSS}</style></head><body>", "<h1>The Impostor Game: analysis report</h1>", "<ul>"]
-    parts += [f"<li>{e(line).replace('`', '')}</li>" for line in _intro_lines(m)]
-    parts.append("</ul><nav><details><summary>Contents</summary><ul>")
-    parts += [f"<li><a href=\"#tbl-{e(t['name'])}\">Table {e(t['name'])}</a></li>" for t in lead]
-    parts += [f"<li><a href=\"#fig-{e(f['file'])}\">Figure: {e(f['title'])}</a></li>" for f in figs]
-    parts += [f"<li><a href=\"#tbl-{e(t['name'])}\">Table {e(t['name'])}</a></li>" for t in rest]
-    parts.append("<li><a href=\"#notes\">Notes and caveats</a></li></ul></details></nav><h2>Results</h2>")
-    for t in lead:
-        parts += _html_table(t["name"], t, results)
-    parts.append("<h2>Figures</h2>")
-    for f in figs:
-        data = base64.b64encode((fig_dir / f["file"]).read_bytes()).decode("ascii")
-        parts.append(
-            f"<figure id=\"fig-{e(f['file'])}\"><h3>{e(f['title'])}</h3><a href=\"figures/{e(f['file'])}\">"
-            f"<img alt=\"{e(f['title'])}\" src=\"data:image/png;base64,{data}\"></a>"
-            f"<figcaption>{e(f['caption'])} (<a href=\"figures/{e(f['file'])}\">figures/{e(f['file'])}</a>)</figcaption></figure>"
-        )
-    if not figs:
-        parts.append("<p><em>No figures were drawn (see notes).</em></p>")
-    parts.append("<h2>More tables</h2>")
-    for t in rest:
-        parts += _html_table(t["name"], t, results)
+    by, empty = _layout(m, results)
+    figs_by = _figures_by_section(figs)
+    tables = _paper_tables(m, results)
+    parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Impostor Game report</title>"
+             f"<style>{_CSS}</style></head><body>", "<h1>The Impostor Game: analysis report</h1>",
+             "<nav class=\"toc\"><strong>Contents</strong><ol>"]
+    for a, title, what in _contents(by, figs_by, tables):
+        sub = ""
+        if a == "results":
+            sub = "<br><span class=\"what\">" + " · ".join(
+                f"<a href=\"#table{t.number:02d}\">T{t.number}</a>" for t in tables) + " · " + " · ".join(
+                f"<a href=\"#fig-{e(f['file'])}\">F{PAPER_FIGURES[Path(f['file']).stem]}</a>" for f in figs_by["results"]) + "</span>"
+        parts.append(f"<li><a href=\"#{a}\">{e(title)}</a> <span class=\"what\">{e(what)}</span>{sub}</li>")
+    parts.append("</ol></nav><ul class=\"intro\">")
+    parts += [f"<li>{_md_links(line)}</li>" for line in _intro_lines(m) + [_paper_line(m)]]
+    parts.append("</ul><h2 id=\"results\">Results</h2>")
+    for t in tables:
+        parts.append(paper_table_html(t))
+    for sid, title, _ in SECTIONS:
+        if sid != "results":
+            parts.append(f"<h2 id=\"{sid}\">{e(title)}</h2>")
+            for t in by[sid]:
+                parts += _html_table(t["name"], t, results)
+        parts += [_html_figure(f, fig_dir) for f in figs_by[sid]]
+        if sid == "results":
+            if not figs:
+                parts.append("<p><em>No figures were drawn (see notes).</em></p>")
+            full = [t for t in m["tables"] if t["rows"] > 0 and section_of(t["name"]) is None]
+            parts.append("<p class=\"files\">Full tables behind the Results (every column, full precision): "
+                         + " · ".join(f"<a href=\"tables/{e(t['name'])}.csv\">{e(t['name'])}.csv</a>" for t in full)
+                         + "</p>")
     not_shown = _not_shown_lines(m, empty)
     if not_shown:
         parts.append("<h2>Not shown</h2><ul>" + "".join(f"<li>{e(x)}</li>" for x in not_shown) + "</ul>")
@@ -248,8 +326,8 @@ def render_html(m: dict, results: dict[str, pd.DataFrame], figs: list[dict], fig
             parts.append(f"<li>{e(head)}</li>")
     if not m["notes"]:
         parts.append("<li>none</li>")
-    parts.append("</ul></details><h2>About this report</h2><details><summary>Settings, intervals, provenance"
-                 "</summary><ul>" + "".join(f"<li>{e(x).replace('`', '')}</li>" for x in _about_lines(m))
+    parts.append("</ul></details><h2 id=\"about\">About this report</h2><details><summary>Settings, intervals, "
+                 "provenance</summary><ul>" + "".join(f"<li>{e(x).replace('`', '')}</li>" for x in _about_lines(m))
                  + "</ul></details>")
     parts.append(f"<p class=\"files\">Manifest: <a href=\"{MANIFEST}\">{MANIFEST}</a></p></body></html>")
     return "\n".join(parts)

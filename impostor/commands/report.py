@@ -2,7 +2,12 @@
 
     impostor report (--parquet DIR | --experiment NAME [--tracking-uri URI]) --out OUT
                     [--seed 0] [--bootstrap-reps 10000] [--bootstrap design|paper] [--permutation-reps N]
-                    [--alpha 0.05] [--no-figures] [--log-run]
+                    [--alpha 0.05] [--no-figures] [--log-run] [--compare-paper] [--no-pdf]
+
+Every bundle has ``paper/``: Tables 1-12 and Figures 1-3 in the paper's layout, paper.tex,
+and paper.pdf where pdflatex is installed (the command says where it is, or how to install
+TeX). ``--compare-paper`` prints the paper's published numbers beside the bundle's
+(paper/compare.csv holds the same).
 
 The command layer gathers what ``analysis`` must not import itself: the tables
 of an MLflow experiment (downloaded by ``impostor.tracking.tables``) and the
@@ -45,6 +50,10 @@ def register(sub: Any) -> None:
                    help="with --experiment: also log the report as a run of its own in that experiment (ratings as "
                         "metrics rating_<role>.<model>, the ratings and cost tables, pages and figures), to compare "
                         "in the MLflow UI")
+    p.add_argument("--compare-paper", action="store_true",
+                   help="print the paper's published numbers beside this bundle's estimates and intervals (for every "
+                        "model the two share; also written to OUT/paper/compare.csv)")
+    p.add_argument("--no-pdf", action="store_true", help="write paper/paper.tex but do not run pdflatex")
     p.add_argument("--exclude-estimated-params", action="store_true",
                    help="size fits use published parameter counts only (models.csv params_source)")
     p.add_argument("--paper-methods", action="store_true",
@@ -184,6 +193,19 @@ def _log_run(args: Any, out: Path, manifest: dict) -> None:
               f"(metrics rating_<role>.<model>; artifacts report/)")
 
 
+def _paper_lines(out: Path, paper: dict, compare: bool) -> None:
+    """Where paper.pdf is, or why there is none; with --compare-paper the comparison on stdout."""
+    if paper.get("pdf"):
+        _progress(f"paper: {out / paper['pdf']} (Tables 1-12, Figures 1-3; compiled by {paper.get('tex')})")
+    else:
+        _progress(f"paper: {out / 'paper' / 'paper.tex'} written, no PDF: {paper.get('why')}")
+    c = paper.get("compare") or {}
+    _progress(f"paper numbers: {c.get('inside', 0)}/{c.get('with_interval', 0)} inside our intervals "
+              f"({c.get('numbers', 0)} compared; {out / 'paper' / 'compare.csv'})")
+    if compare:
+        print((out / "paper" / "compare.txt").read_text(encoding="utf-8"))
+
+
 def _cmd_report(args: Any) -> int:
     from analysis.report import build_report
 
@@ -192,8 +214,9 @@ def _cmd_report(args: Any) -> int:
     data, source = _load(args)
     embedder = None if args.no_figures else word_embedder()
     manifest = build_report(data, args.out, cfg, source=source, progress=_progress, figures=not args.no_figures,
-                            embedder=embedder)
+                            embedder=embedder, compile_tex=not getattr(args, "no_pdf", False))
     out = Path(args.out).absolute()
+    _paper_lines(out, manifest.get("paper") or {}, getattr(args, "compare_paper", False))
     for err in manifest["errors"]:
         _progress(f"WARNING: {err}")
     _progress(f"done in {time.perf_counter() - t0:.1f} s: {len(manifest['tables'])} tables, "
