@@ -223,7 +223,8 @@ def t05(ctx: Context) -> PaperTable:
             panels.append((f"({'abcd'[i]}) {dl}", ["Model", "OR", "CI (2.5%)", "CI (97.5%)", "q"], rows))
     cap = ("Within-model × within-difficulty logits of an impostor win on the opponent detection baseline "
            f"(leave-experiment-out) with mode fixed effects ({ctx.n_text()}). OR per +10 percentage points, 95% "
-           "Wald interval cluster-robust by experiment, BH-FDR q over all cells. Bold: q < 0.05.")
+           "Wald interval cluster-robust by experiment, BH-FDR q over all cells. Bold: q < 0.05; -- = cell not "
+           "fitted (too few games, separation or no variation; the notes name each).")
     return PaperTable(5, "Opponent-baseline regressions", cap, panels, None if panels else ctx.reason("opponent_baseline"))
 
 
@@ -240,7 +241,7 @@ def t06(ctx: Context) -> PaperTable:
             rows.append([ml, num(r["n"], 0), num(r["n_mid"], 0), num(r["mid_rand_pp"], 2, True),
                          bracket(r["ci_low"], r["ci_high"], 2), num(r["p"], 4)])
         if rows:
-            panels.append((f"({'abcd'[i]}) {dl}", ["Mode", "n", "n_mid", "Mid-Rand (pp)", "95% CI (pp)", "p"], rows))
+            panels.append((f"({'abcd'[i]}) {dl}", ["Mode", "n", "n (middle)", "Mid-Rand (pp)", "95% CI (pp)", "p"], rows))
     pooled = s[(s["mode"].astype(str) == "ALL") & (s["difficulty"].astype(str) == "ALL")] if len(s) else s
     extra = ""
     if len(pooled):

@@ -16,6 +16,8 @@ import pandas as pd
 import pytest
 
 from analysis.io import load_tables
+from analysis.paper_tables import build_paper_tables
+from analysis.report_sections import section_of
 from analysis.report import CONTRACT_COLUMNS, build_report, latex_escape, to_latex, to_markdown
 from impostor.cli import main
 from impostor.core.errors import ImpostorError
@@ -107,7 +109,10 @@ def test_report_html_and_md(bundle):
     for f in figs:
         assert f in tags.links  # also linked to the file
     drawn = [t for t in m["tables"] if t["rows"] > 0]
-    assert tags.tables == len(drawn)  # empty tables are listed in one line, not drawn
+    own = [t for t in drawn if section_of(t["name"]) is not None]  # the others are in the paper's layout
+    panels = sum(max(1, len(t.panels)) for t in build_paper_tables(
+        {t["name"]: pd.read_csv(bundle / "tables" / f"{t['name']}.csv") for t in m["tables"]}, m) if not t.missing)
+    assert tags.tables == len(own) + panels  # empty tables are listed in one line, not drawn
     for t in drawn:
         assert f"tables/{t['name']}.csv" in tags.links
     plain = html.unescape(text)
@@ -116,7 +121,7 @@ def test_report_html_and_md(bundle):
     md = (bundle / "report.md").read_text()
     for f in figs:
         assert f"]({f})" in md
-    assert "## Notes and caveats" in md and "### headline" in md
+    assert "## Notes and caveats" in md and "### Table 1: Headline results" in md
 
 
 def test_rerun_replaces_previous_bundle(bundle, sim_export, tmp_path):

@@ -12,7 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import re
+from html.parser import HTMLParser
+
 from analysis.report_format import flag_intervals, to_markdown
+from analysis.report_sections import MAX_COLUMNS, section_of
 
 
 def _impostor(*args: str, cwd: Path) -> None:
@@ -31,31 +35,71 @@ def tiny_bundle(tmp_path_factory) -> Path:
     return d / "rep"
 
 
-def test_markdown_leads_with_results(tiny_bundle):
+def test_markdown_leads_with_contents_then_the_papers_results(tiny_bundle):
     md = (tiny_bundle / "report.md").read_text()
     m = json.loads((tiny_bundle / "manifest.json").read_text())
-    pos = {h: md.index(h) for h in ("## Results", "### headline:", "## Figures", "## More tables", "## Not shown",
-                                    "## Notes and caveats", "## About this report")}
+    heads = ("## Contents", "## Results", "### Table 1: Headline results", "### Table 12:", "## Robustness (Appendix B)",
+             "## Design checks", "## Beyond the paper", "## Not shown", "## Notes and caveats", "## About this report")
+    pos = {h: md.index(h) for h in heads}
     assert list(pos.values()) == sorted(pos.values()), pos
     assert md.index("![") < pos["## Notes and caveats"]  # a figure before any caveat
+    assert "| Model | Imp Win (%) | Maj Win (%) | Det Acc (%) | Centrality (rel.) | Reach (out-degree) | CoalEff (%) |" in md
     empty = [t["name"] for t in m["tables"] if t["rows"] == 0]
     assert empty, "the tiny design should leave some table empty"
     line = next(x for x in md.splitlines() if x.startswith("- Empty tables"))
     for name in empty:
         assert name in line and f"### {name}:" not in md
-    for name in [t["name"] for t in m["tables"] if t["rows"] > 0]:
+    for name in [t["name"] for t in m["tables"] if t["rows"] > 0 and section_of(t["name"]) is not None]:
         assert f"### {name}:" in md
     for name in m["figures_not_drawn"]:
         assert name in next(x for x in md.splitlines() if x.startswith("- Figures not drawn"))
 
 
-def test_html_collapses_caveats_at_the_end(tiny_bundle):
+class _Page(HTMLParser):
+    """Column counts of every table and the text before the first table."""
+
+    def __init__(self):
+        super().__init__()
+        self.widths, self._row, self.headers, self._in_th, self.before_table = [], 0, [], False, []
+        self.tables = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables += 1
+        elif tag == "tr":
+            self._row = 0
+        elif tag in ("td", "th"):
+            self._row += 1
+            self._in_th = tag == "th"
+
+    def handle_endtag(self, tag):
+        if tag == "tr":
+            self.widths.append(self._row)
+        elif tag == "th":
+            self._in_th = False
+
+    def handle_data(self, data):
+        if self._in_th and data.strip():
+            self.headers.append(data.strip())
+        if self.tables == 0:
+            self.before_table.append(data)
+
+
+def test_html_opens_on_contents_and_table1_and_collapses_caveats(tiny_bundle):
     page = (tiny_bundle / "report.html").read_text()
     notes = page.index('<h2 id="notes">')
-    assert page.index("<h2>Results</h2>") < page.index("<figure") < notes
+    toc, results, t1 = page.index('<nav class="toc">'), page.index('<h2 id="results">'), page.index('id="table01"')
+    assert toc < results < t1 < page.index("<table>") < page.index("<figure") < notes
+    for sid in ("results", "robustness", "design", "beyond", "notes"):
+        assert f'href="#{sid}"' in page[toc:results] and f'id="{sid}"' in page
     assert page.index("<details>", notes) < page.index('<ul class="notes">', notes)
-    assert page.count("<table>") == sum(t["rows"] > 0 for t in json.loads((tiny_bundle / "manifest.json")
-                                                                         .read_text())["tables"])
+    parsed = _Page()
+    parsed.feed(page)
+    assert max(parsed.widths) <= MAX_COLUMNS  # no table wider than the screen; the CSV keeps every column
+    snake = [h for h in parsed.headers if re.fullmatch(r"[a-z0-9]+(_[a-z0-9]+)+", h)]
+    assert not snake, snake  # readable headers
+    assert "Imp Win (%)" in parsed.headers and "95% interval" in parsed.headers
+    assert "ci_low_design" in page  # named as left to the CSV, not shown as a column
 
 
 def test_zero_width_bootstrap_interval_is_flagged_next_to_the_number(tiny_bundle):
