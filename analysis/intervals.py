@@ -1,11 +1,13 @@
-"""Which interval the paper output and the comparison print for an estimate: one per estimate,
-the calibrated one where the bundle carries it (docs/analysis.md, "Calibration").
+"""Which interval the paper output and the comparison print for an estimate: one per estimate.
 
-Each entry maps (bundle table, estimate column) to the interval's columns and its method in
-words. ``kind`` is ``"bounds"`` (low/high columns) or ``"half"`` (a half-width column, in the
-estimate's units). ``calibrated`` says whether simulation showed ~95% coverage under the
-paper-sized design with experiment effects. Where the estimate has another interval source
-in another table (the mode ORs' design bootstrap lives in ``bootstrap``), ``source`` names it.
+The lead's inference registry (``analysis.stats.inference.SPECS``, ``tables/inference.csv``)
+says, for every table that prints inference, which columns hold the interval and which
+column (or label) names its method; it is used first, and a row's method decides whether it
+counts as calibrated (``inference.is_calibrated``). The few estimates it does not list yet
+(odds ratios, opponent-baseline and scaling fits, vote coordination) are below, each with
+its method and ``calibrated=False`` unless simulation showed its coverage (docs/analysis.md,
+"Calibration"). Mode odds ratios take the design bootstrap's interval from ``bootstrap``:
+their Wald interval covered 61-67% in that simulation.
 """
 
 from __future__ import annotations
@@ -27,32 +29,36 @@ class Interval:
     calibrated: bool = False
     source: Optional[str] = None  # another bundle table holding the interval
     source_key: Optional[str] = None  # e.g. "quantity={comparison}_or" formatted with the row
+    registry: bool = False  # from analysis.stats.inference.SPECS
 
     @property
     def kind(self) -> str:
         return "half" if self.high is None else "bounds"
 
 
-_BOOT = "experiment-level {bootstrap} bootstrap, {reps:,} replicates"
 _WILSON = "Wilson score (games independent; too narrow when games of an experiment are correlated)"
 _WALD_CR = "Wald, cluster-robust by experiment"
 
+# Estimates the inference registry does not list (yet); the registry wins where it does.
 INTERVALS: dict[tuple[str, str], Interval] = {
-    ("headline", "imp_win_pct"): Interval("imp_win_ci_low_boot", "imp_win_ci_high_boot", _BOOT, True),
-    ("headline", "maj_win_pct"): Interval("maj_win_ci", None, _WILSON),
-    ("headline", "det_acc_pct"): Interval("det_acc_ci", None, _WILSON),
     ("odds_ratios", "or"): Interval("ci_low", "ci_high", "Wald (games independent)"),
-    ("odds_ratios", "or:mode"): Interval("ci_low", "ci_high", _BOOT, True, source="bootstrap",
+    ("odds_ratios", "or:mode"): Interval("ci_low", "ci_high", "method", source="bootstrap",
                                          source_key="quantity={comparison}_or"),
     ("opponent_baseline", "or_per_10pp"): Interval("ci_low", "ci_high", _WALD_CR),
-    ("speaking_itt", "mid_rand_pp"): Interval("ci_low", "ci_high", _BOOT, True),
     ("scaling", "or_per_10x"): Interval("ci_low", "ci_high", _WALD_CR),
     ("coordination", "vote_coord_pct"): Interval("vote_coord_ci", None, _WILSON),
-    ("correlations", "pearson_r"): Interval("pearson_ci_low", "pearson_ci_high", "Fisher z, across models"),
-    ("bootstrap", "estimate"): Interval("ci_low", "ci_high", _BOOT, True),
-    ("win_model_mode_difficulty", "imp_win_pct"): Interval("ci_low", "ci_high", _BOOT, True),
-    ("detection_by_difficulty", "det_acc_pct"): Interval("ci_low", "ci_high", _BOOT, True),
 }
+
+
+def _registry(table: str, column: str) -> Optional[Interval]:
+    try:
+        from analysis.stats.inference import SPECS
+    except ImportError:  # an older stats layer without the registry
+        return None
+    for s in SPECS:
+        if s.table == table and s.estimate == column and s.ci:
+            return Interval(s.ci[0], s.ci[1], s.method, registry=True)
+    return None
 
 
 def interval_for(table: str, column: str, row: Optional[pd.Series] = None) -> Optional[Interval]:
@@ -60,7 +66,18 @@ def interval_for(table: str, column: str, row: Optional[pd.Series] = None) -> Op
     if table == "odds_ratios" and column == "or" and row is not None \
             and str(row.get("comparison", "")).endswith("_vs_homogeneous"):
         return INTERVALS[("odds_ratios", "or:mode")]
-    return INTERVALS.get((table, column))
+    return _registry(table, column) or INTERVALS.get((table, column))
+
+
+def _method(spec: Interval, src: pd.Series) -> tuple[str, bool]:
+    """The method in words (the row's method column, else the spec's label) and whether it is
+    calibrated: the registry's rule for its entries and for the bootstrap's mode ORs, else the spec's."""
+    m = str(src[spec.method]) if spec.method in src.index else spec.method
+    if spec.registry or spec.source:
+        from analysis.stats.inference import is_calibrated
+
+        return m, bool(is_calibrated(m))
+    return m, spec.calibrated
 
 
 def _select(df: pd.DataFrame, match: str) -> pd.DataFrame:
@@ -103,10 +120,7 @@ def lookup(results: dict[str, pd.DataFrame], table: str, match: str, column: str
         out["low"], out["high"] = out["estimate"] - half, out["estimate"] + half
     else:
         out["low"], out["high"] = _num(src[spec.low]), _num(src[spec.high])
-    settings = settings or {}
-    out["method"] = spec.method.format(bootstrap=settings.get("bootstrap", "design"),
-                                       reps=int(settings.get("bootstrap_reps") or 0))
-    out["calibrated"] = spec.calibrated
+    out["method"], out["calibrated"] = _method(spec, src)
     return out
 
 

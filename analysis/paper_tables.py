@@ -136,26 +136,34 @@ def _models(ctx: Context) -> list[str]:
 # --------------------------------------------------------------------------- the twelve tables
 
 
+def _methods(ms) -> str:
+    ms = [m for m in dict.fromkeys(ms) if m]
+    return "; ".join(ms) if ms else "no interval"
+
+
 def t01(ctx: Context) -> PaperTable:
     head = ["Model", "Imp Win (%)", "Maj Win (%)", "Det Acc (%)", "Centrality (rel.)", "Reach (out-degree)",
             "CoalEff (%)"]
-    rows, methods = [], {}
+    rows, methods = [], {c: [] for c in ("imp_win_pct", "maj_win_pct", "det_acc_pct")}
     for m in _models(ctx):
         cells = [m]
-        for col in ("imp_win_pct", "maj_win_pct", "det_acc_pct"):
+        for col in methods:
             g = _get(ctx, "headline", f"model={m}", col)
-            methods[col] = g["method"]
+            methods[col].append(g["method"])
             cells.append(pm(g["estimate"], g["low"], g["high"], 1))
         for col, d in (("centrality", 3), ("reach", 3), ("coal_eff_pct", 1)):
             cells.append(num(_get(ctx, "headline", f"model={m}", col)["estimate"], d))
         rows.append(cells)
     h = _rows(ctx.results.get("headline"))
     n_imp = int(h["n_imp_games"].sum()) if "n_imp_games" in h else 0
-    cap = (f"Headline results per model ({ctx.n_text()}). Percentages ± the half-width of a 95% interval: "
-           f"Imp Win over the {n_imp:,} games by the model playing the impostor, {methods.get('imp_win_pct', '')}; "
-           f"Maj Win over the model's majority seats and Det Acc over its majority seats' legal ballots, "
-           f"{methods.get('maj_win_pct', '')}. Centrality (degree centrality of the vote network), Reach (normalised "
-           "out-degree) and CoalEff (coalition conversion given formation) are descriptive, without interval.")
+    same = len({_methods(v) for v in methods.values()}) == 1
+    how = (f"all three: {_methods(methods['imp_win_pct'])}" if same else
+           "; ".join(f"{k}: {_methods(v)}" for k, v in zip(("Imp Win", "Maj Win", "Det Acc"), methods.values())))
+    cap = (f"Headline results per model ({ctx.n_text()}). Percentages ± the half-width of a 95% interval with "
+           f"experiments as the independent units ({how}). Imp Win over the {n_imp:,} games by the model playing the "
+           "impostor; Maj Win over the model's majority seats; Det Acc over its majority seats' legal ballots. "
+           "Centrality (degree centrality of the vote network), Reach (normalised out-degree) and CoalEff "
+           "(coalition conversion given formation) are descriptive, without interval.")
     return PaperTable(1, "Headline results", cap, [("", head, rows)], None if rows else ctx.reason("headline"))
 
 
@@ -169,12 +177,13 @@ def _or_rows(ctx: Context) -> tuple[list[list[str]], set[str]]:
         if not len(o) or key not in set(o["comparison"].astype(str)):
             continue
         g = _get(ctx, "odds_ratios", f"comparison={key}", "or")
-        methods.add(g["method"])
         p = o.loc[o["comparison"].astype(str) == key, "p"].iloc[0]
         if key.endswith("_vs_homogeneous") and len(perm):
             pr = perm[perm["contrast"].astype(str) == f"{key}_experiment_level"]
             p = pr["p"].iloc[0] if len(pr) else np.nan
         rows.append([label[key], num(g["estimate"]), num(g["low"]), num(g["high"]), sci_p(p)])
+        if key.endswith("_vs_homogeneous"):
+            methods.add(g["method"])
     return rows, methods
 
 
@@ -185,9 +194,9 @@ def _t_or(number: int) -> Callable[[Context], PaperTable]:
         reps = int(perm["reps"].iloc[0]) if len(perm) and "reps" in perm else 0
         cap = (f"Key effects ({ctx.n_text()}): odds ratios of an impostor win with one 95% interval each. Model size "
                "per 10× parameters and seat-index contrasts (descriptive; seats are counterbalanced): Wald interval "
-               "and p (games independent). Modes vs homogeneous: interval from the "
-               f"{ctx.settings.get('bootstrap', 'design')} experiment-level bootstrap "
-               f"({int(ctx.settings.get('bootstrap_reps') or 0):,} replicates; calibrated), p from permuting whole "
+               "and p (games independent). Modes vs homogeneous: interval from the experiment-level bootstrap "
+               f"({_methods(sorted(methods))}; {int(ctx.settings.get('bootstrap_reps') or 0):,} replicates), "
+               "p from permuting whole "
                f"experiments' mode labels ({reps:,} replicates; smallest possible p = {1 / (reps + 1):.1e})."
                + (" Same rows as Table 2 (the paper repeats them in Appendix B)." if number == 4 else ""))
         head = ["Comparison", "OR", "CI (2.5%)", "CI (97.5%)", "p"]

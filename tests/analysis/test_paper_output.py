@@ -53,10 +53,10 @@ def test_paper_folder_has_every_table_and_figure(run):
     headline = pd.read_csv(rep / "tables" / "headline.csv").set_index("model")
     row = next(ln for ln in t1.splitlines() if ln.startswith("gpt-4o &"))
     h = headline.loc["gpt-4o"]
-    half = (h["imp_win_ci_high_boot"] - h["imp_win_ci_low_boot"]) / 2
+    half = (h["imp_win_ci_high"] - h["imp_win_ci_low"]) / 2  # the registry's interval (analysis.stats.inference)
     assert row.split(" & ")[1] == f"{h['imp_win_pct']:.1f} $\\pm$ {half:.1f}"
     assert row.split(" & ")[4] == f"{h['centrality']:.3f}"
-    assert "1,200 games in 40 experiments" in t1 and "design bootstrap, 200 replicates" in t1
+    assert "1,200 games in 40 experiments" in t1 and h["imp_win_ci_method"] in t1
     t6 = (paper / "table06.tex").read_text()
     assert "(a) Easy" in t6 and "(d) Expert" in t6 and "Fisher randomisation p" in t6
 
@@ -98,7 +98,7 @@ def test_compare_paper_prints_each_shared_number_beside_ours(run):
     head = pd.read_csv(rep / "tables" / "headline.csv").set_index("model")
     r = cmp[(cmp["paper_table"] == "Table 1") & (cmp["model"] == "gpt-4o") & (cmp["column"] == "imp_win_pct")].iloc[0]
     assert r["paper_value"] == 69.0 and np.isclose(r["estimate"], head.loc["gpt-4o", "imp_win_pct"])
-    assert np.isclose(r["ci_low"], head.loc["gpt-4o", "imp_win_ci_low_boot"])
+    assert np.isclose(r["ci_low"], head.loc["gpt-4o", "imp_win_ci_low"])
     assert bool(r["inside"]) == (r["ci_low"] <= 69.0 <= r["ci_high"])
     itt = cmp[cmp["quantity"] == "Pooled mid - random ITT (pp)"].iloc[0]
     assert itt["paper_value"] == -1.11 and np.isfinite(itt["ci_low"])
@@ -110,16 +110,25 @@ def test_compare_paper_prints_each_shared_number_beside_ours(run):
 
 def test_compare_keeps_shared_models_only_and_matches_route_prefixes():
     paper = load_paper_values()
+    method = "ratio of totals; CR1 by experiment, logit scale, t(G-1)"
     head = pd.DataFrame({"model": ["openai/gpt-4o", "bot/random"], "imp_win_pct": [69.5, 40.0],
-                         "imp_win_ci_low_boot": [68.0, 30.0], "imp_win_ci_high_boot": [71.0, 50.0],
-                         "maj_win_pct": [50.0, 50.0], "maj_win_ci": [1.0, 1.0]})
-    cmp = compare({"headline": head}, {"bootstrap": "design", "bootstrap_reps": 100}, paper)
+                         "imp_win_ci_low": [68.0, 30.0], "imp_win_ci_high": [71.0, 50.0],
+                         "imp_win_ci_method": [method, method], "maj_win_pct": [50.0, 50.0],
+                         "maj_win_ci_low": [49.0, 49.0], "maj_win_ci_high": [51.0, 51.0],
+                         "maj_win_ci_method": ["paper (B.2) percentile", "x"]})
+    cmp = compare({"headline": head}, {}, paper)
     assert set(cmp["model"]) <= {"openai/gpt-4o", ""}
     imp = cmp[cmp["column"] == "imp_win_pct"].iloc[0]
-    assert imp["model"] == "openai/gpt-4o" and bool(imp["inside"]) and imp["calibrated"]
-    maj = cmp[cmp["column"] == "maj_win_pct"].iloc[0]  # 58.2 vs 50.0 ± 1.0
-    assert not bool(maj["inside"]) and not maj["calibrated"] and "Wilson" in maj["interval"]
+    assert imp["model"] == "openai/gpt-4o" and bool(imp["inside"]) and imp["calibrated"] and imp["interval"] == method
+    maj = cmp[cmp["column"] == "maj_win_pct"].iloc[0]  # 58.2 vs [49, 51]; a paper-reproduction method
+    assert not bool(maj["inside"]) and not maj["calibrated"]
     assert cmp.loc[cmp["column"] == "det_acc_pct", "interval"].iloc[0] == "not in this bundle"
+    mode = pd.DataFrame({"comparison": ["team_aware_vs_homogeneous"], "or": [0.8], "ci_low": [0.78], "ci_high": [0.82]})
+    boot = pd.DataFrame({"quantity": ["team_aware_vs_homogeneous_or"], "estimate": [0.8], "ci_low": [0.6],
+                         "ci_high": [0.95], "method": ["design (wild) bootstrap SE"]})
+    got = compare({"headline": head, "odds_ratios": mode, "bootstrap": boot}, {}, paper)
+    r = got[got["quantity"] == "OR: team aware vs homogeneous"].iloc[0]  # 0.77: outside Wald, inside the bootstrap's
+    assert (r["ci_low"], r["ci_high"]) == (0.6, 0.95) and bool(r["inside"]) and r["interval"].startswith("design")
 
 
 @pytest.mark.skipif(not PAPER_TEXT.is_file(), reason="the paper's text is not in this checkout")
