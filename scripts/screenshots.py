@@ -1,4 +1,5 @@
-"""Screenshots of the demo's outputs in a real browser (docs/img/report.png, docs/img/mlflow_run.png).
+"""Screenshots of the demo's outputs in a real browser (docs/img/report.png, docs/img/mlflow_run.png)
+and the first pages of the report's paper/paper.pdf (docs/img/paper_pages.png, by poppler's pdftoppm).
 
 Run after ``bash scripts/demo.sh``. Opens the report's first screen
 (``out/demo-report/report.html``) and the MLflow page of one run of the demo's experiment
@@ -6,7 +7,7 @@ Run after ``bash scripts/demo.sh``. Opens the report's first screen
 driven by Playwright; scripts/install.sh installs both), and saves what a reader sees
 first, at 1600 x 1000. The game trace picture is scripts/trace_screenshot.py's.
 
-    .venv/bin/python scripts/screenshots.py [--only report|mlflow] [--report out/demo-report]
+    .venv/bin/python scripts/screenshots.py [--only report|mlflow|paper] [--report out/demo-report]
         [--tracking-uri sqlite:///mlruns/mlflow.db] [--experiment impostor-demo] [--out-dir docs/img]
 """
 
@@ -81,9 +82,36 @@ def shoot_mlflow_run(uri: str, experiment: str, out: Path) -> str:
     return run_name
 
 
+def shoot_paper(report_dir: Path, out: Path, pages: int = 3, dpi: int = 70) -> None:
+    """The first ``pages`` pages of paper/paper.pdf side by side (pdftoppm renders, Pillow joins)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    from PIL import Image
+
+    pdf = (report_dir / "paper" / "paper.pdf").resolve()
+    if not pdf.is_file():
+        raise SystemExit(f"{pdf}: no paper.pdf; run `impostor report` with pdflatex installed (scripts/install.sh)")
+    if shutil.which("pdftoppm") is None:
+        raise SystemExit("pdftoppm is missing: apt-get install poppler-utils (scripts/install.sh does it)")
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(["pdftoppm", "-png", "-r", str(dpi), "-f", "1", "-l", str(pages), str(pdf), f"{tmp}/p"],
+                       check=True)
+        imgs = [Image.open(p).convert("RGB") for p in sorted(Path(tmp).glob("p-*.png"))]
+        gap = 12
+        sheet = Image.new("RGB", (sum(i.width for i in imgs) + gap * (len(imgs) + 1),
+                                  max(i.height for i in imgs) + 2 * gap), (200, 200, 200))
+        x = gap
+        for im in imgs:
+            sheet.paste(im, (x, gap))
+            x += im.width + gap
+        sheet.save(out, optimize=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", choices=("report", "mlflow"))
+    parser.add_argument("--only", choices=("report", "mlflow", "paper"))
     parser.add_argument("--report", type=Path, default=ROOT / "out" / "demo-report")
     parser.add_argument("--tracking-uri", default=os.environ.get("MLFLOW_TRACKING_URI")
                         or f"sqlite:///{ROOT / 'mlruns' / 'mlflow.db'}")
@@ -94,6 +122,9 @@ def main() -> None:
     if args.only in (None, "report"):
         shoot_report(args.report, args.out_dir / "report.png")
         print(args.out_dir / "report.png")
+    if args.only in (None, "paper"):
+        shoot_paper(args.report, args.out_dir / "paper_pages.png")
+        print(args.out_dir / "paper_pages.png")
     if args.only in (None, "mlflow"):
         name = shoot_mlflow_run(args.tracking_uri, args.experiment, args.out_dir / "mlflow_run.png")
         print(f"{args.out_dir / 'mlflow_run.png'} (run {name})")
