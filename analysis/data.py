@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 import pandas as pd
@@ -15,6 +15,9 @@ class AnalysisData:
     players: pd.DataFrame  # players.parquet (four rows per game)
     models: Optional[pd.DataFrame] = None  # models.csv: model, provider, family, params_b
     notes: list[str] = field(default_factory=list)  # caveats collected for the report
+    # word vectors (``encode(words, normalize_embeddings=True)``) the command layer passes in
+    # for the semantic-distance tables (positive_control); None = not available
+    embedder: Optional[Any] = None
 
 
 def index_positions(index: pd.Index, values: pd.Series) -> np.ndarray:

@@ -281,6 +281,8 @@ def build_report(
         cfg = StatsConfig() if cfg is None else cfg
     if inputs is None:
         inputs = list(getattr(data, "sources", []) or [])
+    if embedder is not None and getattr(embedder, "model", None) is not None and data.embedder is None:
+        data.embedder = embedder.model  # the semantic-distance table (positive_control) uses it too
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = bundle_dir.new_temp(out)
     try:

@@ -58,6 +58,14 @@ TABLE_TITLES: dict[str, str] = {
     "invalid_outputs": "Invalid outputs per model by class: descriptions and ballots (docs/rules.md)",
     "cost": ("Tokens and cost per seat and game, per model and role, and cost per impostor win / correct "
              "detection (USD; NaN where the price is unknown, never 0)"),
+    "win_model_mode_difficulty": ("Impostor win (%) by model x mode x difficulty (Appendix D), with rows over all "
+                                  "modes and over all models; 95% interval with experiments as the units"),
+    "detection_by_difficulty": ("Detection accuracy (%) by majority model and difficulty (model ALL = pooled); 95% "
+                                "interval with experiments as the units"),
+    "negative_control_position": ("Negative control (iv) of B.3: majority self-declaration (%) by speaking position, "
+                                  "expected near zero and equal across positions"),
+    "positive_control": ("Positive control (v) of B.3: semantic distance of the word pairs by difficulty (cosine, "
+                         "t interval over pairs) beside detection accuracy; both should fall from easy to expert"),
     "ratings": ("Skill ratings: impostor and detection skill per model (log-odds, sum to zero per role) from a "
                 "logistic model of every game, CIs from the bootstrap named in `bootstrap` (docs/analysis.md)"),
 }
@@ -192,7 +200,8 @@ def _paper_line(m: dict) -> str:
 
 def _contents(by: dict, figs_by: dict, tables: list) -> list[tuple[str, str, str]]:
     """(anchor, title, what) of each section, for the contents list."""
-    out = [("results", "Results", f"Tables 1-{len(tables)}, Figures 1-3 in the paper's layout")]
+    out = [("results", "Results", f"Tables 1-{len(tables)}, Figures 1-3 in the paper's layout"
+                                  + (", Appendix D win table" if by["results"] else ""))]
     for sid, title, _ in SECTIONS[1:]:
         what = [t["name"] for t in by[sid]] + [Path(f["file"]).stem for f in figs_by[sid]]
         out.append((sid, title, ", ".join(what) or "nothing to show"))
@@ -215,8 +224,8 @@ def render_markdown(m: dict, results: dict[str, pd.DataFrame], figs: list[dict])
     for sid, title, _ in SECTIONS:
         if sid != "results":
             out += [f"## {title}", ""]
-            for t in by[sid]:
-                out += _md_table(t["name"], t, results)
+        for t in by[sid]:
+            out += _md_table(t["name"], t, results)
         for f in figs_by[sid]:
             out += [f"### {_fig_title(f)}", "", f"![{f['title']}](figures/{f['file']})", "", f"_{f['caption']}_", ""]
         if sid == "results" and not figs:
@@ -303,8 +312,8 @@ def render_html(m: dict, results: dict[str, pd.DataFrame], figs: list[dict], fig
     for sid, title, _ in SECTIONS:
         if sid != "results":
             parts.append(f"<h2 id=\"{sid}\">{e(title)}</h2>")
-            for t in by[sid]:
-                parts += _html_table(t["name"], t, results)
+        for t in by[sid]:
+            parts += _html_table(t["name"], t, results)
         parts += [_html_figure(f, fig_dir) for f in figs_by[sid]]
         if sid == "results":
             if not figs:

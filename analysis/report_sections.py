@@ -25,14 +25,14 @@ MAX_COLUMNS = 8  # a wider table shows its first columns; the rest are in the CS
 
 # (id, title, bundle tables in order). Tables not named here go to "Beyond the paper".
 SECTIONS: list[tuple[str, str, tuple[str, ...]]] = [
-    ("results", "Results", ()),
+    ("results", "Results", ("win_model_mode_difficulty",)),
     ("robustness", "Robustness (Appendix B)",
      ("bootstrap", "permutation", "cluster_robust", "sensitivity", "multiple_comparisons", "evalues",
       "speaking_randomization", "speaking_glm", "correlations", "size_fit_models")),
     ("design", "Design checks",
      ("balance", "negative_controls", "negative_control_position", "positive_control", "detection_by_difficulty",
       "invalid_outputs")),
-    ("beyond", "Beyond the paper", ("ratings", "cost", "win_model_mode_difficulty")),
+    ("beyond", "Beyond the paper", ("ratings", "cost")),
 ]
 # Bundle tables the Results section shows in the paper's layout (their full form is in tables/).
 IN_RESULTS = ("headline", "odds_ratios", "chi2", "opponent_baseline", "speaking_itt", "tie_sizes", "tiebreak_mode",

@@ -28,6 +28,7 @@ from analysis.stats import language as _language  # noqa: F401
 from analysis.stats import multiple as _multiple
 from analysis.stats import network as _network
 from analysis.stats import odds as _odds
+from analysis.stats import paper_checks as _paper_checks  # noqa: F401
 from analysis.stats import ratings as _ratings  # noqa: F401
 from analysis.stats import recognition as _recognition
 from analysis.stats import robustness as _robustness
