@@ -92,6 +92,13 @@ SPECS: tuple[Inference, ...] = (
     I("opponent_baseline", "or_per_10pp", ("model", "difficulty"), "or_per_10pp", ("ci_low", "ci_high"), "p",
       family="opponent_baseline"),
     I("scaling", "or_per_10x", ("fit",), "or_per_10x", ("ci_low", "ci_high"), "p"),
+    # issue 27 (analysis/stats/paper_checks.py): the same experiment-clustered rate interval
+    I("win_model_mode_difficulty", "imp_win", ("model", "mode", "difficulty"), "imp_win_pct",
+      ("imp_win_ci_low", "imp_win_ci_high"), method="imp_win_ci_method", scale=100),
+    I("detection_by_difficulty", "det_acc", ("model", "difficulty"), "det_acc_pct",
+      ("det_acc_ci_low", "det_acc_ci_high"), method="det_acc_ci_method", scale=100),
+    I("negative_control_position", "self_decl", ("position",), "self_decl_pct",
+      ("self_decl_ci_low", "self_decl_ci_high"), method="self_decl_ci_method", scale=100),
 )
 
 WILD = "design bootstrap (wild by experiment), percentile"
