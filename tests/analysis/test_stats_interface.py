@@ -33,6 +33,8 @@ def test_every_required_table_with_contract_columns():
         assert isinstance(out, pd.DataFrame), name
         if name in CONTRACT:
             assert list(out.columns[: len(CONTRACT[name])]) == CONTRACT[name], name
+        if name == "positive_control":  # needs word vectors (data.embedder); test_stats_paper_checks.py
+            continue
         assert len(out) > 0, f"{name} is empty on a full synthetic data set: {data.notes}"
 
 
