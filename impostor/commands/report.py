@@ -212,7 +212,7 @@ def _cmd_report(args: Any) -> int:
     t0 = time.perf_counter()
     cfg = _stats_config(args)
     data, source = _load(args)
-    embedder = None if args.no_figures else word_embedder()
+    embedder = word_embedder()  # Fig. 3 and the positive control's semantic distances (a table: also without figures)
     manifest = build_report(data, args.out, cfg, source=source, progress=_progress, figures=not args.no_figures,
                             embedder=embedder, compile_tex=not getattr(args, "no_pdf", False))
     out = Path(args.out).absolute()
