@@ -108,9 +108,10 @@ def log_report_run(client: Any, experiment_id: str, bundle: str | Path, manifest
             frame = _read_csv(bundle / "tables" / f"{name}.csv")
             if frame is not None and len(frame):
                 client.log_table(run_id, frame, f"{ARTIFACT_DIR}/{name}.json")
-        with tempfile.TemporaryDirectory() as tmp:  # one upload: the pages, CSV tables, PNG figures
+        with tempfile.TemporaryDirectory() as tmp:  # one upload: the pages, CSV tables, PNG figures, paper PDF
             for rel in ["report.html", "report.md", "manifest.json",
-                        *(f"{sub}/{f.name}" for sub, pattern in (("tables", "*.csv"), ("figures", "*.png"))
+                        *(f"{sub}/{f.name}" for sub, pattern in (("tables", "*.csv"), ("figures", "*.png"),
+                                                                 ("paper", "paper.pdf"), ("paper", "compare.csv"))
                           for f in sorted((bundle / sub).glob(pattern)))]:
                 if (bundle / rel).is_file():
                     (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
