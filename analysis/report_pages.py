@@ -203,7 +203,7 @@ def _contents(by: dict, figs_by: dict, tables: list) -> list[tuple[str, str, str
     out = [("results", "Results", f"Tables 1-{len(tables)}, Figures 1-3 in the paper's layout"
                                   + (", Appendix D win table" if by["results"] else ""))]
     for sid, title, _ in SECTIONS[1:]:
-        what = [t["name"] for t in by[sid]] + [Path(f["file"]).stem for f in figs_by[sid]]
+        what = [t["name"] for t in by[sid]] + [f"{Path(f['file']).stem} (figure)" for f in figs_by[sid]]
         out.append((sid, title, ", ".join(what) or "nothing to show"))
     return out + [("notes", "Notes and caveats", "what could not be computed and why"),
                   ("about", "About this report", "settings, intervals, provenance")]

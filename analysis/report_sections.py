@@ -28,7 +28,7 @@ SECTIONS: list[tuple[str, str, tuple[str, ...]]] = [
     ("results", "Results", ("win_model_mode_difficulty",)),
     ("robustness", "Robustness (Appendix B)",
      ("bootstrap", "permutation", "cluster_robust", "sensitivity", "multiple_comparisons", "evalues",
-      "speaking_randomization", "speaking_glm", "correlations", "size_fit_models")),
+      "speaking_randomization", "speaking_glm", "correlations", "size_fit_models", "inference")),
     ("design", "Design checks",
      ("balance", "negative_controls", "negative_control_position", "positive_control", "detection_by_difficulty",
       "invalid_outputs")),
@@ -86,7 +86,8 @@ def display_table(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
 
 
 def _cell(s: str) -> str:
-    return html.escape(str(s))
+    """A cell's text as HTML; the paper's "6.82 × 10^-9" with a true superscript."""
+    return re.sub(r"10\^(-?\d+)", r"10<sup>\1</sup>", html.escape(str(s)))
 
 
 def paper_table_html(t: PaperTable) -> str:
