@@ -3,11 +3,8 @@
 The lead's inference registry (``analysis.stats.inference.SPECS``, ``tables/inference.csv``)
 says, for every table that prints inference, which columns hold the interval and which
 column (or label) names its method; it is used first, and a row's method decides whether it
-counts as calibrated (``inference.is_calibrated``). The few estimates it does not list yet
-(odds ratios, opponent-baseline and scaling fits, vote coordination) are below, each with
-its method and ``calibrated=False`` unless simulation showed its coverage (docs/analysis.md,
-"Calibration"). Mode odds ratios take the design bootstrap's interval from ``bootstrap``:
-their Wald interval covered 61-67% in that simulation.
+counts as calibrated (``inference.is_calibrated``). An estimate it does not list (Table 11's
+vote coordination, a Wilson half-width) is below with its method and ``calibrated=False``.
 """
 
 from __future__ import annotations
@@ -37,15 +34,9 @@ class Interval:
 
 
 _WILSON = "Wilson score (games independent; too narrow when games of an experiment are correlated)"
-_WALD_CR = "Wald, cluster-robust by experiment"
 
 # Estimates the inference registry does not list (yet); the registry wins where it does.
 INTERVALS: dict[tuple[str, str], Interval] = {
-    ("odds_ratios", "or"): Interval("ci_low", "ci_high", "Wald (games independent)"),
-    ("odds_ratios", "or:mode"): Interval("ci_low", "ci_high", "method", source="bootstrap",
-                                         source_key="quantity={comparison}_or"),
-    ("opponent_baseline", "or_per_10pp"): Interval("ci_low", "ci_high", _WALD_CR),
-    ("scaling", "or_per_10x"): Interval("ci_low", "ci_high", _WALD_CR),
     ("coordination", "vote_coord_pct"): Interval("vote_coord_ci", None, _WILSON),
 }
 
@@ -62,10 +53,7 @@ def _registry(table: str, column: str) -> Optional[Interval]:
 
 
 def interval_for(table: str, column: str, row: Optional[pd.Series] = None) -> Optional[Interval]:
-    """The interval spec of ``table.column`` (mode rows of ``odds_ratios`` take the bootstrap's)."""
-    if table == "odds_ratios" and column == "or" and row is not None \
-            and str(row.get("comparison", "")).endswith("_vs_homogeneous"):
-        return INTERVALS[("odds_ratios", "or:mode")]
+    """The interval spec of ``table.column``: the registry's, else the local list's."""
     return _registry(table, column) or INTERVALS.get((table, column))
 
 

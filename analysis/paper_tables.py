@@ -136,9 +136,15 @@ def _models(ctx: Context) -> list[str]:
 # --------------------------------------------------------------------------- the twelve tables
 
 
-def _methods(ms) -> str:
-    ms = [m for m in dict.fromkeys(ms) if m]
-    return "; ".join(ms) if ms else "no interval"
+def _methods(ms, most: int = 2) -> str:
+    """The distinct methods of a column's rows, the first ``most`` in words (per-row reasons, e.g.
+    "not computed: ...", can be many: the CSV's method column has each row's)."""
+    ms = [str(m) for m in dict.fromkeys(ms) if m and str(m) != "nan"]
+    if not ms:
+        return "no interval"
+    fitted = [m for m in ms if not m.startswith("not ")] or ms
+    extra = len(ms) - min(len(fitted), most)
+    return "; ".join(fitted[:most]) + (f"; {extra} more (per row in the CSV's method column)" if extra > 0 else "")
 
 
 def t01(ctx: Context) -> PaperTable:
@@ -167,37 +173,27 @@ def t01(ctx: Context) -> PaperTable:
     return PaperTable(1, "Headline results", cap, [("", head, rows)], None if rows else ctx.reason("headline"))
 
 
-def _or_rows(ctx: Context) -> tuple[list[list[str]], set[str]]:
+def _or_rows(ctx: Context) -> tuple[list[list[str]], list[str]]:
     o = _rows(ctx.results.get("odds_ratios"))
     label = {"size_per_10x": "Model size (per 10×)", **{f"seat{s}_vs_seat0": f"Seat {s} vs Seat 0" for s in (1, 2, 3)},
              **{f"{k}_vs_homogeneous": f"{v} vs homogeneous" for k, v in MODES}}
-    perm = _rows(ctx.results.get("permutation"))
-    rows, methods = [], set()
+    rows, methods = [], []
     for key in label:
         if not len(o) or key not in set(o["comparison"].astype(str)):
             continue
         g = _get(ctx, "odds_ratios", f"comparison={key}", "or")
+        methods.append(g["method"])
         p = o.loc[o["comparison"].astype(str) == key, "p"].iloc[0]
-        if key.endswith("_vs_homogeneous") and len(perm):
-            pr = perm[perm["contrast"].astype(str) == f"{key}_experiment_level"]
-            p = pr["p"].iloc[0] if len(pr) else np.nan
         rows.append([label[key], num(g["estimate"]), num(g["low"]), num(g["high"]), sci_p(p)])
-        if key.endswith("_vs_homogeneous"):
-            methods.add(g["method"])
     return rows, methods
 
 
 def _t_or(number: int) -> Callable[[Context], PaperTable]:
     def build(ctx: Context) -> PaperTable:
         rows, methods = _or_rows(ctx)
-        perm = _rows(ctx.results.get("permutation"))
-        reps = int(perm["reps"].iloc[0]) if len(perm) and "reps" in perm else 0
-        cap = (f"Key effects ({ctx.n_text()}): odds ratios of an impostor win with one 95% interval each. Model size "
-               "per 10× parameters and seat-index contrasts (descriptive; seats are counterbalanced): Wald interval "
-               "and p (games independent). Modes vs homogeneous: interval from the experiment-level bootstrap "
-               f"({_methods(sorted(methods))}; {int(ctx.settings.get('bootstrap_reps') or 0):,} replicates), "
-               "p from permuting whole "
-               f"experiments' mode labels ({reps:,} replicates; smallest possible p = {1 / (reps + 1):.1e})."
+        cap = (f"Key effects ({ctx.n_text()}): odds ratios of an impostor win, one 95% interval each, and p "
+               f"({_methods(methods)}). Model size per 10× parameters; seat-index contrasts are descriptive (seats "
+               "are counterbalanced); modes relative to homogeneous."
                + (" Same rows as Table 2 (the paper repeats them in Appendix B)." if number == 4 else ""))
         head = ["Comparison", "OR", "CI (2.5%)", "CI (97.5%)", "p"]
         return PaperTable(number, "Key effects" if number == 2 else "Odds ratios", cap, [("", head, rows)],
@@ -221,6 +217,7 @@ def t03(ctx: Context) -> PaperTable:
 def t05(ctx: Context) -> PaperTable:
     o = _rows(ctx.results.get("opponent_baseline"))
     panels = []
+    how = _methods(o["method"].astype(str)) if "method" in o else "Wald, cluster-robust by experiment"
     for i, (d, dl) in enumerate(DIFFS):
         rows = []
         for _, r in (o[o["difficulty"].astype(str) == d] if len(o) else o).iterrows():
@@ -232,7 +229,7 @@ def t05(ctx: Context) -> PaperTable:
             panels.append((f"({'abcd'[i]}) {dl}", ["Model", "OR", "CI (2.5%)", "CI (97.5%)", "q"], rows))
     cap = ("Within-model × within-difficulty logits of an impostor win on the opponent detection baseline "
            f"(leave-experiment-out) with mode fixed effects ({ctx.n_text()}). OR per +10 percentage points, 95% "
-           "Wald interval cluster-robust by experiment, BH-FDR q over all cells. Bold: q < 0.05; -- = cell not "
+           f"interval and p ({how}), BH-FDR q over all cells. Bold: q < 0.05; -- = cell not "
            "fitted (too few games, separation or no variation; the notes name each).")
     return PaperTable(5, "Opponent-baseline regressions", cap, panels, None if panels else ctx.reason("opponent_baseline"))
 
@@ -318,8 +315,9 @@ def t10(ctx: Context) -> PaperTable:
         if fit == "within_gpt":
             name = "Within GPT family"
         rows.append([name, num(r["or_per_10x"], 3), bracket(r["ci_low"], r["ci_high"], 3), sci_p(r["p"])])
+    how = _methods(s["method"].astype(str)) if "method" in s else "Wald, cluster-robust by experiment"
     cap = (f"Size effects with provider control and within-family fits ({ctx.n_text()}): OR per 10× parameters, "
-           "95% Wald interval cluster-robust by experiment; mode and difficulty fixed effects in every fit.")
+           f"95% interval and p ({how}); mode and difficulty fixed effects in every fit.")
     return PaperTable(10, "Scaling", cap, [("", ["Model", "OR per 10×", "95% CI", "p"], rows)],
                       None if rows else ctx.reason("scaling"))
 

@@ -103,8 +103,8 @@ def test_compare_paper_prints_each_shared_number_beside_ours(run):
     itt = cmp[cmp["quantity"] == "Pooled mid - random ITT (pp)"].iloc[0]
     assert itt["paper_value"] == -1.11 and np.isfinite(itt["ci_low"])
     mode = cmp[cmp["quantity"] == "OR: cross play vs homogeneous"].iloc[0]
-    boot = pd.read_csv(rep / "tables" / "bootstrap.csv").set_index("quantity").loc["cross_play_vs_homogeneous_or"]
-    assert np.isclose(mode["ci_low"], boot["ci_low"])  # the calibrated (bootstrap) interval, not Wald
+    ors = pd.read_csv(rep / "tables" / "odds_ratios.csv").set_index("comparison").loc["cross_play_vs_homogeneous"]
+    assert np.isclose(mode["ci_low"], ors["ci_low"]) and mode["interval"] == ors["method"]  # the registry's interval
     assert out.rstrip().endswith(str(rep / "report.html"))
 
 
@@ -123,12 +123,12 @@ def test_compare_keeps_shared_models_only_and_matches_route_prefixes():
     maj = cmp[cmp["column"] == "maj_win_pct"].iloc[0]  # 58.2 vs [49, 51]; a paper-reproduction method
     assert not bool(maj["inside"]) and not maj["calibrated"]
     assert cmp.loc[cmp["column"] == "det_acc_pct", "interval"].iloc[0] == "not in this bundle"
-    mode = pd.DataFrame({"comparison": ["team_aware_vs_homogeneous"], "or": [0.8], "ci_low": [0.78], "ci_high": [0.82]})
-    boot = pd.DataFrame({"quantity": ["team_aware_vs_homogeneous_or"], "estimate": [0.8], "ci_low": [0.6],
-                         "ci_high": [0.95], "method": ["design (wild) bootstrap SE"]})
-    got = compare({"headline": head, "odds_ratios": mode, "bootstrap": boot}, {}, paper)
-    r = got[got["quantity"] == "OR: team aware vs homogeneous"].iloc[0]  # 0.77: outside Wald, inside the bootstrap's
-    assert (r["ci_low"], r["ci_high"]) == (0.6, 0.95) and bool(r["inside"]) and r["interval"].startswith("design")
+    mode = pd.DataFrame({"comparison": ["team_aware_vs_homogeneous"], "or": [0.8], "ci_low": [0.6], "ci_high": [0.95],
+                         "p": [0.01], "method": ["logit, CR2 by experiment, t(Bell-McCaffrey df)"]})
+    got = compare({"headline": head, "odds_ratios": mode}, {}, paper)
+    r = got[got["quantity"] == "OR: team aware vs homogeneous"].iloc[0]  # paper 0.77 [0.72, 0.83]
+    assert (r["ci_low"], r["ci_high"]) == (0.6, 0.95) and bool(r["inside"]) and r["interval"].startswith("logit, CR2")
+    assert r["calibrated"]
 
 
 @pytest.mark.skipif(not PAPER_TEXT.is_file(), reason="the paper's text is not in this checkout")
