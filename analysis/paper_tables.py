@@ -341,30 +341,42 @@ def t11(ctx: Context) -> PaperTable:
     return PaperTable(11, "Coordination", cap, panels)
 
 
-T12_A = ["Model", "Coord. Rate", "Vote Coord.", "Implicit Coord.", "Collab. Success", "Strategy Align.",
-         "Linguistic Mirror", "Vocab Conv."]
-T12_B = ["Model", "Trust Form.", "Betrayal Rate", "Trust Recovery", "Vulnerability Index", "Resilience Factor",
-         "Coord. Gap", "Alignment Gap"]
+T12_A = [("coord_rate_pct", "Coord. Rate (%)", 1), ("vote_coord_pct", "Vote Coord. (%)", 1),
+         ("implicit_coord_pp", "Implicit Coord. (pp)", 1), ("collab_success_pct", "Collab. Success (%)", 1),
+         ("strategy_align_pct", "Strategy Align. (%)", 1), ("ling_mirror_pp", "Linguistic Mirror (pp)", 1),
+         ("vocab_conv", "Vocab Conv.", 3)]
+T12_B = [("trust_form_pct", "Trust Form. (%)", 1), ("betrayal_pct", "Betrayal Rate (%)", 1),
+         ("trust_recovery_pct", "Trust Recovery (%)", 1), ("vulnerability_index", "Vulnerability Index", 2),
+         ("resilience_factor", "Resilience Factor", 1), ("coord_gap_pp", "Coord. Gap (pp)", 1),
+         ("alignment_gap_pp", "Alignment Gap (pp)", 1)]
 
 
 def t12(ctx: Context) -> PaperTable:
+    """Table 12 from ``team_dynamics`` (analysis/stats/table12.py): its fourteen columns in the
+    paper's order, ± the half-width of each one's interval; undefined metrics as --."""
     t = _rows(ctx.results.get("team_dynamics"))
-    models = _models(ctx)
     if not len(t):
         return PaperTable(12, "Team dynamics", "Team dynamics across models.", [], ctx.reason("team_dynamics"))
-    a, b = [], []
-    for m in models:
-        r = t[t["model"].astype(str) == m]
-        r = r.iloc[0] if len(r) else pd.Series(dtype=object)
-        vc = num(r.get("vote_coord_pct"), 1)
-        a.append([m, DASH, vc + ("%" if vc != DASH else ""), DASH, DASH, DASH, DASH, num(r.get("vocab_conv"), 3)])
-        b.append([m] + [DASH] * 7)
-    cap = (f"Team dynamics ({ctx.n_text()}). Only Vote Coord. (teammates' vote alignment) and Vocab Conv. (Jaccard "
-           "of consecutive descriptions) have a definition computable from ballots and descriptions; the other "
-           "columns (--) need annotation of plans, trust and alliances across rounds that a one-shot game does not "
-           "log (docs/analysis.md, Table 12). Descriptive, no interval.")
-    return PaperTable(12, "Team dynamics", cap, [("(a) Coordination and convergence metrics", T12_A, a),
-                                                 ("(b) Trust dynamics and strategic gaps", T12_B, b)])
+    panels, methods, undefined = [], [], []
+    for title, cols in (("(a) Coordination and convergence metrics", T12_A), ("(b) Trust dynamics and strategic gaps",
+                                                                             T12_B)):
+        rows = []
+        for m in _models(ctx):
+            cells = [m]
+            for col, _, d in cols:
+                g = _get(ctx, "team_dynamics", f"model={m}", col)
+                methods.append(g["method"])
+                cells.append(pm(g["estimate"], g["low"], g["high"], d))
+            rows.append(cells)
+        for i, (col, head, _) in enumerate(cols, 1):
+            if all(r[i] == DASH for r in rows):
+                undefined.append(head.split(" (")[0])
+        panels.append((title, ["Model"] + [h for _, h, _ in cols], rows))
+    cap = (f"Team dynamics ({ctx.n_text()}), as defined in docs/analysis.md (Table 12) from ballots and descriptions; "
+           f"± the half-width of a 95% interval ({_methods(methods)}). "
+           + (f"Not defined for one-round games (--): {', '.join(undefined)}; the reasons are in "
+              "tables/table12_undefined.csv." if undefined else ""))
+    return PaperTable(12, "Team dynamics", cap, panels)
 
 
 PAPER_TABLES: list[Callable[[Context], PaperTable]] = [t01, _t_or(2), t03, _t_or(4), t05, t06, t07, t08, t09, t10,

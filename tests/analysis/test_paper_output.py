@@ -82,6 +82,17 @@ def test_tex_missing_is_said_with_the_fix(tmp_path, monkeypatch):
     assert got["pdf"] is None and "apt-get install --no-install-recommends texlive-latex-base" in got["why"]
 
 
+def test_table12_from_team_dynamics(run):
+    rep, _ = run
+    t12 = (rep / "paper" / "table12.tex").read_text()
+    td = pd.read_csv(rep / "tables" / "team_dynamics.csv").set_index("model")
+    h = td.loc["gpt-4o"]
+    row = next(ln for ln in t12.splitlines() if ln.startswith("gpt-4o &") and "$\\pm$" in ln)
+    half = (h["vote_coord_pct_ci_high"] - h["vote_coord_pct_ci_low"]) / 2
+    assert row.split(" & ")[2] == f"{h['vote_coord_pct']:.1f} $\\pm$ {half:.1f}"
+    assert "Strategy Align." in t12 and "table12\\_undefined.csv" in t12
+
+
 def test_a_table_the_bundle_lacks_says_what_is_missing():
     t = PaperTable(12, "Team dynamics", "Team dynamics across models.", [], "team_dynamics: not computed: no teams")
     tex = paper_table_latex(t)
@@ -93,7 +104,7 @@ def test_compare_paper_prints_each_shared_number_beside_ours(run):
     rep, res = run
     cmp = pd.read_csv(rep / "paper" / "compare.csv")
     out = res.stdout
-    assert "Table 1: 54 numbers" in out and "Table 2/4:" in out and "Section 3.3:" in out
+    assert "Table 1: 54 numbers" in out and "Table 2/4:" in out and "Section 3.3:" in out and "Table 12: 72 numbers" in out
     assert re.search(r"line 70 +Impostor win \(%\) +gpt-4o +69\.0 +\d+\.\d +\[\d+\.\d, \d+\.\d\] (yes|NO)", out)
     head = pd.read_csv(rep / "tables" / "headline.csv").set_index("model")
     r = cmp[(cmp["paper_table"] == "Table 1") & (cmp["model"] == "gpt-4o") & (cmp["column"] == "imp_win_pct")].iloc[0]
