@@ -81,11 +81,20 @@ def design_truth(games: pd.DataFrame, players: pd.DataFrame) -> dict[str, float]
     return t
 
 
-def run_once(scenario: str, experiments: int, games: int, rep: int, config: StatsConfig, design_seed: int = 1):
-    """One replicate: simulate, compute the inference table, attach closed-form truths."""
+def run_once(scenario: str, experiments: int, games: int, rep: int, config: StatsConfig, design_seed: int = 1,
+             tables=None):
+    """One replicate: simulate, compute the inference table (or only ``tables``' rows), attach truths."""
     g, pl, models = simulate_games(experiments, games, design_seed=design_seed, seed=1000 + rep,
                                    **SCENARIOS[scenario])
-    rows = inference(AnalysisData(games=g, players=pl, models=models), config).copy()
+    data = AnalysisData(games=g, players=pl, models=models)
+    if tables:
+        from analysis.stats._base import REGISTRY
+        from analysis.stats.inference import rows_of
+
+        parts = [rows_of(s, REGISTRY[s.table](data, config)) for s in SPECS if s.table in tables]
+        rows = pd.concat([p for p in parts if len(p)] or [pd.DataFrame(columns=["quantity"])], ignore_index=True)
+    else:
+        rows = inference(data, config).copy()
     truth = design_truth(g, pl)
     rows["truth"] = rows["quantity"].map(truth)
     rows["rep"] = rep
@@ -125,18 +134,18 @@ def summarise(records: pd.DataFrame, scenario: str, experiments: int, games: int
 
 
 def _chunk(args) -> pd.DataFrame:
-    sc, experiments, games, reps, config = args
-    return pd.concat([run_once(sc, experiments, games, r, config) for r in reps], ignore_index=True)
+    sc, experiments, games, reps, config, tables = args
+    return pd.concat([run_once(sc, experiments, games, r, config, tables=tables) for r in reps], ignore_index=True)
 
 
 def calibrate(scenarios=("global_null", "planted"), experiments: int = 120, games: int = 40, reps: int = 100,
               config: StatsConfig | None = None, verbose: bool = False, raw: dict | None = None,
-              jobs: int = 1) -> pd.DataFrame:
+              jobs: int = 1, tables=None) -> pd.DataFrame:
     config = config or StatsConfig(bootstrap_reps=1000, permutation_reps=500)
     out = []
     for sc in scenarios:
         t0 = time.perf_counter()
-        chunks = [(sc, experiments, games, list(range(reps))[j::jobs], config) for j in range(max(jobs, 1))]
+        chunks = [(sc, experiments, games, list(range(reps))[j::jobs], config, tables) for j in range(max(jobs, 1))]
         if jobs > 1:
             from concurrent.futures import ProcessPoolExecutor
 
@@ -167,17 +176,20 @@ def main(argv=None) -> int:
     ap.add_argument("--bootstrap-reps", type=int, default=1000)
     ap.add_argument("--permutation-reps", type=int, default=500)
     ap.add_argument("--jobs", type=int, default=1, help="processes (replicates are independent)")
+    ap.add_argument("--tables", help="comma-separated tables to calibrate (default: every table of SPECS)")
     ap.add_argument("--out", help="CSV to write (rows of the same design size in it are replaced)")
     ap.add_argument("--raw", help="Parquet file for the per-replicate inference rows")
     a = ap.parse_args(argv)
     config = StatsConfig(bootstrap_reps=a.bootstrap_reps, permutation_reps=a.permutation_reps)
     raw: dict = {}
-    res = calibrate(a.scenarios.split(","), a.experiments, a.games, a.reps, config, True, raw, a.jobs)
+    tables = a.tables.split(",") if a.tables else None
+    res = calibrate(a.scenarios.split(","), a.experiments, a.games, a.reps, config, True, raw, a.jobs, tables)
     if a.out:
         try:
             old = pd.read_csv(a.out)
             old = old[~((old["experiments"] == a.experiments) & (old["games"] == a.games)
-                        & old["scenario"].isin(res["scenario"].unique()))]
+                        & old["scenario"].isin(res["scenario"].unique())
+                        & (old["table"].isin(tables) if tables else True))]
             res_all = pd.concat([old, res], ignore_index=True)
         except (FileNotFoundError, KeyError, pd.errors.EmptyDataError):
             res_all = res
