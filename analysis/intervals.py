@@ -3,8 +3,8 @@
 The lead's inference registry (``analysis.stats.inference.SPECS``, ``tables/inference.csv``)
 says, for every table that prints inference, which columns hold the interval and which
 column (or label) names its method; it is used first, and a row's method decides whether it
-counts as calibrated (``inference.is_calibrated``). An estimate it does not list (Table 11's
-vote coordination, a Wilson half-width) is below with its method and ``calibrated=False``.
+counts as calibrated (``inference.is_calibrated``). An estimate it does not list would go in
+``INTERVALS`` below with its method and ``calibrated=False``.
 """
 
 from __future__ import annotations
@@ -33,12 +33,10 @@ class Interval:
         return "half" if self.high is None else "bounds"
 
 
-_WILSON = "Wilson score (games independent; too narrow when games of an experiment are correlated)"
 
-# Estimates the inference registry does not list (yet); the registry wins where it does.
-INTERVALS: dict[tuple[str, str], Interval] = {
-    ("coordination", "vote_coord_pct"): Interval("vote_coord_ci", None, _WILSON),
-}
+# Estimates the inference registry does not list (none today: Table 11's vote coordination is
+# listed since its interval became design-based); the registry wins where it does.
+INTERVALS: dict[tuple[str, str], Interval] = {}
 
 
 def _registry(table: str, column: str) -> Optional[Interval]:
