@@ -204,6 +204,42 @@ def runs_page(experiment_id: str, base: str = "http://127.0.0.1:5000") -> str:
     return f"{base.rstrip('/')}/#/experiments/{experiment_id}/runs?workflowType=machine_learning"
 
 
+#: What the printed runs-table address shows: the experiment runs only (not the sweep's parent
+#: run nor a report run: ``impostor.kind``), each with its mode, models by side and key metrics.
+VIEW_FILTER = "tags.`impostor.kind` = 'experiment'"
+VIEW_COLUMNS = (
+    "attributes.`Description`", "tags.`impostor.mode`", "tags.`impostor.difficulty`",
+    "tags.`impostor.impostor_model`", "tags.`impostor.majority_model`", "metrics.`impostor_win_rate`",
+    "metrics.`detection_accuracy`", "metrics.`games_completed`", "metrics.`invalid_ballot_rate`",
+    "metrics.`tokens/total/total`",
+)
+#: Named views of the runs table: key -> the tag runs are grouped by (None: not grouped).
+VIEWS = {"impostor-runs": None, "impostor-by-impostor-model": "impostor.impostor_model",
+         "impostor-by-majority-model": "impostor.majority_model"}
+
+
+def runs_view(client: Any, experiment_id: str, base: str = "http://127.0.0.1:5000",
+              view: str = "impostor-runs") -> str:
+    """The address of a view of the experiment's runs table with the key metric columns shown,
+    grouped as ``VIEWS[view]`` says (mean of each group).
+
+    MLflow's UI keeps its column choice in the browser, not the address; its "share view"
+    stores a view as the experiment tag ``mlflow.sharedViewState.<key>`` (JSON: search facets
+    and table state) and opens it from ``viewStateShareKey=<key>`` in the address, which is
+    what this writes (MLflow 3.10-3.18 UI; docs/tracking.md, "The runs table")."""
+    import json
+
+    group = VIEWS[view]
+    state = {
+        "searchFilter": VIEW_FILTER, "orderByKey": "attributes.start_time", "orderByAsc": False,
+        "selectedColumns": list(VIEW_COLUMNS), "runListHidden": False,
+        "groupBy": None if group is None else {
+            "aggregateFunction": "average", "groupByKeys": [{"mode": "tag", "groupByData": group}]},
+    }
+    client.set_experiment_tag(experiment_id, f"mlflow.sharedViewState.{view}", json.dumps(state))
+    return f"{runs_page(experiment_id, base)}&viewStateShareKey={view}"
+
+
 def _slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "experiment"
 
