@@ -73,6 +73,19 @@ def check_log_dir(log_dir: Path, pl: Plan) -> dict:
 # ------------------------------------------------------------------ tracking
 
 
+def impostor_models(pl: Plan) -> list[str]:
+    """The values of the runs' ``impostor.impostor_model`` tag in this plan (the groups of the
+    by-impostor-model view, ``experiment.side_models``)."""
+    from impostor.core.experiment import ALL_SEATS, side_models
+
+    out = set()
+    for e in pl.experiments:
+        roles = {("all" if r == "model" else r): pl.resolved.get(a, a) for r, a in e.roles}
+        assignment = {ALL_SEATS: roles["all"]} if e.mode == "homogeneous" else roles
+        out.add(", ".join(side_models(e.mode, assignment)["impostor"]))
+    return sorted(out)
+
+
 def _start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
     """(tracking context for the hooks, MlflowClient or None when untracked)."""
     from impostor.tracking.logrun import Context
@@ -120,7 +133,8 @@ def _start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
         print(f"  runs table: {runs_view(client, exp_id, ui)}"
               + ("" if server else f"\n    (start the UI: LITELLM_LOCAL_MODEL_COST_MAP=True mlflow ui --backend-store-uri "
                                    f"{shown_uri(uri)})"), file=sys.stderr)
-        print(f"  by impostor model: {runs_view(client, exp_id, ui, 'impostor-by-impostor-model')}", file=sys.stderr)
+        print(f"  by impostor model: {runs_view(client, exp_id, ui, 'impostor-by-impostor-model', impostor_models(pl))}",
+              file=sys.stderr)
         base["tracking_uri"] = uri
         return Context(parent_run_id=parent, **base), client
     except TrackingAuthError:

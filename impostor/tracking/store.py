@@ -22,7 +22,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 from impostor.core.errors import ImpostorError
 
@@ -219,9 +219,10 @@ VIEWS = {"impostor-runs": None, "impostor-by-impostor-model": "impostor.impostor
 
 
 def runs_view(client: Any, experiment_id: str, base: str = "http://127.0.0.1:5000",
-              view: str = "impostor-runs") -> str:
+              view: str = "impostor-runs", collapsed: Iterable[str] = ()) -> str:
     """The address of a view of the experiment's runs table with the key metric columns shown,
-    grouped as ``VIEWS[view]`` says (mean of each group).
+    grouped as ``VIEWS[view]`` says (mean of each group); the groups of the values in
+    ``collapsed`` open folded, one row of means each.
 
     MLflow's UI keeps its column choice in the browser, not the address; its "share view"
     stores a view as the experiment tag ``mlflow.sharedViewState.<key>`` (JSON: search facets
@@ -232,9 +233,13 @@ def runs_view(client: Any, experiment_id: str, base: str = "http://127.0.0.1:500
     group = VIEWS[view]
     state = {
         "searchFilter": VIEW_FILTER, "orderByKey": "attributes.start_time", "orderByAsc": False,
-        "selectedColumns": list(VIEW_COLUMNS), "runListHidden": False,
+        # a grouped view has no description per group: the room goes to the group's name
+        "selectedColumns": [c for c in VIEW_COLUMNS if group is None or c != "attributes.`Description`"],
+        "runListHidden": False,
         "groupBy": None if group is None else {
             "aggregateFunction": "average", "groupByKeys": [{"mode": "tag", "groupByData": group}]},
+        # the UI's id of a group: "<mode>.<key>.<value>" (MLflow 3.10-3.18)
+        "groupsExpanded": {} if group is None else {f"tag.{group}.{v}": False for v in collapsed},
     }
     client.set_experiment_tag(experiment_id, f"mlflow.sharedViewState.{view}", json.dumps(state))
     return f"{runs_page(experiment_id, base)}&viewStateShareKey={view}"
