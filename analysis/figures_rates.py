@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.data import AnalysisData
+from analysis.report_format import readable_seats
 from analysis.figures_style import MODE_COLOR, MODE_LABEL, plt, save_figure, wilson_ci
 from impostor.core.records import DIFFICULTIES, MODES
 
@@ -99,8 +100,7 @@ def _pretty_comparison(c: str) -> str:
     if c == "size_per_10x":
         return "Model size (per 10x params)"
     if c.startswith("seat") and "_vs_seat" in c:
-        a, b = c.split("_vs_")
-        return f"Seat {a[4:]} vs Seat {b[4:]}"
+        return readable_seats(c)
     if c.endswith("_vs_homogeneous"):
         return f"{MODE_LABEL.get(c[: -len('_vs_homogeneous')], c)} vs homogeneous"
     return c.replace("_", " ")

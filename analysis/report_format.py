@@ -14,7 +14,8 @@ from typing import Callable, Optional
 import numpy as np
 import pandas as pd
 
-__all__ = ["GENERATOR", "to_markdown", "to_latex", "latex_escape", "html_table", "flag_intervals", "readable_header"]
+__all__ = ["GENERATOR", "to_markdown", "to_latex", "latex_escape", "html_table", "flag_intervals", "readable_header",
+           "readable_seats"]
 
 GENERATOR = "impostor report"
 _P_COLUMNS = {"p", "q", "spearman_p", "p_bh", "p_bonferroni", "p_holm", "p_value", "pvalue"}
@@ -71,9 +72,18 @@ def _formatter(col: str, s: pd.Series) -> Callable[[object], str]:
             if decimals is None:
                 return "0" if x == 0 else f"{x:.2e}"
             return f"{x:.{decimals}f}"
-        return str(v)
+        return readable_seats(str(v))
 
     return fmt
+
+
+_SEAT_CONTRAST = re.compile(r"\bseat([0-3])_vs_seat([0-3])\b")
+
+
+def readable_seats(text: str) -> str:
+    """A seat contrast of the tables (``seat1_vs_seat0``, 0-based seats, docs/data-contract.md)
+    as people read seats everywhere else: ``Player 2 vs Player 1``."""
+    return _SEAT_CONTRAST.sub(lambda m: f"Player {int(m[1]) + 1} vs Player {int(m[2]) + 1}", text)
 
 
 UNDEFINED_SHARE = 0.10  # more replicates undefined than this flags the interval

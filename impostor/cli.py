@@ -57,8 +57,22 @@ def version() -> str:
         return __version__
 
 
+DESCRIPTION = ("impostor-bench: The Impostor Game, a four-player social-deduction benchmark of LLMs. "
+               "Sweeps of experiments (each an Inspect eval and an MLflow run), their tables and report.")
+EXAMPLES = """examples:
+  impostor sweep configs/smoke.yaml                 # a small offline sweep (bots), one MLflow run per experiment
+  impostor sweep configs/paper.yaml --dry-run       # the paper's plan and cost, no API key needed
+  impostor export --experiment impostor-smoke --out out/tables
+  impostor report --parquet out/tables --out out/report
+  impostor play --participant ada                   # you in a seat, on a local page
+  inspect eval impostor_bench/impostor --model bot/random -T n_games=2   # one experiment with Inspect
+
+docs: README.md and docs/ in the repository; `impostor COMMAND --help` for each command."""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="impostor", description=_plain(__doc__.splitlines()[0]))
+    parser = argparse.ArgumentParser(prog="impostor", description=DESCRIPTION, epilog=EXAMPLES,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks for errors")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -50,10 +50,10 @@ def problem_of(alias: str, model: str, exc: BaseException) -> str:
     return f"model {_name(alias, model)}: {what}; fix: {fix}"
 
 
-def check_models(models: Mapping[str, str], where: str, model_args: Optional[Mapping[str, dict[str, Any]]] = None) -> None:
-    """Create each model (alias → Inspect model string) as the run will; raise one
-    ``ImpostorError`` naming every model that cannot be created, grouped by cause
-    (nine models behind one missing key read as one problem, not nine)."""
+def model_problems(models: Mapping[str, str], model_args: Optional[Mapping[str, dict[str, Any]]] = None
+                   ) -> dict[tuple[str, str], list[str]]:
+    """Create each model (alias → Inspect model string) as the run will: (what is wrong, the
+    fix) → the models it stops, for every model that cannot be created."""
     from inspect_ai.model import get_model
 
     causes: dict[tuple[str, str], list[str]] = {}
@@ -63,7 +63,25 @@ def check_models(models: Mapping[str, str], where: str, model_args: Optional[Map
                 get_model(model, memoize=False, **dict((model_args or {}).get(alias) or {}))
         except Exception as exc:  # noqa: BLE001 - any failure to create the model is the user's to fix
             causes.setdefault(_cause(model, exc), []).append(_name(alias, model))
+    return causes
+
+
+def is_config_error(cause: tuple[str, str]) -> bool:
+    """A problem of the config itself (a provider that does not exist), as opposed to one of
+    this machine (a key not set, a package not installed) that a plan made before having
+    them should list rather than refuse."""
+    return cause[0].startswith("provider ") and "not an installed Inspect model provider" in cause[0]
+
+
+def problem_lines(causes: Mapping[tuple[str, str], list[str]]) -> list[str]:
+    return [f"model{'s' if len(names) > 1 else ''} {', '.join(names)}: {what}; fix: {fix}"
+            for (what, fix), names in causes.items()]
+
+
+def check_models(models: Mapping[str, str], where: str, model_args: Optional[Mapping[str, dict[str, Any]]] = None) -> None:
+    """Create each model as the run will; raise one ``ImpostorError`` naming every model
+    that cannot be created, grouped by cause (nine models behind one missing key read as
+    one problem, not nine)."""
+    causes = model_problems(models, model_args)
     if causes:
-        parts = [f"model{'s' if len(names) > 1 else ''} {', '.join(names)}: {what}; fix: {fix}"
-                 for (what, fix), names in causes.items()]
-        raise ImpostorError(f"{where}: " + " | ".join(parts))
+        raise ImpostorError(f"{where}: " + " | ".join(problem_lines(causes)))

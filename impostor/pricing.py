@@ -30,7 +30,7 @@ _FIRST_PARTY = ("openai", "anthropic", "google", "mistral", "groq", "together", 
 class ModelPrice:
     input_per_token: float  # USD
     output_per_token: float
-    source: str  # "registry", "bot", "litellm:<key>"
+    source: str  # "registry: <source>, as of <date>", "bot", "litellm:<key>"
 
 
 def _packaged_cost_map() -> dict:
@@ -77,7 +77,8 @@ def _price_cached(model: str, registry_path: Optional[str]) -> Optional[ModelPri
     except Exception:  # noqa: BLE001 - no usable registry: the other sources still apply
         entry = None
     if entry is not None and entry.price is not None:
-        return ModelPrice(entry.price.input_per_mtok / 1e6, entry.price.output_per_mtok / 1e6, "registry")
+        return ModelPrice(entry.price.input_per_mtok / 1e6, entry.price.output_per_mtok / 1e6,
+                          f"registry: {entry.price.label()}")
     if model.startswith("bot/"):
         return ModelPrice(0.0, 0.0, "bot")
     return _litellm_price(model)

@@ -14,6 +14,7 @@ default path.
 from __future__ import annotations
 
 import difflib
+from datetime import date
 import os
 import re
 from pathlib import Path
@@ -70,7 +71,14 @@ class Price(BaseModel):
 
     input_per_mtok: float = Field(ge=0, description="USD per 1M input (prompt) tokens")
     output_per_mtok: float = Field(ge=0, description="USD per 1M output (completion) tokens")
-    note: Optional[str] = None  # where the price comes from (a price page, a date)
+    note: Optional[str] = None  # why this price (e.g. a stand-in host for a route no offline source prices)
+    source: Optional[str] = Field(default=None, description="where the numbers come from (a price page, a price map and its key)")
+    as_of: Optional[date] = Field(default=None, description="the date the price was read from its source")
+
+    def label(self) -> str:
+        """The price's provenance in a few words: ``source, as of DATE``."""
+        parts = [self.source or "configs/models.yaml"] + ([f"as of {self.as_of}"] if self.as_of else [])
+        return ", ".join(parts)
 
 
 class _FieldError(ValueError):

@@ -173,6 +173,47 @@ def invalid_rates_by_model() -> Metric:
 
 
 @metric
+def rates_by_model() -> Metric:
+    """The headline rates of each model over the games it played, whatever the mode, so runs
+    of all modes compare by model (MLflow): ``impostor_win_rate/<model>`` over the games it
+    played the impostor, ``majority_win_rate/<model>`` over its majority seats,
+    ``detection_accuracy/<model>`` over its majority seats' legal ballots (the definitions of
+    the run-wide metrics above, restricted to the model), and the counts behind them
+    (``impostor_games/<model>``, ``majority_seats/<model>``)."""
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        # model -> [impostor games, impostor wins, majority seats, majority wins, legal ballots, hits]
+        n: dict[str, list[int]] = {}
+        for s in scores:
+            md = s.score.metadata or {}
+            g = md.get("game")
+            if not g:
+                continue
+            for p in md.get("players", []):
+                c = n.setdefault(p["model"], [0] * 6)
+                if p["role"] == "impostor":
+                    c[0] += 1
+                    c[1] += g["winner"] == "impostor"
+                else:
+                    c[2] += 1
+                    c[3] += g["winner"] == "majority"
+                    c[4] += _legal(p)
+                    c[5] += p["vote"] == g["impostor_seat"]
+        out: dict[str, float] = {}
+        for model, (ig, iw, ms, mw, legal, hits) in sorted(n.items()):
+            out[f"impostor_games/{model}"], out[f"majority_seats/{model}"] = ig, ms
+            if ig:
+                out[f"impostor_win_rate/{model}"] = iw / ig
+            if ms:
+                out[f"majority_win_rate/{model}"] = mw / ms
+            if legal:
+                out[f"detection_accuracy/{model}"] = hits / legal
+        return out
+
+    return compute
+
+
+@metric
 def ballot_class_rates() -> Metric:
     """Share of all ballots in each class of ``impostor.core.records.BALLOT_CLASSES``, as
     ``ballot_class_rate/<class>`` (the invalid ones sum to ``invalid_ballot_rate``)."""
@@ -214,7 +255,8 @@ def tie_rate() -> Metric:
 
 GAME_METRICS = [
     impostor_win_rate(), stderr(), detection_accuracy(), self_declaration_rate(),
-    invalid_ballot_rate(), invalid_description_rate(), tie_rate(), invalid_rates_by_model(), ballot_class_rates(),
+    invalid_ballot_rate(), invalid_description_rate(), tie_rate(), invalid_rates_by_model(), rates_by_model(),
+    ballot_class_rates(),
     vote_fallbacks(),
 ]
 

@@ -55,6 +55,14 @@ python -c "import litellm" 2>/dev/null || {
     "httpx[http2]>=0.28,<1" "filelock>=3.16.1,<5" "anyio>=4.14,<5" "packaging>=24" \
     "pyyaml>=6.0.3,<7" "typing-extensions>=4.13,<5"
 }
+# 4b. The wheels of a plain `pip install impostor-bench` (no extras), kept in .cache/wheelhouse
+#     so tests/test_plain_install.py can install the package into a fresh virtual environment
+#     offline, from wheels only (--only-binary: proof that no compiler is needed).
+[ -f .cache/wheelhouse/.complete ] || {
+  log "wheels of the plain install (.cache/wheelhouse, for tests/test_plain_install.py)"
+  pip download -q --only-binary=:all: -d .cache/wheelhouse . "setuptools>=68" "wheel" \
+    && touch .cache/wheelhouse/.complete
+}
 # 5. Chromium for the browser test of the human player's page (tests/test_human_browser.py):
 #    Debian's package, driven by the `playwright` of the test extra (Playwright's own browser
 #    download does not work offline). Installed only when missing.

@@ -30,3 +30,11 @@ def test_help_has_no_restructuredtext_backticks(command):
     assert out.returncode == 0, out.stderr
     assert "usage: impostor" in out.stdout
     assert "``" not in out.stdout
+
+
+def test_top_level_help_says_what_it_is_and_shows_examples():
+    """``impostor --help`` once said only "The impostor command." (issue 29)."""
+    out = _cli("--help").stdout
+    assert "Impostor Game" in out and "examples:" in out
+    for example in ("impostor sweep configs/paper.yaml --dry-run", "inspect eval impostor_bench/impostor"):
+        assert example in out

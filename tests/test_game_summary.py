@@ -58,7 +58,7 @@ def test_each_rule_is_named_with_its_facts(condition):
     assert line.startswith(f"{winner.capitalize()} wins ({condition.replace('_', ' ')})")
     assert "impostor Player 3, bot/x" in line
     # every ballot, as player numbers 1-4 (a legal self-vote or invalid ballot as "–")
-    want = " ".join(f"{s + 1}→{v + 1 if v is not None and v != s else '–'}" for s, v in enumerate(votes))
+    want = " ".join(f"P{s + 1}→{f'P{v + 1}' if v is not None and v != s else '–'}" for s, v in enumerate(votes))
     assert f"votes {want}" in line
     if extra.get("declared") is not None:
         assert f"Player {extra['declared'] + 1} self-declared, guessed “{extra['guess']}”" in line

@@ -1,5 +1,6 @@
 """Preflight of a sweep's models (issues 15 and 16): unknown providers and missing API keys
-are refused before any game, by --dry-run as well, with one line per model."""
+are refused before any game with one line per model; --dry-run lists the missing keys and
+exits 0 (one plans before having them), an unknown provider still fails it (issue 29)."""
 
 import os
 import subprocess
@@ -43,10 +44,25 @@ def test_sweep_with_missing_key_fails_in_one_line_before_any_game(tmp_path):
                                      "difficulties: [easy]\ngames_per_experiment: 2\n")
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     env.update(IMPOSTOR_MLFLOW="1", PYTHONPATH=str(REPO))
-    for extra in ([], ["--dry-run"]):
-        r = subprocess.run([sys.executable, "-m", "impostor.cli", "sweep", "s.yaml", *extra], cwd=tmp_path, env=env,
-                           capture_output=True, text=True, timeout=120)
-        assert r.returncode == 2, r.stderr
-        errors = [ln for ln in r.stderr.splitlines() if ln.strip()]
-        assert len(errors) == 1 and "OPENAI_API_KEY" in errors[0] and "Traceback" not in r.stderr
-        assert sorted(p.name for p in tmp_path.iterdir()) == ["s.yaml"]  # no logs, no mlruns
+    r = subprocess.run([sys.executable, "-m", "impostor.cli", "sweep", "s.yaml"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2, r.stderr
+    errors = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    assert len(errors) == 1 and "OPENAI_API_KEY" in errors[0] and "Traceback" not in r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.yaml"]  # no logs, no mlruns
+    # a dry run is how one plans before having the keys: the plan, then what a real run would refuse, exit 0
+    r = subprocess.run([sys.executable, "-m", "impostor.cli", "sweep", "s.yaml", "--dry-run"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "a real run here would refuse" in r.stdout and "export OPENAI_API_KEY=" in r.stdout
+    assert "Traceback" not in r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.yaml"]
+
+
+def test_dry_run_of_a_config_with_an_unknown_provider_still_exits_2(tmp_path):
+    (tmp_path / "s.yaml").write_text("name: k\nmodels: [bot/random, nosuch/x]\nmodes: [cross_play]\n"
+                                     "difficulties: [easy]\ngames_per_experiment: 2\n")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    r = subprocess.run([sys.executable, "-m", "impostor.cli", "sweep", "s.yaml", "--dry-run"], cwd=tmp_path, env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "provider 'nosuch' is not an installed Inspect model provider" in r.stderr

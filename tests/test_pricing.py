@@ -45,7 +45,7 @@ def test_registry_price_wins(tmp_path):
     reg.write_text(REGISTRY)
     out = add_costs(_players(["openai/gpt-4o"], [1_000_000], [500_000]), str(reg))
     assert out["cost_usd"][0] == pytest.approx(1.5 + 3.0)
-    assert price_of("openai/gpt-4o", str(reg)).source == "registry"
+    assert price_of("openai/gpt-4o", str(reg)).source.startswith("registry")
 
 
 def test_bad_price_is_one_line(tmp_path):

@@ -15,7 +15,7 @@ from impostor.sweep.estimate import CHARS_PER_TOKEN, estimate_costs, seat_tokens
 from impostor.sweep.plan import plan
 
 CONFIG = """name: costcheck
-models: [openai/gpt-4o, bot/random, openai/no-such-model-xyz]
+models: [openai/gpt-4o-mini, bot/random, openai/no-such-model-xyz]  # gpt-4o-mini: no price in configs/models.yaml
 modes: [homogeneous, cross_play, team_blind]
 difficulties: [easy, hard]
 games_per_experiment: 10
@@ -65,11 +65,11 @@ def test_calls_tokens_and_dollars(tmp_path, monkeypatch):
     pl = _plan(tmp_path)
     rows = {c.alias: c for c in estimate_costs(pl)}
     assert sum(c.calls for c in rows.values()) == 2 * 4 * pl.games  # a description and a ballot per seat
-    gpt = rows["openai/gpt-4o"]
-    entry = litellm.model_cost["gpt-4o"]
+    gpt = rows["openai/gpt-4o-mini"]
+    entry = litellm.model_cost["gpt-4o-mini"]
     assert gpt.usd == pytest.approx(gpt.input_tokens * entry["input_cost_per_token"]
                                     + gpt.output_tokens * entry["output_cost_per_token"])
-    assert gpt.usd > 0 and gpt.price_source == "litellm:gpt-4o"
+    assert gpt.usd > 0 and gpt.price_source == "litellm:gpt-4o-mini"
     assert rows["bot/random"].usd == 0
     assert rows["openai/no-such-model-xyz"].usd is None  # unknown, never 0
 
@@ -83,8 +83,22 @@ def test_dry_run_prints_the_cost(tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     lines = out.stdout.splitlines()
     head = next(i for i, ln in enumerate(lines) if ln.startswith("estimated cost"))
-    gpt = next(ln for ln in lines[head:] if ln.strip().startswith("openai/gpt-4o"))
-    assert "$" in gpt and "litellm:gpt-4o" in gpt
+    gpt = next(ln for ln in lines[head:] if ln.strip().startswith("openai/gpt-4o-mini"))
+    assert "$" in gpt and "litellm:gpt-4o-mini" in gpt
     assert "unknown" in next(ln for ln in lines[head:] if ln.strip().startswith("openai/no-such-model-xyz"))
     total = next(ln for ln in lines[head:] if ln.strip().startswith("total"))
     assert "+ unknown for openai/no-such-model-xyz" in total
+
+
+def test_every_priced_model_of_the_registry_says_where_and_when(tmp_path):
+    """configs/models.yaml: every API model has a price with its source and date, so the paper's
+    plan has a dollar figure for every model (issue 29); the estimate names the source."""
+    from impostor.pricing import price_of
+    from impostor.registry import load_registry
+
+    reg = load_registry()
+    for alias in ("gpt-4o", "gpt-3.5-turbo", "claude-sonnet-4", "deepseek-v3", "llama-4-maverick", "llama-4-scout",
+                  "llama-3.1-405b", "llama-3.1-70b", "llama-3.1-8b"):
+        e = reg.entry(alias)
+        assert e.price is not None and e.price.source and e.price.as_of, alias
+        assert price_of(e.model).source == f"registry: {e.price.source}, as of {e.price.as_of}"

@@ -1,6 +1,7 @@
 """The Inspect task end to end with offline players: CLI and Python API."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -31,6 +32,37 @@ def run(tmp_path, **kw):
     [log] = inspect_eval(impostor(**kw), model=model, model_roles=roles, log_dir=str(tmp_path), display="none")
     assert log.status == "success", log.error
     return log
+
+
+def test_registered_task_runs_from_an_empty_folder(tmp_path):
+    """``inspect eval impostor_bench/impostor`` as an Inspect user runs an installed eval: by the
+    name the package's ``inspect_ai`` entry point registers, from a folder that is not the
+    repository (issue 29: only ``tasks/impostor.py`` from the root worked), with per-model
+    metrics for every mode; the same task and its options as the file's."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"IMPOSTOR_MLFLOW": "0"}
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "inspect"), "eval", "impostor_bench/impostor", "--model", "bot/random",
+         "-T", "n_games=2", "--log-dir", "logs", "--display", "none"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=300, env=env,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    [info] = list_eval_logs(str(tmp_path / "logs"))
+    log = read_eval_log(info)
+    assert log.status == "success" and log.eval.task == "impostor_bench/impostor" and len(log.samples) == 2
+    metrics = log.results.scores[0].metrics
+    assert metrics["impostor_games/bot/random"].value == 2 and metrics["majority_seats/bot/random"].value == 6
+    assert metrics["impostor_win_rate/bot/random"].value == metrics["impostor_win_rate"].value
+    assert not (tmp_path / "tasks").exists()
+
+
+def test_registered_task_has_the_file_tasks_options():
+    import inspect as pyinspect
+
+    from impostor_bench._registry import impostor as registered
+    from tasks.impostor import impostor as from_file
+
+    assert pyinspect.signature(registered) == pyinspect.signature(from_file)
+    assert registered.__doc__ == from_file.__doc__
 
 
 def test_cli_inspect_eval_plays_eight_scored_games(tmp_path):

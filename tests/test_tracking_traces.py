@@ -64,16 +64,24 @@ def test_one_trace_per_game_with_rounds_calls_and_outcome(store):
         gid = tags["impostor.game_id"]
         g = games.loc[gid]
         assert tags["impostor.winner"] == g["winner"] and tags["impostor.win_condition"] == g["win_condition"]
-        assert tags["impostor.impostor_seat"] == str(player_label(int(g["impostor_seat"])))
+        # one numbering for people: "Player 1"-"Player 4" wherever a trace names a seat
+        imp = f"Player {player_label(int(g['impostor_seat']))}"
+        assert tags["impostor.impostor_player"] == imp and "impostor.impostor_seat" not in tags
         spans = t.data.spans
         root = [s for s in spans if s.parent_id is None]
         assert len(root) == 1 and root[0].outputs["winner"] == g["winner"]
+        assert root[0].inputs["impostor"] == imp and "impostor_seat" not in root[0].inputs
+        assert root[0].inputs["speaking_order"] == [f"Player {int(c) + 1}" for c in g["speaking_order"]]
+        votes = players.loc[gid]["vote"]
+        assert root[0].outputs["ballots"] == {f"Player {s + 1}": None if pd.isna(v) else f"Player {int(v) + 1}"
+                                              for s, v in votes.items()}
         rounds = {s.name: s for s in spans if s.parent_id == root[0].span_id}
         assert set(rounds) == {"description round", "vote round"}
         calls = [s for s in spans if s.span_type == "LLM"]
         assert len(calls) == n_events[gid]
         for seat in range(4):
-            mine = [s for s in calls if s.attributes["seat"] == seat]
+            mine = [s for s in calls if s.attributes["player"] == player_label(seat)]
+            assert all("seat" not in s.attributes for s in mine)
             assert {s.parent_id for s in mine} == {rounds["description round"].span_id, rounds["vote round"].span_id}
             assert sum(s.attributes["input_tokens"] for s in mine) == players.loc[(gid, seat), "input_tokens"]
             assert sum(s.attributes["output_tokens"] for s in mine) == players.loc[(gid, seat), "output_tokens"]
@@ -81,7 +89,7 @@ def test_one_trace_per_game_with_rounds_calls_and_outcome(store):
                 assert s.attributes["latency_s"] >= 0 and s.start_time_ns <= s.end_time_ns
                 assert s.inputs["messages"][-1]["role"] == "user" and s.outputs["reply"]
         describe = [s for s in calls if s.attributes["phase"] == "describe"]
-        assert all(f"Player {player_label(s.attributes['seat'])}" in s.inputs["messages"][-1]["content"] for s in describe)
+        assert all(f"Player {s.attributes['player']}" in s.inputs["messages"][-1]["content"] for s in describe)
 
 
 def test_traces_off_and_not_twice(store, monkeypatch):

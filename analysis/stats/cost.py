@@ -24,7 +24,8 @@ from analysis.stats._base import ALL, StatsUnavailable, prepared, table
 COLUMNS = ["model", "role", "n_seats", "input_tokens_per_game", "output_tokens_per_game", "cost_per_game_usd",
            "successes", "cost_per_success_usd", "price"]
 SUCCESS = {"impostor": "impostor win", "majority": "correct detection"}
-NO_TOKENS = "no seat has its tokens recorded (games logged before per-seat tokens existed)"
+NO_TOKENS = ("no seat has its tokens recorded (simulated games have none, nor do games logged before "
+             "per-seat tokens were recorded)")
 
 
 def seat_costs(data) -> pd.DataFrame:

@@ -54,3 +54,19 @@ def assignment_label(mode: str, assignment: Mapping[str, str]) -> str:
 def experiment_id(mode: str, difficulty: str, assignment: Mapping[str, str], seed: int) -> str:
     """The experiment's identity, e.g. ``cross_play|easy|imp=a,maj=b|s0``."""
     return f"{mode}|{difficulty}|{assignment_label(mode, assignment)}|s{seed}"
+
+
+def side_models(mode: str, assignment: Mapping[str, str]) -> dict[str, list[str]]:
+    """The models that play each side of the game in an experiment, whatever the mode:
+    ``{"impostor": [...], "majority": [...]}`` (sorted, distinct).  Homogeneous: the one
+    model on both sides; cross-play: its two roles; team modes: both team models on both
+    sides, since the impostor's team alternates by game (A.3).  The MLflow tags
+    ``impostor.impostor_model`` / ``impostor.majority_model`` are these lists, so runs of
+    every mode group by model (docs/tracking.md)."""
+    if mode == "homogeneous":
+        both = [assignment[ALL_SEATS]]
+        return {"impostor": both, "majority": both}
+    if mode == "cross_play":
+        return {"impostor": [assignment["impostor"]], "majority": [assignment["majority"]]}
+    teams = sorted({assignment["team_a"], assignment["team_b"]})
+    return {"impostor": teams, "majority": teams}

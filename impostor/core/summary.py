@@ -84,7 +84,8 @@ def answer_line(game: GameRow, players: Sequence[PlayerRow]) -> str:
     cond = game.win_condition.replace("_", " ")
     if game.tie_rule != "default" and game.win_condition == "tie":
         cond += f", {game.tie_rule} rule"
-    votes = " ".join(f"{player_label(p.seat)}→{player_label(p.vote) if p.vote is not None else '–'}" for p in players)
+    votes = " ".join(f"P{player_label(p.seat)}→{f'P{player_label(p.vote)}' if p.vote is not None else '–'}"
+                     for p in players)  # P1 is Player 1, the numbering of the prompts (not a 0-based seat)
     declared = "".join(f"; {_p(p.seat)} self-declared, guessed {_q(p.word_guess)}" for p in players if p.self_declared)
     line = f"{game.winner_live.capitalize()} wins ({cond}) · impostor {imp}, {game.impostor_model} · votes {votes}{declared}"
     return line if len(line) <= ANSWER_MAX_CHARS else line[: ANSWER_MAX_CHARS - 1] + "…"

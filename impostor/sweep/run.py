@@ -73,6 +73,19 @@ def check_log_dir(log_dir: Path, pl: Plan) -> dict:
 # ------------------------------------------------------------------ tracking
 
 
+def impostor_models(pl: Plan) -> list[str]:
+    """The values of the runs' ``impostor.impostor_model`` tag in this plan (the groups of the
+    by-impostor-model view, ``experiment.side_models``)."""
+    from impostor.core.experiment import ALL_SEATS, side_models
+
+    out = set()
+    for e in pl.experiments:
+        roles = {("all" if r == "model" else r): pl.resolved.get(a, a) for r, a in e.roles}
+        assignment = {ALL_SEATS: roles["all"]} if e.mode == "homogeneous" else roles
+        out.add(", ".join(side_models(e.mode, assignment)["impostor"]))
+    return sorted(out)
+
+
 def _start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
     """(tracking context for the hooks, MlflowClient or None when untracked)."""
     from impostor.tracking.logrun import Context
@@ -82,7 +95,7 @@ def _start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
         ensure_experiment,
         experiment_name,
         get_client,
-        runs_page,
+        runs_view,
         shown_uri,
         tracking_disabled,
         warn,
@@ -116,8 +129,12 @@ def _start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
         client.set_tag(parent, f"impostor.log_dir.shard_{pl.shard[0]}_of_{pl.shard[1]}", str(log_dir.resolve()))
         print(f"MLflow: experiment '{name}' at {shown_uri(uri)} (sweep run {parent})", file=sys.stderr)
         server = uri.startswith(("http://", "https://"))
-        print(f"  runs table: {runs_page(exp_id, shown_uri(uri) if server else 'http://127.0.0.1:5000')}"
-              + ("" if server else f" (start: mlflow ui --backend-store-uri {shown_uri(uri)})"), file=sys.stderr)
+        ui = shown_uri(uri) if server else "http://127.0.0.1:5000"
+        print(f"  runs table: {runs_view(client, exp_id, ui)}"
+              + ("" if server else f"\n    (start the UI: LITELLM_LOCAL_MODEL_COST_MAP=True mlflow ui --backend-store-uri "
+                                   f"{shown_uri(uri)})"), file=sys.stderr)
+        print(f"  by impostor model: {runs_view(client, exp_id, ui, 'impostor-by-impostor-model', impostor_models(pl))}",
+              file=sys.stderr)
         base["tracking_uri"] = uri
         return Context(parent_run_id=parent, **base), client
     except TrackingAuthError:
@@ -291,6 +308,56 @@ def _print_cost(pl: Plan) -> None:
         print(f"estimated cost: not available ({type(exc).__name__}: {exc})", flush=True)
 
 
+def _experiment_key(mode: Any, difficulty: Any, seed: Any, models: Any) -> str:
+    return json.dumps([mode, difficulty, seed, models], sort_keys=True, default=str)
+
+
+def left_to_play(pl: Plan, log_dir: Path) -> Plan:
+    """The plan less the experiments whose log in ``log_dir`` already finished (a resumed
+    sweep plays only the rest: Inspect's eval_set skips them), so its estimate is what it will
+    cost; a partly played experiment counts whole (the estimate stays an upper bound)."""
+    import dataclasses
+
+    if not log_dir.exists():
+        return pl
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    done: set[str] = set()
+    for info in list_eval_logs(str(log_dir)):
+        try:
+            log = read_eval_log(info, header_only=True)
+        except Exception:  # noqa: BLE001 - an unreadable log is played again
+            continue
+        if log.status == "success":
+            a = log.eval.task_args or {}
+            done.add(_experiment_key(a.get("mode"), a.get("difficulty"), a.get("seed"), a.get("models")))
+    left = [e for e in pl.experiments if _experiment_key(e.mode, e.difficulty, e.seed, dict(e.roles)) not in done]
+    if len(left) < len(pl.experiments):
+        print(f"resuming in {log_dir}: {len(pl.experiments) - len(left):,} of {len(pl.experiments):,} experiments "
+              f"already finished; {len(left):,} left to play ({sum(e.n_games for e in left):,} games)", flush=True)
+    return dataclasses.replace(pl, experiments=left)
+
+
+def _dry_run_refusals(pl: Plan) -> int:
+    """After the plan: what the real run would refuse on this machine (keys not set, packages
+    not installed), listed, exit 0; a provider that does not exist is the config's error
+    (exit 2, like any broken config)."""
+    from impostor.preflight import is_config_error, model_problems, problem_lines
+
+    where = f"{pl.path}: field 'models'"
+    causes = model_problems(pl.resolved, alias_model_args(pl.resolved))
+    broken = {c: n for c, n in causes.items() if is_config_error(c)}
+    if broken:
+        raise ImpostorError(f"{where}: " + " | ".join(problem_lines(broken)))
+    if causes:
+        print("\na real run here would refuse to start until these are fixed:")
+        for line in problem_lines(causes):
+            print(f"  - {line}")
+    else:
+        print("\nevery model can be created here: a real run would start")
+    return 0
+
+
 def print_plan(pl: Plan, log_dir: Path, list_all: bool) -> None:
     print(f"Sweep '{pl.config.name}' ({pl.path}): {len(pl.experiments):,} experiments, {pl.games:,} games"
           + (f" (shard {pl.shard[0]}/{pl.shard[1]} of {pl.all_experiments:,} experiments)" if pl.shard[1] > 1 else ""))
@@ -313,15 +380,14 @@ def run_sweep(config: str, task_factory: Callable[..., Any], shard: Optional[str
     _import_modules(pl)
     pl.resolved = resolve_models(pl.config, pl.path, strict=True)
     ld = Path(log_dir) if log_dir else pl.default_log_dir()
-    if dry_run:  # the plan first (useful without keys), then what would stop the real run
+    if dry_run:  # the plan first (made before one has the keys), then what would stop the real run
         print_plan(pl, ld, list_all)
-    # Unknown providers and missing keys: refused before any game, by --dry-run as well.
+        return _dry_run_refusals(pl)
+    # Unknown providers and missing keys: refused before any game.
     check_models(pl.resolved, f"{pl.path}: field 'models'", model_args=alias_model_args(pl.resolved))
-    if dry_run:
-        return 0
     if not pl.experiments:
         raise ImpostorError(f"{config}: shard {shard} has no experiments; fix: use fewer shards")
-    _print_cost(pl)  # what the run will cost, before its first game
+    _print_cost(left_to_play(pl, ld))  # what the run will cost, before its first game
     tasks = build_tasks(pl, task_factory)  # validates word pairs and task options before anything is written
     check_log_dir(ld, pl)
 

@@ -86,6 +86,7 @@ class ImpostorMlflowHooks(Hooks):
         self._live: dict[str, LiveProgress] = {}
         self._secrets: dict[str, set[str]] = {}  # eval_id -> secrets scrubbed from its traces
         self._finished: dict[str, dict[tuple, Any]] = {}  # eval_id -> (id, epoch) -> sample without events
+        self._logged: list[tuple[Any, str, str]] = []  # (client, run_id, uri) finished outside a sweep
 
     def enabled(self) -> bool:
         return not tracking_disabled()
@@ -161,6 +162,8 @@ class ImpostorMlflowHooks(Hooks):
             if live is not None and live.unlogged:
                 live.log(client, run_id)  # the series ends at the last game
             finish_run(client, run_id, full, _context.get())
+            if not _context.get().sweep_id:  # a sweep prints its own addresses
+                self._logged.append((client, run_id, uri))
         except Exception as exc:  # noqa: BLE001
             raise TrackingUnavailable(f"MLflow tracking at {shown_uri(uri)} failed while logging results "
                                       f"({str(exc).splitlines()[0][:200]})") from exc
@@ -186,6 +189,16 @@ class ImpostorMlflowHooks(Hooks):
     async def on_task_end(self, data: TaskEnd) -> None:
         await self._finish_or_warn(data.eval_id, data.log)
 
+    def _announce(self) -> None:
+        import sys
+
+        for client, run_id, uri in self._logged:
+            try:
+                print(where_logged(client, run_id, uri), file=sys.stderr)
+            except Exception:  # noqa: BLE001 - only a message
+                pass
+        self._logged.clear()
+
     async def on_run_end(self, data: RunEnd) -> None:
         # tasks that were cancelled or crashed get no on_task_end: close their runs from the log on disk
         for log in data.logs or []:
@@ -193,6 +206,7 @@ class ImpostorMlflowHooks(Hooks):
             if eid in self._runs or eid in self._untracked:
                 await self._finish_or_warn(eid, log)
         self._finished.clear()
+        self._announce()
         for eid in list(self._runs):
             client, run_id, _ = self._runs.pop(eid)
             self._live.pop(eid, None)
@@ -205,6 +219,20 @@ class ImpostorMlflowHooks(Hooks):
 
 
 ENV_KEEP_INSPECT_MLFLOW = "IMPOSTOR_KEEP_INSPECT_MLFLOW"
+
+
+def where_logged(client: Any, run_id: str, uri: str) -> str:
+    """One line for a person after a plain ``inspect eval``: where its MLflow run went, how to
+    open it, and how to turn tracking off (Inspect itself only lists the hook's name)."""
+    from impostor.tracking.store import ENV_DISABLE, runs_view
+
+    exp_id = client.get_run(run_id).info.experiment_id
+    server = uri.startswith(("http://", "https://"))
+    view = runs_view(client, exp_id, shown_uri(uri) if server else "http://127.0.0.1:5000")
+    start = "" if server else (f" after `LITELLM_LOCAL_MODEL_COST_MAP=True mlflow ui --backend-store-uri "
+                               f"{shown_uri(uri)}`")
+    return (f"impostor: MLflow run {run_id} logged to {shown_uri(uri)}; open {view}{start}; "
+            f"{ENV_DISABLE}=0 turns MLflow tracking off")
 
 
 def with_finished_samples(log: Any, finished: dict[tuple, Any]) -> Any:

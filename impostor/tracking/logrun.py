@@ -32,6 +32,7 @@ from impostor.export import (
     table_models,
     tables_from_log,
 )
+from impostor.core import experiment
 from impostor.core.records import WIN_CONDITIONS
 from impostor.tracking.runnote import NOTE_TAG, experiment_note
 from impostor.tracking.redact import redact_mapping, redact_text, redacted_log_copy, secret_values
@@ -126,6 +127,11 @@ def role_settings(spec: Any) -> dict[str, dict[str, Any]]:
     return out
 
 
+def side_models_of(spec: Any) -> dict[str, list[str]]:
+    """The impostor and majority models of an eval, in every mode (``experiment.side_models``)."""
+    return experiment.side_models((spec.task_args or {}).get("mode", "homogeneous"), role_models(spec))
+
+
 def spec_params(spec: Any, secrets: set[str]) -> dict[str, str]:
     """MLflow params of an eval (all strings, no secrets)."""
     args = dict(spec.task_args or {})
@@ -148,6 +154,8 @@ def spec_params(spec: Any, secrets: set[str]) -> dict[str, str]:
     params["model"] = spec.model
     for role, m in role_models(spec).items():
         params[f"model.{role}"] = m
+    for side, models in side_models_of(spec).items():  # every mode, so runs group by model
+        params[f"{side}_model"] = ", ".join(models)
     for k, v in (spec.model_args or {}).items():
         params[f"model_args.{k}"] = v
     if spec.model_base_url:
@@ -211,6 +219,8 @@ def start_run(client: Any, experiment_id: str, spec: Any, ctx: Context, source: 
     }
     for role, m in role_models(spec).items():
         tags[f"{TAG}model.{role}"] = m
+    for side, models in side_models_of(spec).items():
+        tags[f"{TAG}{side}_model"] = ", ".join(models)
     if ctx.sweep_id:
         tags[f"{TAG}sweep_id"] = ctx.sweep_id
     if ctx.sweep_name:

@@ -22,7 +22,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Iterable, Iterator, Optional
 
 from impostor.core.errors import ImpostorError
 
@@ -202,6 +202,47 @@ def runs_page(experiment_id: str, base: str = "http://127.0.0.1:5000") -> str:
     whatever the experiment's tags (``mlflow.experimentKind`` is not read by the 3.10-3.17 UI);
     ``workflowType=machine_learning`` in the address opens the runs table (docs/tracking.md)."""
     return f"{base.rstrip('/')}/#/experiments/{experiment_id}/runs?workflowType=machine_learning"
+
+
+#: What the printed runs-table address shows: the experiment runs only (not the sweep's parent
+#: run nor a report run: ``impostor.kind``), each with its mode, models by side and key metrics.
+VIEW_FILTER = "tags.`impostor.kind` = 'experiment'"
+VIEW_COLUMNS = (
+    "attributes.`Description`", "tags.`impostor.mode`", "tags.`impostor.difficulty`",
+    "tags.`impostor.impostor_model`", "tags.`impostor.majority_model`", "metrics.`impostor_win_rate`",
+    "metrics.`detection_accuracy`", "metrics.`games_completed`", "metrics.`invalid_ballot_rate`",
+    "metrics.`tokens/total/total`",
+)
+#: Named views of the runs table: key -> the tag runs are grouped by (None: not grouped).
+VIEWS = {"impostor-runs": None, "impostor-by-impostor-model": "impostor.impostor_model",
+         "impostor-by-majority-model": "impostor.majority_model"}
+
+
+def runs_view(client: Any, experiment_id: str, base: str = "http://127.0.0.1:5000",
+              view: str = "impostor-runs", collapsed: Iterable[str] = ()) -> str:
+    """The address of a view of the experiment's runs table with the key metric columns shown,
+    grouped as ``VIEWS[view]`` says (mean of each group); the groups of the values in
+    ``collapsed`` open folded, one row of means each.
+
+    MLflow's UI keeps its column choice in the browser, not the address; its "share view"
+    stores a view as the experiment tag ``mlflow.sharedViewState.<key>`` (JSON: search facets
+    and table state) and opens it from ``viewStateShareKey=<key>`` in the address, which is
+    what this writes (MLflow 3.10-3.18 UI; docs/tracking.md, "The runs table")."""
+    import json
+
+    group = VIEWS[view]
+    state = {
+        "searchFilter": VIEW_FILTER, "orderByKey": "attributes.start_time", "orderByAsc": False,
+        # a grouped view has no description per group: the room goes to the group's name
+        "selectedColumns": [c for c in VIEW_COLUMNS if group is None or c != "attributes.`Description`"],
+        "runListHidden": False,
+        "groupBy": None if group is None else {
+            "aggregateFunction": "average", "groupByKeys": [{"mode": "tag", "groupByData": group}]},
+        # the UI's id of a group: "<mode>.<key>.<value>" (MLflow 3.10-3.18)
+        "groupsExpanded": {} if group is None else {f"tag.{group}.{v}": False for v in collapsed},
+    }
+    client.set_experiment_tag(experiment_id, f"mlflow.sharedViewState.{view}", json.dumps(state))
+    return f"{runs_page(experiment_id, base)}&viewStateShareKey={view}"
 
 
 def _slug(name: str) -> str:

@@ -2,9 +2,10 @@
 
 Built from the Inspect log when the run is finished (hook or ``impostor sync``), not on the
 hot path: one trace per game, a root span ``game <index>`` (inputs: mode, difficulty, words,
-seats; outputs: winner, condition, ballots), a ``description round`` and a ``vote round``
+impostor, speaking order and teams by player; outputs: winner, condition, ballots as
+"Player 2": "Player 4"), a ``description round`` and a ``vote round``
 span, and one LLM span per model call (the prompt messages, the reply, tokens, latency,
-model, seat, attempt). The game's outcome is in the trace tags (``impostor.winner``,
+model, player, attempt). Seats read "Player 1"-"Player 4" throughout. The game's outcome is in the trace tags (``impostor.winner``,
 ``impostor.win_condition``, ...), so the UI can filter games by them.
 
 A call is attributed to its seat and phase by its seed: every call of seat ``s`` in phase
@@ -102,7 +103,7 @@ def _outcome_tags(record: Optional[dict], sample: Any) -> dict[str, str]:
     g = record["game"]
     return tags | {"impostor.game_id": g["game_id"], "impostor.experiment_id": g["experiment_id"],
                    "impostor.winner": g["winner"], "impostor.win_condition": g["win_condition"],
-                   "impostor.impostor_seat": str(player_label(g["impostor_seat"])),
+                   "impostor.impostor_player": _player(g["impostor_seat"]),
                    "impostor.impostor_model": g["impostor_model"], "impostor.tie_k": str(g.get("tie_k", 0))}
 
 
@@ -129,6 +130,24 @@ def _span(trace_id: str, span_id: str, parent: Optional[str], name: str, span_ty
             "status": {"code": "STATUS_CODE_OK" if ok else "STATUS_CODE_ERROR", "message": ""}, "attributes": attrs}
 
 
+def _player(seat: Optional[int]) -> Optional[str]:
+    """A seat as people read it ("Player 1" for seat 0); None stays None (no counted vote)."""
+    return None if seat is None else f"Player {player_label(seat)}"
+
+
+def _game_inputs(md: dict) -> dict:
+    """The game's set-up as the trace shows it, every seat as its player ("Player 1"-"Player 4",
+    the numbering of the prompts, ``inspect view`` and the report; 0-based seats stay in the
+    exported tables' seat columns only, docs/data-contract.md)."""
+    order = md.get("speaking_order")
+    teams = md.get("team_assignment")
+    return {"game_index": md.get("game_index"), "mode": md.get("mode"), "difficulty": md.get("difficulty"),
+            "majority_word": md.get("majority_word"), "impostor_word": md.get("impostor_word"),
+            "impostor": _player(md.get("impostor_seat")),
+            "speaking_order": None if order is None else [_player(s) for s in order],
+            "teams": None if not teams else {_player(s): t for s, t in enumerate(teams)}}
+
+
 def game_spans(run_id: str, sample: Any, secrets: set[str]) -> list[dict]:
     """The spans of one game's trace (empty when the game made no model call): the root
     ``game <index>``, the two rounds, one LLM span per call; the outcome as trace tags."""
@@ -140,13 +159,12 @@ def game_spans(run_id: str, sample: Any, secrets: set[str]) -> list[dict]:
     md = sample.metadata or {}
     tid = "tr-" + _id(run_id, sample.id, n=32)
     root = _id(tid, "root")
-    inputs = {k: md.get(k) for k in ("mode", "difficulty", "majority_word", "impostor_word", "impostor_seat",
-                                     "speaking_order", "team_assignment", "game_index")}
+    inputs = _game_inputs(md)
     outputs = None
     if record is not None:
         g = record["game"]
         outputs = {"winner": g["winner"], "win_condition": g["win_condition"],
-                   "ballots": {player_label(p["seat"]): p.get("vote") for p in record["players"]}}
+                   "ballots": {f"Player {player_label(p['seat'])}": _player(p.get("vote")) for p in record["players"]}}
     tags = {f"mlflow.traceTag.{k}": v for k, v in _outcome_tags(record, sample).items()}
     att = sample.attachments
     spans = [_span(tid, root, None, f"game {md.get('game_index', sample.id)}", "AGENT", min(c["start"] for c in calls),
@@ -163,7 +181,7 @@ def game_spans(run_id: str, sample: Any, secrets: set[str]) -> list[dict]:
             name = f"Player {player_label(c['seat'])} {verb}" + (f" (attempt {c['attempt']})" if c["attempt"] > 1 else "")
             usage = {k: v for k, v in (("input_tokens", c["input_tokens"]), ("output_tokens", c["output_tokens"]))
                      if v is not None}
-            attrs = {"seat": c["seat"], "player": player_label(c["seat"]), "model": str(e.model), "phase": phase,
+            attrs = {"player": player_label(c["seat"]), "model": str(e.model), "phase": phase,
                      "attempt": c["attempt"], "latency_s": c["latency_s"], **usage}
             if usage:
                 attrs["mlflow.chat.tokenUsage"] = usage | {"total_tokens": sum(usage.values())}

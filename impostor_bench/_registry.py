@@ -1,0 +1,35 @@
+"""The ``impostor_bench`` entry point of Inspect: our model providers and the task by name.
+
+Inspect loads this module when it meets a name it does not know: a provider (``bot/``,
+``local/``, ``litellm/``, ``human/``; :mod:`impostor.providers._registry`) or the task
+``impostor_bench/impostor``, so ``inspect eval impostor_bench/impostor --model bot/random``
+works from any folder once the package is installed (docs/architecture.md).
+
+The task is the one of ``tasks/impostor.py`` (``inspect eval tasks/impostor.py`` from the
+repository keeps working): Inspect names a task after the top-level package of the module
+that defines the function, so the registered twin here is a function of this module that
+calls the same factory, with its signature and docstring (``-T`` options, ``inspect list
+tasks``).
+"""
+
+from __future__ import annotations
+
+import inspect as _inspect
+from typing import Any
+
+from inspect_ai import Task, task
+
+import impostor.providers._registry  # noqa: F401 - registers bot/local/litellm/human
+from tasks.impostor import impostor as _file_task
+
+_factory = _file_task.__wrapped__  # the undecorated function (Inspect's @task uses functools.wraps)
+
+
+def impostor(*args: Any, **kwargs: Any) -> Task:
+    return _factory(*args, **kwargs)
+
+
+impostor.__signature__ = _inspect.signature(_factory)  # type: ignore[attr-defined]
+impostor.__doc__ = _factory.__doc__
+impostor.__annotations__ = dict(_factory.__annotations__)
+impostor = task(impostor)
