@@ -40,6 +40,7 @@ class Inference:
     p         -- p-value column, or None
     method    -- column naming each row's method, or a fixed method label
     family    -- multiple-comparison family of its p-values (None: not tested in a family)
+    pooled_out -- a pooled row (a key equal to ``ALL``) is not a hypothesis of the family
     scale     -- divide the table's values by this to report them (100 for percentages)
     """
 
@@ -52,6 +53,7 @@ class Inference:
     method: str = "method"
     family: Optional[str] = None
     scale: float = 1.0
+    pooled_out: bool = False
 
     @property
     def calibration(self) -> str:
@@ -74,7 +76,8 @@ SPECS: tuple[Inference, ...] = (
     I("balance", "p_imp", ("mode",), "p_imp", ("p_imp_ci_low", "p_imp_ci_high"), method="ci_method"),
     I("bootstrap", "quantity", ("quantity",), "estimate", ("ci_low", "ci_high"), method="method"),
     I("speaking_itt", "itt", ("mode", "difficulty"), "mid_rand_pp", ("ci_low", "ci_high"), "p",
-      method="speaking-order randomisation p; design bootstrap CI", family="speaking_itt", scale=100),
+      method="speaking-order randomisation p; design bootstrap CI", family="speaking_itt", scale=100,
+      pooled_out=True),
     I("speaking_randomization", "position", ("scope", "contrast"), "observed_pp", p="p",
       method="speaking-order randomisation (positions re-drawn per game)", scale=100),
     I("speaking_glm", "position_or", ("term",), "or", ("ci_low", "ci_high"), "p",
@@ -160,6 +163,11 @@ def rows_of(spec: Inference, frame: pd.DataFrame) -> pd.DataFrame:
         "p": pd.to_numeric(frame[spec.p], errors="coerce") if spec.p else nan,
         "method": method, "calibration": spec.calibration, "family": spec.family,
     })
+    if spec.family is not None and spec.pooled_out:  # a pooled row summarises the family, it is not in it
+        pooled = np.zeros(len(frame), bool)
+        for k in spec.keys:
+            pooled |= frame[k].astype(str).to_numpy() == "ALL"
+        out.loc[pooled, "family"] = None
     out["calibrated"] = out["method"].map(is_calibrated)
     keep = out[["ci_low", "ci_high", "p"]].notna().any(axis=1) | ~out["calibrated"]
     return out[keep].reset_index(drop=True)

@@ -36,7 +36,8 @@ def multiple_comparisons(data, config) -> pd.DataFrame:
     inf = inf[np.isfinite(pd.to_numeric(inf["p"], errors="coerce").to_numpy(float))]
     out = []
     for name, f in inf.groupby("family", sort=False):
-        f = pd.DataFrame({"family": name, "hypothesis": f["quantity"].to_numpy(), "p": f["p"].to_numpy(float),
+        hyp = f["quantity"].astype(str).str.split(":", n=1).str[1]  # "itt:cross_play/easy" -> "cross_play/easy"
+        f = pd.DataFrame({"family": name, "hypothesis": hyp.to_numpy(), "p": f["p"].to_numpy(float),
                           "table": f["table"].to_numpy(), "method": f["method"].to_numpy()})
         f = f.assign(**adjust(f["p"], config.alpha))
         f["reject_bh"] = f["p_bh"] < config.alpha

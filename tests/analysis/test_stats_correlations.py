@@ -99,8 +99,15 @@ def test_proportional_measures_are_reported_once():
     # the kept row equals what each folded measure would give
     for x in ("reach", "centrality"):
         r = correlate(h[x], h["coal_eff_pct"])
-        assert r["spearman_p"] == pytest.approx(coal["spearman_p"].iloc[0])
+        assert r["spearman_rho"] == pytest.approx(coal["spearman_rho"].iloc[0])
         assert r["pearson_r"] == pytest.approx(coal["pearson_r"].iloc[0])
+    # no p-value or interval by default (models share games; issue 26): only with paper_methods
+    assert coal["spearman_p"].isna().all() and coal["pearson_ci_low"].isna().all()
+    assert coal["inference"].str.startswith("not computed").all()
+    paper = TABLES["correlations"](shared_ballot(), fast_config(paper_methods=True))
+    pc = paper[paper["y"] == "coal_eff_pct"]
+    assert pc["spearman_p"].iloc[0] == pytest.approx(correlate(h["centrality"], h["coal_eff_pct"])["spearman_p"])
+    assert pc["inference"].str.startswith("paper").all()
     assert any("reported once" in n for n in data.notes)
 
 
