@@ -127,6 +127,14 @@ def summarise(records: pd.DataFrame, scenario: str, experiments: int, games: int
                     "rejection_rate": rej.mean() if len(rej) else np.nan,
                     "width_ratio": float(np.nanmedian(part["width_ratio"])) if len(cov) else np.nan})
     s = pd.DataFrame(out)
+    seen = set(s["table"] + ":" + s["quantity"]) if len(s) else set()
+    for spec in SPECS:  # listed but never printed on simulated games: a row that says so (no evidence)
+        if spec.calibration not in seen:
+            s = pd.concat([s, pd.DataFrame([{
+                "table": spec.table, "quantity": spec.name, "method": "no values on simulated games",
+                "scenario": scenario, "experiments": experiments, "games": games, "reps": 0, "n_intervals": 0,
+                "coverage": np.nan, "n_pvalues": 0, "size": np.nan, "rejection_rate": np.nan,
+                "width_ratio": np.nan}])], ignore_index=True)
     size_t, cov_t = TARGETS["paper" if experiments >= 756 and games >= 120 else "small"]
     s["target_size"], s["target_coverage"] = size_t, cov_t
     s["meets"] = ((s["size"].isna() | (s["size"] <= size_t)) & (s["coverage"].isna() | (s["coverage"] >= cov_t)))

@@ -6,17 +6,35 @@ about the group mean: ``mean* = mean + sum_e xi_e r_e / n`` with
 ``r_e = sum_{i in e} (x_i - mean)``. Experiments are the independent units, whatever the
 unit of the mean; every column of a table uses the same draw, so differences and ratios
 of columns get their intervals from the replicate arrays (:meth:`Wild.diff`, :meth:`Wild.ratio`).
+
+Interval (issue 26): ``estimate +- t(G-1) sqrt(G/(G-1)) SD*`` with G the experiments behind
+the estimate (for a difference or ratio, the fewer of its two parts'), not the percentile of
+the replicates: a model's mean in one team mode rests on ~5 experiments at 120 x 40, where
+the percentile of 2^5 sign patterns covered 74-87% in the calibration matrix. NaN below two
+experiments.
 """
 
 from __future__ import annotations
 
 import warnings
 
+from typing import NamedTuple
+
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from analysis.stats.design_boot import multipliers
-from analysis.stats.resampling import percentile_ci
+
+
+class Est(NamedTuple):
+    """Estimates (G,), replicates (R, G) and experiments behind each estimate (G,)."""
+
+    est: np.ndarray
+    reps: np.ndarray
+    n_exp: np.ndarray
+    low_bound: float = -np.inf  # the range of the unit values: a mean's interval stays inside it
+    high_bound: float = np.inf
 
 
 class Wild:
@@ -36,7 +54,7 @@ class Wild:
         mix of a model's units is fixed by the design, not sampled (as in ``design_boot``)."""
         G = len(self.models)
         if len(df) == 0:
-            return np.full(G, np.nan), np.full((self.M.shape[0], G), np.nan, np.float32)
+            return Est(np.full(G, np.nan), np.full((self.M.shape[0], G), np.nan, np.float32), np.zeros(G))  # no units
         x = pd.to_numeric(df[col], errors="coerce").to_numpy(float) * scale
         g = df["model"].map(self.index).to_numpy(float)
         ok = np.isfinite(x) & np.isfinite(g)
@@ -52,27 +70,40 @@ class Wild:
             reps = est[None, :] + (self.M @ r.astype(np.float32)) / n[None, :]
         if len(x):  # a mean stays within the range of its values (a rate within 0-100)
             reps = np.clip(reps, x.min(), x.max())
-        return est, reps.astype(np.float32)
+        n_exp = (np.bincount(e * G + g, minlength=self.E * G).reshape(self.E, G) > 0).sum(0)
+        lo_b, hi_b = (float(x.min()), float(x.max())) if len(x) else (-np.inf, np.inf)
+        return Est(est, reps.astype(np.float32), n_exp.astype(float), lo_b, hi_b)
 
     @staticmethod
     def diff(a, b):
-        return a[0] - b[0], a[1] - b[1]
+        return Est(a[0] - b[0], a[1] - b[1], np.minimum(a[2], b[2]))
 
     @staticmethod
     def ratio(a, b):
         with np.errstate(invalid="ignore", divide="ignore"):
             est = np.where(b[0] != 0, a[0] / np.where(b[0] != 0, b[0], 1), np.nan)  # 0 betrayals: undefined
-            return est, np.where(b[1] != 0, a[1] / np.where(b[1] != 0, b[1], 1), np.nan)
+            return Est(est, np.where(b[1] != 0, a[1] / np.where(b[1] != 0, b[1], 1), np.nan), np.minimum(a[2], b[2]))
 
     def frame(self, cols: dict) -> pd.DataFrame:
-        """Estimates with ``<col>_ci_low``/``<col>_ci_high`` (percentile of the replicates)."""
+        """Estimates with ``<col>_ci_low``/``<col>_ci_high`` (t(G-1) interval, module docstring)."""
         out = pd.DataFrame(index=pd.Index(self.models, name="model"))
-        for name, (est, reps) in cols.items():
+        for name, (est, reps, n_exp, lo_b, hi_b) in cols.items():
             with warnings.catch_warnings():  # a model without units has all-NaN replicates
                 warnings.simplefilter("ignore", RuntimeWarning)
-                lo, hi = percentile_ci(reps, self.alpha)
+                lo, hi = t_interval(est, reps, n_exp, self.alpha)
+            lo, hi = np.clip(lo, lo_b, hi_b), np.clip(hi, lo_b, hi_b)
             undefined = ~np.isfinite(est)
             out[name] = est
             out[f"{name}_ci_low"] = np.where(undefined, np.nan, lo)
             out[f"{name}_ci_high"] = np.where(undefined, np.nan, hi)
         return out
+
+
+def t_interval(est, reps, n_exp, alpha: float):
+    """``est +- t(G-1) sqrt(G/(G-1)) SD*`` per column; NaN where G < 2."""
+    est, n_exp = np.asarray(est, float), np.asarray(n_exp, float)
+    sd = np.nanstd(np.asarray(reps, float), axis=0, ddof=1)
+    ok = n_exp >= 2
+    g = np.where(ok, n_exp, 2.0)
+    half = np.where(ok, stats.t.ppf(1 - alpha / 2, g - 1) * np.sqrt(g / (g - 1)) * sd, np.nan)
+    return est - half, est + half

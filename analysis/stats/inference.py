@@ -104,7 +104,7 @@ SPECS: tuple[Inference, ...] = (
       ("self_decl_ci_low", "self_decl_ci_high"), method="self_decl_ci_method", scale=100),
 )
 
-WILD = "design bootstrap (wild by experiment), percentile"
+WILD = "design bootstrap (wild by experiment) SD; t(G-1), CR1 factor"
 
 
 def _wide(table_name: str, keys: tuple[str, ...], *cols: str, method: str = WILD) -> tuple[Inference, ...]:
@@ -117,9 +117,9 @@ def _wide(table_name: str, keys: tuple[str, ...], *cols: str, method: str = WILD
 SPECS = SPECS + (
     I("coordination", "vote_coord", ("model",), "vote_coord_pct", ("vote_coord_ci_low", "vote_coord_ci_high"),
       method="vote_coord_ci_method", scale=100),
-    I("team_ballots", "teammate_premium", ("model", "mode", "pairs"), "teammate_premium_pp", ("ci_low", "ci_high"),
+    I("team_ballots", "teammate_premium", ("model", "mode", "kind"), "teammate_premium_pp", ("ci_low", "ci_high"),
       method=WILD),
-    *_wide("team_ballots", ("model", "mode", "pairs"), "vote_coord_pct", "vote_coord_cross_pct"),
+    *_wide("team_ballots", ("model", "mode", "kind"), "vote_coord_pct", "vote_coord_cross_pct"),
     *_wide("team_language", ("model", "mode"), "coord_rate_pct", "coord_share_pct", "suspicion_pct", "hedge_per100",
            "words_mean"),
     I("style_correlation", "r", ("mode", "pairs"), "r", ("ci_low", "ci_high"), method=WILD),

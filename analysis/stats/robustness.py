@@ -50,7 +50,7 @@ from analysis.stats._base import (DIFFICULTIES, MODES, StatsUnavailable, design_
                                   prepared, table)
 from impostor.core.records import INVALID_BALLOT_CLASSES
 from analysis.stats._regress import PAPER_CHI2, fit_columns, inference_fit, with_intercept
-from analysis.stats.categorical import chi2_test, factor_wald
+from analysis.stats.categorical import DIFFICULTY_REFUSAL, chi2_test, factor_wald
 from analysis.stats.design_checks import seat_refusal
 from analysis.stats.odds import mode_ors
 from analysis.stats.config import BOOTSTRAPS
@@ -250,8 +250,12 @@ def cluster_robust(data, config) -> pd.DataFrame:
             continue
         for t in names:
             w = fit.wald(t, config.alpha)
-            rows.append({"cluster": cname, "term": t, "coef": w["coef"], "se": w["se"], "p": w["p"], "or": w["or"],
-                         "ci_low": w["ci_low"], "ci_high": w["ci_high"], "n": fit.n, **fit_columns(fit)})
+            row = {"cluster": cname, "term": t, "coef": w["coef"], "se": w["se"], "p": w["p"], "or": w["or"],
+                   "ci_low": w["ci_low"], "ci_high": w["ci_high"], "n": fit.n, **fit_columns(fit)}
+            if t.startswith("difficulty:") and not config.paper_methods:
+                # the estimate stays (it adjusts the other terms); its inference does not hold: see chi2
+                row.update(p=np.nan, ci_low=np.nan, ci_high=np.nan, method=f"not computed: {DIFFICULTY_REFUSAL}")
+            rows.append(row)
     return pd.DataFrame(rows)
 
 
