@@ -109,6 +109,10 @@ class SweepConfig(BaseModel):
     structured_votes: bool = False
     constrained_votes: Optional[bool] = None
     word_pairs: Optional[str] = Field(default=None, description="(games) word-pair JSON, relative to this file")
+    # The task's -T game_time_limit (Inspect's sample time limit): Inspect counts it in a task's
+    # identity, so a changed budget would replay every game; the manifest refuses the change.
+    game_time_limit: int = Field(default=call_limits.GAME_TIME_LIMIT, ge=0, strict=True,
+                                 description="(games) seconds one game may take; 0: no limit")
     concurrency: Concurrency = Field(default_factory=Concurrency)
     retries: Retries = Field(default_factory=Retries)
     output_dir: str = Field(default="logs/sweeps", description="log dir is OUTPUT_DIR/NAME (relative to the CWD)")
@@ -157,7 +161,7 @@ class SweepConfig(BaseModel):
 
 
 GAME_FIELDS = ("models", "modes", "difficulties", "games_per_experiment", "seeds", "tie_rule", "temperature",
-               "max_tokens", "vote_temperature", "structured_votes", "constrained_votes", "word_pairs")
+               "max_tokens", "vote_temperature", "structured_votes", "constrained_votes", "word_pairs", "game_time_limit")
 
 
 # ------------------------------------------------------------------ loading
@@ -223,6 +227,8 @@ def game_fields(cfg: SweepConfig, config_path: Path) -> dict[str, Any]:
 
     d = {k: getattr(cfg, k) for k in GAME_FIELDS}
     d["word_pairs"] = word_pairs_sha256(str(word_pairs_path(cfg, config_path)) if cfg.word_pairs else None)
+    if not cfg.game_time_limit:  # no limit: the hash of a sweep started before the option existed
+        del d["game_time_limit"]
     return json.loads(json.dumps(d))
 
 
