@@ -64,7 +64,7 @@ def eval_set_tasks(tmp_path, monkeypatch, config_text: str) -> list:
     return seen
 
 
-@pytest.mark.parametrize("extra, expected", [("", 240), ("game_time_limit: 900\n", 900), ("game_time_limit: 0\n", None)])
+@pytest.mark.parametrize("extra, expected", [("", 210), ("game_time_limit: 900\n", 900), ("game_time_limit: 0\n", None)])
 def test_game_time_limit_reaches_every_task(tmp_path, monkeypatch, extra, expected):
     """The sweep's game_time_limit is the task option: Inspect's time limit of every game (issue 30, 7)."""
     tasks = eval_set_tasks(tmp_path, monkeypatch, CONFIG % "" + extra)
@@ -80,7 +80,7 @@ def test_a_changed_game_time_limit_is_refused_on_resume(tmp_path, monkeypatch):
 
     eval_set_tasks(tmp_path, monkeypatch, CONFIG % "")
     (tmp_path / "s.yaml").write_text(CONFIG % "" + "game_time_limit: 900\n")
-    with pytest.raises(ImpostorError, match=r"game_time_limit: 240 -> 900"):
+    with pytest.raises(ImpostorError, match=r"game_time_limit: 210 -> 900"):
         run_sweep(str(tmp_path / "s.yaml"), log_dir=str(tmp_path / "logs"), display="none")
     (tmp_path / "s.yaml").write_text(CONFIG % "" + "game_time_limit: 0\n")
     assert "game_time_limit" not in game_fields(load_config(tmp_path / "s.yaml"), tmp_path / "s.yaml")
