@@ -92,6 +92,12 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"impostor {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a path given by the user that the system refused: one line naming it
+        if args.debug or exc.filename is None:
+            raise
+        print(f"impostor {args.command}: error: {exc.filename}: {exc.strerror or exc}; fix: check the path "
+              f"(a file or folder you can read, or a folder you can write to); --debug shows where", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"impostor {args.command}: interrupted", file=sys.stderr)
         return 130

@@ -348,8 +348,9 @@ def table_models(tables: Tables) -> list[str]:
 
 def write_tables(tables: Tables, out: str | Path, models: bool = True) -> list[Path]:
     """Write games.parquet, players.parquet, models.csv (and errors.csv when games were left out)."""
-    d = Path(out)
-    d.mkdir(parents=True, exist_ok=True)
+    from impostor.outdir import make_dir
+
+    d = make_dir(out, "--out")
     written = [d / GAMES_FILE, d / PLAYERS_FILE]
     tables.games.to_parquet(written[0], index=False)
     tables.players.to_parquet(written[1], index=False)

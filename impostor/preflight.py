@@ -25,6 +25,9 @@ def _cause(model: str, exc: BaseException) -> tuple[str, str]:
     """(what is wrong, the fix) for a model that cannot be created, from what Inspect said."""
     text = _MARKUP.sub("", str(getattr(exc, "message", None) or exc))
     text = " ".join(ln.strip() for ln in text.splitlines() if ln.strip() and not ln.startswith("ERROR:"))
+    if isinstance(exc, ImpostorError) and "; fix: " in text:  # our providers' own line already names the fix
+        what, fix = text.split("; fix: ", 1)
+        return what, fix
     if "not recognized" in text:
         provider = model.split("/", 1)[0]
         return (f"provider {provider!r} is not an installed Inspect model provider",

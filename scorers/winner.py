@@ -23,7 +23,10 @@ from inspect_ai.scorer import (
     scorer,
     stderr,
 )
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import transcript
 from inspect_ai.solver import TaskState
+from inspect_ai.util import sample_limits
 
 from impostor.core.records import (BALLOT_CLASSES, INVALID_BALLOT_CLASSES, LEGAL_BALLOT_CLASSES, GameRow, PlayerRow,
                               derive_ballot_class)
@@ -261,12 +264,40 @@ GAME_METRICS = [
 ]
 
 
+class GameTimeLimitError(RuntimeError):
+    """A game cut short by its time budget: an errored game (retried by ``eval_retry``), never scored."""
+
+
+def time_limit_problem(game: str) -> str | None:
+    """Why the game stopped unfinished, if Inspect's sample time limit (-T game_time_limit) stopped it.
+
+    Inspect scores a sample that hit a limit from whatever state it reached; a game cut off
+    mid-phase has missing descriptions or ballots that would read as a real (impostor) win.
+    The message names the last failed model call, usually the cause (a dead provider retried
+    with backoff), since Inspect logs retries below the console's level.
+    """
+    try:
+        clock = sample_limits().time
+    except RuntimeError:  # scored outside a running sample (tests, inspect score)
+        return None
+    if clock.limit is None or clock.usage < clock.limit:
+        return None
+    error = next((e.error for e in reversed(transcript().events) if isinstance(e, ModelEvent) and e.error), None)
+    cause = (f"the last model call failed with: {' '.join(str(error).split())[:300]}; fix the provider (key, URL, "
+             f"network) or" if error else "no model call failed: the game is slow;")
+    return (f"game {game} stopped unfinished by its time limit of {clock.limit:.0f} s (-T game_time_limit); "
+            f"{cause} raise -T game_time_limit (0: no limit)")
+
+
 @scorer(metrics=GAME_METRICS)
 def impostor_winner(tie_rule: str = "default", experiment_id: str | None = None) -> Scorer:
     """Decide the game from the ballots in the store and attach the game record."""
 
     async def score(state: TaskState, target: Target) -> Score:
         spec = GameSpec.from_metadata(state.metadata)
+        problem = time_limit_problem(spec.sample_id)
+        if problem:
+            raise GameTimeLimitError(problem)
         seats = load_seats(state.store)
         exp = experiment_id or state.metadata["experiment_id"]
         game, players = build_record(spec, seats, experiment_id=exp, seed=state.metadata["seed"], tie_rule=tie_rule)

@@ -63,7 +63,14 @@ def bind_models(models: Any, mode: str) -> BoundModels:
         entry = registry.entry(name) if name in registry.entries else None
         args = dict(entry.model_args) if entry else {}
         out.defaults[role] = entry.defaults.model_dump(exclude_none=True) if entry else {}
-        model = get_model(string, **args)
+        try:
+            model = get_model(string, **args)
+        except ImpostorError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - unknown provider, missing key or package: the user's to fix
+            from impostor.preflight import problem_of
+
+            raise ImpostorError(f"-T models ({role}): {problem_of(name, string, exc)}") from None
         if role == "model":
             out.model = model
         else:

@@ -73,7 +73,7 @@ OPTION_TYPES: dict[str, Any] = {
     "mode": str, "difficulty": str, "n_games": int, "seed": int, "tie_rule": str, "temperature": Optional[float],
     "max_tokens": Optional[int], "vote_temperature": Optional[float], "structured_votes": bool,
     "constrained_votes": Optional[bool], "word_pairs": Optional[str], "experiment_id": Optional[str],
-    "first_game": int, "models": Optional[Union[str, dict]],
+    "first_game": int, "models": Optional[Union[str, dict]], "game_time_limit": int,
 }
 _TYPE_WORDS = {int: "a whole number", float: "a number", bool: "true or false", str: "text"}
 
@@ -147,6 +147,7 @@ def impostor(
     experiment_id: Optional[str] = None,
     first_game: int = 0,
     models: Optional[Union[str, dict]] = None,
+    game_time_limit: int = call_limits.GAME_TIME_LIMIT,
     **unknown_options: Any,
 ) -> Task:
     """Four-player Impostor Game.
@@ -172,6 +173,9 @@ def impostor(
       models: registry aliases (or model strings) the task binds to the roles:
         one name for homogeneous, else a mapping role -> name; an alias brings
         its model_args and defaults (docs/models.md).
+      game_time_limit: seconds one game may take (Inspect's sample time limit;
+        0 for none); a game past it errors with the cause, so a dead provider
+        fails the eval in minutes instead of retrying for most of an hour.
     """
     try:
         _check_unknown(unknown_options)
@@ -191,6 +195,8 @@ def impostor(
             raise ImpostorError(f"-T vote_temperature={vote_temperature} is not valid; use a value in [0, 2]")
         if max_tokens is not None and max_tokens < 1:
             raise ImpostorError(f"-T max_tokens={max_tokens} is not valid; use at least 1")
+        if game_time_limit < 0:
+            raise ImpostorError(f"-T game_time_limit={game_time_limit} is not valid; use seconds per game (0 for no limit)")
         roles = set(model_roles())
         bound = bind_models(models, mode)
         if roles & set(bound.roles):
@@ -215,6 +221,8 @@ def impostor(
         # Bounded model calls (impostor.core.call_limits); --max-retries / --timeout / --attempt-timeout override.
         config=GenerateConfig(max_retries=call_limits.MAX_RETRIES, timeout=call_limits.TIMEOUT,
                               attempt_timeout=call_limits.ATTEMPT_TIMEOUT),
+        # A game past its time budget is an errored game naming the cause (scorers.winner), never scored.
+        time_limit=game_time_limit or None,
         scorer=impostor_winner(tie_rule=tie_rule),
         # No epoch reductions: with one epoch they repeat every game's score, game record
         # included, in the log header (~0.75 MB per 120 games), which eval_set reads back
@@ -228,6 +236,6 @@ def impostor(
             "generation": _generation_record(bound, temperature, max_tokens, vote_temperature),
             "structured_votes": structured_votes, "constrained_votes": constrained_votes,
             "word_pairs_file": word_pairs_file(word_pairs), "word_pairs_sha256": word_pairs_sha256(word_pairs),
-            "experiment_id": experiment_id,
+            "experiment_id": experiment_id, "game_time_limit": game_time_limit or None,
         },
     )

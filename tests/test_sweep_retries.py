@@ -47,3 +47,40 @@ def test_call_retry_limits_reach_eval_set(tmp_path, monkeypatch, extra, expected
 def test_live_sample_buffer_is_off_for_sweeps_unless_asked(tmp_path, monkeypatch, extra, expected):
     seen = eval_set_kwargs(tmp_path, monkeypatch, CONFIG % "" + extra)
     assert seen["log_realtime"] is expected
+
+
+def eval_set_tasks(tmp_path, monkeypatch, config_text: str) -> list:
+    seen = []
+
+    def fake_eval_set(tasks, **kwargs):
+        seen.extend(tasks)
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(inspect_ai, "eval_set", fake_eval_set)
+    cfg = tmp_path / "s.yaml"
+    cfg.write_text(config_text)
+    with pytest.raises(RuntimeError, match="stop here"):
+        run_sweep(str(cfg), log_dir=str(tmp_path / "logs"), display="none")
+    return seen
+
+
+@pytest.mark.parametrize("extra, expected", [("", 210), ("game_time_limit: 900\n", 900), ("game_time_limit: 0\n", None)])
+def test_game_time_limit_reaches_every_task(tmp_path, monkeypatch, extra, expected):
+    """The sweep's game_time_limit is the task option: Inspect's time limit of every game (issue 30, 7)."""
+    tasks = eval_set_tasks(tmp_path, monkeypatch, CONFIG % "" + extra)
+    assert tasks and all(t.time_limit == expected for t in tasks)
+
+
+def test_a_changed_game_time_limit_is_refused_on_resume(tmp_path, monkeypatch):
+    """Inspect counts the time limit in a task's identity: a changed budget would replay every game,
+    so resuming with another one is refused like any other change of the games; 0 keeps the hash
+    of a sweep started before the option existed."""
+    from impostor.core.errors import ImpostorError
+    from impostor.sweep.config import game_fields, load_config
+
+    eval_set_tasks(tmp_path, monkeypatch, CONFIG % "")
+    (tmp_path / "s.yaml").write_text(CONFIG % "" + "game_time_limit: 900\n")
+    with pytest.raises(ImpostorError, match=r"game_time_limit: 210 -> 900"):
+        run_sweep(str(tmp_path / "s.yaml"), log_dir=str(tmp_path / "logs"), display="none")
+    (tmp_path / "s.yaml").write_text(CONFIG % "" + "game_time_limit: 0\n")
+    assert "game_time_limit" not in game_fields(load_config(tmp_path / "s.yaml"), tmp_path / "s.yaml")

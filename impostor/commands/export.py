@@ -32,7 +32,10 @@ def register(subparsers: Any) -> None:
 
 def _cmd(args: argparse.Namespace) -> int:
     from impostor.export import tables_from_logs, write_tables
+    from impostor.outdir import dir_problem
 
+    if dir_problem(args.out):  # before reading every log
+        raise ImpostorError(f"--out {args.out!r} {dir_problem(args.out)}; fix: give a folder you can write to")
     if args.logs:
         tables = tables_from_logs(args.logs)
         where = f"{len(tables.logs)} log(s) in {args.logs}"

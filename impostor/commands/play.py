@@ -65,6 +65,17 @@ def _cmd_play(args: Any) -> int:
 
     opponent_role = "majority" if args.role == "impostor" else "impostor"
     seed = args.seed if args.seed is not None else secrets.randbelow(10**6)
+    # The opponent first: an unknown provider, a missing key or model file is one line before the page opens.
+    from impostor.preflight import check_models
+    from impostor.registry import load_registry
+
+    registry = load_registry()
+    entry = registry.entries.get(args.model)
+    check_models({args.model: registry.resolve(args.model)}, "--model",
+                 model_args={args.model: dict(entry.model_args)} if entry else None)
+    # No game time budget: a person's moves have their own --timeout.
+    task = impostor(mode="cross_play", n_games=1, difficulty=args.difficulty, seed=seed,
+                    models={opponent_role: args.model}, game_time_limit=0)
     try:
         human = get_model("human/web", participant=args.participant, timeout=args.timeout,
                           host=args.host, port=args.port)
@@ -79,8 +90,6 @@ def _cmd_play(args: Any) -> int:
         webbrowser.open(api.url)
     # A person may take longer than a model's attempt timeout: one attempt waits the move's whole limit.
     attempt_timeout = args.timeout + 60 if args.timeout and args.timeout > 0 else 24 * 3600
-    task = impostor(mode="cross_play", n_games=1, difficulty=args.difficulty, seed=seed,
-                    models={opponent_role: args.model})
     [log] = inspect_eval(task, model=human, model_roles={args.role: human}, log_dir=args.log_dir,
                          display="none", attempt_timeout=attempt_timeout)
     print(f"impostor play: log {log.location}", file=sys.stderr)

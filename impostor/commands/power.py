@@ -8,6 +8,7 @@ with the experiments per cell under clustering (``analysis.power`` computes; thi
 from __future__ import annotations
 
 from analysis.power import check_inputs, clustered_n, power_table
+from impostor.commands._args import finite_float, whole
 from impostor.core.errors import ImpostorError
 
 __all__ = ["register"]
@@ -15,18 +16,18 @@ __all__ = ["register"]
 
 def register(sub) -> None:
     p = sub.add_parser("power", help="games per cell needed to detect an odds ratio (closed form + simulation)")
-    p.add_argument("--or", dest="odds_ratio", type=float, default=0.8, help="odds ratio to detect (default 0.8)")
-    p.add_argument("--power", type=float, default=0.8, help="target power (default 0.8)")
-    p.add_argument("--base", type=float, default=0.45, help="impostor-win rate of the reference cell (default 0.45)")
-    p.add_argument("--alpha", type=float, default=0.05, help="two-sided significance level (default 0.05)")
-    p.add_argument("--reps", type=int, default=200, help="simulation replications per method (0 = skip; default 200)")
+    p.add_argument("--or", dest="odds_ratio", type=finite_float, default=0.8, help="odds ratio to detect (default 0.8)")
+    p.add_argument("--power", type=finite_float, default=0.8, help="target power (default 0.8)")
+    p.add_argument("--base", type=finite_float, default=0.45, help="impostor-win rate of the reference cell (default 0.45)")
+    p.add_argument("--alpha", type=finite_float, default=0.05, help="two-sided significance level (default 0.05)")
+    p.add_argument("--reps", type=whole(0, 1_000_000), default=200, help="simulation replications per method (0 = skip; default 200)")
     p.add_argument("--seed", type=int, default=0)
     icc = p.add_mutually_exclusive_group()
-    icc.add_argument("--icc", type=float, default=None,
+    icc.add_argument("--icc", type=finite_float, default=None,
                      help="intra-experiment correlation of game outcomes (default 0 = games independent)")
     icc.add_argument("--parquet", metavar="DIR", default=None,
                      help="estimate the ICC from an export (games.parquet[, players.parquet])")
-    p.add_argument("--games-per-experiment", type=int, default=120,
+    p.add_argument("--games-per-experiment", type=whole(1, 100_000), default=120,
                    help="games per experiment for the clustered sample size (default 120)")
     p.set_defaults(func=_cmd_power)
 

@@ -7,11 +7,13 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from impostor.commands._args import finite_float, whole
 from impostor.core.errors import ImpostorError
 
 __all__ = ["register"]
@@ -21,32 +23,39 @@ def register(sub: Any) -> None:
     _register_simulate(sub)
 
 
+#: Games one simulate call may write (~5.5x the paper's 90,720; about 5 KB of memory a game).
+MAX_SIMULATED_GAMES = 500_000
+
+
 def _floats(text: str, what: str) -> list[float]:
     try:
-        return [float(x) for x in text.split(",") if x.strip()]
+        values = [float(x) for x in text.split(",") if x.strip()]
     except ValueError as exc:
         raise ImpostorError(f"{what}: '{text}' is not a number or comma-separated numbers; fix: e.g. {what} 0.8") from exc
+    if not all(math.isfinite(v) for v in values):
+        raise ImpostorError(f"{what}: '{text}' holds a value that is not a finite number; fix: e.g. {what} 0.8")
+    return values
 
 
 def _register_simulate(sub) -> None:
     p = sub.add_parser("simulate", help="write synthetic games with known effects (games/players.parquet, models.csv)",
                        description="Simulate games in the data-contract format with chosen true effects.")
     p.add_argument("--out", required=True, metavar="DIR", help="directory to write games.parquet, players.parquet, models.csv")
-    p.add_argument("--experiments", type=int, default=756, help="experiments (default 756 = the paper's design)")
-    p.add_argument("--games", type=int, default=120, help="games per experiment (default 120)")
-    p.add_argument("--base", type=float, default=0.45, help="impostor-win probability of the reference game")
+    p.add_argument("--experiments", type=whole(1, 100_000), default=756, help="experiments (default 756 = the paper's design)")
+    p.add_argument("--games", type=whole(1, 100_000), default=120, help="games per experiment (default 120)")
+    p.add_argument("--base", type=finite_float, default=0.45, help="impostor-win probability of the reference game")
     p.add_argument("--seat-or", default="1.12,1.26,1.22", help="OR of seats 1,2,3 vs 0 (one value or three)")
     p.add_argument("--mode-or", default=None, help="OR of every non-homogeneous mode vs homogeneous (default: paper's)")
-    p.add_argument("--size-or", type=float, default=1.71, help="OR per 10x parameters of the impostor model")
-    p.add_argument("--position-pp", type=float, default=-1.11, help="true pseudo-arm ITT (pp) of speaking 2nd/3rd")
-    p.add_argument("--opponent-or", type=float, default=0.8, help="OR per +10pp of the opponents' detection")
-    p.add_argument("--tie-rate", type=float, default=0.117, help="share of games ending in a top-of-ballot tie")
-    p.add_argument("--invalid-vote-rate", type=float, default=0.02, help="share of invalid ballots")
-    p.add_argument("--self-decl-rate", type=float, default=None, help="impostor self-declaration rate (default: per model)")
+    p.add_argument("--size-or", type=finite_float, default=1.71, help="OR per 10x parameters of the impostor model")
+    p.add_argument("--position-pp", type=finite_float, default=-1.11, help="true pseudo-arm ITT (pp) of speaking 2nd/3rd")
+    p.add_argument("--opponent-or", type=finite_float, default=0.8, help="OR per +10pp of the opponents' detection")
+    p.add_argument("--tie-rate", type=finite_float, default=0.117, help="share of games ending in a top-of-ballot tie")
+    p.add_argument("--invalid-vote-rate", type=finite_float, default=0.02, help="share of invalid ballots")
+    p.add_argument("--self-decl-rate", type=finite_float, default=None, help="impostor self-declaration rate (default: per model)")
     p.add_argument("--models", default=None, help="comma-separated model names (default: nine paper-like models)")
-    p.add_argument("--pair-effect-sd", type=float, default=0.0,
+    p.add_argument("--pair-effect-sd", type=finite_float, default=0.0,
                    help="SD (logit) of word-pair effects, shared by every experiment playing the pair (default 0)")
-    p.add_argument("--experiment-effect-sd", type=float, default=0.0,
+    p.add_argument("--experiment-effect-sd", type=finite_float, default=0.0,
                    help="SD (logit) of per-experiment random effects (default 0)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--force", action="store_true",
@@ -78,6 +87,10 @@ def _cmd_simulate(args) -> int:
 
     from impostor.core.schedule import seed_problem
 
+    if args.experiments * args.games > MAX_SIMULATED_GAMES:
+        raise ImpostorError(f"--experiments {args.experiments:,} x --games {args.games:,} = "
+                            f"{args.experiments * args.games:,} games; fix: simulate at most {MAX_SIMULATED_GAMES:,} "
+                            f"at once (several --seed runs for more)")
     out = Path(args.out)
     _check_out(out, args.force)
     if seed_problem(args.seed):

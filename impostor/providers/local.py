@@ -86,6 +86,14 @@ def resolve_gguf(name: str) -> Path:
         )
     if not path.is_file():
         raise ImpostorError(f"local/{name}: GGUF file {path} not found; pass an existing .gguf path")
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(4)
+    except OSError as exc:
+        raise ImpostorError(f"local/{name}: cannot read {path} ({exc.strerror}); fix: pass a readable .gguf file") from None
+    if magic != b"GGUF":  # llama.cpp would fail on it with a bare "Failed to load model from file"
+        raise ImpostorError(f"local/{name}: {path} is not a GGUF model file (it does not start with 'GGUF'); "
+                            f"fix: pass a .gguf file (llama.cpp's format) or an alias such as local/smollm2")
     return path
 
 
@@ -122,15 +130,19 @@ def load_llama(path: Path, n_slots: int = DEFAULT_SLOTS, batched: bool = False, 
                 raise ImpostorError(
                     "local/...: llama-cpp-python is not installed; run scripts/install.sh"
                 ) from e
-            if batched:
-                from impostor.providers.llama_batch import BatchEngine
+            try:
+                if batched:
+                    from impostor.providers.llama_batch import BatchEngine
 
-                # this Llama only formats, tokenizes and builds samplers: a token-sized context
-                llm = Llama(model_path=str(path), verbose=False, **{**params, "n_ctx": 64, "n_batch": 64})
-                _models[key] = BatchEngine(llm, n_slots, params["n_ctx"], params["n_batch"], params["n_threads"])
-            else:
-                _models[key] = SlotPool(lambda: Llama(model_path=str(path), verbose=False, n_threads_batch=params["n_threads"],
-                                                      **params), n_slots)
+                    # this Llama only formats, tokenizes and builds samplers: a token-sized context
+                    llm = Llama(model_path=str(path), verbose=False, **{**params, "n_ctx": 64, "n_batch": 64})
+                    _models[key] = BatchEngine(llm, n_slots, params["n_ctx"], params["n_batch"], params["n_threads"])
+                else:
+                    _models[key] = SlotPool(lambda: Llama(model_path=str(path), verbose=False,
+                                                          n_threads_batch=params["n_threads"], **params), n_slots)
+            except ValueError as exc:  # a damaged or unsupported GGUF: llama.cpp says only that it failed
+                raise ImpostorError(f"local/...: llama.cpp cannot load {path} ({exc}); fix: check the file "
+                                    f"(a complete GGUF of a model llama.cpp supports) and -M n_ctx/n_batch") from None
         return _models[key]
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional
@@ -20,6 +19,7 @@ from impostor.core import call_limits
 from impostor.core.errors import ImpostorError
 from impostor.core.records import DIFFICULTIES, MODES, Difficulty, Mode
 from impostor.core.schedule import MAX_GAMES, MAX_SEED
+from impostor.outdir import dir_problem
 
 MANIFEST = "impostor-sweep.json"
 
@@ -43,17 +43,17 @@ class Retries(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     attempts: int = Field(default=10, ge=0, description="eval_set retry attempts of an unfinished experiment")
-    wait: float = Field(default=30.0, ge=0, description="seconds before the first retry (then exponential)")
+    wait: float = Field(default=30.0, ge=0, allow_inf_nan=False, description="seconds before the first retry (then exponential)")
     on_error: Optional[int] = Field(default=None, ge=0, description="retries of one errored game (sample)")
-    fail_on_error: Optional[float] = Field(default=None, ge=0,
+    fail_on_error: Optional[float] = Field(default=None, ge=0, allow_inf_nan=False,
                                            description="errored games an experiment tolerates (count or fraction)")
     # Per model call (Inspect's GenerateConfig). Inspect's own default retries a failing call
     # without limit (backoff up to 30 min), so a provider that always fails would hang a game.
     # The defaults are the task's own (impostor.core.call_limits), so a sweep and a plain eval agree.
     max_retries: Optional[int] = Field(default=call_limits.MAX_RETRIES, ge=0, description="retries of one model call")
-    timeout: Optional[float] = Field(default=call_limits.TIMEOUT, gt=0,
+    timeout: Optional[float] = Field(default=call_limits.TIMEOUT, gt=0, allow_inf_nan=False,
                                      description="seconds for one model call, retries included")
-    attempt_timeout: Optional[float] = Field(default=call_limits.ATTEMPT_TIMEOUT, gt=0,
+    attempt_timeout: Optional[float] = Field(default=call_limits.ATTEMPT_TIMEOUT, gt=0, allow_inf_nan=False,
                                              description="seconds for one attempt of a model call")
 
 
@@ -109,6 +109,10 @@ class SweepConfig(BaseModel):
     structured_votes: bool = False
     constrained_votes: Optional[bool] = None
     word_pairs: Optional[str] = Field(default=None, description="(games) word-pair JSON, relative to this file")
+    # The task's -T game_time_limit (Inspect's sample time limit): Inspect counts it in a task's
+    # identity, so a changed budget would replay every game; the manifest refuses the change.
+    game_time_limit: int = Field(default=call_limits.GAME_TIME_LIMIT, ge=0, strict=True,
+                                 description="(games) seconds one game may take; 0: no limit")
     concurrency: Concurrency = Field(default_factory=Concurrency)
     retries: Retries = Field(default_factory=Retries)
     output_dir: str = Field(default="logs/sweeps", description="log dir is OUTPUT_DIR/NAME (relative to the CWD)")
@@ -135,16 +139,10 @@ class SweepConfig(BaseModel):
     @field_validator("output_dir")
     @classmethod
     def _output_dir_usable(cls, v: str) -> str:
-        p = Path(v).expanduser()
-        probe = p
-        while not probe.exists() and probe != probe.parent:
-            probe = probe.parent
-        if probe.exists() and not probe.is_dir():
-            what = "is a file" if probe == p else f"lies under the file {probe}"
-            raise ValueError(f"{v!r} {what}, not a folder; fix: give a folder for the Inspect logs "
+        problem = dir_problem(v)
+        if problem:
+            raise ValueError(f"{v!r} {problem}; fix: give a folder you can write to for the Inspect logs "
                              f"(default logs/sweeps)")
-        if probe.exists() and not os.access(probe, os.W_OK):
-            raise ValueError(f"{v!r}: {probe} is not writable; fix: give a folder you can write to")
         return v
 
     @model_validator(mode="after")
@@ -157,7 +155,7 @@ class SweepConfig(BaseModel):
 
 
 GAME_FIELDS = ("models", "modes", "difficulties", "games_per_experiment", "seeds", "tie_rule", "temperature",
-               "max_tokens", "vote_temperature", "structured_votes", "constrained_votes", "word_pairs")
+               "max_tokens", "vote_temperature", "structured_votes", "constrained_votes", "word_pairs", "game_time_limit")
 
 
 # ------------------------------------------------------------------ loading
@@ -223,6 +221,8 @@ def game_fields(cfg: SweepConfig, config_path: Path) -> dict[str, Any]:
 
     d = {k: getattr(cfg, k) for k in GAME_FIELDS}
     d["word_pairs"] = word_pairs_sha256(str(word_pairs_path(cfg, config_path)) if cfg.word_pairs else None)
+    if not cfg.game_time_limit:  # no limit: the hash of a sweep started before the option existed
+        del d["game_time_limit"]
     return json.loads(json.dumps(d))
 
 

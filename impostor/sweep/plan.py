@@ -171,7 +171,7 @@ def task_spec(exp: Experiment, cfg: SweepConfig, config_path: Path, resolved: di
     args = dict(mode=exp.mode, difficulty=exp.difficulty, n_games=exp.n_games, seed=exp.seed, tie_rule=cfg.tie_rule,
                 temperature=cfg.temperature, max_tokens=cfg.max_tokens, vote_temperature=cfg.vote_temperature,
                 structured_votes=cfg.structured_votes, constrained_votes=cfg.constrained_votes,
-                models=dict(exp.roles))
+                game_time_limit=cfg.game_time_limit, models=dict(exp.roles))
     wp = word_pairs_path(cfg, config_path)
     if wp is not None:
         args["word_pairs"] = str(wp)

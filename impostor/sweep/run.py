@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from impostor.core.errors import ImpostorError
+from impostor.outdir import make_dir
 from impostor.preflight import check_models
 from impostor.sweep.config import GAME_FIELDS, MANIFEST, config_hash, game_fields
 from impostor.sweep.plan import Plan, plan, plan_table, resolve_models, task_spec
@@ -65,7 +66,7 @@ def check_log_dir(log_dir: Path, pl: Plan) -> dict:
                                 for p in log_dir.rglob("*") if p.is_file()):
         raise ImpostorError(f"{log_dir}: already holds Inspect logs that no `impostor sweep` wrote (no {MANIFEST}); "
                             f"fix: pass an empty or new --log-dir")
-    log_dir.mkdir(parents=True, exist_ok=True)
+    make_dir(log_dir, "log dir (output_dir/name or --log-dir)")
     mf.write_text(json.dumps(new, indent=2))
     return new
 

@@ -20,6 +20,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,6 +76,26 @@ def _simulated() -> tuple:
                 _SIMULATED[name] = (Path(tmp) / name).read_bytes()
     return (pd.read_parquet(io.BytesIO(_SIMULATED["games.parquet"])),
             pd.read_parquet(io.BytesIO(_SIMULATED["players.parquet"])))
+
+
+_EVAL_LOG: dict[str, bytes] = {}
+_EVAL_LOG_LOCK = threading.Lock()
+
+
+def _eval_log(d: Path) -> None:
+    """A finished one-game Inspect log of the task in ``d/logs`` (made once per session)."""
+    import tempfile
+
+    with _EVAL_LOG_LOCK, tempfile.TemporaryDirectory() as tmp:
+        if not _EVAL_LOG:
+            subprocess.run([*_exe("inspect"), "eval", "tasks/impostor.py", "--model", "bot/random", "-T", "n_games=1",
+                            "--log-dir", tmp, "--display", "none"], cwd=REPO, capture_output=True, text=True,
+                           timeout=170, env=dict(os.environ, IMPOSTOR_MLFLOW="0"))
+            [log] = Path(tmp).glob("*.eval")
+            _EVAL_LOG[log.name] = log.read_bytes()
+    (d / "logs").mkdir()
+    for name, data in _EVAL_LOG.items():
+        (d / "logs" / name).write_bytes(data)
 
 
 def _write_tables(d: Path, mutate=None, drop_players: bool = False) -> None:
@@ -167,6 +188,26 @@ CASES = [
     Case("simulate_seed_too_big", "impostor",
          ("simulate", "--out", "sim", "--experiments", "2", "--games", "8", "--seed", str(2**63)),
          ("--seed", "2^63-1", "fix")),
+    # issue 30: the other bad inputs that ended in a traceback
+    Case("sweep_output_dir_under_proc", "impostor", ("sweep", "s.yaml"),
+         ("'/proc/impostor-bench-x/bad'", "cannot be created", "fix"), {"s.yaml": sweep(output_dir="/proc/impostor-bench-x")}),
+    Case("sweep_retries_timeout_inf", "impostor", ("sweep", "s.yaml", "--dry-run"),
+         ("s.yaml", "retries.timeout", "finite", "fix"), {"s.yaml": sweep(retries="{attempts: 1, wait: 0, timeout: .inf}")}),
+    Case("sweep_game_time_limit_negative", "impostor", ("sweep", "s.yaml", "--dry-run"),
+         ("s.yaml", "game_time_limit", "fix"), {"s.yaml": sweep(game_time_limit="-5")}),
+    Case("simulate_enormous_size", "impostor", ("simulate", "--out", "sim", "--experiments", "99999999999"),
+         ("--experiments", "99,999,999,999", "fix: use 1 to 100,000")),
+    Case("simulate_too_many_games", "impostor", ("simulate", "--out", "sim", "--experiments", "10000", "--games", "1000"),
+         ("--experiments 10,000 x --games 1,000", "fix")),
+    Case("power_or_nan", "impostor", ("power", "--or", "nan"), ("--or", "'nan' is not a finite number", "fix")),
+    Case("play_unknown_provider", "impostor", ("play", "--model", "nosuch/thing"),
+         ("--model", "nosuch/thing", "provider 'nosuch'", "fix")),
+    Case("play_local_not_gguf", "impostor", ("play", "--model", "local/{dir}/fake.gguf"),
+         ("fake.gguf is not a GGUF model file", "fix"), {"fake.gguf": "not a model\n"}),
+    Case("export_out_is_a_file", "impostor", ("export", "--logs", "logs", "--out", "afile"),
+         ("--out 'afile' is a file, not a folder", "fix"), {"afile": "x", "_logs": _eval_log}),
+    Case("export_out_unwritable", "impostor", ("export", "--logs", "logs", "--out", "/proc/impostor-bench-x"),
+         ("--out '/proc/impostor-bench-x' cannot be created", "fix"), {"_logs": _eval_log}),
     # ---------------------------------------------------------------- impostor report / export / sync
     Case("report_missing_dir", "impostor", ("report", "--parquet", "nope", "--out", "rep"), ("nope",)),
     Case("report_garbage_parquet", "impostor", ("report", "--parquet", ".", "--out", "rep"), ("games.parquet",),
@@ -212,6 +253,12 @@ CASES = [
          ("-T temperature='hot'", "a number")),
     Case("eval_seed_too_big", "inspect", ("--model", "bot/random", "-T", f"seed={2**63}"),
          ("-T seed", "2^63-1", "fix")),
+    Case("eval_local_not_gguf", "inspect", ("--model", "local/{dir}/fake.gguf"),
+         ("fake.gguf", "not a GGUF", "fix"), {"fake.gguf": "not a model\n"}),
+    Case("eval_models_unknown_provider", "inspect", ("-T", "models=nosuch/thing"),
+         ("-T models (model)", "'nosuch'", "fix")),
+    Case("eval_game_time_limit_negative", "inspect", ("--model", "bot/random", "-T", "game_time_limit=-5"),
+         ("-T game_time_limit=-5",)),
     Case("eval_unknown_role", "inspect",
          ("--model", "bot/random", "-T", "mode=cross_play", "--model-role", "impster=bot/embedding"),
          ("--model-role impster", "impostor and majority")),

@@ -1,0 +1,79 @@
+"""A dead provider fails a plain ``inspect eval`` in minutes, with the cause (issue 30, finding 7).
+
+Each game has a time budget, ``-T game_time_limit`` (Inspect's sample time limit). Without it
+a provider answering HTTP 500 for ever keeps a game retrying for about 50 minutes, silently.
+A game cut off by the budget is an errored game whose error names the budget and the last
+failed model call, never a scored game (its missing ballots would read as an impostor win).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from inspect_ai.log import read_eval_log
+
+from impostor.core import call_limits
+from tasks.impostor import impostor
+
+from .fault_server import FaultServer
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def dead_server():
+    with FaultServer() as srv:
+        srv.app.plans["dead"] = lambda n, body: "500"
+        yield srv
+
+
+def _inspect(tmp: Path, server: FaultServer, *args: str) -> tuple[subprocess.CompletedProcess, float]:
+    env = dict(os.environ, IMPOSTOR_MLFLOW="0", LITELLM_LOCAL_MODEL_COST_MAP="True", HF_HUB_OFFLINE="1",
+               FAULT_BASE_URL=server.base_url, FAULT_API_KEY="sk-fault-test-key", COLUMNS="200",
+               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    cmd = [str(Path(sys.executable).parent / "inspect"), "eval", "tasks/impostor.py", "--model", "openai-api/fault/dead",
+           "-T", "n_games=2", "--log-dir", str(tmp), "--display", "plain", *args]
+    t0 = time.monotonic()
+    r = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=280)
+    return r, time.monotonic() - t0
+
+
+def test_a_dead_provider_fails_the_eval_with_the_cause(dead_server, tmp_path):
+    """HTTP 500 for ever: the eval stops within the budget (plus start-up), its last lines name
+    the budget and the provider's error, the log is ``error`` and no game is scored."""
+    r, took = _inspect(tmp_path, dead_server, "-T", "game_time_limit=8")
+    said = " ".join((r.stdout + r.stderr).split())  # the console wraps long lines
+    assert took < 150, took
+    assert "stopped unfinished by its time limit of 8 s (-T game_time_limit)" in said, said[-3000:]
+    assert "Error code: 500" in said and "raise -T game_time_limit" in said, said[-3000:]
+    log = read_eval_log(str(sorted(tmp_path.glob("*.eval"))[-1]))
+    assert log.status == "error" and log.plan.config.max_retries == call_limits.MAX_RETRIES
+    assert dead_server.app.requests["dead"] >= 2  # it really was retrying
+
+
+def test_a_game_cut_off_is_an_errored_game_not_a_scored_one(dead_server, tmp_path):
+    """With ``--no-fail-on-error`` the eval finishes: both games errored with the cause, none scored
+    (before, the partial game was scored: every ballot missing, the impostor 'won')."""
+    r, _ = _inspect(tmp_path, dead_server, "-T", "game_time_limit=5", "--no-fail-on-error")
+    log = read_eval_log(str(sorted(tmp_path.glob("*.eval"))[-1]))
+    assert len(log.samples) == 2, r.stderr[-2000:]
+    for s in log.samples:
+        assert s.limit is not None and s.limit.type == "time"
+        assert s.error is not None and "time limit of 5 s" in s.error.message and "500" in s.error.message
+        assert not s.scores, s.scores
+
+
+def test_the_default_budget_fails_a_dead_provider_in_under_five_minutes():
+    """The default is Inspect's time limit of every game, short enough that a 2-game eval
+    against a dead provider ends in under 5 minutes (start-up ~20 s), long enough for a game
+    of 8-12 calls; 0 switches it off; a negative budget is refused."""
+    assert 60 <= call_limits.GAME_TIME_LIMIT <= 270
+    assert impostor(n_games=2, models="bot/random").time_limit == call_limits.GAME_TIME_LIMIT
+    assert impostor(n_games=2, models="bot/random", game_time_limit=0).time_limit is None
+    with pytest.raises(Exception, match="game_time_limit=-1"):
+        impostor(n_games=2, models="bot/random", game_time_limit=-1)
