@@ -178,7 +178,7 @@ CASES = [
          ("s.yaml", "models", "' bot/random'", "fix: write it as 'bot/random'"),
          {"s.yaml": sweep(models="[' bot/random', bot/embedding]")}),
     # issue 30, finding 7: the preflight checks the keys of litellm routes too
-    Case("sweep_litellm_route_without_key", "impostor", ("sweep", "s.yaml", "--dry-run"),
+    Case("sweep_litellm_route_without_key", "impostor", ("sweep", "s.yaml"),
          ("s.yaml", "litellm/openai/gpt-4o-mini", "OPENAI_API_KEY is not set", "fix"),
          {"s.yaml": sweep(models="[bot/random, litellm/openai/gpt-4o-mini]")}),
     # issue 30, finding 4: simulate never overwrites a folder it did not write
