@@ -105,6 +105,7 @@ SPECS: tuple[Inference, ...] = (
 )
 
 WILD = "design bootstrap (wild by experiment) SD; t(G-1), CR1 factor"
+WILD_PERCENTILE = "design bootstrap (wild by experiment), percentile (pooled fits over many experiments)"
 
 
 def _wide(table_name: str, keys: tuple[str, ...], *cols: str, method: str = WILD) -> tuple[Inference, ...]:
@@ -122,11 +123,11 @@ SPECS = SPECS + (
     *_wide("team_ballots", ("model", "mode", "kind"), "vote_coord_pct", "vote_coord_cross_pct"),
     *_wide("team_language", ("model", "mode"), "coord_rate_pct", "coord_share_pct", "suspicion_pct", "hedge_per100",
            "words_mean"),
-    I("style_correlation", "r", ("mode", "pairs"), "r", ("ci_low", "ci_high"), method=WILD),
+    I("style_correlation", "r", ("mode", "pairs"), "r", ("ci_low", "ci_high"), method=WILD_PERCENTILE),
     *_wide("style_metrics", ("model",), "words_mean", "chars_mean", "talk_share_pct", "hedge_per100", "susp_per100",
            "coord_per100", "imp_win_pct"),
-    I("style_adjusted", "or_adj", ("term",), "or_adj", ("ci_low", "ci_high"), method=WILD),
-    I("style_adjusted", "or_raw", ("term",), "or_raw", ("ci_low_raw", "ci_high_raw"), method=WILD),
+    I("style_adjusted", "or_adj", ("term",), "or_adj", ("ci_low", "ci_high"), method=WILD_PERCENTILE),
+    I("style_adjusted", "or_raw", ("term",), "or_raw", ("ci_low_raw", "ci_high_raw"), method=WILD_PERCENTILE),
     *_wide("team_dynamics", ("model",), "vote_coord_pct", "vote_coord_cross_pct", "vote_coord_mm_pct",
            "vote_coord_cross_mm_pct", "vote_coord_im_pct", "vote_coord_cross_im_pct", "implicit_coord_pp",
            "coord_gap_pp", "disclosure_effect_pp", "betrayal_pct", "betrayal_cross_pct", "collab_success_pct",
