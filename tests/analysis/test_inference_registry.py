@@ -164,9 +164,15 @@ CORE = ("headline", "balance", "odds_ratios", "chi2", "bootstrap", "permutation"
 def test_reduced_calibration_matrix_holds_size_and_coverage():
     """60 experiments x 16 games, 24 runs per scenario, the lead tables (MC noise is large at this
     size, so the bounds are loose; the full matrix in docs/analysis.md has the figures)."""
+    from scipy.stats import binom
+
     res = calibrate(experiments=60, games=16, reps=24, tables=CORE)
+    # compatible with the 120 x 40 targets (coverage >= 90%, size <= 8%) at the 0.5% level of a binomial
+    # count: a method covering 80% or rejecting 15% fails at these counts (deterministic: fixed seeds)
     ok = res[res["n_intervals"] >= 50]
-    assert (ok["coverage"] >= 0.85).all(), ok[ok["coverage"] < 0.85].to_string()
+    low = binom.ppf(0.005, ok["n_intervals"], 0.90) / ok["n_intervals"]
+    assert (ok["coverage"] >= low).all(), ok[ok["coverage"] < low].to_string()
     sized = res[(res["scenario"] == "global_null") & (res["n_pvalues"] >= 50)]
-    assert (sized["size"] <= 0.12).all(), sized[sized["size"] > 0.12].to_string()
+    high = binom.ppf(0.995, sized["n_pvalues"], 0.08) / sized["n_pvalues"]
+    assert (sized["size"] <= high).all(), sized[sized["size"] > high].to_string()
     assert np.isfinite(res["width_ratio"]).any()
