@@ -152,16 +152,6 @@ def wilson(count, nobs, alpha: float = 0.05):
     return lo, hi
 
 
-def pct_and_halfwidth(count, nobs, alpha: float = 0.05):
-    """(percentage, half-width of the Wilson interval in percentage points)."""
-    count = np.asarray(count, dtype=float)
-    nobs = np.asarray(nobs, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = np.where(nobs > 0, count / np.where(nobs > 0, nobs, 1), np.nan)
-    lo, hi = wilson(count, nobs, alpha)
-    return 100 * p, 100 * (hi - lo) / 2
-
-
 def require(df: Optional[pd.DataFrame], cols, what: str) -> None:
     if df is None:
         raise StatsUnavailable(f"{what} is missing")

@@ -22,9 +22,8 @@ from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from analysis.stats.design_boot import multipliers
+from analysis.stats.design_boot import multipliers, t_halfwidth
 
 
 class Est(NamedTuple):
@@ -101,9 +100,6 @@ class Wild:
 
 def t_interval(est, reps, n_exp, alpha: float):
     """``est +- t(G-1) sqrt(G/(G-1)) SD*`` per column; NaN where G < 2."""
-    est, n_exp = np.asarray(est, float), np.asarray(n_exp, float)
-    sd = np.nanstd(np.asarray(reps, float), axis=0, ddof=1)
-    ok = n_exp >= 2
-    g = np.where(ok, n_exp, 2.0)
-    half = np.where(ok, stats.t.ppf(1 - alpha / 2, g - 1) * np.sqrt(g / (g - 1)) * sd, np.nan)
+    est = np.asarray(est, float)
+    half = t_halfwidth(np.nanstd(np.asarray(reps, float), axis=0, ddof=1), n_exp, alpha)
     return est - half, est + half

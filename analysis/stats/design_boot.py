@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from analysis.stats._base import Prepared, memo, note
 from analysis.stats.config import StatsConfig
@@ -152,3 +153,17 @@ def residual_icc(data, prep: Prepared) -> dict:
     vbar = float((p * (1 - p)).mean())
     return {"icc": min(1.0, s2 / vbar) if vbar > 0 else 0.0, "between_var": s2, "mean_var": vbar,
             "n_experiments": E, "games_per_experiment": float(m.mean())}
+
+
+def t_halfwidth(sd, n_exp, alpha: float, n_params: int = 1) -> np.ndarray:
+    """Half-width ``t(G-K) sqrt(G/(G-K)) SD*`` of a design-bootstrap interval (issue 26).
+
+    ``SD*`` is the replicates' SD of the estimate, G the experiments behind it and K the
+    parameters fitted to centre the residuals (1 for a mean or rate): the residuals shrink by
+    about (G-K)/G, hence the CR1-type factor, and a variance from G units calls for t(G-K)
+    instead of the percentile of 2^G sign patterns. NaN where G - K < 1."""
+    sd, g = np.asarray(sd, float), np.asarray(n_exp, float)
+    df = g - n_params
+    ok = df >= 1
+    safe = np.where(ok, df, 1.0)
+    return np.where(ok, stats.t.ppf(1 - alpha / 2, safe) * np.sqrt(np.where(ok, g, 2.0) / safe) * sd, np.nan)

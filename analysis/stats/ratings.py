@@ -36,10 +36,10 @@ import warnings
 import numpy as np
 import pandas as pd
 import statsmodels.api as sm
-from scipy import stats
 
 from analysis.stats._base import (DIFFICULTIES, MODES, StatsUnavailable, design_codes, memo, note, ordered_levels,
                                   prepared, table)
+from analysis.stats.design_boot import t_halfwidth
 from analysis.stats.resampling import exp_sums, percentile_ci
 
 COLUMNS = ["model", "role", "skill", "ci_low", "ci_high", "rank", "n_games"]
@@ -230,7 +230,7 @@ def _design_interval(skill: np.ndarray, sd: np.ndarray, n_exp: int, k: int, alph
     interval covered 90% at 120 experiments x 40 games (issue 26). NaN when G - K < MIN_DF."""
     if n_exp - k < MIN_DF:
         return np.full(len(skill), np.nan), np.full(len(skill), np.nan)
-    half = stats.t.ppf(1 - alpha / 2, n_exp - k) * np.sqrt(n_exp / (n_exp - k)) * np.asarray(sd)
+    half = t_halfwidth(sd, n_exp, alpha, n_params=k)
     return skill - half, skill + half
 
 

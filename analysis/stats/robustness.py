@@ -51,6 +51,7 @@ from analysis.stats._base import (DIFFICULTIES, MODES, StatsUnavailable, design_
 from impostor.core.records import INVALID_BALLOT_CLASSES
 from analysis.stats._regress import PAPER_CHI2, fit_columns, inference_fit, with_intercept
 from analysis.stats.categorical import DIFFICULTY_REFUSAL, chi2_test, factor_wald
+from analysis.stats.design_boot import t_halfwidth
 from analysis.stats.design_checks import seat_refusal
 from analysis.stats.odds import mode_ors
 from analysis.stats.config import BOOTSTRAPS
@@ -90,8 +91,7 @@ def design_interval(kind: str, estimate: float, replicates: np.ndarray, n_exp: i
     tr = tr[np.isfinite(tr)]
     if not np.isfinite(t0) or len(tr) < 10:
         return np.nan, np.nan, "estimate at the boundary of the parameter space"
-    se = float(np.std(tr, ddof=1)) * np.sqrt(n_exp / (n_exp - 1))
-    half = stats.t.ppf(1 - alpha / 2, n_exp - 1) * se
+    half = float(t_halfwidth(np.std(tr, ddof=1), n_exp, alpha))
     return float(_untransform(kind, t0 - half)), float(_untransform(kind, t0 + half)), None
 
 
