@@ -35,7 +35,7 @@ from analysis.data import AnalysisData
 from analysis.sim_design import SimModel
 from analysis.simulate import simulate_games
 from analysis.stats.config import StatsConfig
-from analysis.stats.inference import SPECS, inference
+from analysis.stats.inference import SPECS, inference_rows
 
 STRONG = dict(pair_effect_sd=1.0, experiment_effect_sd=0.5)
 NULL_MODELS = tuple(SimModel(f"m{i}", "maker", "family", float(10 ** (0.5 + i / 4)), det=0.6, self_decl=0.3)
@@ -87,14 +87,7 @@ def run_once(scenario: str, experiments: int, games: int, rep: int, config: Stat
     g, pl, models = simulate_games(experiments, games, design_seed=design_seed, seed=1000 + rep,
                                    **SCENARIOS[scenario])
     data = AnalysisData(games=g, players=pl, models=models)
-    if tables:
-        from analysis.stats._base import REGISTRY
-        from analysis.stats.inference import rows_of
-
-        parts = [rows_of(s, REGISTRY[s.table](data, config)) for s in SPECS if s.table in tables]
-        rows = pd.concat([p for p in parts if len(p)] or [pd.DataFrame(columns=["quantity"])], ignore_index=True)
-    else:
-        rows = inference(data, config).copy()
+    rows = inference_rows(data, config, tables)
     truth = design_truth(g, pl)
     rows["truth"] = rows["quantity"].map(truth)
     rows["rep"] = rep

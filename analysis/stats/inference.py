@@ -174,17 +174,24 @@ def rows_of(spec: Inference, frame: pd.DataFrame) -> pd.DataFrame:
     return out[keep].reset_index(drop=True)
 
 
-@table("inference", columns=INFERENCE_COLUMNS)
-def inference(data, config) -> pd.DataFrame:
-    """One row per printed p-value or interval of the bundle (see the module docstring)."""
+def inference_rows(data, config, tables=None) -> pd.DataFrame:
+    """The rows of ``SPECS`` over the computed tables (only ``tables`` when given: the calibration
+    matrix re-runs a subset); empty, with the ``inference`` columns, when nothing is printed."""
     parts = []
     for name, specs in _BY_TABLE.items():
         fn = REGISTRY.get(name)
-        if fn is None:
+        if fn is None or (tables is not None and name not in tables):
             continue
         frame = fn(data, config)
         parts += [rows_of(s, frame) for s in specs]
     parts = [p for p in parts if len(p)]
-    if not parts:
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=INFERENCE_COLUMNS)
+
+
+@table("inference", columns=INFERENCE_COLUMNS)
+def inference(data, config) -> pd.DataFrame:
+    """One row per printed p-value or interval of the bundle (see the module docstring)."""
+    rows = inference_rows(data, config)
+    if len(rows) == 0:
         raise StatsUnavailable("no table printed a p-value or interval")
-    return pd.concat(parts, ignore_index=True)
+    return rows
