@@ -15,12 +15,12 @@ retries: {attempts: 0, wait: 0%s}
 """
 
 
-def eval_set_kwargs(tmp_path, monkeypatch, config_text: str) -> dict:
-    """What run_sweep hands to Inspect's eval_set for this config (stopped before any game)."""
-    seen = {}
+def _eval_set_call(tmp_path, monkeypatch, config_text: str) -> tuple[list, dict]:
+    """The tasks and keyword arguments run_sweep hands to Inspect's eval_set (stopped before any game)."""
+    seen: dict = {}
 
     def fake_eval_set(tasks, **kwargs):
-        seen.update(kwargs)
+        seen.update(tasks=list(tasks), kwargs=kwargs)
         raise RuntimeError("stop here")
 
     monkeypatch.setattr(inspect_ai, "eval_set", fake_eval_set)
@@ -28,7 +28,11 @@ def eval_set_kwargs(tmp_path, monkeypatch, config_text: str) -> dict:
     cfg.write_text(config_text)
     with pytest.raises(RuntimeError, match="stop here"):
         run_sweep(str(cfg), log_dir=str(tmp_path / "logs"), display="none")
-    return seen
+    return seen["tasks"], seen["kwargs"]
+
+
+def eval_set_kwargs(tmp_path, monkeypatch, config_text: str) -> dict:
+    return _eval_set_call(tmp_path, monkeypatch, config_text)[1]
 
 
 @pytest.mark.parametrize("extra, expected", [
@@ -50,18 +54,7 @@ def test_live_sample_buffer_is_off_for_sweeps_unless_asked(tmp_path, monkeypatch
 
 
 def eval_set_tasks(tmp_path, monkeypatch, config_text: str) -> list:
-    seen = []
-
-    def fake_eval_set(tasks, **kwargs):
-        seen.extend(tasks)
-        raise RuntimeError("stop here")
-
-    monkeypatch.setattr(inspect_ai, "eval_set", fake_eval_set)
-    cfg = tmp_path / "s.yaml"
-    cfg.write_text(config_text)
-    with pytest.raises(RuntimeError, match="stop here"):
-        run_sweep(str(cfg), log_dir=str(tmp_path / "logs"), display="none")
-    return seen
+    return _eval_set_call(tmp_path, monkeypatch, config_text)[0]
 
 
 @pytest.mark.parametrize("extra, expected", [("", 210), ("game_time_limit: 900\n", 900), ("game_time_limit: 0\n", None)])

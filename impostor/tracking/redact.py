@@ -94,27 +94,25 @@ def url_secrets(text: str) -> set[str]:
     return out
 
 
-def _collect_urls(value: Any, out: set[str]) -> None:
+def _strings(value: Any):
+    """Every string in a nested structure of mappings and sequences."""
     if isinstance(value, str):
-        out |= url_secrets(value)
+        yield value
     elif isinstance(value, Mapping):
         for v in value.values():
-            _collect_urls(v, out)
+            yield from _strings(v)
     elif isinstance(value, (list, tuple, set)):
         for v in value:
-            _collect_urls(v, out)
+            yield from _strings(v)
+
+
+def _collect_urls(value: Any, out: set[str]) -> None:
+    for s in _strings(value):
+        out |= url_secrets(s)
 
 
 def _collect(value: Any, out: set[str]) -> None:
-    if isinstance(value, str):
-        if len(value) >= _MIN_SECRET_LEN:
-            out.add(value)
-    elif isinstance(value, Mapping):
-        for v in value.values():
-            _collect(v, out)
-    elif isinstance(value, (list, tuple, set)):
-        for v in value:
-            _collect(v, out)
+    out.update(s for s in _strings(value) if len(s) >= _MIN_SECRET_LEN)
 
 
 def secret_values(*mappings: Any, env: Mapping[str, str] | None = None) -> set[str]:
