@@ -21,7 +21,7 @@ from typing import Callable, Iterable, Optional
 
 import numpy as np
 
-from impostor.core import parsing
+from impostor.core import descriptions
 
 STOPWORDS = frozenset(
     """a about above after again against all almost also although always am among an and another any
@@ -68,10 +68,10 @@ def word_parts(word: str) -> list[str]:
 
 @functools.lru_cache(maxsize=4096)
 def _forms(word: str) -> frozenset[str]:
-    """The inflections the game's leak check (``impostor.core.parsing``) refuses."""
+    """The inflections the game's leak check (``impostor.core.descriptions``) refuses."""
     try:
-        return frozenset(parsing._word_forms(word))
-    except AttributeError:  # pragma: no cover - parsing changed; stay conservative
+        return frozenset(descriptions._word_forms(word))
+    except AttributeError:  # pragma: no cover - descriptions changed; stay conservative
         return frozenset({word, word + "s", word + "es", word + "ed", word + "ing"})
 
 
