@@ -220,8 +220,8 @@ def test_constrained_vote_schema_lists_only_other_players():
 
 def _leak_by_patterns_alone(text, word):
     """The leak check without its ASCII pre-filter: the compiled patterns on every text."""
-    from impostor.core.glyphs import visible_text
     from impostor.core.descriptions import _leak_patterns
+    from impostor.core.glyphs import visible_text
 
     text = visible_text(text)
     for pattern in _leak_patterns(word):
