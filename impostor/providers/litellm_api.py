@@ -31,6 +31,7 @@ os.environ.setdefault("LITELLM_TELEMETRY", "False")
 
 import litellm  # noqa: E402  (after the environment above)
 from inspect_ai.model import (  # noqa: E402
+    ChatCompletionChoice,
     ChatMessage,
     ChatMessageAssistant,
     GenerateConfig,
@@ -38,9 +39,8 @@ from inspect_ai.model import (  # noqa: E402
     ModelCall,
     ModelOutput,
     ModelUsage,
+    RetryDecision,
 )
-from inspect_ai.model._model import RetryDecision  # noqa: E402
-from inspect_ai.model._model_output import ChatCompletionChoice  # noqa: E402
 from inspect_ai.tool import ToolChoice, ToolInfo  # noqa: E402
 
 from impostor.core.errors import ImpostorError  # noqa: E402

@@ -33,6 +33,7 @@ from typing import Any, Optional
 
 import anyio
 from inspect_ai.model import (
+    ChatCompletionChoice,
     ChatMessage,
     GenerateConfig,
     ModelAPI,
@@ -40,7 +41,6 @@ from inspect_ai.model import (
     ModelOutput,
     ModelUsage,
 )
-from inspect_ai.model._model_output import ChatCompletionChoice
 from inspect_ai.model import ChatMessageAssistant
 from inspect_ai.tool import ToolChoice, ToolInfo
 

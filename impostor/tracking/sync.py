@@ -16,7 +16,7 @@ from typing import Any, Optional
 
 from impostor.core.errors import ImpostorError
 from impostor.export import find_logs, is_impostor_task, read_log
-from impostor.sweep import MANIFEST
+from impostor.sweep.config import MANIFEST
 from impostor.tracking.logrun import TAG, Context, find_run, finish_run, run_key, start_run
 from impostor.tracking.store import (
     TrackingAuthError,

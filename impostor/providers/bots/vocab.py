@@ -70,7 +70,7 @@ def word_parts(word: str) -> list[str]:
 def _forms(word: str) -> frozenset[str]:
     """The inflections the game's leak check (``impostor.core.parsing``) refuses."""
     try:
-        return frozenset(parsing._word_forms(word))
+        return frozenset(parsing.word_forms(word))
     except AttributeError:  # pragma: no cover - parsing changed; stay conservative
         return frozenset({word, word + "s", word + "es", word + "ed", word + "ing"})
 
