@@ -21,7 +21,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, NoReturn, Optional
 
 from impostor.core.errors import ImpostorError
 from impostor.tracking.store_files import ARTIFACTS_DIR, DB_FILE, STORE_DIR, sqlite_setup_lock
@@ -60,6 +60,15 @@ def auth_error(exc: BaseException, uri: str) -> Optional[TrackingAuthError]:
             return TrackingAuthError(login_problem(uri, code))
         e = e.__cause__ or e.__context__
     return None
+
+
+def refused_or(exc: BaseException, uri: str, other: Exception) -> NoReturn:
+    """Raise the login error that ``exc`` is (its one line, no chained traceback), else ``other``
+    from ``exc``: the one ending of every failed call to the tracking server."""
+    refused = auth_error(exc, uri)
+    if refused is not None:
+        raise refused from None
+    raise other from exc
 
 
 def login_problem(uri: str, status: int) -> str:
@@ -162,10 +171,7 @@ def get_client(uri: Optional[str] = None) -> tuple[Any, str]:
             client.search_experiments(max_results=1)  # creates / migrates the schema now, under the lock
         return client, uri
     except Exception as exc:  # noqa: BLE001
-        refused = auth_error(exc, uri)
-        if refused is not None:
-            raise refused from None
-        raise TrackingUnavailable(f"MLflow tracking at {shown_uri(uri)} cannot be opened ({exc})") from exc
+        refused_or(exc, uri, TrackingUnavailable(f"MLflow tracking at {shown_uri(uri)} cannot be opened ({exc})"))
 
 
 def runs_page(experiment_id: str, base: str = "http://127.0.0.1:5000") -> str:
@@ -246,10 +252,8 @@ def ensure_experiment(client: Any, name: str, uri: str) -> str:
     except TrackingUnavailable:
         raise
     except Exception as exc:  # noqa: BLE001
-        refused = auth_error(exc, uri)
-        if refused is not None:
-            raise refused from None
-        raise TrackingUnavailable(f"MLflow tracking at {shown_uri(uri)}: cannot use experiment {name!r} ({exc})") from exc
+        refused_or(exc, uri, TrackingUnavailable(f"MLflow tracking at {shown_uri(uri)}: cannot use experiment "
+                                                 f"{name!r} ({exc})"))
 
 
 def repoint_if_moved(uri: str) -> None:
