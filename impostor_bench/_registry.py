@@ -19,10 +19,10 @@ from typing import Any
 
 from inspect_ai import Task, task
 
-import impostor.providers.register  # noqa: F401 - registers bot/local/litellm/human
+from impostor.providers import register as _providers  # noqa: F401 - registers bot/local/litellm/human
 from tasks.impostor import impostor as _file_task
 
-_factory = _file_task.__wrapped__  # the undecorated function (Inspect's @task uses functools.wraps)
+_factory = _inspect.unwrap(_file_task)  # the undecorated function (Inspect's @task uses functools.wraps)
 
 
 def impostor(*args: Any, **kwargs: Any) -> Task:

@@ -40,6 +40,7 @@ from inspect_ai.model import (  # noqa: E402
     ModelOutput,
     ModelUsage,
     RetryDecision,
+    StopReason,
 )
 from inspect_ai.tool import ToolChoice, ToolInfo  # noqa: E402
 
@@ -76,7 +77,7 @@ def _message(m: ChatMessage) -> dict[str, str]:
     return {"role": role, "content": m.text or ""}
 
 
-_STOP = {"stop": "stop", "length": "max_tokens", "content_filter": "content_filter", "tool_calls": "tool_calls"}
+_STOP: dict[str, StopReason] = {"stop": "stop", "length": "max_tokens", "content_filter": "content_filter", "tool_calls": "tool_calls"}
 
 
 def _check_keys(model_name: str) -> None:

@@ -187,10 +187,10 @@ class VectorTable:
         parts = word_parts(word)
         rows = [self._row(p) for p in parts]
         vecs = [self.matrix[r] if r is not None else self._approximate(p) for p, r in zip(parts, rows)]
-        vecs = [v for v in vecs if v is not None]
-        if not vecs:
+        found = [v for v in vecs if v is not None]
+        if not found:
             return None
-        v = np.mean(vecs, axis=0)
+        v = np.mean(found, axis=0)
         return v / max(float(np.linalg.norm(v)), 1e-9)
 
     def text_vector(self, text: str, skip: Iterable[str] = ()) -> Optional[np.ndarray]:
