@@ -2,6 +2,8 @@
 
 Every module is parsed with ``ast`` (imports inside functions included), so a lazy
 import cannot slip past.  Layers, bottom up: core → adapters → command line.
+Also (issue 31): no import cycles, no private name across modules, no private Inspect
+module path outside impostor/inspect_compat.py.
 """
 
 from __future__ import annotations
@@ -99,7 +101,7 @@ def test_inspect_private_api_only_in_the_compat_module():
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names = [node.module]
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]  # `from inspect_ai import _x`
             else:
                 continue
             bad += [f"{p.relative_to(ROOT)}:{node.lineno} imports {n}" for n in names
