@@ -69,6 +69,8 @@ class GameOptions(BaseModel):
     structured_votes: bool = _option(False, "ask providers for JSON-schema structured ballots")
     constrained_votes: Optional[bool] = _option(
         None, "per-game schema with an enum of the other players; default on for local/ models only")
+    # Inspect counts the sample time limit in a task's identity: a sweep that changed it would replay
+    # every game, so its manifest refuses the change (impostor.sweep.run).
     game_time_limit: int = _option(
         call_limits.GAME_TIME_LIMIT, "seconds one game may take (Inspect's sample time limit; 0 for none)",
         "use seconds per game (0 for no limit)", ge=0)

@@ -22,6 +22,7 @@ from impostor.core.descriptions import (  # noqa: F401 - re-exported: the descri
     description_violation,
     find_word_leak,
     one_line,
+    word_forms,
 )
 from impostor.core.model_text import (  # noqa: F401 - re-exported: model text bounds
     MAX_ANSWER_CHARS,

@@ -79,6 +79,7 @@ def experiments(cfg: SweepConfig) -> list[Experiment]:
     for seed in cfg.seeds:
         for difficulty in cfg.difficulties:
             for mode in cfg.modes:
+                cells: list[tuple[tuple[str, str], ...]]
                 spec = mode_spec(mode)
                 if spec.sweep_pairs == "each":
                     cells = [((ALL_SEATS_ROLE, m),) for m in cfg.models]

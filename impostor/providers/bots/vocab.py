@@ -21,7 +21,7 @@ from typing import Callable, Iterable, Optional
 
 import numpy as np
 
-from impostor.core import descriptions
+from impostor.core import parsing
 
 STOPWORDS = frozenset(
     """a about above after again against all almost also although always am among an and another any
@@ -68,10 +68,10 @@ def word_parts(word: str) -> list[str]:
 
 @functools.lru_cache(maxsize=4096)
 def _forms(word: str) -> frozenset[str]:
-    """The inflections the game's leak check (``impostor.core.descriptions``) refuses."""
+    """The inflections the game's leak check (``impostor.core.parsing``) refuses."""
     try:
-        return frozenset(descriptions._word_forms(word))
-    except AttributeError:  # pragma: no cover - descriptions changed; stay conservative
+        return frozenset(parsing.word_forms(word))
+    except AttributeError:  # pragma: no cover - parsing changed; stay conservative
         return frozenset({word, word + "s", word + "es", word + "ed", word + "ing"})
 
 
@@ -187,10 +187,10 @@ class VectorTable:
         parts = word_parts(word)
         rows = [self._row(p) for p in parts]
         vecs = [self.matrix[r] if r is not None else self._approximate(p) for p, r in zip(parts, rows)]
-        vecs = [v for v in vecs if v is not None]
-        if not vecs:
+        found = [v for v in vecs if v is not None]
+        if not found:
             return None
-        v = np.mean(vecs, axis=0)
+        v = np.mean(found, axis=0)
         return v / max(float(np.linalg.norm(v)), 1e-9)
 
     def text_vector(self, text: str, skip: Iterable[str] = ()) -> Optional[np.ndarray]:
