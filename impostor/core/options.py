@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Optional, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic.json_schema import JsonDict
 from pydantic_core import ErrorDetails
 
 from impostor.core import call_limits
@@ -36,7 +37,7 @@ def _option(default: Any, help: str, fix: Optional[str] = None, *, omit_default:
     """A strict option field; ``fix`` says what a valid value is, ``omit_default`` keeps the option
     out of task metadata, task arguments and the sweep hash while it has its default (options added
     after logs and sweeps existed: old ones keep their identity)."""
-    extra = {"fix": fix, "omit_default": omit_default}
+    extra: JsonDict = {"fix": fix, "omit_default": omit_default}
     if strict:
         bounds["strict"] = True
     return Field(default, description=help, json_schema_extra=extra, **bounds)

@@ -26,7 +26,7 @@ from impostor.core.errors import ImpostorError
 from impostor.core.experiment import ALL_SEATS, experiment_id
 from impostor.core.modes import ALL_SEATS_ROLE, mode_spec
 from impostor.core.options import SHARED_OPTIONS, GameOptions
-from impostor.core.records import DIFFICULTIES, MODES
+from impostor.core.records import DIFFICULTIES, MODES, Difficulty, Mode
 from impostor.sweep.config import SweepConfig, config_hash, load_config, word_pairs_path
 
 @dataclass(frozen=True)
@@ -34,8 +34,8 @@ class Experiment:
     """One Inspect task of the sweep (model names as written in the config: aliases)."""
 
     index: int
-    mode: str
-    difficulty: str
+    mode: Mode
+    difficulty: Difficulty
     seed: int
     roles: tuple[tuple[str, str], ...]  # (role, alias); ("model", alias) for homogeneous
     n_games: int
