@@ -168,7 +168,8 @@ def calibrate(scenarios=("global_null", "planted"), experiments: int = 120, game
             recs = _chunk(chunks[0])
         if raw is not None:
             raw[sc] = recs
-        out.append(summarise(recs, sc, experiments, games, config.alpha))
+        summary = summarise(recs, sc, experiments, games, config.alpha)
+        out.append(summary if tables is None else summary[summary["table"].isin(tables)])
         if verbose:
             print(f"{sc}: {reps} runs of {experiments} x {games} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     return pd.concat(out, ignore_index=True)
