@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.sim_design import SimModel, build_design
-from analysis.simulate import _contract, _game_ids, _models_frame, _order_strings, _team_strings
+from analysis.simulate import contract_frame, game_ids_of, models_frame, order_strings, team_strings
 from impostor.core.records import (DIFFICULTIES, GAME_COLUMNS, MODES, MOVE_COLUMNS, PLAYER_COLUMNS, GameRow,
                                    MoveRow, PlayerRow)
 
@@ -170,7 +170,7 @@ def _frames(design, order, speak_pos, winner, cond, played, rounds, elim_round, 
     """The three tables (every record column; the simulator's extras after them)."""
     n = design.n
     names = np.array(design.names, dtype=object)
-    game_ids = _game_ids(design)
+    game_ids = game_ids_of(design)
     exp_of_game = design.exp_ids[design.ge]
     mv = pd.concat(parts, ignore_index=True).sort_values(["g", "round", "seat"], kind="stable").reset_index(drop=True)
     g, s = mv["g"].to_numpy(), mv["seat"].to_numpy()
@@ -189,7 +189,7 @@ def _frames(design, order, speak_pos, winner, cond, played, rounds, elim_round, 
         "reasoning": None, "self_declared": mv["self_declared"].to_numpy(), "word_guess": guess,
         "eliminated": mv["eliminated"].to_numpy(), "note": None, "input_tokens": None, "output_tokens": None})
     moves.loc[~counted, "vote"] = pd.NA
-    moves = _contract(moves, MoveRow, MOVE_COLUMNS)
+    moves = contract_frame(moves, MoveRow, MOVE_COLUMNS)
     moves["word"] = words  # extra, as in players
     first = moves[moves["round"] == 1]
     players = first.drop(columns=["round", "eliminated", "note"]).copy()
@@ -199,7 +199,7 @@ def _frames(design, order, speak_pos, winner, cond, played, rounds, elim_round, 
     er = elim_round[first["game_id"].map(pd.Series(np.arange(n), index=game_ids)).to_numpy(), first["seat"].to_numpy()]
     players["eliminated_round"] = pd.array(np.where(er > 0, er, 0), dtype="Int64")
     players.loc[er <= 0, "eliminated_round"] = pd.NA
-    players = _contract(players.reset_index(drop=True), PlayerRow, PLAYER_COLUMNS)
+    players = contract_frame(players.reset_index(drop=True), PlayerRow, PLAYER_COLUMNS)
     r1 = first.groupby("game_id", sort=False)
     n_valid = r1["vote"].count().reindex(game_ids).to_numpy()
     on_imp = first["vote"].to_numpy(dtype=float, na_value=-1) == design.imp_seat[g[first.index.to_numpy()]]
@@ -215,8 +215,8 @@ def _frames(design, order, speak_pos, winner, cond, played, rounds, elim_round, 
         "n_valid_votes": n_valid, "n_invalid_ballots": 4 - n_valid, "n_invalid_descriptions": 0,
         "votes_on_impostor": votes_on_imp,
         "team_assignment": np.where(np.isin(design.mode_g, ["team_blind", "team_aware", "team_semi_aware"]),
-                                    _team_strings(design.team_arr), None),
-        "speaking_order": _order_strings(order), "vote_mode": "free", "rounds_played": played, "max_rounds": rounds,
+                                    team_strings(design.team_arr), None),
+        "speaking_order": order_strings(order), "vote_mode": "free", "rounds_played": played, "max_rounds": rounds,
         "elimination_order": np.array([",".join(map(str, e)) for e in elim_seq], dtype=object), "private_notes": False})
-    games = _contract(games, GameRow, GAME_COLUMNS)
-    return games, players, moves, _models_frame(design)
+    games = contract_frame(games, GameRow, GAME_COLUMNS)
+    return games, players, moves, models_frame(design)

@@ -25,6 +25,11 @@ WIN_CONDITIONS = (
     "strict_plurality",
     "tie",
     "no_conviction",
+    # games of more than one round (issue 32, ``-T rounds=N``): the majority wins by voting the
+    # impostor out; the impostor wins when two players remain or the rounds run out
+    "eliminated",
+    "two_left",
+    "rounds_exhausted",
 )
 
 # Ballot outcome classes (docs/rules.md, "Ballot classes"): the one definition.  A
@@ -235,8 +240,3 @@ class MoveRow(BaseModel):
 
 
 MOVE_COLUMNS = list(MoveRow.model_fields)
-
-# Win conditions of games of more than one round (``-T rounds=N``, docs/rules.md): the majority
-# wins by voting the impostor out; the impostor wins when two players remain or the rounds run out.
-ROUND_WIN_CONDITIONS = ("eliminated", "two_left", "rounds_exhausted")
-WIN_CONDITIONS = WIN_CONDITIONS + tuple(c for c in ROUND_WIN_CONDITIONS if c not in WIN_CONDITIONS)

@@ -105,7 +105,6 @@ def test_betrayal_and_recovery_match_their_closed_forms(team_games):
     role = team["role"]
     here = set(zip(mv["game_id"], mv["round"], mv["seat"]))
     p_betray, p_rec = [], []
-    votes = mv.set_index(["game_id", "round", "seat"])["vote"]
     k_at = mv.groupby(["game_id", "round"])["seat"].size()
     for gid, r, s, v, k, rl in zip(mv["game_id"], mv["round"], mv["seat"], mv["vote"], mv["k"], mv["role"]):
         mate = mates[(gid, s)]
@@ -125,7 +124,6 @@ def test_betrayal_and_recovery_match_their_closed_forms(team_games):
 def test_strategy_revision_matches_its_closed_form(plain_games):
     mv = plain_games.moves
     k_at = mv.groupby(["game_id", "round"])["seat"].size()
-    votes = mv.set_index(["game_id", "round", "seat"])
     imp = mv[mv["role"] == "impostor"].groupby("game_id")["seat"].first()
     here = set(zip(mv["game_id"], mv["round"], mv["seat"]))
     p_change = []
