@@ -102,3 +102,15 @@ def test_round_intervals_hold_coverage_under_the_design():
     low = binom.ppf(0.005, ok["n_intervals"], 0.90) / ok["n_intervals"]
     assert (ok["coverage"] >= low).all(), ok[ok["coverage"] < low].to_string()
     assert np.isfinite(ok["width_ratio"]).all()
+
+
+def test_mlflow_runs_with_and_without_moves_load_together(rounds_export, sim_export):
+    from analysis.io import load_run_tables
+
+    data = load_run_tables([("multi", rounds_export), ("single", sim_export)], "exp", "file:./mlruns")
+    one_round = set(pd.read_parquet(sim_export / "games.parquet")["game_id"])
+    mv = data.moves
+    assert mv is not None and set(mv["game_id"]) == set(data.games["game_id"].astype(object))
+    derived = mv[mv["game_id"].isin(one_round)]
+    assert len(derived) == 4 * len(one_round) and (derived["round"] == 1).all()
+    assert mv["round"].max() > 1
