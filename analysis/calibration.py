@@ -1,7 +1,7 @@
 """Calibration suite: do the report's p-values hold their size and its intervals their
 coverage on designs like the paper's?
 
-Each scenario fixes one design (:func:`analysis.sim_design.build_design`: 9 models, 5
+Each scenario fixes one design (:func:`analysis.sim.design.build_design`: 9 models, 5
 modes, 4 tiers, strong word-pair effects fixed by the design and shared across
 experiments, strong per-experiment effects) and draws ``reps`` independent runs of it
 (speaking orders, experiment effects, winners). Every run goes through the real table
@@ -38,7 +38,7 @@ import pandas as pd
 from scipy import stats
 
 from analysis.data import AnalysisData
-from analysis.sim_design import SimDesign, build_design
+from analysis.sim.design import SimDesign, build_design
 from analysis.stats._base import ALL, wilson
 from analysis.stats.config import BOOTSTRAPS, StatsConfig
 from analysis.stats.odds import odds_ratios

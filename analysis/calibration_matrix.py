@@ -32,8 +32,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.data import AnalysisData
-from analysis.sim_design import SimModel
-from analysis.simulate import simulate_games
+from analysis.sim.design import SimModel
+from analysis.sim.simulate import simulate_games
 from analysis.stats.config import StatsConfig
 from analysis.stats.inference import SPECS, inference_rows
 

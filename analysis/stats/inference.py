@@ -9,7 +9,7 @@ p-value or interval. The multiple-comparison families are built from it, and onl
 whose method is calibrated (``calibrated``): a paper-reproduction method (``paper_methods``,
 labelled "paper" in its method) or a row that was not computed never enters a family.
 
-A test (tests/analysis/test_inference_registry.py) fails when a table prints a p-value or
+A test (tests/analysis/stats/test_inference_registry.py) fails when a table prints a p-value or
 interval column that no entry lists, or when an entry has no calibration row, so nothing
 uncalibrated can be added later without it showing.
 """

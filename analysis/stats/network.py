@@ -7,7 +7,7 @@ The influence graph has an edge p -> q whenever p, q in V, q != p and v_q == v_p
 a disjoint union of bidirected cliques (one per voted-for seat). That gives closed
 forms, used here instead of building 90k small networkx graphs (about 1 ms each,
 i.e. minutes for a full export; the closed forms take milliseconds and are tested
-against networkx on sampled games in tests/analysis/test_stats_network.py):
+against networkx on sampled games in tests/analysis/stats/test_stats_network.py):
 
 * co-voters k_p = |{q in V \\ {p}: v_q = v_p}|
 * influence_p = k_p / max(|V| - 1, 1)                          (eq. 3)

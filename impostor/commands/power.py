@@ -1,5 +1,5 @@
 """``impostor power``: games per cell needed to detect an odds ratio (closed form + simulation),
-with the experiments per cell under clustering (``analysis.power`` computes; this wires the CLI).
+with the experiments per cell under clustering (``analysis.sim.power`` computes; this wires the CLI).
 
     impostor power [--or 0.8] [--power 0.8] [--base 0.45] [--alpha 0.05] [--reps 200]
                    [--icc RHO | --parquet DIR] [--games-per-experiment 120]
@@ -7,7 +7,7 @@ with the experiments per cell under clustering (``analysis.power`` computes; thi
 
 from __future__ import annotations
 
-from analysis.power import check_inputs, clustered_n, power_table
+from analysis.sim.power import check_inputs, clustered_n, power_table
 from impostor.commands._args import finite_float, whole
 from impostor.core.errors import ImpostorError
 

