@@ -19,7 +19,8 @@ from typing import Optional
 
 import pandas as pd
 
-from analysis.report.paper_tables import build_paper_tables, paper_table_latex
+from analysis.report.paper_latex import paper_table_latex
+from analysis.report.paper_tables import build_paper_tables
 from analysis.report.paper_values import compare, comparison_text
 from analysis.report.formatting import latex_escape
 

@@ -15,7 +15,7 @@ from typing import Optional
 
 import pandas as pd
 
-from analysis.report.paper_tables import PaperTable
+from analysis.report.paper_cells import PaperTable
 from analysis.report.formatting import readable_header
 
 __all__ = ["SECTIONS", "FIGURE_SECTION", "PAPER_FIGURES", "section_of", "display_table", "paper_table_html",

@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 
 from analysis import paper_out
-from analysis.report.paper_tables import PaperTable, paper_table_latex
+from analysis.report.paper_cells import PaperTable
+from analysis.report.paper_latex import paper_table_latex
 from analysis.report.paper_values import PAPER_VALUES, compare, load_paper_values
 
 PAPER_TEXT = Path("/work/shared/seed/000_bbe86ea630e89cb0.txt")
