@@ -32,10 +32,11 @@ import numpy as np
 import pandas as pd
 
 from analysis.data import AnalysisData
-from analysis.sim.design import SimModel
+from analysis.sim.effects import SimModel
 from analysis.sim.simulate import simulate_games
 from analysis.stats.config import StatsConfig
 from analysis.stats.inference import SPECS, inference_rows
+from analysis.stats.session import Analysis
 
 STRONG = dict(pair_effect_sd=1.0, experiment_effect_sd=0.5)
 NULL_MODELS = tuple(SimModel(f"m{i}", "maker", "family", float(10 ** (0.5 + i / 4)), det=0.6, self_decl=0.3)
@@ -86,8 +87,7 @@ def run_once(scenario: str, experiments: int, games: int, rep: int, config: Stat
     """One replicate: simulate, compute the inference table (or only ``tables``' rows), attach truths."""
     g, pl, models = simulate_games(experiments, games, design_seed=design_seed, seed=1000 + rep,
                                    **SCENARIOS[scenario])
-    data = AnalysisData(games=g, players=pl, models=models)
-    rows = inference_rows(data, config, tables)
+    rows = inference_rows(Analysis(AnalysisData(games=g, players=pl, models=models), config), config, tables)
     truth = design_truth(g, pl)
     rows["truth"] = rows["quantity"].map(truth)
     rows["rep"] = rep

@@ -13,6 +13,7 @@ The schedule follows the runner (``impostor.core.schedule``, docs/rules.md "Sche
   teams of game *i* shared by every experiment of a mode), to show what it did to the
   seat tests.
 
+The models and the true effects (``SimModel``, the paper's ORs) are ``analysis.sim.effects``'.
 :class:`SimDesign` holds the fixed part (drawn from ``design_seed``) and the linear
 predictor without the two random parts; :meth:`SimDesign.draw` draws one run (speaking
 orders, experiment effects, winners), :meth:`SimDesign.marginal_win_prob` gives each
@@ -37,43 +38,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
-from typing import Mapping, Optional, Sequence, Union
+from typing import Mapping, Sequence, Union
 
 import numpy as np
 
+from analysis.sim.effects import (PAPER_DIFFICULTY_OR, PAPER_SEAT_OR, centred_logor, coerce_models,
+                                  mode_logor, seat_logor)
 from impostor.core.records import DIFFICULTIES, MODES, TEAM_MODES
 from impostor.core.wordpairs import load_word_pairs
-
-@dataclass(frozen=True)
-class SimModel:
-    """A simulated model: metadata for models.csv and its behaviour parameters."""
-
-    model: str
-    provider: str = "unknown"
-    family: str = "unknown"
-    params_b: Optional[float] = None
-    det: float = 0.6  # P(a majority ballot of this model names the impostor), before conditioning
-    self_decl: Optional[float] = None  # P(self-declares as impostor); None = simulate's self_decl_rate
-    odds: float = 1.0  # extra impostor-win odds multiplier beyond the size effect
-
-
-# Nine models in the spirit of the paper (sizes are illustrative, not facts about the models).
-DEFAULT_MODELS: tuple[SimModel, ...] = (
-    SimModel("gpt-4o", "openai", "gpt", 200.0, 0.77, 0.457),
-    SimModel("claude-sonnet-4", "anthropic", "claude", 150.0, 0.51, 0.292),
-    SimModel("deepseek-v3", "deepseek", "deepseek", 671.0, 0.69, 0.290),
-    SimModel("llama-4-maverick", "meta", "llama", 400.0, 0.65, 0.212),
-    SimModel("llama-4-scout", "meta", "llama", 109.0, 0.61, 0.249),
-    SimModel("llama-3.1-70b", "meta", "llama", 70.0, 0.65, 0.355),
-    SimModel("gpt-3.5-turbo", "openai", "gpt", 20.0, 0.56, 0.015),
-    SimModel("llama-3.1-405b", "meta", "llama", 405.0, 0.60, 0.315),
-    SimModel("llama-3.1-8b", "meta", "llama", 8.0, 0.34, 0.010),
-)
-
-PAPER_SEAT_OR = (1.12, 1.26, 1.22)
-PAPER_MODE_OR = {"cross_play": 0.79, "team_blind": 0.90, "team_aware": 0.77, "team_semi_aware": 0.80}
-PAPER_DIFFICULTY_OR = {"easy": 0.75, "medium": 0.85, "hard": 1.25, "expert": 1.25}
-
 
 def design_cells(models: Sequence[str], modes: Sequence[str], difficulties: Sequence[str]) -> list[tuple[str, str, str, str]]:
     """The paper's full design: (mode, difficulty, model_a, model_b) per experiment.
@@ -110,54 +82,6 @@ def _order_cells(cells, rng: np.random.Generator):
             if i < len(groups[key]):
                 ordered.append(groups[key][i])
     return ordered
-
-
-def _coerce_models(models) -> list[SimModel]:
-    if models is None:
-        return list(DEFAULT_MODELS)
-    known = {m.model: m for m in DEFAULT_MODELS}
-    out = []
-    for m in models:
-        if isinstance(m, SimModel):
-            out.append(m)
-        elif isinstance(m, str):
-            out.append(known.get(m, SimModel(m)))
-        elif isinstance(m, Mapping):
-            out.append(SimModel(**m))
-        else:
-            raise TypeError(f"models: expected names, dicts or SimModel, got {type(m).__name__}")
-    names = [m.model for m in out]
-    if len(set(names)) != len(names):
-        raise ValueError("models: duplicate model names")
-    return out
-
-
-def _seat_logor(seat_or) -> np.ndarray:
-    if np.isscalar(seat_or):
-        vals = [1.0, float(seat_or), float(seat_or), float(seat_or)]
-    else:
-        vals = [1.0, *map(float, seat_or)]
-        if len(vals) != 4:
-            raise ValueError("seat_or: give one OR or three (seats 1, 2, 3 vs seat 0)")
-    return np.log(np.array(vals))
-
-
-def _mode_logor(mode_or, modes) -> dict[str, float]:
-    if mode_or is None:
-        mode_or = PAPER_MODE_OR
-    if np.isscalar(mode_or):
-        return {m: (0.0 if m == "homogeneous" else float(np.log(mode_or))) for m in modes}
-    out = {m: float(np.log(mode_or.get(m, 1.0))) for m in modes}
-    out["homogeneous"] = 0.0 if "homogeneous" not in mode_or else float(np.log(mode_or["homogeneous"]))
-    return out
-
-
-def _centred_logor(values, keys) -> dict[str, float]:
-    if values is None or np.isscalar(values):
-        return {k: 0.0 for k in keys}
-    logs = {k: float(np.log(values.get(k, 1.0))) for k in keys}
-    mean = np.mean(list(logs.values()))
-    return {k: v - mean for k, v in logs.items()}
 
 
 @lru_cache(maxsize=8)
@@ -294,7 +218,7 @@ def build_design(
     modes, difficulties = list(modes), list(difficulties)
     _check_design_args(n_experiments, games_per_experiment, base_imp_win, pair_effect_sd, experiment_effect_sd,
                        modes, difficulties)
-    specs = _coerce_models(models)
+    specs = coerce_models(models)
     names = [m.model for m in specs]
     if len(specs) < 2 and any(m != "homogeneous" for m in modes):
         raise ValueError("cross-play and team modes need at least two models")
@@ -408,8 +332,8 @@ def _linear_predictor(specs, imp_seat, seat_model, mode_g, diff_g, v_pair, modes
     size_term = np.nan_to_num(log_p - np.nanmean(log_p) if np.isfinite(log_p).any() else log_p, nan=0.0)
     model_term = np.log(size_or_per_10x) * size_term + np.log([m.odds for m in specs])
     det = np.array([m.det for m in specs])
-    mlog, dlog = _mode_logor(mode_or, modes), _centred_logor(difficulty_or, difficulties)
+    mlog, dlog = mode_logor(mode_or, modes), centred_logor(difficulty_or, difficulties)
     opp_det = (det[seat_model] * ~is_imp_seat).sum(1) / 3.0
-    return (np.log(base_imp_win / (1 - base_imp_win)) + model_term[imp_model] + _seat_logor(seat_or)[imp_seat]
+    return (np.log(base_imp_win / (1 - base_imp_win)) + model_term[imp_model] + seat_logor(seat_or)[imp_seat]
             + np.vectorize(mlog.get, otypes=[float])(mode_g) + np.vectorize(dlog.get, otypes=[float])(diff_g)
             + np.log(opponent_or_per_10pp) * 10.0 * (opp_det - det.mean()) + v_pair)

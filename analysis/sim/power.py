@@ -192,7 +192,8 @@ def simulated_power_clustered(experiments_per_cell: int, games_per_experiment: i
     import numpy as np
 
     from analysis.calibration import analyse_run
-    from analysis.sim.design import SimModel, build_design
+    from analysis.sim.design import build_design
+    from analysis.sim.effects import SimModel
     from analysis.stats.config import StatsConfig
 
     if experiments_per_cell < 2 or experiments_per_cell % 2:

@@ -44,8 +44,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.sim.ballots import _CLASS_NAMES, _PROFILES, _sample_profiles, profile_table
-from analysis.sim.design import (DEFAULT_MODELS, PAPER_DIFFICULTY_OR, PAPER_MODE_OR, PAPER_SEAT_OR, SimDesign,
-                                 SimModel, build_design, design_cells)
+from analysis.sim.design import SimDesign, build_design, design_cells
+from analysis.sim.effects import DEFAULT_MODELS, PAPER_DIFFICULTY_OR, PAPER_MODE_OR, PAPER_SEAT_OR, SimModel
 from impostor.core.records import DIFFICULTIES, GAME_COLUMNS, MODES, PLAYER_COLUMNS, GameRow, PlayerRow
 
 __all__ = [
