@@ -43,6 +43,7 @@ from analysis.stats._base import ALL, wilson
 from analysis.stats.config import BOOTSTRAPS, StatsConfig
 from analysis.stats.odds import odds_ratios
 from analysis.stats.robustness import bootstrap, permutation
+from analysis.stats.session import Analysis
 from analysis.stats.speaking import speaking_itt, speaking_randomization
 
 SCENARIOS = {
@@ -140,7 +141,8 @@ PARTS = ("speaking", "bootstrap", "odds", "permutation", "wilson")
 
 def analyse_run(design: SimDesign, run: dict, config: StatsConfig, parts=PARTS) -> dict:
     """The report's intervals and p-values for one run, flattened to one record."""
-    data = AnalysisData(games=light_games(design, run), players=light_players(design), models=models_frame(design))
+    data = Analysis(AnalysisData(games=light_games(design, run), players=light_players(design),
+                                 models=models_frame(design)), config)  # one session: tables share its cache
     rec = {}
     if "speaking" in parts:
         _speaking(data, config, rec)

@@ -3,16 +3,16 @@
 Each ``fig_*`` function writes one PNG and returns a dict ``{file, title, caption}``
 or ``None`` when it cannot be drawn (the reason goes to ``notes``).
 :func:`make_figures` draws all of them; a failing figure never stops the report.
-The figures live by family: ``figures_rates`` (win rates, forest, tie-breakers),
-``figures_network`` (example vote network), ``figures_words`` (Fig. 3, whose
-word vectors the caller passes in); ``figures_style`` holds their shared look.
+The figures live by family: ``rates`` (win rates, forest, tie-breakers),
+``network`` (example vote network), ``words`` (Fig. 3, whose word vectors the
+caller passes in), ``ratings``, ``cost``, ``team``; ``style`` holds their shared look.
 """
 
 from __future__ import annotations
 
 import inspect
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 import pandas as pd
 
@@ -24,6 +24,9 @@ from analysis.figures.ratings import fig_ratings
 from analysis.figures.style import plt, wilson_ci
 from analysis.figures.team import fig_team_contrasts
 from analysis.figures.words import Embedder, fig_difficulty_validation
+
+if TYPE_CHECKING:
+    from analysis.stats.session import Analysis
 
 __all__ = ["make_figures", "wilson_ci", "Embedder", "FIGURES"] + [
     "fig_win_by_mode", "fig_win_by_difficulty", "fig_forest", "fig_tiebreak", "fig_vote_network",
@@ -49,9 +52,10 @@ def _inputs_for(fn: Callable, inputs: dict) -> dict:
     return {k: v for k, v in inputs.items() if k in params}
 
 
-def make_figures(data: AnalysisData, tables: dict[str, pd.DataFrame], out: Path, notes: list[str],
+def make_figures(data: AnalysisData | Analysis, tables: dict[str, pd.DataFrame], out: Path, notes: list[str],
                  progress: Callable[[str], None] = lambda s: None, embedder: Optional[Embedder] = None) -> list[dict]:
-    """Draw every figure into ``out``; failures become notes.  ``embedder`` gives Fig. 3 its word vectors."""
+    """Draw every figure into ``out``; failures become notes.  ``embedder`` gives Fig. 3 its word vectors;
+    ``data`` is the report's session (the figures reuse its cached intermediate results)."""
     out.mkdir(parents=True, exist_ok=True)
     inputs = {"embedder": embedder}
     made = []

@@ -40,6 +40,8 @@ from analysis.data import AnalysisData
 from analysis.report.formatting import GENERATOR, latex_escape, to_latex, to_markdown
 from analysis.report.pages import MANIFEST, TABLE_TITLES, render_html, render_markdown
 from analysis.stats._base import CONTRACT
+from analysis.stats.config import StatsConfig
+from analysis.stats.session import Analysis
 from impostor.core.errors import ImpostorError
 
 if TYPE_CHECKING:  # figures (matplotlib) load only when drawn
@@ -124,14 +126,15 @@ def _word_pair_files(g: pd.DataFrame) -> list[dict]:
     return [{"file": f or None, "sha256": h or None, "games": int(n)} for (f, h), n in counts.items()]
 
 
-def _load_stats():
+def _load_stats() -> Mapping[str, Callable]:
+    """Every registered table (imported here, not at module level: the tables load only when computed)."""
     try:
-        from analysis.stats import TABLES, StatsConfig  # type: ignore
+        from analysis.stats import TABLES  # type: ignore
     except ImportError as exc:
         raise ImpostorError(
             f"analysis.stats is not available ({exc}); fix: install the full impostor-bench package"
         ) from exc
-    return TABLES, StatsConfig
+    return TABLES
 
 
 def _ordered(names) -> list[str]:
@@ -142,10 +145,10 @@ def _ordered(names) -> list[str]:
 # --------------------------------------------------------------------------- main entry
 
 
-def _compute_table(name: str, fn: Callable, data: AnalysisData, cfg, errors: list[str]) -> pd.DataFrame:
+def _compute_table(name: str, fn: Callable, analysis: Analysis, cfg, errors: list[str]) -> pd.DataFrame:
     """One table; a failure becomes an empty table with the contract columns and an error (unless strict)."""
     try:
-        df = fn(data, cfg)
+        df = fn(analysis, cfg)
         if not isinstance(df, pd.DataFrame):
             raise TypeError(f"returned {type(df).__name__}, not a DataFrame")
         return df
@@ -154,7 +157,7 @@ def _compute_table(name: str, fn: Callable, data: AnalysisData, cfg, errors: lis
             raise
         msg = f"Table {name} failed: {type(exc).__name__}: {exc}"
         errors.append(msg)
-        data.notes.append(msg)
+        analysis.note(msg)
         return pd.DataFrame({c: pd.Series(dtype=object) for c in CONTRACT_COLUMNS.get(name, ["value"])})
 
 
@@ -165,7 +168,7 @@ def _write_table(name: str, df: pd.DataFrame, table_dir: Path) -> None:
     base.with_suffix(".tex").write_text(to_latex(df, name, TABLE_TITLES.get(name)), encoding="utf-8")
 
 
-def _compute_tables(tables: Mapping[str, Callable], data: AnalysisData, cfg, table_dir: Path,
+def _compute_tables(tables: Mapping[str, Callable], analysis: Analysis, cfg, table_dir: Path,
                     progress: Callable[[str], None]) -> tuple[dict[str, pd.DataFrame], list[dict], list[str]]:
     """Every table computed and written (csv/md/tex); returns the frames, their manifest entries, errors."""
     results: dict[str, pd.DataFrame] = {}
@@ -174,12 +177,12 @@ def _compute_tables(tables: Mapping[str, Callable], data: AnalysisData, cfg, tab
     for i, name in enumerate(names, 1):
         progress(f"[{i}/{len(names)}] table {name} ...")
         t0 = time.perf_counter()
-        df = _compute_table(name, tables[name], data, cfg, errors)
+        df = _compute_table(name, tables[name], analysis, cfg, errors)
         secs = time.perf_counter() - t0
         lead = CONTRACT_COLUMNS.get(name)
         ok = lead is None or list(df.columns[: len(lead)]) == lead
         if not ok:
-            data.notes.append(f"Table {name}: leading columns {list(df.columns[: len(lead)])} differ from the "
+            analysis.note(f"Table {name}: leading columns {list(df.columns[: len(lead)])} differ from the "
                               f"contract {lead}.")
         results[name] = df
         _write_table(name, df, table_dir)
@@ -190,9 +193,9 @@ def _compute_tables(tables: Mapping[str, Callable], data: AnalysisData, cfg, tab
     return results, table_info, errors
 
 
-def _manifest(data: AnalysisData, cfg, source: Optional[dict], inputs: list[dict], table_info: list[dict],
+def _manifest(analysis: Analysis, cfg, source: Optional[dict], inputs: list[dict], table_info: list[dict],
               missing: list[str], figs: list[dict], errors: list[str]) -> dict:
-    notes = list(dict.fromkeys(data.notes))
+    notes = list(dict.fromkeys(analysis.notes))
     settings = _settings(cfg)
     return {
         "generator": GENERATOR,
@@ -210,7 +213,7 @@ def _manifest(data: AnalysisData, cfg, source: Optional[dict], inputs: list[dict
         "permutation_reps": settings.get("permutation_reps"),
         "alpha": settings.get("alpha"),
         "config": settings,
-        "data": _data_summary(data),
+        "data": _data_summary(analysis.data),
         "tables": table_info,
         "missing_tables": missing,
         "figures": [{"file": f"figures/{f['file']}", "title": f["title"]} for f in figs],
@@ -219,18 +222,19 @@ def _manifest(data: AnalysisData, cfg, source: Optional[dict], inputs: list[dict
     }
 
 
-def _fill_bundle(tmp: Path, data: AnalysisData, cfg, tables: Mapping[str, Callable], *, inputs: list[dict],
+def _fill_bundle(tmp: Path, analysis: Analysis, cfg, tables: Mapping[str, Callable], *, inputs: list[dict],
                  source: Optional[dict], progress: Callable[[str], None], figures: bool,
                  embedder: Optional[Embedder], t_start: float, compile_tex: bool = True) -> dict:
     """Write tables, figures, the two pages and the manifest into the temporary bundle ``tmp``."""
     missing = [n for n in CONTRACT_COLUMNS if n not in tables]
     (tmp / "tables").mkdir()
     (tmp / "figures").mkdir()
-    results, table_info, errors = _compute_tables(tables, data, cfg, tmp / "tables", progress)
-    for name in missing:
-        data.notes.append(f"Table {name} is required by the data contract but analysis.stats does not provide it.")
-    figs = _figures(data, results, tmp / "figures", progress, embedder) if figures else []
-    manifest = _manifest(data, cfg, source, inputs, table_info, missing, figs, errors)
+    with analysis.batch():  # one fingerprint of the frames for every table and figure
+        results, table_info, errors = _compute_tables(tables, analysis, cfg, tmp / "tables", progress)
+        for name in missing:
+            analysis.note(f"Table {name} is required by the data contract but analysis.stats does not provide it.")
+        figs = _figures(analysis, results, tmp / "figures", progress, embedder) if figures else []
+    manifest = _manifest(analysis, cfg, source, inputs, table_info, missing, figs, errors)
     if figures:
         from analysis.figures import FIGURES
 
@@ -263,8 +267,9 @@ def build_report(
 ) -> dict:
     """Compute every table and write the bundle atomically into ``out``; returns the manifest.
 
-    ``tables`` defaults to ``analysis.stats.TABLES`` and ``cfg`` to its
-    ``StatsConfig()``.  ``inputs`` (path/sha256/bytes dicts) default to the
+    The tables are computed in one session, ``Analysis(data, cfg)`` (its notes go into the
+    manifest and pages; ``data.notes`` is not appended to). ``tables`` defaults to
+    ``analysis.stats.TABLES`` and ``cfg`` to ``StatsConfig()``.  ``inputs`` (path/sha256/bytes dicts) default to the
     sources recorded by the loader (``data.sources``).  ``embedder`` gives
     Fig. 3 its word vectors (the command layer loads them; without one the
     figure is skipped with a note).  ``compile_tex=False`` writes paper/paper.tex without
@@ -275,10 +280,9 @@ def build_report(
     for line in bundle_dir.recover(out):  # a kill in an earlier run: restore, clean up
         progress(line)
     _check_out(out)
-    if tables is None or cfg is None:
-        stats_tables, StatsConfig = _load_stats()
-        tables = stats_tables if tables is None else tables
-        cfg = StatsConfig() if cfg is None else cfg
+    if tables is None:
+        tables = _load_stats()
+    cfg = StatsConfig() if cfg is None else cfg
     if inputs is None:
         inputs = list(getattr(data, "sources", []) or [])
     if embedder is not None and getattr(embedder, "model", None) is not None and data.embedder is None:
@@ -286,7 +290,7 @@ def build_report(
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = bundle_dir.new_temp(out)
     try:
-        manifest = _fill_bundle(tmp, data, cfg, tables, inputs=inputs, source=source, progress=progress,
+        manifest = _fill_bundle(tmp, Analysis(data, cfg), cfg, tables, inputs=inputs, source=source, progress=progress,
                                 figures=figures, embedder=embedder, t_start=t_start, compile_tex=compile_tex)
         bundle_dir.swap_into_place(tmp, out)
     except BaseException:
@@ -301,7 +305,7 @@ def _settings(cfg) -> dict:
     return {k: getattr(cfg, k) for k in ("seed", "bootstrap_reps", "permutation_reps", "alpha") if hasattr(cfg, k)}
 
 
-def _figures(data, results, fig_dir: Path, progress, embedder: Optional[Embedder] = None) -> list[dict]:
+def _figures(analysis: Analysis, results, fig_dir: Path, progress, embedder: Optional[Embedder] = None) -> list[dict]:
     from analysis.figures import make_figures
 
-    return make_figures(data, results, fig_dir, data.notes, progress=lambda s: progress(s), embedder=embedder)
+    return make_figures(analysis, results, fig_dir, analysis.notes, progress=lambda s: progress(s), embedder=embedder)

@@ -23,6 +23,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats._base import REGISTRY, StatsUnavailable, table
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 
 INFERENCE_COLUMNS = ["table", "quantity", "estimate", "ci_low", "ci_high", "p", "method", "calibration", "calibrated",
                      "family"]
@@ -189,7 +191,7 @@ def inference_rows(data, config, tables=None) -> pd.DataFrame:
 
 
 @table("inference", columns=INFERENCE_COLUMNS)
-def inference(data, config) -> pd.DataFrame:
+def inference(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """One row per printed p-value or interval of the bundle (see the module docstring)."""
     rows = inference_rows(data, config)
     if len(rows) == 0:

@@ -41,6 +41,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats._base import N_SEATS, Prepared, memo, prepared, table
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 
 
 def network_for_game(players_rows: pd.DataFrame) -> nx.DiGraph:
@@ -131,6 +133,6 @@ def _model_network(prep: Prepared) -> pd.DataFrame:
 
 @table("network_nodes", columns=["model", "influence", "reach", "centrality", "centrality_rel",
                                  "betweenness", "brokerage", "coal_eff_pct"])
-def network_nodes(data, config) -> pd.DataFrame:
+def network_nodes(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Per-model vote-network metrics (Appendix C.2-C.3)."""
     return model_network(data, config)

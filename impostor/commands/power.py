@@ -36,8 +36,9 @@ def _icc_from_export(path: str) -> tuple[float, str]:
     from analysis.io import load_tables
     from analysis.stats._base import prepared
     from analysis.stats.design_boot import residual_icc
+    from analysis.stats.session import Analysis
 
-    data = load_tables(path)
+    data = Analysis(load_tables(path))
     est = residual_icc(data, prepared(data))
     return est["icc"], (f"estimated from {path} ({est['n_experiments']} experiments, "
                         f"{est['games_per_experiment']:.0f} games each)")

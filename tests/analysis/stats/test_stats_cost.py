@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from analysis.stats.session import Analysis
 from analysis.data import AnalysisData
 from analysis.figures.cost import fig_cost
 from analysis.sim.simulate import simulate_games
@@ -53,7 +54,7 @@ def test_cost_matches_pandas(priced):
 
 def test_older_export_without_tokens(priced):
     g, p, m = priced
-    data = AnalysisData(g, p.drop(columns=["input_tokens", "output_tokens", "cost_usd"]), m)
+    data = Analysis(AnalysisData(g, p.drop(columns=["input_tokens", "output_tokens", "cost_usd"]), m))
     assert len(TABLES["cost"](data, StatsConfig())) == 0
     assert any(n.startswith("cost: not computed: players table lacks input_tokens") for n in data.notes)
 

@@ -12,6 +12,7 @@ import pytest
 from _synth_stats import fast_config, make_ballot_games, shared_ballot
 from analysis.data import AnalysisData
 from analysis.stats import CONTRACT, TABLES, StatsConfig
+from analysis.stats.session import Analysis
 from impostor.core.rules import Ballot, decide
 
 REQUIRED = ["headline", "odds_ratios", "evalues", "chi2", "balance", "tie_sizes", "tiebreak_mode",
@@ -48,7 +49,7 @@ def test_percentages_are_0_100_and_counts_consistent():
 
 
 def test_cached_and_notes_not_duplicated():
-    data = make_ballot_games(n_models=3, games_per_exp=4, seed=3)
+    data = Analysis(make_ballot_games(n_models=3, games_per_exp=4, seed=3))
     cfg = fast_config()
     a = TABLES["scaling"](data, cfg)
     n_notes = len(data.notes)
@@ -68,7 +69,7 @@ def _run_all_lenient(data):
 
 def test_empty_games_never_crash():
     g = make_ballot_games(n_models=2, games_per_exp=4)
-    data = AnalysisData(games=g.games.iloc[:0], players=g.players.iloc[:0], models=None)
+    data = Analysis(AnalysisData(games=g.games.iloc[:0], players=g.players.iloc[:0], models=None))
     out = _run_all_lenient(data)
     for name in REQUIRED:
         assert len(out[name]) == 0 and list(out[name].columns) == CONTRACT[name]
@@ -79,7 +80,7 @@ def test_missing_models_csv_drops_size_rows_with_note():
     # modes whose synthetic seats are drawn per experiment (the generator's homogeneous games keep
     # the old shared rotation, under which seat rows are refused: test_stats_odds)
     g = make_ballot_games(n_models=3, games_per_exp=12, modes=("cross_play", "team_blind"))
-    data = AnalysisData(games=g.games, players=g.players, models=None)
+    data = Analysis(AnalysisData(games=g.games, players=g.players, models=None))
     out = _run_all_lenient(data)
     assert len(out["scaling"]) == 0 and list(out["scaling"].columns) == CONTRACT["scaling"]
     assert "size_per_10x" not in set(out["odds_ratios"]["comparison"])
@@ -89,7 +90,7 @@ def test_missing_models_csv_drops_size_rows_with_note():
 
 def test_single_mode_and_no_players():
     g = make_ballot_games(n_models=3, games_per_exp=8, modes=("cross_play",))
-    data = AnalysisData(games=g.games, players=None, models=g.models)
+    data = Analysis(AnalysisData(games=g.games, players=None, models=g.models))
     out = _run_all_lenient(data)
     assert not any(c.endswith("_vs_homogeneous") for c in out["odds_ratios"]["comparison"])
     assert any("homogeneous" in n for n in data.notes)
@@ -103,7 +104,7 @@ def test_single_mode_and_no_players():
 
 def test_missing_contract_column_is_reported():
     g = make_ballot_games(n_models=2, games_per_exp=4)
-    data = AnalysisData(games=g.games.drop(columns=["winner"]), players=g.players, models=g.models)
+    data = Analysis(AnalysisData(games=g.games.drop(columns=["winner"]), players=g.players, models=g.models))
     out = _run_all_lenient(data)
     assert all(len(out[n]) == 0 for n in REQUIRED)
     assert any("winner" in n for n in data.notes)
@@ -142,7 +143,7 @@ def test_bad_seat_and_position_values_are_dropped_with_notes():
     games.loc[:9, "impostor_speaking_position"] = np.nan
     games["impostor_seat"] = games["impostor_seat"].astype(float)
     games.loc[10:14, "impostor_seat"] = np.nan
-    data = AnalysisData(games, g.players, g.models)
+    data = Analysis(AnalysisData(games, g.players, g.models))
     cfg = fast_config()
     s = TABLES["speaking_itt"](data, cfg)
     pooled = s[(s["mode"] == "ALL")].iloc[0]

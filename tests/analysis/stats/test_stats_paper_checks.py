@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from analysis.stats.session import Analysis
 from analysis.io import load_tables
 from analysis.stats import TABLES, StatsConfig
 from analysis.stats.rates import cluster_rate
@@ -87,7 +88,7 @@ def test_positive_control_distance_detection_and_flags(data):
     pairs = _pairs(data)
     words = set(pairs["majority_word"]) | set(pairs["impostor_word"])
     for tilt in (1.0, 3.0):
-        d = type(data)(games=data.games, players=data.players, models=data.models)
+        d = Analysis(type(data)(games=data.games, players=data.players, models=data.models))
         d.embedder = _Vectors(words, tilt)
         t = TABLES["positive_control"](d, CFG).set_index("difficulty")
         a, b = d.embedder.encode(pairs["majority_word"].tolist()), d.embedder.encode(pairs["impostor_word"].tolist())
@@ -108,7 +109,7 @@ def test_positive_control_distance_detection_and_flags(data):
 
 
 def test_positive_control_without_embedder_says_why(data):
-    d = type(data)(games=data.games, players=data.players, models=data.models)
+    d = Analysis(type(data)(games=data.games, players=data.players, models=data.models))
     t = TABLES["positive_control"](d, StatsConfig(bootstrap_reps=50, permutation_reps=50))
     assert t.empty and any("no word embedder" in n for n in d.notes)
 
@@ -117,7 +118,7 @@ def test_shipped_word_vectors_make_the_word_list_monotone(data):
     """D.2 / B.3 (v) on the project's own word list and the vectors the report uses."""
     from impostor.commands.report import ShippedWordVectors
 
-    d = type(data)(games=data.games, players=data.players, models=data.models)
+    d = Analysis(type(data)(games=data.games, players=data.players, models=data.models))
     d.embedder = ShippedWordVectors()
     t = TABLES["positive_control"](d, CFG)
     assert list(t["difficulty"]) == ["easy", "medium", "hard", "expert"]

@@ -10,6 +10,7 @@ import pytest
 import statsmodels.api as sm
 from scipy.stats import spearmanr
 
+from analysis.stats.session import Analysis
 from analysis.data import AnalysisData
 from analysis.sim.simulate import SimModel, simulate_games
 from analysis.stats import TABLES, StatsConfig
@@ -26,7 +27,7 @@ TRUE = {"impostor": np.log(_ODDS) - np.log(_ODDS).mean(), "majority": -np.log(0.
 
 def _sim(n_exp, games, seed, **kw):
     g, p, m = simulate_games(n_exp, games, models=MODELS, size_or_per_10x=1.0, seed=seed, **kw)
-    return AnalysisData(games=g, players=p, models=m)
+    return Analysis(AnalysisData(games=g, players=p, models=m))
 
 
 def _by_model(r: pd.DataFrame, role: str) -> pd.DataFrame:
@@ -128,7 +129,7 @@ def test_homogeneous_only_gives_net_skill_with_note():
 
 def test_one_model_gives_empty_table_with_reason():
     g, p, m = simulate_games(4, 20, models=MODELS[:1], modes=["homogeneous"], seed=1)
-    data = AnalysisData(games=g, players=p, models=m)
+    data = Analysis(AnalysisData(games=g, players=p, models=m))
     r = TABLES["ratings"](data, StatsConfig(bootstrap_reps=50))
     assert len(r) == 0 and list(r.columns[:7]) == ["model", "role", "skill", "ci_low", "ci_high", "rank", "n_games"]
     assert any(n.startswith("ratings: not computed: fewer than two models") for n in data.notes)
@@ -166,7 +167,7 @@ def test_separation_gives_firth_ratings_instead_of_an_empty_table():
                              size_or_per_10x=1.0)
     g = g.copy()
     g.loc[g["impostor_model"] == "m0", "winner"] = "majority"  # m0 never wins as the impostor
-    data = AnalysisData(games=g, players=p, models=m)
+    data = Analysis(AnalysisData(games=g, players=p, models=m))
     r = TABLES["ratings"](data, StatsConfig(strict=True, bootstrap_reps=200))
     imp = r[r["role"] == "impostor"].set_index("model")
     assert len(imp) == 3 and np.isfinite(imp["skill"]).all()

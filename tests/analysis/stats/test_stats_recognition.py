@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from _synth_stats import expit, fast_config, make_ballot_games, shared_ballot
+from analysis.stats.session import Analysis
 from analysis.stats import TABLES
 from analysis.stats._base import prepared
 from analysis.stats.recognition import opponent_baseline_per_game
@@ -78,7 +79,7 @@ def test_cells_that_cannot_be_fitted_are_na_not_false(monkeypatch):
     import analysis.stats.recognition as rec
     from analysis.stats._base import MODES
 
-    data = make_ballot_games(n_models=5, games_per_exp=8, seed=4)
+    data = Analysis(make_ballot_games(n_models=5, games_per_exp=8, seed=4))
     real = rec.opponent_baseline_per_game
 
     def collinear_for_m0(prep):

@@ -12,6 +12,7 @@ import statsmodels.api as sm
 from scipy import stats
 
 from _synth_stats import fast_config, make_ballot_games, make_logit_games, shared_ballot
+from analysis.stats.session import Analysis
 from analysis.stats import TABLES
 from analysis.stats._base import prepared
 from analysis.stats.resampling import bootstrap_weights, hypergeom_within
@@ -94,7 +95,7 @@ def test_permutation_tests_detect_seat_and_mode_effects(clustered):
 
 
 def test_seat_permutation_refused_when_seats_shared_across_experiments():
-    old = make_logit_games(n_exp=40, games_per_exp=20, seed=3)  # game i has seat i mod 4 everywhere
+    old = Analysis(make_logit_games(n_exp=40, games_per_exp=20, seed=3))  # game i has seat i mod 4 everywhere
     p = TABLES["permutation"](old, fast_config(permutation_reps=200))
     assert not p["contrast"].str.startswith("seat").any()
     assert any("seat contrasts not computed: impostor seat shared with the word pairs" in n for n in old.notes)

@@ -10,6 +10,7 @@ import pytest
 import statsmodels.formula.api as smf
 
 from _synth_stats import fast_config, make_logit_games
+from analysis.stats.session import Analysis
 from analysis.data import AnalysisData
 from analysis.stats import TABLES
 
@@ -23,10 +24,10 @@ PROVIDER_LOR = {"PA": 0.0, "PB": 0.9, "PC": -0.5}  # confounds size across provi
 @pytest.fixture(scope="module")
 def confounded():
     models = list(PARAMS)
-    return make_logit_games(n_exp=360, games_per_exp=80, seed=11, size_slope=SLOPE, model_params=PARAMS,
-                            model_lor={m: PROVIDER_LOR[PROVIDER[m]] for m in models}, b0=-0.8, re_sd=0.2,
-                            provider=[PROVIDER[m] for m in models], family=[FAMILY[m] for m in models],
-                            mode_lor={"homogeneous": 0.0, "cross_play": -0.2, "team_aware": -0.3})
+    return Analysis(make_logit_games(n_exp=360, games_per_exp=80, seed=11, size_slope=SLOPE, model_params=PARAMS,
+                                     model_lor={m: PROVIDER_LOR[PROVIDER[m]] for m in models}, b0=-0.8, re_sd=0.2,
+                                     provider=[PROVIDER[m] for m in models], family=[FAMILY[m] for m in models],
+                                     mode_lor={"homogeneous": 0.0, "cross_play": -0.2, "team_aware": -0.3}))
 
 
 def test_provider_fe_and_within_family_recover_slope(confounded):
@@ -55,6 +56,6 @@ def test_within_family_point_estimate_matches_formula_fit(confounded):
 
 def test_single_size_everywhere_gives_empty_table_with_note():
     d = make_logit_games(n_exp=20, games_per_exp=20, seed=1, model_params={"x": 7.0})
-    data = AnalysisData(d.games, None, d.models)
+    data = Analysis(AnalysisData(d.games, None, d.models))
     out = TABLES["scaling"](data, fast_config(strict=False))
     assert len(out) == 0 and any("size" in n for n in data.notes)

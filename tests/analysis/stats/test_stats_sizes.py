@@ -11,6 +11,7 @@ import pytest
 import statsmodels.formula.api as smf
 
 from _synth_stats import fast_config, make_logit_games
+from analysis.stats.session import Analysis
 from analysis.data import AnalysisData
 from analysis.stats import TABLES
 from analysis.stats.sizes import ESTIMATED_EXCLUDED, NO_PARAMS, NO_PROVIDER, NOT_IN_MODELS
@@ -33,7 +34,7 @@ def _data() -> AnalysisData:
     meta["params_source"] = ["estimated" if m == "e1" else ("published" if m != "x" else None) for m in meta.index]
     meta["provider"] = meta["provider"].astype(object).where(meta["provider"].notna(), None)
     meta = meta.drop(index="y").reset_index()
-    return AnalysisData(d.games, None, meta)
+    return Analysis(AnalysisData(d.games, None, meta))
 
 
 @pytest.fixture(scope="module")
