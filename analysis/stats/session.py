@@ -6,7 +6,7 @@ tables that reuse others get the cached one), ``a.memo(key, fn)`` keeps intermed
 (the prepared games, bootstrap weights) and ``a.notes`` collects the caveats, starting from the
 loader's ``data.notes``, which are never appended to.
 
-The cache is keyed by a content fingerprint of the three frames, taken at every outermost call
+The cache is keyed by a content fingerprint of the three frames (and the word embedder's identity), taken at every outermost call
 (a table asked for from outside, not one table reusing another): after an in-place edit of a
 frame, or a frame replaced by another that happens to get the same ``id()``, the session starts
 over (cache and notes) instead of serving a stale table. ``with a.batch():`` takes the
@@ -94,7 +94,8 @@ class Analysis:
     def _check_fresh(self) -> None:
         if self._depth:
             return
-        key = tuple(frame_fingerprint(x) for x in (self.data.games, self.data.players, self.data.models))
+        key = (*(frame_fingerprint(x) for x in (self.data.games, self.data.players, self.data.models)),
+               id(self.data.embedder))  # word vectors: a model object, known by identity only
         if key != self._fingerprint:
             if self._fingerprint is not None:  # the input changed: its tables and notes are stale
                 self._tables.clear()

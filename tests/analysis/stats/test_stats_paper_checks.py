@@ -88,8 +88,8 @@ def test_positive_control_distance_detection_and_flags(data):
     pairs = _pairs(data)
     words = set(pairs["majority_word"]) | set(pairs["impostor_word"])
     for tilt in (1.0, 3.0):
-        d = Analysis(type(data)(games=data.games, players=data.players, models=data.models))
-        d.embedder = _Vectors(words, tilt)
+        d = Analysis(type(data)(games=data.games, players=data.players, models=data.models,
+                                embedder=_Vectors(words, tilt)))
         t = TABLES["positive_control"](d, CFG).set_index("difficulty")
         a, b = d.embedder.encode(pairs["majority_word"].tolist()), d.embedder.encode(pairs["impostor_word"].tolist())
         dist = pd.Series(1 - (a * b).sum(1), index=pairs.index).groupby(pairs["difficulty"])
@@ -118,8 +118,7 @@ def test_shipped_word_vectors_make_the_word_list_monotone(data):
     """D.2 / B.3 (v) on the project's own word list and the vectors the report uses."""
     from impostor.commands.report import ShippedWordVectors
 
-    d = Analysis(type(data)(games=data.games, players=data.players, models=data.models))
-    d.embedder = ShippedWordVectors()
+    d = Analysis(type(data)(games=data.games, players=data.players, models=data.models, embedder=ShippedWordVectors()))
     t = TABLES["positive_control"](d, CFG)
     assert list(t["difficulty"]) == ["easy", "medium", "hard", "expert"]
     assert t["distance_monotone"].all() and (t["distance_ci_low"] < t["distance_mean"]).all()
