@@ -143,6 +143,11 @@ def analyse_run(design: SimDesign, run: dict, config: StatsConfig, parts=PARTS) 
     """The report's intervals and p-values for one run, flattened to one record."""
     data = Analysis(AnalysisData(games=light_games(design, run), players=light_players(design),
                                  models=models_frame(design)), config)  # one session: tables share its cache
+    with data.batch():  # the frames do not change during the run: fingerprint them once
+        return _analyse(design, data, config, parts)
+
+
+def _analyse(design: SimDesign, data: Analysis, config: StatsConfig, parts) -> dict:
     rec = {}
     if "speaking" in parts:
         _speaking(data, config, rec)

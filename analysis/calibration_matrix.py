@@ -87,7 +87,8 @@ def run_once(scenario: str, experiments: int, games: int, rep: int, config: Stat
     """One replicate: simulate, compute the inference table (or only ``tables``' rows), attach truths."""
     g, pl, models = simulate_games(experiments, games, design_seed=design_seed, seed=1000 + rep,
                                    **SCENARIOS[scenario])
-    rows = inference_rows(Analysis(AnalysisData(games=g, players=pl, models=models), config), config, tables)
+    with Analysis(AnalysisData(games=g, players=pl, models=models), config).batch() as analysis:
+        rows = inference_rows(analysis, config, tables)  # one session, the frames fingerprinted once
     truth = design_truth(g, pl)
     rows["truth"] = rows["quantity"].map(truth)
     rows["rep"] = rep
