@@ -39,7 +39,7 @@ from analysis.report import bundle_dir
 from analysis.data import AnalysisData
 from analysis.report.formatting import GENERATOR, latex_escape, to_latex, to_markdown
 from analysis.report.pages import MANIFEST, TABLE_TITLES, render_html, render_markdown
-from analysis.stats._base import CONTRACT
+from analysis.stats import CONTRACT
 from analysis.stats.config import StatsConfig
 from analysis.stats.session import Analysis
 from impostor.core.errors import ImpostorError
@@ -126,7 +126,7 @@ def _word_pair_files(g: pd.DataFrame) -> list[dict]:
     return [{"file": f or None, "sha256": h or None, "games": int(n)} for (f, h), n in counts.items()]
 
 
-def _load_stats() -> Mapping[str, Callable]:
+def load_stats() -> Mapping[str, Callable]:
     """Every registered table (imported here, not at module level: the tables load only when computed)."""
     try:
         from analysis.stats import TABLES  # type: ignore
@@ -281,7 +281,7 @@ def build_report(
         progress(line)
     _check_out(out)
     if tables is None:
-        tables = _load_stats()
+        tables = load_stats()
     cfg = StatsConfig() if cfg is None else cfg
     if inputs is None:
         inputs = list(getattr(data, "sources", []) or [])

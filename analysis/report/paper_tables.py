@@ -26,7 +26,8 @@ __all__ = ["PAPER_TABLES", "build_paper_tables"]
 def t01(ctx: Context) -> PaperTable:
     head = ["Model", "Imp Win (%)", "Maj Win (%)", "Det Acc (%)", "Centrality (rel.)", "Reach (out-degree)",
             "CoalEff (%)"]
-    rows, methods = [], {c: [] for c in ("imp_win_pct", "maj_win_pct", "det_acc_pct")}
+    rows: list[list[str]] = []
+    methods: dict[str, list] = {c: [] for c in ("imp_win_pct", "maj_win_pct", "det_acc_pct")}
     for m in models_by_win(ctx):
         cells = [m]
         for col in methods:
@@ -239,7 +240,7 @@ def t12(ctx: Context) -> PaperTable:
                 methods.append(g["method"])
                 cells.append(pm(g["estimate"], g["low"], g["high"], d))
             rows.append(cells)
-        for i, (col, head, _) in enumerate(cols, 1):
+        for i, (_col, head, _) in enumerate(cols, 1):
             if all(r[i] == DASH for r in rows):
                 undefined.append(head.split(" (")[0])
         panels.append((title, ["Model"] + [h for _, h, _ in cols], rows))

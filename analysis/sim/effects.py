@@ -5,7 +5,7 @@ the win logit (``analysis.sim.design`` builds the linear predictor from them).""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Optional
+from typing import Mapping, Optional, cast
 
 import numpy as np
 
@@ -64,7 +64,7 @@ def coerce_models(models) -> list[SimModel]:
 def seat_logor(seat_or) -> np.ndarray:
     """Log-ORs of seats 0-3 (seat 0 the reference) from one OR or three."""
     if np.isscalar(seat_or):
-        vals = [1.0, float(seat_or), float(seat_or), float(seat_or)]
+        vals = [1.0, *[float(cast(float, seat_or))] * 3]
     else:
         vals = [1.0, *map(float, seat_or)]
         if len(vals) != 4:
@@ -88,5 +88,5 @@ def centred_logor(values, keys) -> dict[str, float]:
     if values is None or np.isscalar(values):
         return {k: 0.0 for k in keys}
     logs = {k: float(np.log(values.get(k, 1.0))) for k in keys}
-    mean = np.mean(list(logs.values()))
+    mean = float(np.mean(list(logs.values())))
     return {k: v - mean for k, v in logs.items()}
