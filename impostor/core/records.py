@@ -9,15 +9,18 @@ its inputs against them.  Contract columns come first; extra columns follow.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Optional, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-MODES = ("homogeneous", "cross_play", "team_blind", "team_aware", "team_semi_aware")
-TEAM_MODES = ("team_blind", "team_aware", "team_semi_aware")
-DIFFICULTIES = ("easy", "medium", "hard", "expert")
-TIE_RULES = ("default", "sym_candidate", "sym_side")
-WIN_CONDITIONS = (
+#: Players (seats 0-3) in every game (A.1): the one seat count of the game.
+N_SEATS = 4
+
+Mode = Literal["homogeneous", "cross_play", "team_blind", "team_aware", "team_semi_aware"]
+Difficulty = Literal["easy", "medium", "hard", "expert"]
+Side = Literal["impostor", "majority"]
+TieRule = Literal["default", "sym_candidate", "sym_side"]
+WinCondition = Literal[
     "majority_self_declared",
     "impostor_guess_correct",
     "impostor_guess_wrong",
@@ -25,18 +28,21 @@ WIN_CONDITIONS = (
     "strict_plurality",
     "tie",
     "no_conviction",
-)
+]
+
+MODES: tuple[str, ...] = get_args(Mode)
+TEAM_MODES = ("team_blind", "team_aware", "team_semi_aware")  # each mode's facts: impostor.core.modes
+DIFFICULTIES: tuple[str, ...] = get_args(Difficulty)
+TIE_RULES: tuple[str, ...] = get_args(TieRule)
+WIN_CONDITIONS: tuple[str, ...] = get_args(WinCondition)
+SIDES: tuple[str, ...] = get_args(Side)
 
 # Ballot outcome classes (docs/rules.md, "Ballot classes"): the one definition.  A
 # *legal* ballot breaks no rule of A.1-A.3; only the invalid classes are invalid ballots.
-BALLOT_CLASSES = ("valid", "self_vote", "unparseable", "names_no_player", "missing")
+BallotClass = Literal["valid", "self_vote", "unparseable", "names_no_player", "missing"]
+BALLOT_CLASSES: tuple[str, ...] = get_args(BallotClass)
 LEGAL_BALLOT_CLASSES = ("valid", "self_vote")
 INVALID_BALLOT_CLASSES = ("unparseable", "names_no_player", "missing")
-BallotClass = Literal["valid", "self_vote", "unparseable", "names_no_player", "missing"]
-
-Mode = Literal["homogeneous", "cross_play", "team_blind", "team_aware", "team_semi_aware"]
-Difficulty = Literal["easy", "medium", "hard", "expert"]
-Side = Literal["impostor", "majority"]
 
 
 class GameRow(BaseModel):
@@ -53,14 +59,14 @@ class GameRow(BaseModel):
     pair_id: str
     majority_word: str
     impostor_word: str
-    impostor_seat: int = Field(ge=0, le=3)
+    impostor_seat: int = Field(ge=0, le=N_SEATS - 1)
     impostor_model: str
-    impostor_speaking_position: int = Field(ge=0, le=3)
+    impostor_speaking_position: int = Field(ge=0, le=N_SEATS - 1)
     winner: Side  # under the default rule (A.1)
-    win_condition: str
+    win_condition: WinCondition
     # --- extras ---
     seed: int
-    tie_rule: str = "default"
+    tie_rule: TieRule = "default"
     winner_live: Side  # under the tie rule the game was played with
     tie_k: int = 0  # number of candidates tied at the top (0 = no top tie)
     impostor_in_tie: bool = False
@@ -86,14 +92,14 @@ class PlayerRow(BaseModel):
 
     # --- data contract columns (do not rename or drop) ---
     game_id: str
-    seat: int = Field(ge=0, le=3)
+    seat: int = Field(ge=0, le=N_SEATS - 1)
     model: str
     role: Side
     team: Optional[Literal["A", "B"]] = None
-    speaking_position: int = Field(ge=0, le=3)
+    speaking_position: int = Field(ge=0, le=N_SEATS - 1)
     description: str
     description_valid: bool
-    vote: Optional[int] = Field(default=None, ge=0, le=3)
+    vote: Optional[int] = Field(default=None, ge=0, le=N_SEATS - 1)
     confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
     self_declared: bool
     word_guess: Optional[str] = None
