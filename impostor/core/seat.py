@@ -58,14 +58,14 @@ class SeatRecord:
     def from_dict(cls, data: dict[str, Any]) -> "SeatRecord":
         """A record from its stored form; fields an older log lacks take their defaults (an
         old record without ``ballot_class`` gets None, so the scorer derives it)."""
-        known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in data.items() if k in known}
+        values = {k: v for k, v in data.items() if k in _FIELD_SET}
         if "ballot_class" not in data and ("vote_raw" in data or "vote" in data):
             values["ballot_class"] = None
         return cls(**values)
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(SeatRecord))
+_FIELD_SET = frozenset(_FIELD_NAMES)  # from_dict runs three times a game per seat: the names once
 
 #: The fields the voting phase writes (stored under their own key, beside the description record).
 BALLOT_FIELDS = ("vote_mode", "vote_fallback", "vote_temperature", "vote_raw", "vote", "confidence", "reasoning",
