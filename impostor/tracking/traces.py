@@ -75,9 +75,10 @@ def _messages(messages: Iterable[Any], secrets: set[str], attachments: Optional[
 def game_calls(sample: Any) -> list[dict]:
     """The model calls of one game in time order, each with its phase, seat and attempt."""
     gseed = (sample.metadata or {}).get("game_seed")
-    seat_of = {} if gseed is None else {derive_seed(gseed, phase, seat) % 2**31: (phase, seat)
-                                        for phase, _ in PHASES for seat in range(4)}
-    calls, attempts = [], {}
+    seat_of: dict[Any, tuple[Optional[str], Optional[int]]] = {} if gseed is None else {
+        derive_seed(gseed, phase, seat) % 2**31: (phase, seat) for phase, _ in PHASES for seat in range(4)}
+    calls: list[dict[str, Any]] = []
+    attempts: dict[tuple[Optional[str], Optional[int]], int] = {}
     for e in sample.events or []:
         if getattr(e, "event", None) != "model":
             continue
