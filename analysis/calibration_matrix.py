@@ -31,11 +31,13 @@ import time
 import numpy as np
 import pandas as pd
 
+from analysis.calibration_rounds import ROUND_TABLES, run_rounds_once
 from analysis.data import AnalysisData
-from analysis.sim_design import SimModel
-from analysis.simulate import simulate_games
+from analysis.sim.effects import SimModel
+from analysis.sim.simulate import simulate_games
 from analysis.stats.config import StatsConfig
 from analysis.stats.inference import SPECS, inference_rows
+from analysis.stats.session import Analysis
 
 STRONG = dict(pair_effect_sd=1.0, experiment_effect_sd=0.5)
 NULL_MODELS = tuple(SimModel(f"m{i}", "maker", "family", float(10 ** (0.5 + i / 4)), det=0.6, self_decl=0.3)
@@ -83,11 +85,22 @@ def design_truth(games: pd.DataFrame, players: pd.DataFrame) -> dict[str, float]
 
 def run_once(scenario: str, experiments: int, games: int, rep: int, config: StatsConfig, design_seed: int = 1,
              tables=None):
-    """One replicate: simulate, compute the inference table (or only ``tables``' rows), attach truths."""
+    """One replicate: simulate, compute the inference table (or only ``tables``' rows), attach truths;
+    the round tables' rows come from multi-round games (``analysis.calibration_rounds``)."""
+    rounds = [t for t in (tables or ROUND_TABLES) if t in ROUND_TABLES]
+    others = None if tables is None else [t for t in tables if t not in ROUND_TABLES]
+    parts = [run_rounds_once(scenario, experiments, games, rep, config, design_seed, rounds)] if rounds else []
+    if others is None or others:
+        parts.insert(0, _run_one_round(scenario, experiments, games, rep, config, design_seed, others))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _run_one_round(scenario: str, experiments: int, games: int, rep: int, config: StatsConfig, design_seed: int,
+                   tables):
     g, pl, models = simulate_games(experiments, games, design_seed=design_seed, seed=1000 + rep,
                                    **SCENARIOS[scenario])
-    data = AnalysisData(games=g, players=pl, models=models)
-    rows = inference_rows(data, config, tables)
+    with Analysis(AnalysisData(games=g, players=pl, models=models), config).batch() as analysis:
+        rows = inference_rows(analysis, config, tables)  # one session, the frames fingerprinted once
     truth = design_truth(g, pl)
     rows["truth"] = rows["quantity"].map(truth)
     rows["rep"] = rep
@@ -156,7 +169,8 @@ def calibrate(scenarios=("global_null", "planted"), experiments: int = 120, game
             recs = _chunk(chunks[0])
         if raw is not None:
             raw[sc] = recs
-        out.append(summarise(recs, sc, experiments, games, config.alpha))
+        summary = summarise(recs, sc, experiments, games, config.alpha)
+        out.append(summary if tables is None else summary[summary["table"].isin(tables)])
         if verbose:
             print(f"{sc}: {reps} runs of {experiments} x {games} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     return pd.concat(out, ignore_index=True)

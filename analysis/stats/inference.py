@@ -9,7 +9,7 @@ p-value or interval. The multiple-comparison families are built from it, and onl
 whose method is calibrated (``calibrated``): a paper-reproduction method (``paper_methods``,
 labelled "paper" in its method) or a row that was not computed never enters a family.
 
-A test (tests/analysis/test_inference_registry.py) fails when a table prints a p-value or
+A test (tests/analysis/stats/test_inference_registry.py) fails when a table prints a p-value or
 interval column that no entry lists, or when an entry has no calibration row, so nothing
 uncalibrated can be added later without it showing.
 """
@@ -23,6 +23,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats._base import REGISTRY, StatsUnavailable, table
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 
 INFERENCE_COLUMNS = ["table", "quantity", "estimate", "ci_low", "ci_high", "p", "method", "calibration", "calibrated",
                      "family"]
@@ -136,6 +138,23 @@ SPECS = SPECS + (
            "ling_mirror_pp", "lsm_seen_pct", "vocab_conv", "vocab_jaccard_seen", "vulnerability_index"),
 )
 
+#: Games of more than one round (issue 32, ``analysis/stats/rounds.py``, ``rounds_trust.py``); calibrated on
+#: ``analysis.sim.rounds`` (``analysis/calibration_rounds.py``).
+SPECS = SPECS + (
+    I("rounds_survival", "survival", ("mode", "round"), "survival_pct", ("survival_ci_low", "survival_ci_high"),
+      method="survival_ci_method", scale=100),
+    I("rounds_votes", "vote_acc", ("model", "round"), "vote_acc_pct", ("vote_acc_ci_low", "vote_acc_ci_high"),
+      method="vote_acc_ci_method", scale=100),
+    I("rounds_trust", "betrayal", ("model",), "betrayal_pct", ("betrayal_ci_low", "betrayal_ci_high"),
+      method="betrayal_ci_method", scale=100),
+    I("rounds_trust", "recovery", ("model",), "recovery_pct", ("recovery_ci_low", "recovery_ci_high"),
+      method="recovery_ci_method", scale=100),
+    I("rounds_trust", "revision", ("model",), "revision_pct", ("revision_ci_low", "revision_ci_high"),
+      method="revision_ci_method", scale=100),
+    I("rounds_commit", "commit", ("mode", "round"), "commit_pct", ("commit_ci_low", "commit_ci_high"),
+      method="commit_ci_method", scale=100),
+)
+
 _BY_TABLE: dict[str, list[Inference]] = {}
 for _s in SPECS:
     _BY_TABLE.setdefault(_s.table, []).append(_s)
@@ -189,7 +208,7 @@ def inference_rows(data, config, tables=None) -> pd.DataFrame:
 
 
 @table("inference", columns=INFERENCE_COLUMNS)
-def inference(data, config) -> pd.DataFrame:
+def inference(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """One row per printed p-value or interval of the bundle (see the module docstring)."""
     rows = inference_rows(data, config)
     if len(rows) == 0:
