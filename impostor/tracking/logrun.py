@@ -286,7 +286,7 @@ def _log_word_pairs(client: Any, run_id: str, spec: Any) -> None:
 
 def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optional[Tables] = None) -> Tables:
     """Log metrics, tables, the (redacted) Inspect log, config and word pairs; set the final status."""
-    from mlflow.entities import Metric
+    from mlflow.entities import Metric, RunTag
     import time
 
     spec = log.eval
@@ -334,7 +334,7 @@ def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optiona
             NOTE_TAG: experiment_note(metrics, spec.task_args or {}, role_models(spec))}
     if log.error is not None:
         tags[f"{TAG}error"] = redact_text((log.error.message or "")[:1000], secrets)
-    for k, v in tags.items():
-        client.set_tag(run_id, k, v)
+    # one store transaction for all the end tags (set_tag is one commit each)
+    client.log_batch(run_id, tags=[RunTag(k, v) for k, v in tags.items()])
     client.set_terminated(run_id, status=status)
     return tables
