@@ -9,7 +9,7 @@ phases as one solver step, ``impostor_game``.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from inspect_ai.model import (
     ChatMessage,
@@ -25,8 +25,9 @@ from inspect_ai.util import JSONSchema
 
 from impostor.core import prompts
 from impostor.core.generation import SeatSettings, seat_roles, seat_settings
-from impostor.core.parsing import description_violation, one_line, parse_vote, vote_json_schema
+from impostor.core.parsing import MAX_DESCRIPTION_CHARS, description_violation, one_line, parse_vote, vote_json_schema
 from impostor.core.records import player_label
+from impostor.core.rounds import repeat_violation
 from impostor.core.schedule import GameSpec, derive_seed
 from impostor.core.seat import SeatRecord
 from solvers.game_store import load_seats, save_ballots, save_seats
@@ -61,25 +62,46 @@ def shown_descriptions(spec: GameSpec, seats: list[SeatRecord]) -> list[tuple[in
     return [(player_label(seat), seats[seat].description) for seat in spec.speaking_order]
 
 
+RoundContext = Callable[[int], str]  # seat -> a multi-round game's prompt block (solvers.rounds)
+
+
+def _seed(spec: GameSpec, phase: str, seat: int, round_no: int) -> int:
+    """A call's seed; a later round's calls get their own (round 1: the paper's game's seeds)."""
+    parts: tuple = (spec.game_seed, phase, seat) if round_no == 1 else (spec.game_seed, phase, seat, "round", round_no)
+    return derive_seed(*parts) % 2**31
+
+
 async def describe_all(
     state: TaskState, spec: GameSpec, models: list[Model], seats: list[SeatRecord],
-    settings: list[SeatSettings], max_chars: int,
+    settings: list[SeatSettings], max_chars: int, *, order: Optional[Sequence[int]] = None,
+    context: Optional[RoundContext] = None, earlier: Optional[Callable[[int], list[str]]] = None,
+    round_no: int = 1,
 ) -> None:
-    """The description phase on ``seats`` (filled in place), each seat at its own ``settings``."""
+    """The description phase on ``seats`` (filled in place), each seat at its own ``settings``.
+    A multi-round game passes the round's ``order`` (remaining seats), each seat's prompt
+    ``context`` and its ``earlier`` descriptions (a repeat is a violation)."""
     shown: list[tuple[int, str]] = []
-    for seat in spec.speaking_order:
+
+    def violation_of(text: str, word: str, seat: int) -> Optional[str]:
+        broken = description_violation(text, word, max_chars)
+        if broken is None and earlier is not None:
+            broken = repeat_violation(one_line(text), earlier(seat))
+        return broken
+
+    for seat in (spec.speaking_order if order is None else order):
         word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
         mate = spec.teammate(seat)
         user = prompts.description_prompt(
             mode=spec.mode, word=word, player_label=player_label(seat), previous=shown,
             teammate_label=None if mate is None else player_label(mate),
+            context=None if context is None else context(seat),
         )
         messages: list[ChatMessage] = [
             ChatMessageSystem(content=prompts.DESCRIPTION_SYSTEM), ChatMessageUser(content=user)
         ]
         config = GenerateConfig(
             temperature=settings[seat].temperature, max_tokens=settings[seat].max_tokens, top_p=settings[seat].top_p,
-            seed=derive_seed(spec.game_seed, "describe", seat) % 2**31,
+            seed=_seed(spec, "describe", seat, round_no),
         )
         record = seats[seat]
         record.model = model_name(models[seat])
@@ -87,7 +109,7 @@ async def describe_all(
         with counting(record, "describe"):
             text = await _ask(models[seat], messages, config)
             record.description_raw.append(text)
-            violation = description_violation(text, word, max_chars)
+            violation = violation_of(text, word, seat)
             if violation is not None:
                 messages += [
                     ChatMessageAssistant(content=text),
@@ -95,7 +117,7 @@ async def describe_all(
                 ]
                 text = await _ask(models[seat], messages, config)
                 record.description_raw.append(text)
-                violation = description_violation(text, word, max_chars)
+                violation = violation_of(text, word, seat)
         record.description_valid = violation is None
         record.description_error = violation
         record.description = one_line(text) if violation is None else prompts.INVALID_DESCRIPTION_PLACEHOLDER
@@ -172,6 +194,7 @@ async def vote_all(
     state: TaskState, spec: GameSpec, models: list[Model], seats: list[SeatRecord],
     shown: list[tuple[int, str]], settings: list[SeatSettings],
     structured_votes: bool, constrained_votes: Optional[bool], formats: Optional[VoteFormats] = None,
+    *, voters: Sequence[int] = range(4), context: Optional[RoundContext] = None, round_no: int = 1,
 ) -> None:
     """The voting round on ``seats`` (filled in place): four concurrent ballots on ``shown``,
     each at its seat's vote temperature (``settings``).  A structured ballot a server refuses
@@ -193,12 +216,13 @@ async def vote_all(
         user = prompts.voting_prompt(
             mode=spec.mode, word=word, player_label=player_label(seat), descriptions=shown,
             teammate_label=None if mate is None else player_label(mate),
+            context=None if context is None else context(seat),
         )
         schema, vote_mode = _vote_schema(seat, wants_constrained(models[seat], constrained_votes), structured_votes)
         config = GenerateConfig(
             temperature=settings[seat].vote_temperature, max_tokens=settings[seat].max_tokens,
             top_p=settings[seat].top_p, response_schema=schema,
-            seed=derive_seed(spec.game_seed, "vote", seat) % 2**31,
+            seed=_seed(spec, "vote", seat, round_no),
         )
         messages: list[ChatMessage] = [
             ChatMessageSystem(content=prompts.VOTING_SYSTEM), ChatMessageUser(content=user)
@@ -222,9 +246,9 @@ async def vote_all(
         record.self_declared, record.word_guess = parsed.self_declared, parsed.word_guess
         record.ballot_error, record.ballot_class = parsed.error, parsed.ballot_class
 
-    await asyncio.gather(*(vote(seat) for seat in range(4)))
+    await asyncio.gather(*(vote(seat) for seat in voters))
     lines = []
-    for seat in range(4):
+    for seat in voters:
         r = seats[seat]
         target = f"Player {player_label(r.vote)}" if r.vote is not None else (
             "itself" if r.ballot_class == "self_vote" else f"invalid ({r.ballot_class})")
@@ -273,8 +297,12 @@ def impostor_game(
     structured_votes: bool = False,
     constrained_votes: Optional[bool] = None,
     role_defaults: Optional[dict[str, dict[str, Any]]] = None,
+    rounds: int = 1,
+    private_notes: bool = False,
+    tie_rule: str = "default",
 ) -> Solver:
-    """One game as one solver step: ``description_phase``, then ``voting_phase``.
+    """One game as one solver step: ``description_phase``, then ``voting_phase``
+    (``rounds`` > 1: the rounds of ``solvers.rounds``, each with both phases).
 
     Inspect wraps every solver step in a span, snapshots the whole sample state
     before and after it and logs the difference; one step per game instead of two
@@ -286,6 +314,20 @@ def impostor_game(
     vote = voting_phase(temperature=temperature, max_tokens=max_tokens, vote_temperature=vote_temperature,
                         structured_votes=structured_votes, constrained_votes=constrained_votes,
                         role_defaults=role_defaults)
+
+    if rounds > 1:
+        from solvers.rounds import play_multi_round  # it builds on this module's phases
+
+        formats = VoteFormats()
+
+        async def multi(state: TaskState, generate: Generate) -> TaskState:
+            return await play_multi_round(
+                state, rounds=rounds, private_notes=private_notes, tie_rule=tie_rule, max_chars=MAX_DESCRIPTION_CHARS,
+                temperature=temperature, max_tokens=max_tokens, vote_temperature=vote_temperature,
+                structured_votes=structured_votes, constrained_votes=constrained_votes,
+                role_defaults=role_defaults, formats=formats)
+
+        return multi
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         return await vote(await describe(state, generate), generate)

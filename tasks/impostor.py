@@ -27,6 +27,7 @@ from impostor.core import call_limits
 from impostor.core.errors import ImpostorError
 from impostor.gc_tuning import tune_gc
 from impostor.core.records import DIFFICULTIES, MODES, TIE_RULES
+from impostor.core.rounds import MAX_ROUNDS
 from impostor.core.schedule import MAX_GAMES, PairRef, build_schedule, seed_problem
 from impostor.core.wordpairs import load_word_pairs, word_pairs_file, word_pairs_sha256
 from scorers.winner import impostor_winner
@@ -74,6 +75,7 @@ OPTION_TYPES: dict[str, Any] = {
     "max_tokens": Optional[int], "vote_temperature": Optional[float], "structured_votes": bool,
     "constrained_votes": Optional[bool], "word_pairs": Optional[str], "experiment_id": Optional[str],
     "first_game": int, "models": Optional[Union[str, dict]], "game_time_limit": int,
+    "rounds": int, "private_notes": bool,
 }
 _TYPE_WORDS = {int: "a whole number", float: "a number", bool: "true or false", str: "text"}
 
@@ -148,6 +150,8 @@ def impostor(
     first_game: int = 0,
     models: Optional[Union[str, dict]] = None,
     game_time_limit: int = call_limits.GAME_TIME_LIMIT,
+    rounds: int = 1,
+    private_notes: bool = False,
     **unknown_options: Any,
 ) -> Task:
     """Four-player Impostor Game.
@@ -176,6 +180,10 @@ def impostor(
       game_time_limit: seconds one game may take (Inspect's sample time limit;
         0 for none); a game past it errors with the cause, so a dead provider
         fails the eval in minutes instead of retrying for most of an hour.
+      rounds: 1 (the paper's game) or up to 10 elimination rounds (docs/rules.md,
+        "Multi-round games").
+      private_notes: with rounds > 1, each remaining player keeps a private note
+        between rounds (Appendix O.3).
     """
     try:
         _check_unknown(unknown_options)
@@ -195,6 +203,10 @@ def impostor(
             raise ImpostorError(f"-T vote_temperature={vote_temperature} is not valid; use a value in [0, 2]")
         if max_tokens is not None and max_tokens < 1:
             raise ImpostorError(f"-T max_tokens={max_tokens} is not valid; use at least 1")
+        if not 1 <= rounds <= MAX_ROUNDS:
+            raise ImpostorError(f"-T rounds={rounds} is not valid; use 1 (the paper's game) to {MAX_ROUNDS}")
+        if private_notes and rounds == 1:
+            raise ImpostorError("-T private_notes=true needs -T rounds=2 or more (notes are kept between rounds)")
         if game_time_limit < 0:
             raise ImpostorError(f"-T game_time_limit={game_time_limit} is not valid; use seconds per game (0 for no limit)")
         roles = set(model_roles())
@@ -210,11 +222,14 @@ def impostor(
         tune_gc()  # after the schedule exists: it is part of the heap the collector can skip
     except ImpostorError as exc:
         raise TaskOptionError.of(exc) from None
+    # The paper's game (rounds=1) logs its solver exactly as before the option existed.
+    multi_round = {"rounds": rounds, "private_notes": private_notes, "tie_rule": tie_rule} if rounds > 1 else {}
     return Task(
         dataset=MemoryDataset(samples, name=f"impostor-{difficulty}"),
         solver=impostor_game(
             temperature=temperature, max_tokens=max_tokens, vote_temperature=vote_temperature,
             structured_votes=structured_votes, constrained_votes=constrained_votes, role_defaults=bound.defaults,
+            **multi_round,
         ),
         model=bound.model,
         model_roles=bound.roles or None,
@@ -237,5 +252,5 @@ def impostor(
             "structured_votes": structured_votes, "constrained_votes": constrained_votes,
             "word_pairs_file": word_pairs_file(word_pairs), "word_pairs_sha256": word_pairs_sha256(word_pairs),
             "experiment_id": experiment_id, "game_time_limit": game_time_limit or None,
-        },
+        } | ({"rounds": rounds, "private_notes": private_notes} if rounds > 1 else {}),
     )

@@ -182,8 +182,12 @@ class MoveRow(BaseModel):
 
 
 def moves_of_players(players: list[dict]) -> list[dict]:
-    """The moves rows of a one-round game, from its players rows (its only round)."""
-    return [MoveRow(**{k: p.get(k) for k in MoveRow.model_fields if k in p},
+    """The moves rows of a one-round game, from its players rows (its only round; a NaN read
+    back from a table is a missing value)."""
+    def value(v: Any) -> Any:
+        return None if isinstance(v, float) and v != v else v
+
+    return [MoveRow(**{k: value(p.get(k)) for k in MoveRow.model_fields if k in p},
                     round=1, eliminated=p.get("eliminated_round") == 1).model_dump() for p in players]
 
 

@@ -18,6 +18,7 @@ from typing import Callable, Mapping, Optional, Sequence
 
 from impostor.core.records import ELIMINATED_SEAT, TIE_RULES, player_label
 from impostor.core.rules import Ballot, guess_matches
+from impostor.core.schedule import derive_seed
 
 #: The longest private note a player may keep between rounds (-T private_notes; O.3).
 NOTE_MAX_CHARS = 300
@@ -122,6 +123,11 @@ class GameResult:
 
 
 RngFor = Callable[[int], random.Random]
+
+
+def round_rng(game_seed: Optional[int], tie_rule: str, round_no: int) -> random.Random:
+    """The seeded draw of a round's symmetric tie-breaker (the solver and the scorer draw alike)."""
+    return random.Random(derive_seed(game_seed, "tie_rule", tie_rule, "round", round_no))
 
 
 def play_rounds(rounds: Sequence[Mapping[int, Ballot]], impostor_seat: int, majority_word: str, *, max_rounds: int,

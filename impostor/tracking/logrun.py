@@ -24,6 +24,7 @@ from impostor.export import (
     ERRORS_FILE,
     GAMES_FILE,
     MODELS_FILE,
+    MOVES_FILE,
     PLAYERS_FILE,
     Tables,
     experiment_id_of,
@@ -388,6 +389,8 @@ def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optiona
         t.mkdir()
         tables.games.to_parquet(t / GAMES_FILE, index=False)
         tables.players.to_parquet(t / PLAYERS_FILE, index=False)
+        if tables.moves is not None:
+            tables.moves.to_parquet(t / MOVES_FILE, index=False)
         models_frame(table_models(tables) or list(role_models(spec).values())).to_csv(t / MODELS_FILE, index=False)
         if tables.errors or tables.missing:
             tables.errors_frame().to_csv(t / ERRORS_FILE, index=False)
