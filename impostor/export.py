@@ -1,4 +1,4 @@
-"""Game tables (games.parquet / players.parquet / models.csv) from Inspect logs.
+"""Game tables (games.parquet / players.parquet / moves.parquet / models.csv) from Inspect logs.
 
 The scorer stores each finished game as ``{"game": GameRow, "players": [PlayerRow x 4]}``
 in the metadata of the ``impostor_winner`` score.  This module turns the
@@ -245,8 +245,9 @@ def build_tables(records: Iterable[GameRecord], errors: Iterable[GameError] = ()
 def games_frame(rows: list[dict]) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=GAME_COLUMNS)
     for col in ("game_index", "impostor_seat", "impostor_speaking_position", "seed", "tie_k", "n_valid_votes",
-                "n_invalid_ballots", "n_invalid_descriptions", "votes_on_impostor"):
+                "n_invalid_ballots", "n_invalid_descriptions", "votes_on_impostor", "rounds_played", "max_rounds"):
         df[col] = df[col].astype("int64")
+    df["private_notes"] = df["private_notes"].astype(bool)
     for col in ("p_imp_default", "p_imp_sym_candidate", "p_imp_sym_side"):
         df[col] = df[col].astype("float64")
     df["impostor_in_tie"] = df["impostor_in_tie"].astype(bool)
@@ -260,7 +261,7 @@ def players_frame(rows: list[dict]) -> pd.DataFrame:
     df["vote"] = pd.array([None if v is None or (isinstance(v, float) and math.isnan(v)) else int(v)
                            for v in df["vote"]], dtype="Int64")
     df["confidence"] = pd.to_numeric(df["confidence"], errors="coerce").astype("float64")
-    for col in ("input_tokens", "output_tokens"):  # None = not recorded (a log written before they existed)
+    for col in ("input_tokens", "output_tokens", "eliminated_round"):  # None = not recorded / not eliminated
         df[col] = pd.to_numeric(df[col], errors="coerce").astype("Int64")
     df["cost_usd"] = pd.to_numeric(df["cost_usd"], errors="coerce").astype("float64")
     for col in ("description_valid", "self_declared", "ballot_valid"):

@@ -25,7 +25,7 @@ from inspect_ai.util import JSONSchema
 
 from impostor.core import prompts
 from impostor.core.generation import SeatSettings, seat_roles, seat_settings
-from impostor.core.parsing import MAX_DESCRIPTION_CHARS, description_violation, one_line, parse_vote, vote_json_schema
+from impostor.core.parsing import description_violation, one_line, parse_vote, vote_json_schema
 from impostor.core.records import player_label
 from impostor.core.rounds import repeat_violation
 from impostor.core.schedule import GameSpec, derive_seed
@@ -297,12 +297,8 @@ def impostor_game(
     structured_votes: bool = False,
     constrained_votes: Optional[bool] = None,
     role_defaults: Optional[dict[str, dict[str, Any]]] = None,
-    rounds: int = 1,
-    private_notes: bool = False,
-    tie_rule: str = "default",
 ) -> Solver:
-    """One game as one solver step: ``description_phase``, then ``voting_phase``
-    (``rounds`` > 1: the rounds of ``solvers.rounds``, each with both phases).
+    """One game as one solver step: ``description_phase``, then ``voting_phase``.
 
     Inspect wraps every solver step in a span, snapshots the whole sample state
     before and after it and logs the difference; one step per game instead of two
@@ -314,20 +310,6 @@ def impostor_game(
     vote = voting_phase(temperature=temperature, max_tokens=max_tokens, vote_temperature=vote_temperature,
                         structured_votes=structured_votes, constrained_votes=constrained_votes,
                         role_defaults=role_defaults)
-
-    if rounds > 1:
-        from solvers.rounds import play_multi_round  # it builds on this module's phases
-
-        formats = VoteFormats()
-
-        async def multi(state: TaskState, generate: Generate) -> TaskState:
-            return await play_multi_round(
-                state, rounds=rounds, private_notes=private_notes, tie_rule=tie_rule, max_chars=MAX_DESCRIPTION_CHARS,
-                temperature=temperature, max_tokens=max_tokens, vote_temperature=vote_temperature,
-                structured_votes=structured_votes, constrained_votes=constrained_votes,
-                role_defaults=role_defaults, formats=formats)
-
-        return multi
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         return await vote(await describe(state, generate), generate)

@@ -14,9 +14,10 @@ import asyncio
 from typing import Any, Optional
 
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
-from inspect_ai.solver import TaskState
+from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from impostor.core import prompts
+from impostor.core.parsing import MAX_DESCRIPTION_CHARS
 from impostor.core.records import player_label
 from impostor.core.rounds import (NOTE_MAX_CHARS, RoundView, clip_note, counted_vote, decide_round,
                                   public_transcript, round_ballot_class, round_rng, speaking_order_of_round)
@@ -114,3 +115,29 @@ async def play_multi_round(state: TaskState, *, rounds: int, private_notes: bool
             entry["notes"] = {str(s): t for s, t in written.items()}
             save_rounds(state.store, record)
     return state
+
+
+@solver
+def impostor_rounds_game(
+    rounds: int,
+    private_notes: bool = False,
+    tie_rule: str = "default",
+    temperature: Optional[float] = None,
+    max_tokens: Optional[int] = None,
+    vote_temperature: Optional[float] = None,
+    structured_votes: bool = False,
+    constrained_votes: Optional[bool] = None,
+    role_defaults: Optional[dict[str, dict[str, Any]]] = None,
+) -> Solver:
+    """A multi-round game as one solver step (the task uses ``solvers.game.impostor_game`` for
+    rounds=1, so the paper's game logs exactly as before); ``tie_rule`` breaks a round's top tie."""
+    formats = VoteFormats()  # per task, as in voting_phase
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        return await play_multi_round(
+            state, rounds=rounds, private_notes=private_notes, tie_rule=tie_rule, max_chars=MAX_DESCRIPTION_CHARS,
+            temperature=temperature, max_tokens=max_tokens, vote_temperature=vote_temperature,
+            structured_votes=structured_votes, constrained_votes=constrained_votes, role_defaults=role_defaults,
+            formats=formats)
+
+    return solve

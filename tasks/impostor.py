@@ -34,6 +34,7 @@ from scorers.winner import impostor_winner
 from impostor.core.generation import UNANNEALED_BACKENDS, seat_settings
 from solvers.bound_models import bind_models
 from solvers.game import impostor_game
+from solvers.rounds import impostor_rounds_game
 from solvers.seating import check_roles
 
 
@@ -224,9 +225,10 @@ def impostor(
         raise TaskOptionError.of(exc) from None
     # The paper's game (rounds=1) logs its solver exactly as before the option existed.
     multi_round = {"rounds": rounds, "private_notes": private_notes, "tie_rule": tie_rule} if rounds > 1 else {}
+    play = impostor_rounds_game if rounds > 1 else impostor_game
     return Task(
         dataset=MemoryDataset(samples, name=f"impostor-{difficulty}"),
-        solver=impostor_game(
+        solver=play(
             temperature=temperature, max_tokens=max_tokens, vote_temperature=vote_temperature,
             structured_votes=structured_votes, constrained_votes=constrained_votes, role_defaults=bound.defaults,
             **multi_round,

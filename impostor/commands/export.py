@@ -1,4 +1,4 @@
-"""``impostor export``: write games.parquet, players.parquet and models.csv from MLflow runs or Inspect logs.
+"""``impostor export``: write games.parquet, players.parquet, moves.parquet and models.csv from MLflow runs or Inspect logs.
 
     impostor export --logs DIR --out OUT          # straight from Inspect logs
     impostor export --experiment NAME --out OUT   # from the tables/ artifacts of MLflow runs
