@@ -76,7 +76,8 @@ def experiment_id_of(spec: Any) -> str:
     if args.get("experiment_id"):
         return str(args["experiment_id"])
     mode = args.get("mode", "homogeneous")
-    return experiment.experiment_id(mode, args.get("difficulty", "easy"), role_models(spec), args.get("seed", 0))
+    return experiment.experiment_id(mode, args.get("difficulty", "easy"), role_models(spec), args.get("seed", 0),
+                                    int(args.get("rounds") or 1), bool(args.get("private_notes")))
 
 
 # ------------------------------------------------------------------ records

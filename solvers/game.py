@@ -131,7 +131,8 @@ def _start(state: TaskState) -> tuple[GameSpec, list[Model]]:
     of this eval, and kept in the sample metadata (the scorer and the log read them there)."""
     spec = GameSpec.from_metadata(state.metadata)
     if not spec.drawn or not state.metadata.get("experiment_id"):
-        identity = experiment_id_for(spec.mode, spec.difficulty, state.metadata["seed"])
+        identity = experiment_id_for(spec.mode, spec.difficulty, state.metadata["seed"],
+                                     state.metadata.get("rounds", 1), state.metadata.get("private_notes", False))
         if not state.metadata.get("experiment_id"):
             state.metadata["experiment_id"] = identity
         if not spec.drawn:

@@ -112,7 +112,7 @@ def _generation_record(bound: Any, temperature: Optional[float], max_tokens: Opt
 
 def game_samples(
     mode: str, difficulty: str, n_games: int, seed: int, word_pairs: Optional[str], experiment_id: Optional[str],
-    first_game: int = 0,
+    first_game: int = 0, rounds: int = 1, private_notes: bool = False,
 ) -> list[Sample]:
     """The experiment's schedule as Inspect samples (stable ids, full spec in metadata)."""
     tiers = load_word_pairs(word_pairs, require_full=word_pairs is None)
@@ -122,6 +122,8 @@ def game_samples(
     samples = []
     for spec in build_schedule(mode, difficulty, pairs, n_games, seed)[first_game:]:
         md = spec.to_metadata() | {"seed": seed, "experiment_id": experiment_id}
+        if rounds > 1:  # part of the experiment's identity (the paper's game: as before)
+            md |= {"rounds": rounds, "private_notes": private_notes}
         samples.append(Sample(
             id=spec.sample_id,
             # What inspect view's samples list shows of a game before its outcome (the models never see it).
@@ -219,7 +221,8 @@ def impostor(
         if roles or building_task_for_eval():  # refuse a contradictory mode/role set before any game
             check_roles(mode, roles)
         word_pairs = _user_path(word_pairs)
-        samples = game_samples(mode, difficulty, n_games, seed, word_pairs, experiment_id, first_game)
+        samples = game_samples(mode, difficulty, n_games, seed, word_pairs, experiment_id, first_game, rounds,
+                               private_notes)
         tune_gc()  # after the schedule exists: it is part of the heap the collector can skip
     except ImpostorError as exc:
         raise TaskOptionError.of(exc) from None

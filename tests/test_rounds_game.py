@@ -148,3 +148,31 @@ def test_bad_round_options_are_one_line_errors(opts, fix):
     with pytest.raises(TaskOptionError) as err:
         impostor(n_games=2, **opts)
     assert fix in str(err.value) and "\n" not in str(err.value)
+
+
+def test_trace_has_a_span_per_round_with_its_phases(tmp_path):
+    from impostor.tracking.traces import game_calls, game_spans
+
+    log = run(tmp_path, n_games=2, seed=1, rounds=3, private_notes=True)
+    for sample in log.samples:
+        game, _, moves = rows(sample)
+        sample = resolve_sample_attachments(sample)
+        assert all(c["phase"] is not None for c in game_calls(sample))  # every call attributed to its seat
+        spans = game_spans("run", sample, set())
+        by_id = {s["span_id"]: s for s in spans}
+        rounds = [s for s in spans if s["name"].startswith("round ")]
+        assert [s["name"] for s in rounds] == [f"round {r}" for r in range(1, game.rounds_played + 1)]
+        for r in rounds:
+            phases = {s["name"] for s in spans if s["parent_span_id"] == r["span_id"]}
+            assert {"description round", "vote round"} <= phases
+        llm = [s for s in spans if json.loads(s["attributes"]["mlflow.spanType"]) == "LLM"]
+        describes = [s for s in llm if json.loads(s["attributes"]["phase"]) == "describe"]
+        assert len(describes) >= len(moves)  # one call per seat and round, re-prompts on top
+        for s in describes:  # under its own round's description span
+            phase_span = by_id[s["parent_span_id"]]
+            assert by_id[phase_span["parent_span_id"]]["name"] == f"round {json.loads(s['attributes']['round'])}"
+        notes = [s for s in llm if json.loads(s["attributes"]["phase"]) == "note"]
+        assert len(notes) == sum(m.note is not None for m in moves)
+        out = json.loads(spans[0]["attributes"]["mlflow.spanOutputs"])
+        assert out["rounds_played"] == game.rounds_played and len(out["eliminated"]) == len(
+            [s for s in game.elimination_order.split(",") if s])

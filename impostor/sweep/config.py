@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from impostor.core import call_limits
 from impostor.core.errors import ImpostorError
 from impostor.core.records import DIFFICULTIES, MODES, Difficulty, Mode
+from impostor.core.rounds import MAX_ROUNDS
 from impostor.core.schedule import MAX_GAMES, MAX_SEED
 from impostor.outdir import dir_problem
 
@@ -101,6 +102,9 @@ class SweepConfig(BaseModel):
     seeds: list[Annotated[int, Field(strict=True, ge=0, le=MAX_SEED)]] = Field(default_factory=lambda: [0], min_length=1,
                                                                   description="(games) schedule seeds")
     tie_rule: Literal["default", "sym_candidate", "sym_side"] = "default"
+    rounds: int = Field(default=1, ge=1, le=MAX_ROUNDS, strict=True,
+                        description="(games) 1: the paper's game; more: elimination rounds (docs/rules.md)")
+    private_notes: bool = Field(default=False, description="(games) players keep notes between rounds (rounds > 1)")
     # Generation settings: set here, they override every model's registry defaults; left out, each
     # alias's defaults apply, else the paper's (T 0.7, 150 tokens, vote temperature by route).
     temperature: Optional[float] = Field(default=None, ge=0.0, le=2.0)
@@ -146,6 +150,12 @@ class SweepConfig(BaseModel):
         return v
 
     @model_validator(mode="after")
+    def _notes_need_rounds(self) -> "SweepConfig":
+        if self.private_notes and self.rounds == 1:
+            raise ValueError("private_notes needs rounds of 2 or more; fix: set rounds or drop private_notes")
+        return self
+
+    @model_validator(mode="after")
     def _pairs_need_two(self) -> "SweepConfig":
         paired = [m for m in self.modes if m != "homogeneous"]
         if paired and len(self.models) < 2:
@@ -155,7 +165,8 @@ class SweepConfig(BaseModel):
 
 
 GAME_FIELDS = ("models", "modes", "difficulties", "games_per_experiment", "seeds", "tie_rule", "temperature",
-               "max_tokens", "vote_temperature", "structured_votes", "constrained_votes", "word_pairs", "game_time_limit")
+               "max_tokens", "vote_temperature", "structured_votes", "constrained_votes", "word_pairs", "game_time_limit",
+               "rounds", "private_notes")
 
 
 # ------------------------------------------------------------------ loading
@@ -223,6 +234,8 @@ def game_fields(cfg: SweepConfig, config_path: Path) -> dict[str, Any]:
     d["word_pairs"] = word_pairs_sha256(str(word_pairs_path(cfg, config_path)) if cfg.word_pairs else None)
     if not cfg.game_time_limit:  # no limit: the hash of a sweep started before the option existed
         del d["game_time_limit"]
+    if cfg.rounds == 1:  # the paper's game: the hash of a sweep started before the option existed
+        del d["rounds"], d["private_notes"]
     return json.loads(json.dumps(d))
 
 

@@ -37,13 +37,15 @@ class Experiment:
     seed: int
     roles: tuple[tuple[str, str], ...]  # (role, alias); ("model", alias) for homogeneous
     n_games: int
+    rounds: int = 1  # the config's rounds (1: the paper's game, the identity as before)
+    private_notes: bool = False
 
     @property
     def label(self) -> str:
         """The experiment's identity with the config's aliases (``impostor.core.experiment``)."""
         r = dict(self.roles)
         assignment = {ALL_SEATS: r["model"]} if self.mode == "homogeneous" else r
-        return experiment_id(self.mode, self.difficulty, assignment, self.seed)
+        return experiment_id(self.mode, self.difficulty, assignment, self.seed, self.rounds, self.private_notes)
 
 
 @dataclass
@@ -84,7 +86,8 @@ def experiments(cfg: SweepConfig) -> list[Experiment]:
                 else:
                     cells = [(("team_a", a), ("team_b", b)) for a, b in itertools.combinations(cfg.models, 2)]
                 for roles in cells:
-                    out.append(Experiment(len(out), mode, difficulty, seed, roles, cfg.games_per_experiment))
+                    out.append(Experiment(len(out), mode, difficulty, seed, roles, cfg.games_per_experiment,
+                                          cfg.rounds, cfg.private_notes))
     return out
 
 
@@ -175,6 +178,8 @@ def task_spec(exp: Experiment, cfg: SweepConfig, config_path: Path, resolved: di
     wp = word_pairs_path(cfg, config_path)
     if wp is not None:
         args["word_pairs"] = str(wp)
+    if cfg.rounds > 1:  # only then: the paper's game keeps its task arguments (Inspect's task identity)
+        args |= {"rounds": cfg.rounds, "private_notes": cfg.private_notes}
     if exp.mode == "homogeneous":
         return {"task_args": args, "model": r["model"], "model_roles": {}}
     if exp.mode == "cross_play":

@@ -142,6 +142,8 @@ def spec_params(spec: Any, secrets: set[str]) -> dict[str, str]:
               "constrained_votes", "word_pairs", "first_game"):
         params[k] = args.get(k)
     params["vote_temperature"] = md.get("vote_temperature", args.get("vote_temperature"))
+    if int(args.get("rounds") or 1) > 1:  # a multi-round experiment (the paper's game: params as before)
+        params["rounds"], params["private_notes"] = args["rounds"], bool(args.get("private_notes"))
     roles = role_settings(spec)
     for k in ("temperature", "max_tokens", "vote_temperature"):
         for role, st in roles.items():
