@@ -11,7 +11,7 @@ players table's first-round values); every round is kept under ``impostor:rounds
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
 from inspect_ai.solver import Generate, Solver, TaskState, solver
@@ -65,11 +65,14 @@ async def play_multi_round(state: TaskState, *, rounds: int, private_notes: bool
         seats = [SeatRecord(model=model_name(models[s])) for s in range(4)]
         order = speaking_order_of_round(spec.speaking_order, remaining)
         labels = [player_label(s) for s in sorted(remaining)]
-        transcript = public_transcript(history)
 
-        def context(seat: int, history_text: str = transcript) -> str:
-            return prompts.round_context(round_no=round_no, max_rounds=rounds, remaining_labels=labels,
-                                         history=history_text, notes=notes[seat] if private_notes else ())
+        def context_of(seats_in: list[int], history_text: str, this_round: int = round_no) -> Callable[[int], str]:
+            """Each seat's prompt block: the round, the seats still in, the public record, its notes."""
+            labels = [player_label(s) for s in sorted(seats_in)]
+            return lambda seat: prompts.round_context(round_no=this_round, max_rounds=rounds, remaining_labels=labels,
+                                                      history=history_text, notes=notes[seat] if private_notes else ())
+
+        context = context_of(remaining, public_transcript(history))
 
         entry: dict[str, Any] = {"round": round_no, "remaining": list(remaining), "order": list(order),
                                  "seats": {}, "notes": {}}
@@ -108,7 +111,7 @@ async def play_multi_round(state: TaskState, *, rounds: int, private_notes: bool
             remaining.remove(result.eliminated)
         if private_notes:
             written = await _write_notes(spec, models, seats, settings, remaining,
-                                         lambda s: context(s, public_transcript(history)), round_no)
+                                         context_of(remaining, public_transcript(history)), round_no)
             for s, text in written.items():
                 notes[s].append(text)
             entry["seats"] = {str(s): seats[s].to_dict() for s in entry["remaining"]}
