@@ -175,9 +175,10 @@ def description_phase(temperature: Optional[float] = None, max_tokens: Optional[
     return solve
 
 
-def _vote_schema(seat: int, constrained: bool, structured: bool) -> tuple[Optional[ResponseSchema], str]:
+def _vote_schema(seat: int, constrained: bool, structured: bool,
+                 candidates: Optional[Sequence[int]] = None) -> tuple[Optional[ResponseSchema], str]:
     if constrained:
-        schema = vote_json_schema(seat, reasoning_max=CONSTRAINED_REASONING_MAX)
+        schema = vote_json_schema(seat, reasoning_max=CONSTRAINED_REASONING_MAX, candidates=candidates)
         return ResponseSchema(name="ballot", json_schema=JSONSchema.model_validate(schema)), "constrained"
     if structured:
         return ResponseSchema(name="ballot", json_schema=JSONSchema.model_validate(vote_json_schema())), "structured"
@@ -219,7 +220,8 @@ async def vote_all(
             teammate_label=None if mate is None else player_label(mate),
             context=None if context is None else context(seat),
         )
-        schema, vote_mode = _vote_schema(seat, wants_constrained(models[seat], constrained_votes), structured_votes)
+        schema, vote_mode = _vote_schema(seat, wants_constrained(models[seat], constrained_votes), structured_votes,
+                                         None if context is None else voters)
         config = GenerateConfig(
             temperature=settings[seat].vote_temperature, max_tokens=settings[seat].max_tokens,
             top_p=settings[seat].top_p, response_schema=schema,

@@ -12,7 +12,7 @@ import json
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -422,10 +422,12 @@ def parse_vote(text: str, own_seat: int) -> ParsedVote:
     return ParsedVote(seat, ballot.confidence, ballot.reasoning, ballot.self_declaration, ballot.word_guess, None, False)
 
 
-def vote_json_schema(own_seat: Optional[int] = None, *, reasoning_max: Optional[int] = None) -> dict:
+def vote_json_schema(own_seat: Optional[int] = None, *, reasoning_max: Optional[int] = None,
+                     candidates: Optional[Sequence[int]] = None) -> dict:
     """JSON schema of a ballot.  With ``own_seat`` it is *constrained*: the id is an
-    enum of the other players' numbers and reasoning is length-capped (needed by
-    tiny local models to produce usable votes)."""
+    enum of the other players' numbers (of ``candidates``, the seats still in a
+    multi-round game, when given) and reasoning is length-capped (needed by tiny
+    local models to produce usable votes)."""
     schema: dict = {
         "type": "object",
         "properties": {
@@ -439,7 +441,8 @@ def vote_json_schema(own_seat: Optional[int] = None, *, reasoning_max: Optional[
         "additionalProperties": False,
     }
     if own_seat is not None:
-        others = [str(player_label(s)) for s in range(N_PLAYERS) if s != own_seat]
+        others = [str(player_label(s)) for s in range(N_PLAYERS)
+                  if s != own_seat and (candidates is None or s in candidates)]
         schema["properties"]["suspected_impostor_id"] = {"type": "string", "enum": others}
     if reasoning_max is not None:
         schema["properties"]["reasoning"]["maxLength"] = reasoning_max

@@ -51,6 +51,7 @@ class GameView:
     prompt_text: str = ""  # system + user texts joined (used to derive seeds)
     round: int = 1  # a multi-round game's round (prompts.round_context); 1 in the paper's game
     remaining: tuple[int, ...] = ()  # player numbers still in a multi-round game; () in the paper's game
+    round_context: str = ""  # a multi-round game's block (rules, public record, own notes), as in the prompt
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -113,6 +114,16 @@ def _entries(body: str) -> tuple[tuple[int, str], ...]:
         end = marks[i + 1].start() if i + 1 < len(marks) else len(body)
         out.append((int(mark.group("n")), body[mark.end() : end].strip()))
     return tuple(out)
+
+
+def _round_block(text: str) -> str:
+    """The block ``prompts.round_context`` added to the prompt ("" in the paper's game)."""
+    start = text.find(prompts.ROUND_RULES.split("{", 1)[0])
+    if start < 0:
+        return ""
+    ends = [i for mark in ("\n\nYour word is:", "\n\nAll descriptions:", "\n\nYou are Player", "\n\nYour word was:")
+            if (i := text.find(mark, start)) >= 0]
+    return text[start: min(ends)] if ends else text[start:]
 
 
 class PromptParseError(ValueError):
@@ -181,5 +192,6 @@ def parse_messages(messages: Iterable[Any]) -> GameView:
         max_chars=max_chars,
         prompt_text=system + "\n\n" + "\n\n".join(users),
         round=int(round_m.group("r")) if round_m else 1,
+        round_context=_round_block(main),
         remaining=tuple(int(n) for n in re.findall(r"Player (\d{1,4})", round_m.group("left"))) if round_m else (),
     )
