@@ -177,3 +177,39 @@ def test_one_round_moves_are_the_players_rows():
     (m,) = moves_of_players([p])
     assert MoveRow.model_validate(m).round == 1
     assert (m["vote"], m["speaking_position"], m["eliminated"], m["note"], m["input_tokens"]) == (2, 2, False, None, 10)
+
+
+def test_multi_round_game_reads_round_by_round_in_the_summary():
+    """The scorer's multi-round rows (scorers.rounds_record) through the summary's answer and explanation."""
+    from impostor.core.schedule import GameSpec, PairRef
+    from impostor.core.seat import SeatRecord
+    from impostor.core.summary import answer_line, explanation
+    from scorers.rounds_record import build_rounds_record
+
+    spec = GameSpec(game_index=0, sample_id="g0", game_seed=7, mode="homogeneous", difficulty="easy",
+                    pair=PairRef("easy-001", "tiger", "lion"), impostor_seat=IMP, speaking_order=(1, 0, 3, 2),
+                    team_assignment=None)
+
+    def seat(vote, text):
+        return SeatRecord(model="bot/x", description=text, description_valid=True, vote=vote, ballot_class="valid",
+                          vote_raw=["{}"], description_raw=[text])
+
+    r1 = {s: seat(v, f"r1 clue {s}") for s, v in enumerate([1, 0, 1, 1])}  # Player 2 out
+    r2 = {s: seat(v, f"r2 clue {s}") for s, v in zip((0, 2, 3), (2, 0, 2))}  # the impostor out
+    record = {"max_rounds": 3, "private_notes": True, "tie_rule": "default", "rounds": [
+        {"round": 1, "remaining": [0, 1, 2, 3], "order": [1, 0, 3, 2], "seats": r1, "notes": {0: "watch P3"}},
+        {"round": 2, "remaining": [0, 2, 3], "order": [0, 3, 2], "seats": r2, "notes": {}}]}
+    game, players, moves = build_rounds_record(spec, [r1[s] for s in range(4)], record, experiment_id="e", seed=0,
+                                               tie_rule="default")
+    assert (game.winner, game.win_condition, game.rounds_played, game.elimination_order) == (
+        "majority", "eliminated", 2, "1,2")
+    assert [p.eliminated_round for p in players] == [None, 1, 2, None]
+    assert [(m.round, m.seat, m.speaking_position, m.eliminated) for m in moves if m.round == 2] == [
+        (2, 0, 0, False), (2, 2, 2, True), (2, 3, 1, False)]
+    assert moves[0].note == "watch P3"
+    line = answer_line(game, players, moves)
+    assert line.startswith("Majority wins (eliminated) · 2 of 3 rounds, out: P2, P3") and "P1→P3" in line
+    text = explanation(game, players, moves)
+    assert "voted Player 3, the impostor, out in round 2" in text
+    assert text.index("**Round 1**") < text.index("**Round 2**") and "watch P3" in text
+    assert text.count("**eliminated**") == 2
