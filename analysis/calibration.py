@@ -39,7 +39,7 @@ from scipy import stats
 
 from analysis.data import AnalysisData
 from analysis.sim_design import SimDesign, build_design
-from analysis.stats._base import ALL, wilson
+from analysis.stats import ALL, wilson
 from analysis.stats.config import BOOTSTRAPS, StatsConfig
 from analysis.stats.odds import odds_ratios
 from analysis.stats.robustness import bootstrap, permutation

@@ -368,7 +368,7 @@ def t12(ctx: Context) -> PaperTable:
                 methods.append(g["method"])
                 cells.append(pm(g["estimate"], g["low"], g["high"], d))
             rows.append(cells)
-        for i, (col, head, _) in enumerate(cols, 1):
+        for i, (_col, head, _) in enumerate(cols, 1):
             if all(r[i] == DASH for r in rows):
                 undefined.append(head.split(" (")[0])
         panels.append((title, ["Model"] + [h for _, h, _ in cols], rows))

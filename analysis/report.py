@@ -39,7 +39,7 @@ from analysis import bundle_dir
 from analysis.data import AnalysisData
 from analysis.report_format import GENERATOR, latex_escape, to_latex, to_markdown
 from analysis.report_pages import MANIFEST, TABLE_TITLES, render_html, render_markdown
-from analysis.stats._base import CONTRACT
+from analysis.stats import CONTRACT
 from impostor.core.errors import ImpostorError
 
 if TYPE_CHECKING:  # figures (matplotlib) load only when drawn
@@ -124,7 +124,7 @@ def _word_pair_files(g: pd.DataFrame) -> list[dict]:
     return [{"file": f or None, "sha256": h or None, "games": int(n)} for (f, h), n in counts.items()]
 
 
-def _load_stats():
+def load_stats():
     try:
         from analysis.stats import TABLES, StatsConfig  # type: ignore
     except ImportError as exc:
@@ -276,7 +276,7 @@ def build_report(
         progress(line)
     _check_out(out)
     if tables is None or cfg is None:
-        stats_tables, StatsConfig = _load_stats()
+        stats_tables, StatsConfig = load_stats()
         tables = stats_tables if tables is None else tables
         cfg = StatsConfig() if cfg is None else cfg
     if inputs is None:

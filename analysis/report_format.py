@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["GENERATOR", "to_markdown", "to_latex", "latex_escape", "html_table", "flag_intervals", "readable_header",
-           "readable_seats"]
+           "readable_seats", "display_cells", "ci_partner"]
 
 GENERATOR = "impostor report"
 _P_COLUMNS = {"p", "q", "spearman_p", "p_bh", "p_bonferroni", "p_holm", "p_value", "pvalue"}
@@ -114,7 +114,7 @@ def flag_intervals(df: pd.DataFrame, column: str = "interval_check") -> pd.DataF
     return out
 
 
-def _display(df: pd.DataFrame) -> tuple[list[str], list[list[str]], list[bool]]:
+def display_cells(df: pd.DataFrame) -> tuple[list[str], list[list[str]], list[bool]]:
     cols = [str(c) for c in df.columns]
     numeric = [pd.api.types.is_numeric_dtype(df[c]) and not pd.api.types.is_bool_dtype(df[c]) for c in df.columns]
     fmts = [_formatter(c, df[c]) for c in df.columns]
@@ -125,7 +125,7 @@ def _display(df: pd.DataFrame) -> tuple[list[str], list[list[str]], list[bool]]:
 def to_markdown(df: pd.DataFrame, max_rows: Optional[int] = None) -> str:
     """A GitHub-flavoured Markdown table (numbers right-aligned; ``|`` escaped)."""
     shown = df if max_rows is None else df.head(max_rows)
-    cols, rows, numeric = _display(shown)
+    cols, rows, numeric = display_cells(shown)
     esc = lambda s: s.replace("|", "\\|").replace("\n", " ")  # noqa: E731
     lines = ["| " + " | ".join(esc(c) for c in cols) + " |",
              "|" + "|".join("---:" if n else ":---" for n in numeric) + "|"]
@@ -177,7 +177,7 @@ def readable_header(col: str) -> str:
     return words[:1].upper() + words[1:] if words else c
 
 
-def _ci_partner(col: str, cols: list[str]) -> Optional[str]:
+def ci_partner(col: str, cols: list[str]) -> Optional[str]:
     """``ci_high`` of a ``ci_low`` column with the same prefix and suffix, if the table has it."""
     if "ci_low" not in col:
         return None
@@ -196,12 +196,12 @@ def _latex_cell(text: str, numeric: bool) -> str:
 def _latex_columns(df: pd.DataFrame) -> tuple[list[str], list[list[str]], list[str]]:
     """Headers, LaTeX cells and alignments: ``ci_low``/``ci_high`` merged into "[low, high]",
     ``X_pct`` with its half-width ``X_ci`` into "estimate ± CI", missing as an en dash."""
-    cols, rows, numeric = _display(df)
+    cols, rows, numeric = display_cells(df)
     heads, cells, align, used = [], [], [], set()
     for i, c in enumerate(cols):
         if c in used:
             continue
-        hi = _ci_partner(c, cols)
+        hi = ci_partner(c, cols)
         half = c[: -len("_pct")] + "_ci" if c.endswith("_pct") else None
         if hi is not None:
             j = cols.index(hi)
@@ -246,7 +246,7 @@ def to_latex(df: pd.DataFrame, name: str = "", caption: Optional[str] = None) ->
 
 def html_table(df: pd.DataFrame, max_rows: Optional[int] = None) -> str:
     shown = df if max_rows is None else df.head(max_rows)
-    cols, rows, numeric = _display(shown)
+    cols, rows, numeric = display_cells(shown)
     head = "".join(f"<th>{html.escape(c)}</th>" for c in cols)
     body = []
     for r in rows:

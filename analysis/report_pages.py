@@ -192,7 +192,7 @@ def _md_table(name: str, t: dict, results: dict[str, pd.DataFrame]) -> list[str]
 def _paper_line(m: dict) -> str:
     p = m.get("paper") or {}
     c = p.get("compare") or {}
-    pdf = f"[paper/paper.pdf](paper/paper.pdf)" if p.get("pdf") else f"no paper.pdf ({p.get('why')})"
+    pdf = "[paper/paper.pdf](paper/paper.pdf)" if p.get("pdf") else f"no paper.pdf ({p.get('why')})"
     return (f"The paper's tables and figures: {pdf}, [paper/paper.tex](paper/paper.tex). Paper's published numbers "
             f"beside ours: {c.get('inside', 0)} of {c.get('with_interval', 0)} inside our 95% intervals "
             f"([paper/compare.csv](paper/compare.csv); `impostor report --compare-paper` prints it).")

@@ -60,9 +60,9 @@ def display_table(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """The page form of a bundle table: ``ci_low``/``ci_high`` pairs merged into one "95% interval"
     cell, the other bootstrap's columns and duplicates left to the CSV, readable headers, at most
     ``MAX_COLUMNS`` columns. Returns (display frame of strings, columns left out)."""
-    from analysis.report_format import _display, _ci_partner  # one formatting of numbers
+    from analysis.report_format import ci_partner, display_cells  # one formatting of numbers
 
-    cols, rows, _numeric = _display(df)
+    cols, rows, _numeric = display_cells(df)
     values = {c: [r[i] for r in rows] for i, c in enumerate(cols)}
     shown, used, left = {}, set(), []
     for c in cols:
@@ -71,7 +71,7 @@ def display_table(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
         if _DROP.search(c):
             left.append(c)
             continue
-        hi = _ci_partner(c, cols)
+        hi = ci_partner(c, cols)
         if hi is not None:
             used.add(hi)
             name = readable_header(c.replace("ci_low", "ci", 1)).replace("CI", "95% interval", 1)

@@ -8,7 +8,7 @@ import numpy as np
 
 # Outcome classes of a ballot profile (no self-declarations).
 CONVICTION, STRICT_PLURALITY, TIE, NO_CONVICTION = 0, 1, 2, 3
-_CLASS_NAMES = np.array(["conviction", "strict_plurality", "tie", "no_conviction"], dtype=object)
+CLASS_NAMES = np.array(["conviction", "strict_plurality", "tie", "no_conviction"], dtype=object)
 
 
 def profile_table() -> dict[str, np.ndarray]:
@@ -52,11 +52,11 @@ def profile_table() -> dict[str, np.ndarray]:
     }
 
 
-_PROFILES = profile_table()
-_MAJ_CLASSES = np.isin(_PROFILES["cls"], [CONVICTION, STRICT_PLURALITY])
+PROFILES = profile_table()
+_MAJ_CLASSES = np.isin(PROFILES["cls"], [CONVICTION, STRICT_PLURALITY])
 
 
-def _sample_profiles(det: np.ndarray, r: float, want: np.ndarray, rng: np.random.Generator, chunk: int = 8192) -> np.ndarray:
+def sample_profiles(det: np.ndarray, r: float, want: np.ndarray, rng: np.random.Generator, chunk: int = 8192) -> np.ndarray:
     """One profile index per game.
 
     det: (n, 3) detection probability of the majority roles 1-3; want: (n,) code
@@ -67,8 +67,8 @@ def _sample_profiles(det: np.ndarray, r: float, want: np.ndarray, rng: np.random
         [
             np.ones(256, bool),
             _MAJ_CLASSES,
-            _PROFILES["cls"] == TIE,
-            _PROFILES["cls"] == NO_CONVICTION,
+            PROFILES["cls"] == TIE,
+            PROFILES["cls"] == NO_CONVICTION,
         ]
     )
     det = np.clip(det, 0.01, 0.99)

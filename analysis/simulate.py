@@ -43,7 +43,7 @@ from typing import Mapping, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
-from analysis.sim_ballots import _CLASS_NAMES, _PROFILES, _sample_profiles, profile_table
+from analysis.sim_ballots import CLASS_NAMES, PROFILES, sample_profiles, profile_table
 from analysis.sim_design import (DEFAULT_MODELS, PAPER_DIFFICULTY_OR, PAPER_MODE_OR, PAPER_SEAT_OR, SimDesign,
                                  SimModel, build_design, design_cells)
 from impostor.core.records import DIFFICULTIES, GAME_COLUMNS, MODES, PLAYER_COLUMNS, GameRow, PlayerRow
@@ -98,7 +98,7 @@ class _Ballots:
 
     imp_sd: np.ndarray  # (n,) the impostor self-declared
     maj_sd_seat: np.ndarray  # (n,) the majority seat that self-declared, -1 none
-    prof: np.ndarray  # (n,) index into _PROFILES
+    prof: np.ndarray  # (n,) index into PROFILES
     vote: np.ndarray  # (n, 4) voted seat by seat, -1 = invalid ballot
     cond: np.ndarray  # (n,) win condition
 
@@ -144,14 +144,14 @@ def _draw_ballots(design: SimDesign, imp_wins: np.ndarray, *, p0: float, tie_rat
     role_seat = np.concatenate([imp_seat[:, None], others], axis=1)
     det = np.array([m.det for m in design.specs])
     det_roles = det[design.seat_model[np.arange(n)[:, None], others]]
-    prof = _sample_profiles(det_roles, invalid_vote_rate, want, rng)
+    prof = sample_profiles(det_roles, invalid_vote_rate, want, rng)
 
-    tgt_role = _PROFILES["target"][prof]  # (n, 4) by role
+    tgt_role = PROFILES["target"][prof]  # (n, 4) by role
     tgt_seat_by_role = np.where(tgt_role >= 0, np.take_along_axis(role_seat, np.maximum(tgt_role, 0), axis=1), -1)
     vote = np.empty((n, 4), dtype=np.int64)  # by seat
     np.put_along_axis(vote, role_seat, tgt_seat_by_role, axis=1)
 
-    cond = _CLASS_NAMES[_PROFILES["cls"][prof]].copy()
+    cond = CLASS_NAMES[PROFILES["cls"][prof]].copy()
     cond[imp_sd & imp_wins] = "impostor_guess_correct"
     cond[imp_sd & ~imp_wins] = "impostor_guess_wrong"
     cond[maj_sd] = "majority_self_declared"
@@ -166,7 +166,7 @@ def _games_frame(design: SimDesign, run: dict, b: _Ballots, desc_valid: np.ndarr
     winner = np.where(imp_wins, "impostor", "majority").astype(object)
     fixed = b.cond != "tie"
     p_def = np.where(imp_wins, 1.0, 0.0)
-    n_valid = _PROFILES["valid"][prof]
+    n_valid = PROFILES["valid"][prof]
     is_team = np.isin(design.mode_g, ["team_blind", "team_aware", "team_semi_aware"])
     team_assign = np.where(is_team, _team_strings(design.team_arr), None)
     games = pd.DataFrame(
@@ -187,15 +187,15 @@ def _games_frame(design: SimDesign, run: dict, b: _Ballots, desc_valid: np.ndarr
             "seed": seat_game_seed,
             "tie_rule": "default",
             "winner_live": winner,
-            "tie_k": _PROFILES["k"][prof],
-            "impostor_in_tie": _PROFILES["in_tie"][prof],
+            "tie_k": PROFILES["k"][prof],
+            "impostor_in_tie": PROFILES["in_tie"][prof],
             "p_imp_default": p_def,
-            "p_imp_sym_candidate": np.where(fixed, p_def, _PROFILES["p_cand"][prof]),
+            "p_imp_sym_candidate": np.where(fixed, p_def, PROFILES["p_cand"][prof]),
             "p_imp_sym_side": np.where(fixed, p_def, 0.5),
             "n_valid_votes": n_valid,
             "n_invalid_ballots": 4 - n_valid,
             "n_invalid_descriptions": (~desc_valid).sum(1),
-            "votes_on_impostor": _PROFILES["on_imp"][prof],
+            "votes_on_impostor": PROFILES["on_imp"][prof],
             "team_assignment": team_assign,
             "speaking_order": _order_strings(run["order"]),
             "vote_mode": "free",

@@ -159,7 +159,8 @@ def _coerce_bool(df: pd.DataFrame, col: str, probs: _Problems) -> None:
     if pd.api.types.is_bool_dtype(s) and not s.isna().any():
         df[col] = s.astype(bool)
         return
-    mapping = {True: True, False: False, 1: True, 0: False, "true": True, "false": False,
+    # 1 and 0 find the True and False keys (equal, same hash)
+    mapping = {True: True, False: False, "true": True, "false": False,
                "True": True, "False": False, "1": True, "0": False}
     mapped = s.map(lambda v: mapping.get(v, None) if not (isinstance(v, float) and np.isnan(v)) and v is not pd.NA else None)
     bad = mapped.isna().to_numpy()

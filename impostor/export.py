@@ -397,7 +397,9 @@ def write_tables(tables: Tables, out: str | Path, models: bool = True) -> list[P
 
 def merge_tables(parts: list[Tables]) -> Tables:
     """Merge per-run tables (e.g. downloaded from MLflow), deduplicating games by id."""
-    records, errors, missing = [], [], {}
+    records: list[GameRecord] = []
+    errors: list[GameError] = []
+    missing: dict[str, GameError] = {}
     for i, t in enumerate(parts):
         players: dict[str, list[dict]] = {}  # one to_dict per run (per game: ~1 ms x 90,720 games)
         for row in _rows(t.players):

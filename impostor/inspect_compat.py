@@ -8,6 +8,8 @@ the bad-input suite checks the behaviour through the real ``inspect eval``).
 from __future__ import annotations
 
 import sys
+from types import FrameType
+from typing import Optional
 
 # ``inspect eval`` prints a PrerequisiteError as its message alone, any other exception
 # from building a task with a long traceback; Inspect exports no public equivalent.
@@ -88,7 +90,7 @@ def building_task_for_eval() -> bool:
     the caller's context, so neither ``model_roles()`` nor the active model tells the two
     cases apart.  The one reliable mark is Inspect's task resolver on the call stack.
     """
-    frame = sys._getframe(1)
+    frame: Optional[FrameType] = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_name == "eval_resolve_tasks" and "inspect_ai" in frame.f_code.co_filename:
             return True

@@ -42,7 +42,10 @@ def _packaged_cost_map() -> dict:
     from pathlib import Path
 
     try:  # found, not imported (importlib.resources.files would import the package)
-        folder = Path(next(iter(find_spec("litellm").submodule_search_locations)))
+        spec = find_spec("litellm")
+        if spec is None or not spec.submodule_search_locations:
+            raise FileNotFoundError("litellm is not installed")
+        folder = Path(next(iter(spec.submodule_search_locations)))
         return json.loads((folder / "model_prices_and_context_window_backup.json").read_bytes())
     except Exception:  # noqa: BLE001 - litellm missing or its file moved: prices unknown, export goes on
         return {}
@@ -97,8 +100,9 @@ def add_costs(players: pd.DataFrame, registry_path: Optional[str] = None) -> pd.
         out["cost_usd"] = pd.Series(float("nan"), index=out.index, dtype="float64")
         return out
     prices = {m: price_of(m, registry_path) for m in out["model"].dropna().unique()}
-    p_in = out["model"].map(lambda m: prices.get(m).input_per_token if prices.get(m) else float("nan"))
-    p_out = out["model"].map(lambda m: prices.get(m).output_per_token if prices.get(m) else float("nan"))
+    nan = float("nan")
+    p_in = out["model"].map(lambda m: p.input_per_token if (p := prices.get(m)) else nan)
+    p_out = out["model"].map(lambda m: p.output_per_token if (p := prices.get(m)) else nan)
     tok_in = pd.to_numeric(out["input_tokens"], errors="coerce")
     tok_out = pd.to_numeric(out["output_tokens"], errors="coerce")
     out["cost_usd"] = (tok_in * p_in.astype(float) + tok_out * p_out.astype(float)).astype("float64")

@@ -242,11 +242,11 @@ class Registry:
             names = [self.resolve(m) for m in models]
         rows = []
         for m in names:
-            e = self.entry(m)
-            if e is None:
+            found = self.entry(m)
+            if found is None:
                 rows.append(unregistered_row(m))
             else:
-                rows.append(e.csv_row(self.alias_of(e.model)))
+                rows.append(found.csv_row(self.alias_of(found.model)))
         return rows
 
 

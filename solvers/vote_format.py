@@ -142,7 +142,7 @@ class VoteFormats:
     def _fall_back(self, model: Model, name: str, form: str, reason: str, metadata: dict[str, Any]) -> None:
         weaker = "json_object" if form == "json_schema" and json_mode_ok(model) else "prompt"
         self.form[name] = weaker
-        event = {"model": name, "from": form, "to": weaker, "reason": reason}
+        event: dict[str, Any] = {"model": name, "from": form, "to": weaker, "reason": reason}
         self.fallbacks.append(event)
         metadata.setdefault("vote_format_fallbacks", []).append(event)
         transcript().info({"vote_format_fallback": event}, source="impostor")

@@ -67,7 +67,7 @@ def test_sizes_say_published_or_estimated_with_a_source(reg):
 def test_every_registry_model_has_a_known_provider(reg):
     from inspect_ai._util.registry import registry_find
 
-    import impostor.providers._registry  # noqa: F401 - registers bot/local/litellm
+    import impostor.providers.register  # noqa: F401 - registers bot/local/litellm
 
     names = {i.name.split("/")[-1] for i in [getattr(o, "__registry_info__", None)
                                              for o in registry_find(lambda info: info.type == "modelapi")] if i}

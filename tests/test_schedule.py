@@ -39,7 +39,7 @@ def test_team_blocks_counterbalance_which_model_holds_the_impostor_team(mode):
         assert sorted(s for s, _ in block[:4]) == [0, 1, 2, 3] == sorted(s for s, _ in block[4:])
         hosts = Counter((s, teams[s]) for s, teams in block)
         assert hosts == Counter({(s, t): 1 for s in range(4) for t in "AB"})  # each seat once on each team
-        for seat, teams in block:
+        for _seat, teams in block:
             assert Counter(teams) == Counter({"A": 2, "B": 2})
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
 
 from impostor.core.errors import ImpostorError
 from impostor.sweep import experiments, load_config, plan

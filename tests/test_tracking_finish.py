@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
 from test_tracking import fresh, tracked  # noqa: F401 - the fixture
 

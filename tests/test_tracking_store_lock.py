@@ -12,7 +12,7 @@ import sys, time
 from impostor.tracking import store
 if sys.argv[3] == "nolock":
     import contextlib
-    store._sqlite_setup_lock = lambda uri: contextlib.nullcontext()
+    store.sqlite_setup_lock = lambda uri: contextlib.nullcontext()
 while time.time() < float(sys.argv[2]):
     time.sleep(0.001)
 client, _ = store.get_client(sys.argv[1])

@@ -46,7 +46,7 @@ def test_shipped_file_has_300_pairs_75_per_tier():
 def test_shipped_file_raw_format_matches_paper():
     data = json.loads(default_word_pairs_path().read_text(encoding="utf-8"))
     assert sorted(data) == sorted(TIERS)
-    for tier, entries in data.items():
+    for entries in data.values():
         assert len(entries) == 75
         for entry in entries:
             assert isinstance(entry, list) and len(entry) == 2

@@ -34,12 +34,13 @@ from analysis.stats import recognition as _recognition
 from analysis.stats import robustness as _robustness
 from analysis.stats import scaling as _scaling
 from analysis.stats import sizes as _sizes
+from analysis.stats import size_fit_models as _size_fit_models  # noqa: F401
 from analysis.stats import style_adjusted as _style_adjusted  # noqa: F401
 from analysis.stats import table12 as _table12  # noqa: F401
 from analysis.stats import speaking as _speaking
 from analysis.stats import team_ballots as _team_ballots  # noqa: F401
 from analysis.stats import ties as _ties
-from analysis.stats._base import COLUMNS, CONTRACT, REGISTRY, StatsUnavailable
+from analysis.stats._base import ALL, COLUMNS, CONTRACT, REGISTRY, Prepared, StatsUnavailable, prepared, wilson
 from analysis.stats.config import StatsConfig
 from analysis.stats.network import game_metrics, model_network, network_for_game
 from analysis.stats.ties import game_ties
@@ -60,5 +61,5 @@ def compute_all(data: AnalysisData, config: StatsConfig | None = None) -> dict[s
 
 __all__ = [
     "TABLES", "REQUIRED", "COLUMNS", "CONTRACT", "StatsConfig", "StatsUnavailable", "compute_all",
-    "network_for_game", "game_metrics", "model_network", "game_ties",
+    "network_for_game", "game_metrics", "model_network", "game_ties", "ALL", "Prepared", "prepared", "wilson",
 ]

@@ -135,7 +135,7 @@ def hypergeom_within(rng: np.random.Generator, group_sizes: np.ndarray, successe
     out = np.zeros((reps, group_sizes.shape[1]), dtype=np.int64)
     keys = np.column_stack([group_sizes, successes])
     uniq, inv, cnt = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
-    for u, (row, c) in enumerate(zip(uniq, cnt)):
+    for row, c in zip(uniq, cnt):
         sizes, s = row[:-1], int(row[-1])
         if s == 0:
             continue

@@ -17,7 +17,6 @@ carry ``models_used`` / ``models_left_out`` / ``models_estimated``, the companio
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from analysis.stats._base import DIFFICULTIES, MODES, StatsUnavailable, design_codes, note, ordered_levels, prepared, table

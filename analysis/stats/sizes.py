@@ -5,8 +5,8 @@ config, the games of every fit (``size_per_10x`` of the odds ratios, and the sca
 fits ``overall_no_provider``, ``overall_provider_fe``, ``within_<family>``) together
 with one row per model in the fit's scope saying whether it is used and, if not, why.
 The fits select their games from here, so what is listed is what was fitted.  The rows
-are the ``size_fit_models`` table of the report; the fits' own rows carry
-``models_used`` / ``models_left_out`` / ``models_estimated``.
+are the ``size_fit_models`` table of the report (:mod:`analysis.stats.size_fit_models`); the
+fits' own rows carry ``models_used`` / ``models_left_out`` / ``models_estimated``.
 
 Sizes marked ``params_source = estimated`` in models.csv are used unless
 ``StatsConfig.estimated_params`` is False (docs/analysis.md says why).
@@ -20,7 +20,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import StatsUnavailable, memo, models_meta, note, ordered_levels, prepared, table
+from analysis.stats._base import StatsUnavailable, memo, models_meta, note, ordered_levels, prepared
 
 NOT_IN_MODELS = "not in models.csv"
 NO_PARAMS = "no params_b"
@@ -154,22 +154,3 @@ def _try(data, config):
         return _build(data, config)
     except StatsUnavailable as e:
         return e
-
-
-@table("size_fit_models", columns=COLUMNS)
-def size_fit_models(data, config) -> pd.DataFrame:
-    """Every size fit's models: used or left out, and why (companion of odds_ratios and scaling)."""
-    from analysis.stats.odds import odds_ratios
-    from analysis.stats.scaling import scaling
-
-    view = size_view(data, config)
-    ran = set(odds_ratios(data, config).get("comparison", pd.Series(dtype=object)))
-    ran |= set(scaling(data, config).get("fit", pd.Series(dtype=object)))
-    rows = []
-    for f in view.fits.values():
-        for r in f.rows:
-            r = dict(r)
-            if r["used"] and f.name not in ran:
-                r["used"], r["reason"] = False, "fit not computed (see notes)"
-            rows.append(r)
-    return pd.DataFrame(rows, columns=COLUMNS)

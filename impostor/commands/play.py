@@ -120,7 +120,7 @@ def _cmd_play(args: Any) -> int:
         error = log.error.message if log.error else "the game has no score"
         api.session.finish(f"The game did not finish: {error}")
         raise ImpostorError(f"the game did not finish ({log.status}): {error}; see the log {log.location}")
-    md = log.samples[0].scores["impostor_winner"].metadata
+    md = log.samples[0].scores["impostor_winner"].metadata or {}
     text = outcome_text(md["game"], md["players"], str(human), md.get("moves"))
     print(text)
     api.session.finish(text)

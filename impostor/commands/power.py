@@ -34,7 +34,7 @@ def register(sub) -> None:
 
 def _icc_from_export(path: str) -> tuple[float, str]:
     from analysis.io import load_tables
-    from analysis.stats._base import prepared
+    from analysis.stats import prepared
     from analysis.stats.design_boot import residual_icc
 
     data = load_tables(path)

@@ -22,7 +22,7 @@ def register(subparsers: Any) -> None:
 
 def _cmd(args: argparse.Namespace) -> int:
     from impostor.tracking.relocate import relocate, store_moves
-    from impostor.tracking.store import DB_FILE, _sqlite_setup_lock
+    from impostor.tracking.store_files import DB_FILE, sqlite_setup_lock
 
     db = Path(args.store)
     db = db if db.is_file() or db.suffix == ".db" else db / DB_FILE
@@ -31,7 +31,7 @@ def _cmd(args: argparse.Namespace) -> int:
     if args.dry_run:
         moves, n = store_moves(db), None
     else:
-        with _sqlite_setup_lock(f"sqlite:///{db}"):
+        with sqlite_setup_lock(f"sqlite:///{db}"):
             moves, n = relocate(db)
     if not moves:
         print(f"{db}: artifact locations already point at {db.resolve().parent}; nothing to do")

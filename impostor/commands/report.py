@@ -129,7 +129,7 @@ def word_embedder() -> Any:
 
 
 def _stats_config(args: Any) -> Any:
-    from analysis.report import _load_stats
+    from analysis.report import load_stats
 
     if args.tracking_uri and not args.experiment:
         raise ImpostorError("--tracking-uri: only used with --experiment; fix: drop it or pass --experiment NAME")
@@ -140,7 +140,7 @@ def _stats_config(args: Any) -> Any:
         raise ImpostorError("--bootstrap-reps/--permutation-reps: must be >= 0; fix: pass a non-negative count")
     if args.alpha is not None and not 0 < args.alpha < 1:
         raise ImpostorError("--alpha: must be in (0, 1); fix: e.g. --alpha 0.05")
-    _, StatsConfig = _load_stats()
+    _, StatsConfig = load_stats()
     kw = {"seed": args.seed, "bootstrap_reps": args.bootstrap_reps, "bootstrap": args.bootstrap}
     if args.permutation_reps is not None:
         kw["permutation_reps"] = args.permutation_reps

@@ -8,9 +8,12 @@ MLflow runs and the summary.
 from __future__ import annotations
 
 import argparse
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from impostor.sweep import run
+
+if TYPE_CHECKING:
+    from inspect_ai.util import DisplayType
 
 
 def register(subparsers: Any) -> None:
@@ -27,7 +30,7 @@ def register(subparsers: Any) -> None:
 
 
 def run_sweep(config: str, shard: Optional[str] = None, log_dir: Optional[str] = None, dry_run: bool = False,
-              display: Optional[str] = None, list_all: bool = False) -> int:
+              display: Optional[DisplayType] = None, list_all: bool = False) -> int:
     """Run (or with ``dry_run`` plan) the sweep of ``config`` with the Impostor task."""
     from tasks.impostor import impostor
 

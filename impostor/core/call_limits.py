@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Optional
 
 MAX_RETRIES: int = 10  # retries of one model call (11 attempts)
-TIMEOUT: Optional[float] = None  # seconds for one call, retries included (None: bounded by the retries)
-ATTEMPT_TIMEOUT: float = 300  # seconds for one attempt of a call (a hung request is cut off and retried)
+TIMEOUT: Optional[int] = None  # seconds for one call, retries included (None: bounded by the retries)
+ATTEMPT_TIMEOUT: int = 300  # seconds for one attempt of a call (a hung request is cut off and retried)
 GAME_TIME_LIMIT: int = 210  # seconds one game may take (-T game_time_limit; 0: none); see below
 
 # Why 210 s: with MAX_RETRIES a call that can never succeed backs off 3, 6, 12, ... s (about

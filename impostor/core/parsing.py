@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
@@ -63,7 +62,7 @@ def one_line(text: str) -> str:
 # ----------------------------------------------------------------- descriptions
 
 
-def _word_forms(word: str) -> list[str]:
+def word_forms(word: str) -> list[str]:
     """The word and its simple inflections (plural, past, gerund, agent, adverb)."""
     w = word.lower()
     forms = {w, w + "s", w + "es", w + "ed", w + "d", w + "ing", w + "er", w + "ers", w + "ly", w + "'s"}
@@ -93,7 +92,7 @@ def _blank_tags(text: str) -> str:
 @functools.lru_cache(maxsize=4096)
 def _leak_patterns(word: str) -> tuple[re.Pattern[str], Optional[re.Pattern[str]]]:
     """Compiled (inflected forms, spelled out) patterns of a word; built once per word."""
-    forms = "|".join(re.escape(f) for f in _word_forms(word))
+    forms = "|".join(re.escape(f) for f in word_forms(word))
     whole = re.compile(rf"(?<![A-Za-z]){'(?:' + forms + ')'}(?![A-Za-z])", flags=re.IGNORECASE)
     spelled = None
     if len(word) >= 3:

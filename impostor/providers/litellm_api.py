@@ -31,6 +31,7 @@ os.environ.setdefault("LITELLM_TELEMETRY", "False")
 
 import litellm  # noqa: E402  (after the environment above)
 from inspect_ai.model import (  # noqa: E402
+    ChatCompletionChoice,
     ChatMessage,
     ChatMessageAssistant,
     GenerateConfig,
@@ -38,9 +39,9 @@ from inspect_ai.model import (  # noqa: E402
     ModelCall,
     ModelOutput,
     ModelUsage,
+    RetryDecision,
+    StopReason,
 )
-from inspect_ai.model._model import RetryDecision  # noqa: E402
-from inspect_ai.model._model_output import ChatCompletionChoice  # noqa: E402
 from inspect_ai.tool import ToolChoice, ToolInfo  # noqa: E402
 
 from impostor.core.errors import ImpostorError  # noqa: E402
@@ -76,7 +77,7 @@ def _message(m: ChatMessage) -> dict[str, str]:
     return {"role": role, "content": m.text or ""}
 
 
-_STOP = {"stop": "stop", "length": "max_tokens", "content_filter": "content_filter", "tool_calls": "tool_calls"}
+_STOP: dict[str, StopReason] = {"stop": "stop", "length": "max_tokens", "content_filter": "content_filter", "tool_calls": "tool_calls"}
 
 
 def _check_keys(model_name: str) -> None:

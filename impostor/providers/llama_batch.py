@@ -90,8 +90,8 @@ def plan_chat(llm: Llama, n_ctx: int, **request: Any) -> Plan:
         max_tokens = n_ctx - len(prompt)
     seed = kw.get("seed")
     seed = random.Random(llm._seed).randint(0, 2**32) if seed is None else seed
-    sampler = Llama._init_sampler(  # type: ignore[arg-type]
-        _Stand(llm, seed),
+    sampler = Llama._init_sampler(
+        _Stand(llm, seed),  # type: ignore[arg-type]
         top_k=kw["top_k"], top_p=kw["top_p"], min_p=kw["min_p"], typical_p=kw["typical_p"],
         temp=kw["temperature"], repeat_penalty=kw["repeat_penalty"],
         frequency_penalty=kw["frequency_penalty"], presence_penalty=kw["presence_penalty"],
@@ -145,7 +145,7 @@ class BatchEngine:
         self.busy: list[Optional[_Call]] = [None] * n_seq
         self.last_used = [0.0] * n_seq
         self.pending: collections.deque[_Call] = collections.deque()
-        self.stats = collections.Counter()
+        self.stats: collections.Counter[str] = collections.Counter()
         self._cond = threading.Condition()
         self._closed = False
         self._thread = threading.Thread(target=self._loop, name="llama-batch", daemon=True)
@@ -185,9 +185,9 @@ class BatchEngine:
                 self._admit()
                 self._step()
             except Exception as e:  # noqa: BLE001 - fail the calls it hit, keep serving
-                for s, call in enumerate(self.busy):
-                    if call is not None:
-                        _fail(call, e)
+                for s, busy in enumerate(self.busy):
+                    if busy is not None:
+                        _fail(busy, e)
                         self.busy[s] = None
                 llama_cpp.llama_memory_clear(self.mem, True)
                 self.cached = [[] for _ in range(self.n_seq)]

@@ -33,14 +33,15 @@ from typing import Any, Optional
 
 import anyio
 from inspect_ai.model import (
+    ChatCompletionChoice,
     ChatMessage,
     GenerateConfig,
     ModelAPI,
     ModelCall,
     ModelOutput,
     ModelUsage,
+    StopReason,
 )
-from inspect_ai.model._model_output import ChatCompletionChoice
 from inspect_ai.model import ChatMessageAssistant
 from inspect_ai.tool import ToolChoice, ToolInfo
 
@@ -222,12 +223,15 @@ class LocalLlamaAPI(ModelAPI):
             return await anyio.to_thread.run_sync(
                 lambda: len(self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)))
 
+        pool = self.pool
+        assert pool is not None  # not batched: the slot pool
+
         def count() -> int:
-            slot = self.pool.acquire("")  # may wait for a running generation: not on the event loop
+            slot = pool.acquire("")  # may wait for a running generation: not on the event loop
             try:
                 return len(slot.llm.tokenize(text.encode("utf-8"), add_bos=False, special=False))
             finally:
-                self.pool.release(slot, slot.last_prompt)
+                pool.release(slot, slot.last_prompt)
 
         return await anyio.to_thread.run_sync(count)
 
@@ -242,20 +246,23 @@ class LocalLlamaAPI(ModelAPI):
 
     def _run(self, kwargs: dict[str, Any]) -> tuple[dict[str, Any], float]:
         key = prompt_key(kwargs["messages"])
-        slot: Slot = self.pool.acquire(key)
+        pool = self.pool
+        assert pool is not None  # not batched: the slot pool
+        slot: Slot = pool.acquire(key)
         try:
             start = time.perf_counter()
             response = slot.llm.create_chat_completion(**kwargs)
             return response, time.perf_counter() - start
         finally:
-            self.pool.release(slot, key)
+            pool.release(slot, key)
 
     async def _complete(self, kwargs: dict[str, Any]) -> tuple[dict[str, Any], float]:
-        if self.engine is None:
+        engine = self.engine
+        if engine is None:
             return await anyio.to_thread.run_sync(self._run, kwargs)
         start = time.perf_counter()
-        plan = await anyio.to_thread.run_sync(lambda: self.engine.plan(**kwargs))
-        future = self.engine.submit(plan)
+        plan = await anyio.to_thread.run_sync(lambda: engine.plan(**kwargs))
+        future = engine.submit(plan)
         try:  # an abandoned wait ends when the cancelled call leaves the engine
             response = await anyio.to_thread.run_sync(future.result, abandon_on_cancel=True)
         except BaseException:
@@ -276,7 +283,8 @@ class LocalLlamaAPI(ModelAPI):
         choice = response["choices"][0]
         text = choice["message"].get("content") or ""
         finish = choice.get("finish_reason")
-        stop_reason = {"stop": "stop", "length": "max_tokens"}.get(finish or "", "unknown")
+        stops: dict[str, StopReason] = {"stop": "stop", "length": "max_tokens"}
+        stop_reason = stops.get(finish or "", "unknown")
         usage = response.get("usage") or {}
         in_tok = int(usage.get("prompt_tokens", 0))
         out_tok = int(usage.get("completion_tokens", 0))

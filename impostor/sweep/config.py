@@ -10,7 +10,7 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal, Optional
+from typing import Annotated, Any, Literal, Optional, cast
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -95,9 +95,10 @@ class SweepConfig(BaseModel):
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", description="sweep name (MLflow experiment, log dir)")
     description: str = ""
     models: list[str] = Field(min_length=1, description="(games) registry aliases or provider/model strings")
-    modes: list[Mode] = Field(default_factory=lambda: list(MODES), min_length=1, description="(games)")
-    difficulties: list[Difficulty] = Field(default_factory=lambda: list(DIFFICULTIES), min_length=1,
-                                           description="(games)")
+    modes: list[Mode] = Field(default_factory=lambda: cast("list[Mode]", list(MODES)), min_length=1,
+                              description="(games)")
+    difficulties: list[Difficulty] = Field(default_factory=lambda: cast("list[Difficulty]", list(DIFFICULTIES)),
+                                           min_length=1, description="(games)")
     games_per_experiment: int = Field(ge=1, le=MAX_GAMES, strict=True, description="(games)")
     seeds: list[Annotated[int, Field(strict=True, ge=0, le=MAX_SEED)]] = Field(default_factory=lambda: [0], min_length=1,
                                                                   description="(games) schedule seeds")
@@ -209,7 +210,7 @@ def load_config(path: str | Path) -> SweepConfig:
         raise ImpostorError(f"{path}: " + " | ".join(problems) + more) from None
     if cfg.word_pairs is not None:
         wp = word_pairs_path(cfg, p)
-        if not wp.is_file():
+        if wp is not None and not wp.is_file():
             raise ImpostorError(f"{path}: field 'word_pairs': {wp} does not exist; fix: give a path relative to "
                                 f"the config file, or drop the field for configs/word_pairs.json")
     return cfg

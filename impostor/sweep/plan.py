@@ -79,6 +79,7 @@ def experiments(cfg: SweepConfig) -> list[Experiment]:
     for seed in cfg.seeds:
         for difficulty in cfg.difficulties:
             for mode in cfg.modes:
+                cells: list[tuple[tuple[str, str], ...]]
                 if mode == "homogeneous":
                     cells = [(("model", m),) for m in cfg.models]
                 elif mode == "cross_play":

@@ -22,10 +22,10 @@ from impostor.tracking import context as _context
 from impostor.tracking import traces
 from impostor.tracking.store import (
     TrackingUnavailable,
-    auth_error,
     ensure_experiment,
     experiment_name,
     get_client,
+    refused_or,
     shown_uri,
     tracking_disabled,
     warn,
@@ -106,11 +106,9 @@ class ImpostorMlflowHooks(Hooks):
         exp_id = ensure_experiment(client, experiment_name(ctx.experiment), uri)
         try:
             run_id = start_run(client, exp_id, spec, ctx, source="hook")
-        except Exception as exc:  # noqa: BLE001
-            refused = auth_error(exc, uri)  # HTTP 403: a user without EDIT on the experiment
-            if refused is not None:
-                raise refused from None
-            raise TrackingUnavailable(f"MLflow tracking at {shown_uri(uri)} failed ({str(exc).splitlines()[0][:200]})") from exc
+        except Exception as exc:  # noqa: BLE001 - HTTP 403: a user without EDIT on the experiment
+            refused_or(exc, uri, TrackingUnavailable(
+                f"MLflow tracking at {shown_uri(uri)} failed ({str(exc).splitlines()[0][:200]})"))
         self._runs[eval_id] = (client, run_id, uri)
         self._secrets[eval_id] = spec_secrets(spec)
 

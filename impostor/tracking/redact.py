@@ -120,7 +120,7 @@ def secret_values(*mappings: Any, env: Mapping[str, str] | None = None) -> set[s
     (recursively), and the credentials of every URL in either (:func:`url_secrets`)."""
     out: set[str] = set()
     for k, v in (os.environ if env is None else env).items():
-        if is_secret_name(k) and v and len(v) >= _MIN_SECRET_LEN and not v.lower() in {"true", "false"}:
+        if is_secret_name(k) and v and len(v) >= _MIN_SECRET_LEN and v.lower() not in {"true", "false"}:
             out.add(v)
 
     def walk(m: Any) -> None:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Optional
 from urllib.parse import unquote, urlsplit
 
-from impostor.tracking.store import ARTIFACTS_DIR, _sqlite_setup_lock, warn
+from impostor.tracking.store_files import ARTIFACTS_DIR
 
 #: Where MLflow's SQL schema keeps artifact URIs (table, column, optional filter on a key column).
 URI_COLUMNS = (
@@ -109,16 +109,3 @@ def relocate(db: Path) -> tuple[dict[Path, Path], int]:
     finally:
         con.close()
     return moves, n
-
-
-def repoint_if_moved(uri: str) -> None:
-    """Before a writer (hook, sweep, sync) adds runs to a local store: re-point it if it was moved
-    or copied, so new runs write beside it and not into the folder it came from."""
-    db = sqlite_path(uri)
-    if db is None or not db.exists():
-        return
-    with _sqlite_setup_lock(uri):
-        moves, n = relocate(db)
-    if n:
-        warn("relocated", f"the store {db.resolve().parent} was moved or copied from "
-                          f"{', '.join(str(o) for o in moves)}; {n} artifact location(s) now point to it")

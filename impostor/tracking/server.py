@@ -32,7 +32,9 @@ from impostor.tracking.serverauth import (
     Auth,
     allowed_hosts,
     client_lines,
+    file_in,
     is_loopback,
+    read_private,
     write_pgpass,
     write_private,
 )
@@ -96,22 +98,14 @@ class Postgres:
     root: Path
     port: int = 0
 
-    @property
-    def data(self) -> Path:
-        return self.root / "pgdata"
-
-    @property
-    def password_file(self) -> Path:
-        return self.root / "pg-password"
-
-    @property
-    def pgpass_file(self) -> Path:
-        """libpq's password file for ``mlflow server`` (``PGPASSFILE``): the password stays off its argv."""
-        return self.root / "pgpass"
+    data = file_in("root", "pgdata")
+    password_file = file_in("root", "pg-password")
+    # libpq's password file for ``mlflow server`` (``PGPASSFILE``): the password stays off its argv
+    pgpass_file = file_in("root", "pgpass")
 
     def uri(self) -> str:
         """With the password: for this process only (psycopg2), never for a command line."""
-        pw = self.password_file.read_text().strip()
+        pw = read_private(self.password_file)
         return f"postgresql://{PG_USER}:{pw}@127.0.0.1:{self.port}/{PG_DB}"
 
     def backend_uri(self) -> str:
@@ -120,7 +114,7 @@ class Postgres:
         return f"postgresql+psycopg2://{PG_USER}@127.0.0.1:{self.port}/{PG_DB}"
 
     def write_pgpass(self) -> None:
-        write_pgpass(self.pgpass_file, PG_USER, self.password_file.read_text().strip())
+        write_pgpass(self.pgpass_file, PG_USER, read_private(self.password_file))
 
     def init(self) -> None:
         """Create the cluster on first use (a random password, kept 0600 in DIR/pg-password)."""
@@ -169,7 +163,7 @@ class Postgres:
     def _ensure_db(self) -> None:
         import psycopg2
 
-        pw = self.password_file.read_text().strip()
+        pw = read_private(self.password_file)
         conn = psycopg2.connect(host="127.0.0.1", port=self.port, user=PG_USER, password=pw, dbname="postgres")
         try:
             conn.autocommit = True

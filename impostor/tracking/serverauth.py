@@ -38,6 +38,17 @@ def write_private(path: Path, text: str) -> None:
     os.chmod(path, 0o600)  # an existing file keeps its old mode under O_CREAT
 
 
+def read_private(path: Path) -> str:
+    """The secret a ``write_private`` file holds (without its newline)."""
+    return path.read_text().strip()
+
+
+def file_in(folder: str, name: str) -> property:
+    """A read-only attribute: the file ``name`` inside the folder held by attribute ``folder``.
+    The server's files (PostgreSQL's and basic-auth's) are each declared once, by name."""
+    return property(lambda self: Path(getattr(self, folder)) / name)
+
+
 def write_pgpass(path: Path, user: str, password: str) -> None:
     """A libpq password file for ``user`` on 127.0.0.1, any port (the cluster's port changes per start)."""
     esc = password.replace("\\", "\\\\").replace(":", "\\:")
@@ -57,20 +68,12 @@ def is_loopback(host: str) -> bool:
 class Auth:
     """The basic-auth files under ``root/auth``: admin password, MLflow's ini, the Flask secret key."""
 
+    password_file = file_in("dir", "admin-password")
+    config_file = file_in("dir", "basic_auth.ini")
+    _secret_key_file = file_in("dir", "flask-secret-key")
+
     def __init__(self, root: Path):
         self.dir = Path(root) / "auth"
-
-    @property
-    def password_file(self) -> Path:
-        return self.dir / "admin-password"
-
-    @property
-    def config_file(self) -> Path:
-        return self.dir / "basic_auth.ini"
-
-    @property
-    def _secret_key_file(self) -> Path:
-        return self.dir / "flask-secret-key"
 
     def ensure(self) -> None:
         """Generate the admin password and the Flask secret key once (kept across restarts)."""
@@ -81,7 +84,7 @@ class Auth:
                 write_private(path, secrets.token_urlsafe(24) + "\n")
 
     def password(self) -> str:
-        return self.password_file.read_text().strip()
+        return read_private(self.password_file)
 
     def write_config(self, db_port: int, db_user: str) -> None:
         """MLflow's basic_auth.ini for this start (the database port changes per start)."""
@@ -99,7 +102,7 @@ class Auth:
     def server_env(self) -> dict[str, str]:
         """What ``mlflow server --app-name basic-auth`` needs, by environment (never argv)."""
         return {"MLFLOW_AUTH_CONFIG_PATH": str(self.config_file),
-                "MLFLOW_FLASK_SERVER_SECRET_KEY": self._secret_key_file.read_text().strip()}
+                "MLFLOW_FLASK_SERVER_SECRET_KEY": read_private(self._secret_key_file)}
 
 
 def allowed_hosts(host: str) -> str:

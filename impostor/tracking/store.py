@@ -17,21 +17,18 @@ whose one line names the variable to fix.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import sys
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Optional
+from typing import Any, Iterable, NoReturn, Optional
 
 from impostor.core.errors import ImpostorError
+from impostor.tracking.store_files import ARTIFACTS_DIR, DB_FILE, STORE_DIR, sqlite_setup_lock
 
 DEFAULT_EXPERIMENT = "impostor"
 ENV_DISABLE = "IMPOSTOR_MLFLOW"  # 0/false/off disables the hooks
 ENV_EXPERIMENT = "IMPOSTOR_MLFLOW_EXPERIMENT"
-STORE_DIR = "mlruns"
-DB_FILE = "mlflow.db"
-ARTIFACTS_DIR = "artifacts"
 
 _warned: set[str] = set()
 
@@ -63,6 +60,15 @@ def auth_error(exc: BaseException, uri: str) -> Optional[TrackingAuthError]:
             return TrackingAuthError(login_problem(uri, code))
         e = e.__cause__ or e.__context__
     return None
+
+
+def refused_or(exc: BaseException, uri: str, other: Exception) -> NoReturn:
+    """Raise the login error that ``exc`` is (its one line, no chained traceback), else ``other``
+    from ``exc``: the one ending of every failed call to the tracking server."""
+    refused = auth_error(exc, uri)
+    if refused is not None:
+        raise refused from None
+    raise other from exc
 
 
 def login_problem(uri: str, status: int) -> str:
@@ -160,40 +166,12 @@ def get_client(uri: Optional[str] = None) -> tuple[Any, str]:
     from mlflow.tracking import MlflowClient
 
     try:
-        with _sqlite_setup_lock(uri):
+        with sqlite_setup_lock(uri):
             client = MlflowClient(tracking_uri=uri)
             client.search_experiments(max_results=1)  # creates / migrates the schema now, under the lock
         return client, uri
     except Exception as exc:  # noqa: BLE001
-        refused = auth_error(exc, uri)
-        if refused is not None:
-            raise refused from None
-        raise TrackingUnavailable(f"MLflow tracking at {shown_uri(uri)} cannot be opened ({exc})") from exc
-
-
-@contextlib.contextmanager
-def _sqlite_setup_lock(uri: str) -> Iterator[None]:
-    """One process at a time opens a local SQLite store.
-
-    Two sweep shards started together on one machine both found the new store
-    empty and raced in MLflow's schema migration; one ran untracked ("Online
-    migration expected to match one row", measured).  An advisory lock file next
-    to the database serialises the opening; afterwards SQLite handles the writes.
-    """
-    try:
-        import fcntl
-    except ImportError:  # Windows: no flock; shards there should start one after the other
-        yield
-        return
-    if not uri.startswith("sqlite:///"):
-        yield
-        return
-    with open(uri.removeprefix("sqlite:///") + ".lock", "a") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+        refused_or(exc, uri, TrackingUnavailable(f"MLflow tracking at {shown_uri(uri)} cannot be opened ({exc})"))
 
 
 def runs_page(experiment_id: str, base: str = "http://127.0.0.1:5000") -> str:
@@ -254,8 +232,6 @@ def ensure_experiment(client: Any, name: str, uri: str) -> str:
     A local store that was moved or copied is re-pointed first (``impostor.tracking.relocate``)."""
     try:
         if uri.startswith("sqlite:///"):
-            from impostor.tracking.relocate import repoint_if_moved
-
             repoint_if_moved(uri)
         exp = client.get_experiment_by_name(name)
         if exp is not None:
@@ -276,7 +252,21 @@ def ensure_experiment(client: Any, name: str, uri: str) -> str:
     except TrackingUnavailable:
         raise
     except Exception as exc:  # noqa: BLE001
-        refused = auth_error(exc, uri)
-        if refused is not None:
-            raise refused from None
-        raise TrackingUnavailable(f"MLflow tracking at {shown_uri(uri)}: cannot use experiment {name!r} ({exc})") from exc
+        refused_or(exc, uri, TrackingUnavailable(f"MLflow tracking at {shown_uri(uri)}: cannot use experiment "
+                                                 f"{name!r} ({exc})"))
+
+
+def repoint_if_moved(uri: str) -> None:
+    """Before a writer (hook, sweep, sync) adds runs to a local store: re-point it if it was moved
+    or copied (``impostor.tracking.relocate``), so new runs write beside it and not into the folder
+    it came from."""
+    from impostor.tracking.relocate import relocate, sqlite_path
+
+    db = sqlite_path(uri)
+    if db is None or not db.exists():
+        return
+    with sqlite_setup_lock(uri):
+        moves, n = relocate(db)
+    if n:
+        warn("relocated", f"the store {db.resolve().parent} was moved or copied from "
+                          f"{', '.join(str(o) for o in moves)}; {n} artifact location(s) now point to it")

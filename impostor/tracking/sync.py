@@ -16,15 +16,15 @@ from typing import Any, Optional
 
 from impostor.core.errors import ImpostorError
 from impostor.export import find_logs, is_impostor_task, read_log
-from impostor.sweep import MANIFEST
+from impostor.sweep.config import MANIFEST
 from impostor.tracking.logrun import TAG, Context, find_run, finish_run, run_key, start_run
 from impostor.tracking.store import (
     TrackingAuthError,
     TrackingUnavailable,
-    auth_error,
     ensure_experiment,
     experiment_name,
     get_client,
+    refused_or,
     shown_uri,
 )
 
@@ -144,7 +144,7 @@ def sync(path: str | Path, experiment: Optional[str] = None, tracking_uri: Optio
                         parents[pk] = run.info.run_id
                     else:
                         parents[pk] = ensure_sweep_run(client, exp_id, ctx.sweep_id, ctx.sweep_name or name,
-                                                       {"sweep": ctx.sweep_name, "config_hash": mf.get("config_hash")})
+                                                       {"sweep": ctx.sweep_name, "config_hash": (mf or {}).get("config_hash")})
                         client.set_terminated(parents[pk], status="FINISHED")
                 ctx.parent_run_id = parents[pk]
             log = read_log(lp)
@@ -154,9 +154,7 @@ def sync(path: str | Path, experiment: Optional[str] = None, tracking_uri: Optio
         except ImpostorError:
             raise
         except Exception as exc:  # noqa: BLE001
-            refused = auth_error(exc, uri)
-            if refused is not None:
-                raise refused from None
-            raise ImpostorError(f"{lp}: could not be logged to MLflow at {shown_uri(uri)} ({str(exc).splitlines()[0][:300]}); "
-                                f"fix: check the tracking server, then re-run impostor sync (it is idempotent)") from exc
+            refused_or(exc, uri, ImpostorError(
+                f"{lp}: could not be logged to MLflow at {shown_uri(uri)} ({str(exc).splitlines()[0][:300]}); "
+                f"fix: check the tracking server, then re-run impostor sync (it is idempotent)"))
     return report

@@ -85,9 +85,11 @@ def game_calls(sample: Any) -> list[dict]:
     gseed = (sample.metadata or {}).get("game_seed")
     rounds = int((sample.metadata or {}).get("rounds") or 1)
     phases = [p for p, _ in PHASES] + ([NOTE_PHASE[0]] if rounds > 1 else [])
-    seat_of = {} if gseed is None else {_call_seed(gseed, phase, seat, r): (phase, seat, r)
-                                        for phase in phases for seat in range(4) for r in range(1, rounds + 1)}
-    calls, attempts = [], {}
+    seat_of: dict[Any, tuple[Optional[str], Optional[int], Optional[int]]] = {} if gseed is None else {
+        _call_seed(gseed, phase, seat, r): (phase, seat, r) for phase in phases for seat in range(4)
+        for r in range(1, rounds + 1)}
+    calls: list[dict[str, Any]] = []
+    attempts: dict[tuple[Optional[str], Optional[int], Optional[int]], int] = {}
     for e in sample.events or []:
         if getattr(e, "event", None) != "model":
             continue

@@ -72,7 +72,7 @@ def make_team_games(experiments_per_cell: int = 2, games: int = 48, copy=None, b
                 desc = [None] * 4
                 blocks = {}
                 prev_style, prev_words = None, None
-                for k, s in enumerate(order):
+                for s in order:
                     word = impw if s == imp else maj
                     if model[s] == "loyal" and prev_style is not None:
                         style = prev_style

@@ -36,7 +36,6 @@ def labelled(sim_small):
     games, players, models = (df.copy() for df in sim_small)
     rng = np.random.default_rng(7)
     players = players.reset_index(drop=True)
-    n = len(players)
     cls = np.where(players["ballot_valid"], "valid", "unparseable").astype(object)  # the simulator's own
     is_imp = (players["role"] == "impostor").to_numpy()
     imp_rows = np.flatnonzero(is_imp)

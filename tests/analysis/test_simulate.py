@@ -8,7 +8,6 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
-import statsmodels.api as sm
 import statsmodels.formula.api as smf
 from scipy import stats
 
@@ -144,7 +143,7 @@ def test_schedules_follow_appendix_a3(sim_small):
     seat_models = p["model"].to_numpy().reshape(-1, 4)
     teams = p["team"].astype(object).to_numpy().reshape(-1, 4)
     g = games.set_index("game_id").loc[p["game_id"].to_numpy()[::4]].reset_index()
-    for exp, ge in g.groupby("experiment_id"):
+    for _exp, ge in g.groupby("experiment_id"):
         ge = ge.sort_values("game_index")
         mode = ge["mode"].iloc[0]
         seats = ge["impostor_seat"].to_numpy()

@@ -100,7 +100,7 @@ def test_evalues_table_matches_odds_ratios():
     e = TABLES["evalues"](data, fast_config())
     assert list(e["comparison"]) == list(o["comparison"])
     for r_o, r_e in zip(o.itertuples(), e.itertuples()):
-        odds = getattr(r_o, "_2")
+        odds = r_o._2
         # `evalue` is the paper's convention (OR taken as RR); the common-outcome sqrt(OR) has its own columns
         assert r_e.evalue == pytest.approx(evalue_closed(odds))
         assert r_e.evalue_or_as_rr == r_e.evalue

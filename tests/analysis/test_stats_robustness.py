@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import statsmodels.api as sm
-from scipy import stats
 
 from _synth_stats import fast_config, make_ballot_games, make_logit_games, shared_ballot
 from analysis.stats import TABLES
@@ -28,7 +27,7 @@ def test_bootstrap_weights_resample_within_cells(clustered):
     prep = prepared(clustered)
     W = bootstrap_weights(clustered, prep, fast_config())
     cells = pd.Series(list(zip(prep.exp_mode, prep.exp_difficulty)))
-    for key, idx in cells.groupby(cells).groups.items():
+    for idx in cells.groupby(cells).groups.values():
         assert np.all(W[:, list(idx)].sum(1) == len(idx))
 
 
@@ -188,7 +187,7 @@ def test_multiple_comparisons_against_hand_procedures():
     data = shared_ballot()
     mc = TABLES["multiple_comparisons"](data, fast_config())
     assert {"primary", "permutation", "speaking_itt", "opponent_baseline"} <= set(mc["family"])
-    for fam, f in mc.groupby("family"):
+    for _fam, f in mc.groupby("family"):
         np.testing.assert_allclose(f["p_bh"], bh(f["p"]), rtol=1e-10)
         np.testing.assert_allclose(f["p_holm"], holm(f["p"]), rtol=1e-10)
         np.testing.assert_allclose(f["p_bonferroni"], np.minimum(f["p"] * len(f), 1), rtol=1e-10)

@@ -16,8 +16,7 @@ The documented handling is summarised in docs/reliability.md.
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Optional, Union
 
 from impostor.core.prompts import INVALID_DESCRIPTION_PLACEHOLDER as PLACEHOLDER

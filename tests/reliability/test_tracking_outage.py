@@ -69,7 +69,7 @@ def test_sweep_end_waits_for_the_server(tmp_path, monkeypatch, capsys):
     from types import SimpleNamespace
 
     import impostor.tracking.sync as sync_mod
-    from impostor.sweep import run as sweep_run
+    from impostor.sweep import tracking as sweep_tracking
 
     calls = []
 
@@ -81,14 +81,14 @@ def test_sweep_end_waits_for_the_server(tmp_path, monkeypatch, capsys):
 
     monkeypatch.setattr(sync_mod, "sync", flaky)
     ctx = SimpleNamespace(experiment="e", tracking_uri="http://x")
-    sweep_run.complete_unfinished_runs(tmp_path, ctx, wait_s=5, poll_s=0.01)
+    sweep_tracking.complete_unfinished_runs(tmp_path, ctx, wait_s=5, poll_s=0.01)
     err = capsys.readouterr().err
     assert len(calls) == 3
     assert "waiting up to 5s" in err and "completed 2 run(s)" in err and "run: impostor sync" in err
 
     calls.clear()
     monkeypatch.setattr(sync_mod, "sync", lambda *a, **k: calls.append(1) or (_ for _ in ()).throw(RuntimeError("down")))
-    sweep_run.complete_unfinished_runs(tmp_path, ctx, wait_s=0.05, poll_s=0.01)
+    sweep_tracking.complete_unfinished_runs(tmp_path, ctx, wait_s=0.05, poll_s=0.01)
     err = capsys.readouterr().err
     assert len(calls) >= 2 and err.rstrip().endswith(f"run: impostor sync {tmp_path}")
 

@@ -70,7 +70,7 @@ def word_parts(word: str) -> list[str]:
 def _forms(word: str) -> frozenset[str]:
     """The inflections the game's leak check (``impostor.core.parsing``) refuses."""
     try:
-        return frozenset(parsing._word_forms(word))
+        return frozenset(parsing.word_forms(word))
     except AttributeError:  # pragma: no cover - parsing changed; stay conservative
         return frozenset({word, word + "s", word + "es", word + "ed", word + "ing"})
 
@@ -187,10 +187,10 @@ class VectorTable:
         parts = word_parts(word)
         rows = [self._row(p) for p in parts]
         vecs = [self.matrix[r] if r is not None else self._approximate(p) for p, r in zip(parts, rows)]
-        vecs = [v for v in vecs if v is not None]
-        if not vecs:
+        found = [v for v in vecs if v is not None]
+        if not found:
             return None
-        v = np.mean(vecs, axis=0)
+        v = np.mean(found, axis=0)
         return v / max(float(np.linalg.norm(v)), 1e-9)
 
     def text_vector(self, text: str, skip: Iterable[str] = ()) -> Optional[np.ndarray]:

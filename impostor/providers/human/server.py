@@ -49,7 +49,7 @@ class PageServer:
     @property
     def url(self) -> str:
         host, port = self.httpd.server_address[:2]
-        shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+        shown = "127.0.0.1" if host in ("0.0.0.0", "") else str(host)
         return f"http://{shown}:{port}/?t={self.session.token}"
 
     def close(self) -> None:

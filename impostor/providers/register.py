@@ -21,7 +21,8 @@ def _plain_errors(cls: type[ModelAPI]) -> type[ModelAPI]:
     from impostor.inspect_compat import UserInputError
 
     class Provider(cls):  # type: ignore[valid-type,misc]
-        @functools.wraps(cls.__init__)  # the provider's own signature for introspection
+        # the provider's own signature for introspection (mypy cannot type a wrapped __init__)
+        @functools.wraps(cls.__init__)  # type: ignore[misc]
         def __init__(self, *args, **kwargs) -> None:
             try:
                 super().__init__(*args, **kwargs)
