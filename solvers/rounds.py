@@ -54,6 +54,7 @@ async def play_multi_round(state: TaskState, *, rounds: int, private_notes: bool
                            constrained_votes: Optional[bool], role_defaults: Optional[dict[str, dict[str, Any]]],
                            formats: VoteFormats) -> TaskState:
     spec, models = _start(state)
+    assert spec.speaking_order is not None and spec.impostor_seat is not None  # drawn by _start
     settings = game_settings(spec, models, temperature, max_tokens, vote_temperature, role_defaults)
     remaining = list(range(4))
     history: list[RoundView] = []

@@ -226,16 +226,15 @@ def impostor(
         tune_gc()  # after the schedule exists: it is part of the heap the collector can skip
     except ImpostorError as exc:
         raise TaskOptionError.of(exc) from None
+    generation: dict[str, Any] = dict(
+        temperature=temperature, max_tokens=max_tokens, vote_temperature=vote_temperature,
+        structured_votes=structured_votes, constrained_votes=constrained_votes, role_defaults=bound.defaults)
     # The paper's game (rounds=1) logs its solver exactly as before the option existed.
-    multi_round = {"rounds": rounds, "private_notes": private_notes, "tie_rule": tie_rule} if rounds > 1 else {}
-    play = impostor_rounds_game if rounds > 1 else impostor_game
+    play = (impostor_rounds_game(rounds, private_notes, tie_rule, **generation) if rounds > 1
+            else impostor_game(**generation))
     return Task(
         dataset=MemoryDataset(samples, name=f"impostor-{difficulty}"),
-        solver=play(
-            temperature=temperature, max_tokens=max_tokens, vote_temperature=vote_temperature,
-            structured_votes=structured_votes, constrained_votes=constrained_votes, role_defaults=bound.defaults,
-            **multi_round,
-        ),
+        solver=play,
         model=bound.model,
         model_roles=bound.roles or None,
         # Bounded model calls (impostor.core.call_limits); --max-retries / --timeout / --attempt-timeout override.
