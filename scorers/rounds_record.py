@@ -1,6 +1,7 @@
 """The contract rows of a multi-round game: games and players rows, plus its ``moves`` rows.
 
-The players rows keep their meaning (first-round values, from ``build_record``) and gain
+The players rows keep their meaning (first-round values, from ``scorers.winner.build_record``,
+which the scorer passes in) and gain
 the round each seat was eliminated; the game row's ballot counts (``n_valid_votes``,
 ``votes_on_impostor``, ``tie_k`` ...) describe the first round like the players rows,
 while the winner, win condition, rounds played and elimination order are the whole
@@ -16,13 +17,13 @@ from impostor.core.rounds import counted_vote, play_rounds, round_rng
 from impostor.core.rules import Ballot
 from impostor.core.schedule import GameSpec
 from impostor.core.seat import SeatRecord
-from scorers.winner import build_record
 
 
-def build_rounds_record(spec: GameSpec, seats: list[SeatRecord], record: dict[str, Any], *, experiment_id: str,
-                        seed: int, tie_rule: str) -> tuple[GameRow, list[PlayerRow], list[MoveRow]]:
-    """The rows of a finished multi-round game (``record``: ``solvers.game_store.load_rounds``)."""
-    game, players = build_record(spec, seats, experiment_id=experiment_id, seed=seed, tie_rule=tie_rule)
+def build_rounds_record(spec: GameSpec, game: GameRow, players: list[PlayerRow], record: dict[str, Any], *,
+                        tie_rule: str) -> tuple[GameRow, list[PlayerRow], list[MoveRow]]:
+    """The rows of a finished multi-round game from its first round's rows (``game``, ``players``)
+    and its rounds (``record``: ``solvers.game_store.load_rounds``)."""
+    experiment_id = game.experiment_id
     rounds = record["rounds"]
     ballots = [{s: Ballot(counted_vote(r.vote, s, entry["remaining"]), bool(r.self_declared), r.word_guess)
                 for s, r in entry["seats"].items()} for entry in rounds]

@@ -34,6 +34,7 @@ from impostor.core.rules import Ballot, decide
 from impostor.core.schedule import GameSpec, derive_seed
 from impostor.core.seat import SeatRecord
 from impostor.core.summary import answer_line, explanation
+from scorers.rounds_record import build_rounds_record
 from solvers.game_store import load_rounds, load_seats
 
 
@@ -302,13 +303,9 @@ def impostor_winner(tie_rule: str = "default", experiment_id: str | None = None)
         exp = experiment_id or state.metadata["experiment_id"]
         rounds = load_rounds(state.store)
         moves = None
-        if rounds is None:
-            game, players = build_record(spec, seats, experiment_id=exp, seed=state.metadata["seed"], tie_rule=tie_rule)
-        else:  # a multi-round game (-T rounds > 1): its rows and its moves (scorers.rounds_record)
-            from scorers.rounds_record import build_rounds_record
-
-            game, players, moves = build_rounds_record(spec, seats, rounds, experiment_id=exp,
-                                                       seed=state.metadata["seed"], tie_rule=tie_rule)
+        game, players = build_record(spec, seats, experiment_id=exp, seed=state.metadata["seed"], tie_rule=tie_rule)
+        if rounds is not None:  # a multi-round game (-T rounds > 1): its rows and its moves
+            game, players, moves = build_rounds_record(spec, game, players, rounds, tie_rule=tie_rule)
         metadata = {"game": game.model_dump(), "players": [p.model_dump() for p in players]}
         if moves is not None:
             metadata["moves"] = [m.model_dump() for m in moves]

@@ -45,12 +45,12 @@ def _seat_records(state: TaskState) -> list[SeatRecord]:
     return seats
 
 
-async def _ask(model: Model, messages: list[ChatMessage], config: GenerateConfig) -> str:
+async def ask_model(model: Model, messages: list[ChatMessage], config: GenerateConfig) -> str:
     output = await model.generate(messages, config=with_call_limits(model, config))
     return answer_of(output)
 
 
-def _transcript(state: TaskState, lines: list[str]) -> None:
+def show_phase(state: TaskState, lines: list[str]) -> None:
     """Mirror a phase into the sample's messages so ``inspect view`` reads like a game
     (one message per phase: each message is a node Inspect snapshots and diffs)."""
     if lines:
@@ -65,7 +65,7 @@ def shown_descriptions(spec: GameSpec, seats: list[SeatRecord]) -> list[tuple[in
 RoundContext = Callable[[int], str]  # seat -> a multi-round game's prompt block (solvers.rounds)
 
 
-def _seed(spec: GameSpec, phase: str, seat: int, round_no: int) -> int:
+def call_seed(spec: GameSpec, phase: str, seat: int, round_no: int) -> int:
     """A call's seed; a later round's calls get their own (round 1: the paper's game's seeds)."""
     parts: tuple = (spec.game_seed, phase, seat) if round_no == 1 else (spec.game_seed, phase, seat, "round", round_no)
     return derive_seed(*parts) % 2**31
@@ -101,13 +101,13 @@ async def describe_all(
         ]
         config = GenerateConfig(
             temperature=settings[seat].temperature, max_tokens=settings[seat].max_tokens, top_p=settings[seat].top_p,
-            seed=_seed(spec, "describe", seat, round_no),
+            seed=call_seed(spec, "describe", seat, round_no),
         )
         record = seats[seat]
         record.model = model_name(models[seat])
         record.temperature = settings[seat].temperature
         with counting(record, "describe"):
-            text = await _ask(models[seat], messages, config)
+            text = await ask_model(models[seat], messages, config)
             record.description_raw.append(text)
             violation = violation_of(text, word, seat)
             if violation is not None:
@@ -115,17 +115,17 @@ async def describe_all(
                     ChatMessageAssistant(content=text),
                     ChatMessageUser(content=prompts.DESCRIPTION_RETRY.format(violation=violation, max_chars=max_chars)),
                 ]
-                text = await _ask(models[seat], messages, config)
+                text = await ask_model(models[seat], messages, config)
                 record.description_raw.append(text)
                 violation = violation_of(text, word, seat)
         record.description_valid = violation is None
         record.description_error = violation
         record.description = one_line(text) if violation is None else prompts.INVALID_DESCRIPTION_PLACEHOLDER
         shown.append((player_label(seat), record.description))
-    _transcript(state, [f"Player {label} (speaks {i + 1}): {text}" for i, (label, text) in enumerate(shown)])
+    show_phase(state, [f"Player {label} (speaks {i + 1}): {text}" for i, (label, text) in enumerate(shown)])
 
 
-def _start(state: TaskState) -> tuple[GameSpec, list[Model]]:
+def start_game(state: TaskState) -> tuple[GameSpec, list[Model]]:
     """The game and its seats' models.  On a game's first phase, the experiment's own
     draws (impostor seat, teams, speaking order, game seed) are made from its identity, which needs the models
     of this eval, and kept in the sample metadata (the scorer and the log read them there)."""
@@ -163,7 +163,7 @@ def description_phase(temperature: Optional[float] = None, max_tokens: Optional[
     """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        spec, models = _start(state)
+        spec, models = start_game(state)
         seats = _seat_records(state)
         try:
             settings = game_settings(spec, models, temperature, max_tokens, None, role_defaults)
@@ -206,7 +206,7 @@ async def vote_all(
 
     async def ask(seat: int, messages: list[ChatMessage], config: GenerateConfig, asked: str) -> str:
         if config.response_schema is None:
-            return await _ask(models[seat], messages, config)
+            return await ask_model(models[seat], messages, config)
         text, form = await formats.generate(models[seat], messages, config, state.metadata)
         used = {"json_schema": asked, "json_object": "json_object", "prompt": "free"}[form]
         seats[seat].vote_mode, seats[seat].vote_fallback = used, (None if used == asked else f"{asked}->{used}")
@@ -225,7 +225,7 @@ async def vote_all(
         config = GenerateConfig(
             temperature=settings[seat].vote_temperature, max_tokens=settings[seat].max_tokens,
             top_p=settings[seat].top_p, response_schema=schema,
-            seed=_seed(spec, "vote", seat, round_no),
+            seed=call_seed(spec, "vote", seat, round_no),
         )
         messages: list[ChatMessage] = [
             ChatMessageSystem(content=prompts.VOTING_SYSTEM), ChatMessageUser(content=user)
@@ -257,7 +257,7 @@ async def vote_all(
             "itself" if r.ballot_class == "self_vote" else f"invalid ({r.ballot_class})")
         extra = f", self-declares, guesses {r.word_guess!r}" if r.self_declared else ""
         lines.append(f"Player {player_label(seat)} votes {target}{extra}")
-    _transcript(state, lines)
+    show_phase(state, lines)
 
 
 @solver
@@ -279,7 +279,7 @@ def voting_phase(
     formats = VoteFormats()  # per task: the ballot form each model takes (solvers.vote_format)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        spec, models = _start(state)
+        spec, models = start_game(state)
         seats = _seat_records(state)
         try:
             settings = game_settings(spec, models, temperature, max_tokens, vote_temperature, role_defaults)

@@ -23,7 +23,7 @@ from impostor.core.rounds import (NOTE_MAX_CHARS, RoundView, clip_note, counted_
                                   public_transcript, round_ballot_class, round_rng, speaking_order_of_round)
 from impostor.core.rules import Ballot
 from impostor.core.seat import SeatRecord
-from solvers.game import (_ask, _seed, _start, _transcript, describe_all, game_settings, vote_all)
+from solvers.game import ask_model, call_seed, describe_all, game_settings, show_phase, start_game, vote_all
 from solvers.game_store import save_ballots, save_rounds, save_seats
 from solvers.seating import model_name
 from solvers.usage import counting
@@ -39,9 +39,9 @@ async def _write_notes(spec: Any, models: list, seats: list[SeatRecord], setting
         user = prompts.note_prompt(word=word, player_label=player_label(seat), context=context(seat),
                                    max_chars=NOTE_MAX_CHARS)
         config = GenerateConfig(temperature=settings[seat].temperature, max_tokens=settings[seat].max_tokens,
-                                top_p=settings[seat].top_p, seed=_seed(spec, "note", seat, round_no))
+                                top_p=settings[seat].top_p, seed=call_seed(spec, "note", seat, round_no))
         with counting(seats[seat], "describe"):
-            text = await _ask(models[seat], [ChatMessageSystem(content=prompts.NOTE_SYSTEM),
+            text = await ask_model(models[seat], [ChatMessageSystem(content=prompts.NOTE_SYSTEM),
                                              ChatMessageUser(content=user)], config)
         return seat, clip_note(text)
 
@@ -53,8 +53,8 @@ async def play_multi_round(state: TaskState, *, rounds: int, private_notes: bool
                            vote_temperature: Optional[float], structured_votes: bool,
                            constrained_votes: Optional[bool], role_defaults: Optional[dict[str, dict[str, Any]]],
                            formats: VoteFormats) -> TaskState:
-    spec, models = _start(state)
-    assert spec.speaking_order is not None and spec.impostor_seat is not None  # drawn by _start
+    spec, models = start_game(state)
+    assert spec.speaking_order is not None and spec.impostor_seat is not None  # drawn by start_game
     settings = game_settings(spec, models, temperature, max_tokens, vote_temperature, role_defaults)
     remaining = list(range(4))
     history: list[RoundView] = []
@@ -78,7 +78,7 @@ async def play_multi_round(state: TaskState, *, rounds: int, private_notes: bool
         entry: dict[str, Any] = {"round": round_no, "remaining": list(remaining), "order": list(order),
                                  "seats": {}, "notes": {}}
         kept.append(entry)
-        _transcript(state, [f"Round {round_no} of at most {rounds}: players {', '.join(map(str, labels))}"])
+        show_phase(state, [f"Round {round_no} of at most {rounds}: players {', '.join(map(str, labels))}"])
         try:
             await describe_all(state, spec, models, seats, settings, max_chars, order=order, context=context,
                                earlier=lambda s: said[s], round_no=round_no)
@@ -104,7 +104,7 @@ async def play_multi_round(state: TaskState, *, rounds: int, private_notes: bool
             if seats[s].description_valid:
                 said[s].append(seats[s].description)
         out = "nobody" if result.eliminated is None else f"Player {player_label(result.eliminated)}"
-        _transcript(state, [f"Round {round_no}: {out} eliminated"
+        show_phase(state, [f"Round {round_no}: {out} eliminated"
                             + (f"; the {result.winner} wins ({result.win_condition})" if result.winner else "")])
         if result.winner is not None:
             break

@@ -185,6 +185,7 @@ def test_multi_round_game_reads_round_by_round_in_the_summary():
     from impostor.core.seat import SeatRecord
     from impostor.core.summary import answer_line, explanation
     from scorers.rounds_record import build_rounds_record
+    from scorers.winner import build_record
 
     spec = GameSpec(game_index=0, sample_id="g0", game_seed=7, mode="homogeneous", difficulty="easy",
                     pair=PairRef("easy-001", "tiger", "lion"), impostor_seat=IMP, speaking_order=(1, 0, 3, 2),
@@ -199,8 +200,8 @@ def test_multi_round_game_reads_round_by_round_in_the_summary():
     record = {"max_rounds": 3, "private_notes": True, "tie_rule": "default", "rounds": [
         {"round": 1, "remaining": [0, 1, 2, 3], "order": [1, 0, 3, 2], "seats": r1, "notes": {0: "watch P3"}},
         {"round": 2, "remaining": [0, 2, 3], "order": [0, 3, 2], "seats": r2, "notes": {}}]}
-    game, players, moves = build_rounds_record(spec, [r1[s] for s in range(4)], record, experiment_id="e", seed=0,
-                                               tie_rule="default")
+    first = build_record(spec, [r1[s] for s in range(4)], experiment_id="e", seed=0, tie_rule="default")
+    game, players, moves = build_rounds_record(spec, *first, record, tie_rule="default")
     assert (game.winner, game.win_condition, game.rounds_played, game.elimination_order) == (
         "majority", "eliminated", 2, "1,2")
     assert [p.eliminated_round for p in players] == [None, 1, 2, None]
