@@ -31,6 +31,7 @@ import time
 import numpy as np
 import pandas as pd
 
+from analysis.calibration_rounds import ROUND_TABLES, run_rounds_once
 from analysis.data import AnalysisData
 from analysis.sim_design import SimModel
 from analysis.simulate import simulate_games
@@ -83,7 +84,18 @@ def design_truth(games: pd.DataFrame, players: pd.DataFrame) -> dict[str, float]
 
 def run_once(scenario: str, experiments: int, games: int, rep: int, config: StatsConfig, design_seed: int = 1,
              tables=None):
-    """One replicate: simulate, compute the inference table (or only ``tables``' rows), attach truths."""
+    """One replicate: simulate, compute the inference table (or only ``tables``' rows), attach truths;
+    the round tables' rows come from multi-round games (``analysis.calibration_rounds``)."""
+    rounds = [t for t in (tables or ROUND_TABLES) if t in ROUND_TABLES]
+    others = None if tables is None else [t for t in tables if t not in ROUND_TABLES]
+    parts = [run_rounds_once(scenario, experiments, games, rep, config, design_seed, rounds)] if rounds else []
+    if others is None or others:
+        parts.insert(0, _run_one_round(scenario, experiments, games, rep, config, design_seed, others))
+    return pd.concat(parts, ignore_index=True)
+
+
+def _run_one_round(scenario: str, experiments: int, games: int, rep: int, config: StatsConfig, design_seed: int,
+                   tables):
     g, pl, models = simulate_games(experiments, games, design_seed=design_seed, seed=1000 + rep,
                                    **SCENARIOS[scenario])
     data = AnalysisData(games=g, players=pl, models=models)
@@ -156,7 +168,8 @@ def calibrate(scenarios=("global_null", "planted"), experiments: int = 120, game
             recs = _chunk(chunks[0])
         if raw is not None:
             raw[sc] = recs
-        out.append(summarise(recs, sc, experiments, games, config.alpha))
+        summary = summarise(recs, sc, experiments, games, config.alpha)
+        out.append(summary if tables is None else summary[summary["table"].isin(tables)])
         if verbose:
             print(f"{sc}: {reps} runs of {experiments} x {games} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     return pd.concat(out, ignore_index=True)

@@ -18,6 +18,9 @@ class AnalysisData:
     # word vectors (``encode(words, normalize_embeddings=True)``) the command layer passes in
     # for the semantic-distance tables (positive_control); None = not available
     embedder: Optional[Any] = None
+    # moves.parquet (issue 32: one row per game, round and seat); None = not in the export
+    # (analysis.moves.moves_of derives it from players for one-round games)
+    moves: Optional[pd.DataFrame] = None
 
 
 def index_positions(index: pd.Index, values: pd.Series) -> np.ndarray:

@@ -15,14 +15,16 @@ from typing import Optional, Sequence
 import pandas as pd
 
 from analysis.data import AnalysisData
+from analysis.moves import moves_from_players, validate_moves
 from analysis.validate import FIX_EXPORT, MODEL_COLUMNS, validate_tables
 from impostor.core.errors import ImpostorError
-from impostor.core.records import GAMES_FILE, MODELS_FILE, PLAYERS_FILE
+from impostor.core.records import GAMES_FILE, MODELS_FILE, MOVES_FILE, PLAYERS_FILE
 
 __all__ = [
     "GAMES_FILE",
     "PLAYERS_FILE",
     "MODELS_FILE",
+    "MOVES_FILE",
     "MODEL_COLUMNS",
     "load_tables",
     "load_run_tables",
@@ -111,7 +113,8 @@ def _read_models(path: Path, shown: str) -> pd.DataFrame:
 
 
 def load_tables(directory: str | Path) -> AnalysisData:
-    """Read ``games.parquet``, ``players.parquet`` and optional ``models.csv`` from ``directory``."""
+    """Read ``games.parquet``, ``players.parquet``, optional ``models.csv`` and ``moves.parquet``
+    (multi-round games; without it ``analysis.moves.moves_of`` derives one-round moves) from ``directory``."""
     d = Path(directory)
     if not d.is_dir():
         raise ImpostorError(
@@ -123,16 +126,19 @@ def load_tables(directory: str | Path) -> AnalysisData:
     models = _read_models(mpath, str(mpath)) if mpath.exists() else None
     data = validate_tables(games, players, models, games_name=str(gpath), players_name=str(ppath),
                            models_name=str(mpath), copy=False)
+    vpath = d / MOVES_FILE
+    if vpath.exists():
+        data.moves = validate_moves(_read_parquet(vpath, str(vpath)), str(vpath))
     data.sources = [  # type: ignore[attr-defined]
         {"path": str(p.resolve()), "sha256": sha256_file(p), "bytes": p.stat().st_size}
-        for p in (gpath, ppath, mpath) if p.exists()
+        for p in (gpath, ppath, mpath, vpath) if p.exists()
     ]
     return data
 
 
 def write_tables(directory: str | Path, games: pd.DataFrame, players: pd.DataFrame,
-                 models: Optional[pd.DataFrame] = None) -> list[Path]:
-    """Write an export directory (games.parquet, players.parquet, models.csv)."""
+                 models: Optional[pd.DataFrame] = None, moves: Optional[pd.DataFrame] = None) -> list[Path]:
+    """Write an export directory (games.parquet, players.parquet, models.csv, moves.parquet when given)."""
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     paths = [d / GAMES_FILE, d / PLAYERS_FILE]
@@ -140,7 +146,10 @@ def write_tables(directory: str | Path, games: pd.DataFrame, players: pd.DataFra
     players.to_parquet(paths[1], index=False)
     if models is not None:
         paths.append(d / MODELS_FILE)
-        models.to_csv(paths[2], index=False)
+        models.to_csv(paths[-1], index=False)
+    if moves is not None:
+        paths.append(d / MOVES_FILE)
+        moves.to_parquet(paths[-1], index=False)
     return paths
 
 
@@ -149,7 +158,7 @@ def write_tables(directory: str | Path, games: pd.DataFrame, players: pd.DataFra
 
 def _read_run(run_id: str, local: Path, tables_dir: str, parts: dict[str, list], sources: list[dict]) -> None:
     """Read one run's downloaded tables into ``parts`` (games get the run id as ``mlflow_run_id``)."""
-    for fname in (GAMES_FILE, PLAYERS_FILE, MODELS_FILE):
+    for fname in (GAMES_FILE, PLAYERS_FILE, MODELS_FILE, MOVES_FILE):
         p = local / fname
         if not p.exists():
             continue
@@ -160,7 +169,7 @@ def _read_run(run_id: str, local: Path, tables_dir: str, parts: dict[str, list],
             df = _read_parquet(p, shown, dictionary=False)  # categoricals after the concat (one dictionary)
             df["mlflow_run_id"] = run_id
             parts[fname].append(df)
-        elif fname == PLAYERS_FILE:
+        elif fname in (PLAYERS_FILE, MOVES_FILE):
             parts[fname].append(_read_parquet(p, shown, dictionary=False))
         else:
             parts[fname].append(_read_models(p, shown))
@@ -174,7 +183,7 @@ def load_run_tables(runs: Sequence[tuple[str, Optional[Path]]], experiment: str,
     parents) are skipped with a note.  ``where`` (the tracking URI) and ``tables_dir`` (the
     artifact directory) only name the files in messages and in ``data.sources``.
     """
-    parts: dict[str, list] = {GAMES_FILE: [], PLAYERS_FILE: [], MODELS_FILE: []}
+    parts: dict[str, list] = {GAMES_FILE: [], PLAYERS_FILE: [], MODELS_FILE: [], MOVES_FILE: []}
     sources: list[dict] = []
     for run_id, local in runs:
         if local is not None:
@@ -196,6 +205,11 @@ def load_run_tables(runs: Sequence[tuple[str, Optional[Path]]], experiment: str,
         players_name=f"MLflow '{experiment}' {tables_dir}/{PLAYERS_FILE}",
         models_name=f"MLflow '{experiment}' {tables_dir}/{MODELS_FILE}",
     )
+    if parts[MOVES_FILE]:  # runs without one are one-round runs: their moves come from players
+        have = pd.concat(parts[MOVES_FILE], ignore_index=True)
+        rest = data.players[~data.players["game_id"].isin(set(have["game_id"].astype(object)))]
+        data.moves = validate_moves(pd.concat([have, moves_from_players(rest)], ignore_index=True),
+                                    f"MLflow '{experiment}' {tables_dir}/{MOVES_FILE}")
     skipped = sum(local is None for _, local in runs)
     if skipped:
         data.notes.append(f"MLflow: {skipped} run(s) without tables (e.g. sweep parents) were skipped.")

@@ -12,7 +12,7 @@ import pandas as pd
 
 from analysis.report_format import GENERATOR, flag_intervals, html_table, to_markdown
 from analysis.report_sections import (FIGURE_SECTION, PAPER_FIGURES, SECTIONS, display_table, paper_table_html,
-                                     paper_table_md, section_of)
+                                     paper_table_md, section_of, sections_shown)
 
 __all__ = ["TABLE_TITLES", "MD_MAX_ROWS", "MANIFEST", "render_markdown", "render_html"]
 
@@ -21,6 +21,10 @@ MD_MAX_ROWS = 60  # rows shown per table in report.md / report.html (the files h
 
 TABLE_TITLES: dict[str, str] = {
     "headline": "Headline results per model (paper Table 1)",
+    "rounds_survival": "Longer games: the impostor's survival by round and mode (Kaplan-Meier, % not voted out)",
+    "rounds_votes": "Longer games: majority ballots naming the impostor, by model and round",
+    "rounds_trust": "Longer games: betrayal, trust recovery, resilience and strategy revision by model (Appendix M)",
+    "rounds_commit": "Longer games: team commitment by round (share of uncommitted teams that commit)",
     "odds_ratios": "Key effects: odds ratios with cluster-robust CIs (Tables 2 and 4)",
     "evalues": "E-values for unmeasured confounding (Appendix B.3)",
     "chi2": "Chi-squared tests with Cramér's V (Table 3)",
@@ -202,7 +206,7 @@ def _contents(by: dict, figs_by: dict, tables: list) -> list[tuple[str, str, str
     """(anchor, title, what) of each section, for the contents list."""
     out = [("results", "Results", f"Tables 1-{len(tables)}, Figures 1-3 in the paper's layout"
                                   + (", Appendix D win table" if by["results"] else ""))]
-    for sid, title, _ in SECTIONS[1:]:
+    for sid, title, _ in sections_shown(by)[1:]:
         what = [t["name"] for t in by[sid]] + [f"{Path(f['file']).stem} (figure)" for f in figs_by[sid]]
         out.append((sid, title, ", ".join(what) or "nothing to show"))
     return out + [("notes", "Notes and caveats", "what could not be computed and why"),
@@ -221,7 +225,7 @@ def render_markdown(m: dict, results: dict[str, pd.DataFrame], figs: list[dict])
     out += ["## Results", ""]
     for t in tables:
         out += paper_table_md(t)
-    for sid, title, _ in SECTIONS:
+    for sid, title, _ in sections_shown(by):
         if sid != "results":
             out += [f"## {title}", ""]
         for t in by[sid]:
@@ -309,7 +313,7 @@ def render_html(m: dict, results: dict[str, pd.DataFrame], figs: list[dict], fig
     parts.append("</ul><h2 id=\"results\">Results</h2>")
     for t in tables:
         parts.append(paper_table_html(t))
-    for sid, title, _ in SECTIONS:
+    for sid, title, _ in sections_shown(by):
         if sid != "results":
             parts.append(f"<h2 id=\"{sid}\">{e(title)}</h2>")
         for t in by[sid]:

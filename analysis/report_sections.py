@@ -18,7 +18,7 @@ import pandas as pd
 from analysis.paper_tables import PaperTable
 from analysis.report_format import readable_header
 
-__all__ = ["SECTIONS", "FIGURE_SECTION", "PAPER_FIGURES", "section_of", "display_table", "paper_table_html",
+__all__ = ["SECTIONS", "sections_shown", "FIGURE_SECTION", "PAPER_FIGURES", "section_of", "display_table", "paper_table_html",
            "paper_table_md", "MAX_COLUMNS"]
 
 MAX_COLUMNS = 8  # a wider table shows its first columns; the rest are in the CSV
@@ -32,8 +32,16 @@ SECTIONS: list[tuple[str, str, tuple[str, ...]]] = [
     ("design", "Design checks",
      ("balance", "negative_controls", "negative_control_position", "positive_control", "detection_by_difficulty",
       "invalid_outputs")),
+    ("rounds", "Longer games", ("rounds_survival", "rounds_votes", "rounds_trust", "rounds_commit")),
     ("beyond", "Beyond the paper", ("ratings", "cost")),
 ]
+# Sections drawn only when one of their tables has rows (the round tables are empty for one-round games).
+ONLY_WITH_TABLES = ("rounds",)
+
+
+def sections_shown(by: dict) -> list[tuple[str, str, tuple[str, ...]]]:
+    """``SECTIONS`` less those of ``ONLY_WITH_TABLES`` that have nothing to show in ``by`` (id -> tables)."""
+    return [s for s in SECTIONS if s[0] not in ONLY_WITH_TABLES or by.get(s[0])]
 # Bundle tables the Results section shows in the paper's layout (their full form is in tables/).
 IN_RESULTS = ("headline", "odds_ratios", "chi2", "opponent_baseline", "speaking_itt", "tie_sizes", "tiebreak_mode",
               "tiebreak_mode_difficulty", "scaling", "coordination", "team_dynamics", "win_by_model_mode",

@@ -361,3 +361,11 @@ def simulate_games(
     games = _games_frame(design, run, ballots, desc_valid, seat_game_seed, game_ids)
     players = _players_frame(design, run, ballots, desc_valid, rng_misc, game_ids)
     return games, players, _models_frame(design)
+
+
+# The helpers the multi-round simulator (analysis/sim_rounds.py) shares, under public names.
+contract_frame = _contract
+game_ids_of = _game_ids
+models_frame = _models_frame
+order_strings = _order_strings
+team_strings = _team_strings

@@ -28,8 +28,8 @@ from inspect_ai.log import transcript
 from inspect_ai.solver import TaskState
 from inspect_ai.util import sample_limits
 
-from impostor.core.records import (BALLOT_CLASSES, INVALID_BALLOT_CLASSES, LEGAL_BALLOT_CLASSES, GameRow, PlayerRow,
-                              derive_ballot_class)
+from impostor.core.records import (N_SEATS, BALLOT_CLASSES, INVALID_BALLOT_CLASSES, LEGAL_BALLOT_CLASSES, GameRow, PlayerRow,
+                              TieRule, derive_ballot_class)
 from impostor.core.rules import Ballot, decide
 from impostor.core.schedule import GameSpec, derive_seed
 from impostor.core.seat import SeatRecord
@@ -38,7 +38,7 @@ from scorers.rounds_record import build_rounds_record
 from solvers.game_store import load_rounds, load_seats
 
 
-def build_record(spec: GameSpec, seats: list[SeatRecord], *, experiment_id: str, seed: int, tie_rule: str) -> tuple[GameRow, list[PlayerRow]]:
+def build_record(spec: GameSpec, seats: list[SeatRecord], *, experiment_id: str, seed: int, tie_rule: TieRule) -> tuple[GameRow, list[PlayerRow]]:
     """The contract rows of one finished game (pure; also used by tests)."""
     ballots = [Ballot(s.vote, bool(s.self_declared), s.word_guess) for s in seats]
     rng = random.Random(derive_seed(spec.game_seed, "tie_rule", tie_rule))
@@ -137,19 +137,19 @@ def detection_accuracy() -> Metric:
 @metric
 def self_declaration_rate() -> Metric:
     """Share of seats that self-declare."""
-    return _ratio(lambda g, p: sum(r["self_declared"] for r in p), lambda g, p: 4)
+    return _ratio(lambda g, p: sum(r["self_declared"] for r in p), lambda g, p: N_SEATS)
 
 
 @metric
 def invalid_ballot_rate() -> Metric:
     """Share of invalid ballots (unparseable, names no player, missing); a self-vote is legal."""
-    return _ratio(lambda g, p: g["n_invalid_ballots"], lambda g, p: 4)
+    return _ratio(lambda g, p: g["n_invalid_ballots"], lambda g, p: N_SEATS)
 
 
 @metric
 def invalid_description_rate() -> Metric:
     """Share of descriptions that failed enforcement twice."""
-    return _ratio(lambda g, p: g["n_invalid_descriptions"], lambda g, p: 4)
+    return _ratio(lambda g, p: g["n_invalid_descriptions"], lambda g, p: N_SEATS)
 
 
 @metric
@@ -291,7 +291,7 @@ def time_limit_problem(game: str) -> str | None:
 
 
 @scorer(metrics=GAME_METRICS)
-def impostor_winner(tie_rule: str = "default", experiment_id: str | None = None) -> Scorer:
+def impostor_winner(tie_rule: TieRule = "default", experiment_id: str | None = None) -> Scorer:
     """Decide the game from the ballots in the store and attach the game record."""
 
     async def score(state: TaskState, target: Target) -> Score:

@@ -16,7 +16,7 @@ from typing import Any, Optional
 from inspect_ai.model import Model, get_model
 
 from impostor.core.errors import ImpostorError
-from solvers.seating import MODE_ROLES
+from impostor.core.modes import ALL_SEATS_ROLE, mode_spec
 
 
 @dataclass
@@ -33,12 +33,12 @@ def parse_models(models: Any, mode: str) -> dict[str, str]:
     """``models`` as role -> name: a single name plays every seat of a homogeneous game."""
     if models is None or models == "" or models == {}:
         return {}
-    roles = MODE_ROLES[mode] or ("model",)
+    roles = mode_spec(mode).roles or (ALL_SEATS_ROLE,)
     if isinstance(models, str):
-        if mode != "homogeneous":
+        if mode_spec(mode).roles:
             raise ImpostorError(f"-T models={models!r}: mode {mode!r} has roles {', '.join(roles)}; fix: name "
                                 f"each, e.g. -T 'models={{{roles[0]}: gpt-4o, {roles[1]}: claude-sonnet-4}}'")
-        return {"model": models.strip()}
+        return {ALL_SEATS_ROLE: models.strip()}
     if not isinstance(models, dict):
         raise ImpostorError(f"-T models: expected a model name or a mapping role -> name, got "
                             f"{type(models).__name__}; fix: e.g. -T 'models={{{roles[0]}: gpt-4o}}'")
@@ -71,11 +71,10 @@ def bind_models(models: Any, mode: str) -> BoundModels:
             from impostor.preflight import problem_of
 
             raise ImpostorError(f"-T models ({role}): {problem_of(name, string, exc)}") from None
-        if role == "model":
+        if role == ALL_SEATS_ROLE:
             out.model = model
         else:
             out.roles[role] = model
     if out.model is None and out.roles:  # the role a sweep always took as the eval's --model
-        first = {"cross_play": "majority"}.get(mode, "team_a")
-        out.model = out.roles.get(first)
+        out.model = out.roles.get(mode_spec(mode).display_role or "")
     return out

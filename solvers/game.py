@@ -25,8 +25,10 @@ from inspect_ai.util import JSONSchema
 
 from impostor.core import prompts
 from impostor.core.generation import SeatSettings, seat_roles, seat_settings
+from impostor.core.options import GameOptions
 from impostor.core.parsing import description_violation, one_line, parse_vote, vote_json_schema
-from impostor.core.records import player_label
+from impostor.core.records import N_SEATS, player_label
+from impostor.core.descriptions import DescriptionViolation
 from impostor.core.rounds import repeat_violation
 from impostor.core.schedule import GameSpec, derive_seed
 from impostor.core.seat import SeatRecord
@@ -41,7 +43,7 @@ CONSTRAINED_REASONING_MAX = 200
 def _seat_records(state: TaskState) -> list[SeatRecord]:
     seats = load_seats(state.store)
     if seats is None:
-        seats = [SeatRecord() for _ in range(4)]
+        seats = [SeatRecord() for _ in range(N_SEATS)]
     return seats
 
 
@@ -82,10 +84,11 @@ async def describe_all(
     ``context`` and its ``earlier`` descriptions (a repeat is a violation)."""
     shown: list[tuple[int, str]] = []
 
-    def violation_of(text: str, word: str, seat: int) -> Optional[str]:
+    def violation_of(text: str, word: str, seat: int) -> Optional[DescriptionViolation]:
         broken = description_violation(text, word, max_chars)
         if broken is None and earlier is not None:
-            broken = repeat_violation(one_line(text), earlier(seat))
+            repeat = repeat_violation(one_line(text), earlier(seat))
+            broken = None if repeat is None else DescriptionViolation("other", repeat)  # class "other" in the tables
         return broken
 
     for seat in (spec.speaking_order if order is None else order):
@@ -113,13 +116,13 @@ async def describe_all(
             if violation is not None:
                 messages += [
                     ChatMessageAssistant(content=text),
-                    ChatMessageUser(content=prompts.DESCRIPTION_RETRY.format(violation=violation, max_chars=max_chars)),
+                    ChatMessageUser(content=prompts.DESCRIPTION_RETRY.format(violation=violation.message, max_chars=max_chars)),
                 ]
                 text = await ask_model(models[seat], messages, config)
                 record.description_raw.append(text)
                 violation = violation_of(text, word, seat)
         record.description_valid = violation is None
-        record.description_error = violation
+        record.description_error = None if violation is None else violation.message
         record.description = one_line(text) if violation is None else prompts.INVALID_DESCRIPTION_PLACEHOLDER
         shown.append((player_label(seat), record.description))
     show_phase(state, [f"Player {label} (speaks {i + 1}): {text}" for i, (label, text) in enumerate(shown)])
@@ -143,18 +146,17 @@ def start_game(state: TaskState) -> tuple[GameSpec, list[Model]]:
     return spec, models
 
 
-def game_settings(spec: GameSpec, models: list[Model], temperature: Optional[float], max_tokens: Optional[int],
-                  vote_temperature: Optional[float],
+def game_settings(spec: GameSpec, models: list[Model], options: GameOptions,
                   role_defaults: Optional[dict[str, dict[str, Any]]]) -> list[SeatSettings]:
     """Each seat's settings: explicit option > its role's registry-alias defaults > the paper's (by route)."""
     roles = seat_roles(spec.mode, spec.impostor_seat, spec.team_assignment)
-    return [seat_settings(model_name(models[s]), temperature=temperature, max_tokens=max_tokens,
-                          vote_temperature=vote_temperature, alias_defaults=(role_defaults or {}).get(roles[s]))
-            for s in range(4)]
+    return [seat_settings(model_name(models[s]), temperature=options.temperature, max_tokens=options.max_tokens,
+                          vote_temperature=options.vote_temperature, alias_defaults=(role_defaults or {}).get(roles[s]))
+            for s in range(N_SEATS)]
 
 
 @solver
-def description_phase(temperature: Optional[float] = None, max_tokens: Optional[int] = None, max_chars: int = 750,
+def description_phase(options: Optional[GameOptions] = None, max_chars: int = 750,
                       role_defaults: Optional[dict[str, dict[str, Any]]] = None) -> Solver:
     """Each seat, in the game's speaking order, describes its word seeing earlier descriptions.
 
@@ -166,7 +168,7 @@ def description_phase(temperature: Optional[float] = None, max_tokens: Optional[
         spec, models = start_game(state)
         seats = _seat_records(state)
         try:
-            settings = game_settings(spec, models, temperature, max_tokens, None, role_defaults)
+            settings = game_settings(spec, models, options or GameOptions(), role_defaults)
             await describe_all(state, spec, models, seats, settings, max_chars)
         finally:
             save_seats(state.store, seats)
@@ -195,8 +197,8 @@ def wants_constrained(model: Model, constrained_votes: Optional[bool]) -> bool:
 async def vote_all(
     state: TaskState, spec: GameSpec, models: list[Model], seats: list[SeatRecord],
     shown: list[tuple[int, str]], settings: list[SeatSettings],
-    structured_votes: bool, constrained_votes: Optional[bool], formats: Optional[VoteFormats] = None,
-    *, voters: Sequence[int] = range(4), context: Optional[RoundContext] = None, round_no: int = 1,
+    options: GameOptions, formats: Optional[VoteFormats] = None,
+    *, voters: Sequence[int] = range(N_SEATS), context: Optional[RoundContext] = None, round_no: int = 1,
 ) -> None:
     """The voting round on ``seats`` (filled in place): four concurrent ballots on ``shown``,
     each at its seat's vote temperature (``settings``).  A structured ballot a server refuses
@@ -220,8 +222,8 @@ async def vote_all(
             teammate_label=None if mate is None else player_label(mate),
             context=None if context is None else context(seat),
         )
-        schema, vote_mode = _vote_schema(seat, wants_constrained(models[seat], constrained_votes), structured_votes,
-                                         None if context is None else voters)
+        schema, vote_mode = _vote_schema(seat, wants_constrained(models[seat], options.constrained_votes),
+                                         options.structured_votes, None if context is None else voters)
         config = GenerateConfig(
             temperature=settings[seat].vote_temperature, max_tokens=settings[seat].max_tokens,
             top_p=settings[seat].top_p, response_schema=schema,
@@ -261,14 +263,8 @@ async def vote_all(
 
 
 @solver
-def voting_phase(
-    temperature: Optional[float] = None,
-    max_tokens: Optional[int] = None,
-    vote_temperature: Optional[float] = None,
-    structured_votes: bool = False,
-    constrained_votes: Optional[bool] = None,
-    role_defaults: Optional[dict[str, dict[str, Any]]] = None,
-) -> Solver:
+def voting_phase(options: Optional[GameOptions] = None,
+                 role_defaults: Optional[dict[str, dict[str, Any]]] = None) -> Solver:
     """All four seats vote at once, each seeing every description (A.2.2).
 
     Vote temperature per seat (``impostor.core.generation``): ``vote_temperature`` if given,
@@ -277,14 +273,14 @@ def voting_phase(
     valid JSON; if still unreadable the vote is null.
     """
     formats = VoteFormats()  # per task: the ballot form each model takes (solvers.vote_format)
+    opts = options or GameOptions()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         spec, models = start_game(state)
         seats = _seat_records(state)
         try:
-            settings = game_settings(spec, models, temperature, max_tokens, vote_temperature, role_defaults)
-            await vote_all(state, spec, models, seats, shown_descriptions(spec, seats), settings,
-                           structured_votes, constrained_votes, formats)
+            settings = game_settings(spec, models, opts, role_defaults)
+            await vote_all(state, spec, models, seats, shown_descriptions(spec, seats), settings, opts, formats)
         finally:
             save_ballots(state.store, seats)
         return state
@@ -293,14 +289,8 @@ def voting_phase(
 
 
 @solver
-def impostor_game(
-    temperature: Optional[float] = None,
-    max_tokens: Optional[int] = None,
-    vote_temperature: Optional[float] = None,
-    structured_votes: bool = False,
-    constrained_votes: Optional[bool] = None,
-    role_defaults: Optional[dict[str, dict[str, Any]]] = None,
-) -> Solver:
+def impostor_game(options: Optional[GameOptions] = None,
+                  role_defaults: Optional[dict[str, dict[str, Any]]] = None) -> Solver:
     """One game as one solver step: ``description_phase``, then ``voting_phase``.
 
     Inspect wraps every solver step in a span, snapshots the whole sample state
@@ -309,10 +299,8 @@ def impostor_game(
     (``benchmarks/RESULTS.md``).  The transcript message of each phase still
     marks where one ends and the next begins.
     """
-    describe = description_phase(temperature=temperature, max_tokens=max_tokens, role_defaults=role_defaults)
-    vote = voting_phase(temperature=temperature, max_tokens=max_tokens, vote_temperature=vote_temperature,
-                        structured_votes=structured_votes, constrained_votes=constrained_votes,
-                        role_defaults=role_defaults)
+    describe = description_phase(options=options, role_defaults=role_defaults)
+    vote = voting_phase(options=options, role_defaults=role_defaults)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         return await vote(await describe(state, generate), generate)

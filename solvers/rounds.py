@@ -17,6 +17,7 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from impostor.core import prompts
+from impostor.core.options import GameOptions
 from impostor.core.parsing import MAX_DESCRIPTION_CHARS
 from impostor.core.records import player_label
 from impostor.core.rounds import (NOTE_MAX_CHARS, RoundView, clip_note, counted_vote, decide_round,
@@ -48,14 +49,13 @@ async def _write_notes(spec: Any, models: list, seats: list[SeatRecord], setting
     return dict(await asyncio.gather(*(note(s) for s in remaining)))
 
 
-async def play_multi_round(state: TaskState, *, rounds: int, private_notes: bool, tie_rule: str, max_chars: int,
-                           temperature: Optional[float], max_tokens: Optional[int],
-                           vote_temperature: Optional[float], structured_votes: bool,
-                           constrained_votes: Optional[bool], role_defaults: Optional[dict[str, dict[str, Any]]],
-                           formats: VoteFormats) -> TaskState:
+async def play_multi_round(state: TaskState, options: GameOptions, role_defaults: Optional[dict[str, dict[str, Any]]],
+                           formats: VoteFormats, max_chars: int = MAX_DESCRIPTION_CHARS) -> TaskState:
+    """Play the rounds of ``options.rounds`` until the core decides the game (``decide_round``)."""
+    rounds, private_notes, tie_rule = options.rounds, options.private_notes, options.tie_rule
     spec, models = start_game(state)
     assert spec.speaking_order is not None and spec.impostor_seat is not None  # drawn by start_game
-    settings = game_settings(spec, models, temperature, max_tokens, vote_temperature, role_defaults)
+    settings = game_settings(spec, models, options, role_defaults)
     remaining = list(range(4))
     history: list[RoundView] = []
     notes: dict[int, list[str]] = {s: [] for s in range(4)}
@@ -83,8 +83,8 @@ async def play_multi_round(state: TaskState, *, rounds: int, private_notes: bool
             await describe_all(state, spec, models, seats, settings, max_chars, order=order, context=context,
                                earlier=lambda s: said[s], round_no=round_no)
             shown = [(player_label(s), seats[s].description) for s in order]
-            await vote_all(state, spec, models, seats, shown, settings, structured_votes, constrained_votes,
-                           formats, voters=sorted(remaining), context=context, round_no=round_no)
+            await vote_all(state, spec, models, seats, shown, settings, options, formats,
+                           voters=sorted(remaining), context=context, round_no=round_no)
         finally:
             for s in remaining:
                 seats[s].ballot_class = round_ballot_class(seats[s].vote, seats[s].ballot_class or "missing",
@@ -122,26 +122,12 @@ async def play_multi_round(state: TaskState, *, rounds: int, private_notes: bool
 
 
 @solver
-def impostor_rounds_game(
-    rounds: int,
-    private_notes: bool = False,
-    tie_rule: str = "default",
-    temperature: Optional[float] = None,
-    max_tokens: Optional[int] = None,
-    vote_temperature: Optional[float] = None,
-    structured_votes: bool = False,
-    constrained_votes: Optional[bool] = None,
-    role_defaults: Optional[dict[str, dict[str, Any]]] = None,
-) -> Solver:
-    """A multi-round game as one solver step (the task uses ``solvers.game.impostor_game`` for
-    rounds=1, so the paper's game logs exactly as before); ``tie_rule`` breaks a round's top tie."""
+def impostor_rounds_game(options: GameOptions, role_defaults: Optional[dict[str, dict[str, Any]]] = None) -> Solver:
+    """A multi-round game (``options.rounds`` > 1) as one solver step (the task uses
+    ``solvers.game.impostor_game`` for rounds=1, so the paper's game logs as before)."""
     formats = VoteFormats()  # per task, as in voting_phase
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        return await play_multi_round(
-            state, rounds=rounds, private_notes=private_notes, tie_rule=tie_rule, max_chars=MAX_DESCRIPTION_CHARS,
-            temperature=temperature, max_tokens=max_tokens, vote_temperature=vote_temperature,
-            structured_votes=structured_votes, constrained_votes=constrained_votes, role_defaults=role_defaults,
-            formats=formats)
+        return await play_multi_round(state, options, role_defaults, formats)
 
     return solve

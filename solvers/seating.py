@@ -6,6 +6,7 @@ from inspect_ai.model import Model, get_model, model_roles
 
 from impostor.core.errors import ImpostorError
 from impostor.core.experiment import ALL_SEATS, GAME_ROLES, MODE_ROLES, experiment_id
+from impostor.core.modes import ALL_SEATS_ROLE, mode_spec
 
 
 def check_roles(mode: str, defined: set[str]) -> None:
@@ -35,17 +36,12 @@ def check_roles(mode: str, defined: set[str]) -> None:
 def seat_models(mode: str, impostor_seat: int, team_assignment: tuple[str, ...] | None) -> list[Model]:
     """The model of each seat 0-3.  In cross-play and team modes one missing role
     falls back to ``--model``; both missing is an error naming the roles."""
-    roles = model_roles()
-    check_roles(mode, set(roles))
-    if mode == "homogeneous":
-        return [get_model()] * 4
-    if mode == "cross_play":
-        imp, maj = get_model(role="impostor"), get_model(role="majority")
-        return [imp if s == impostor_seat else maj for s in range(4)]
-    if team_assignment is None:
+    check_roles(mode, set(model_roles()))
+    spec = mode_spec(mode)
+    if spec.teams and team_assignment is None:
         raise ImpostorError(f"mode {mode!r} needs a team assignment for every game")
-    a, b = get_model(role="team_a"), get_model(role="team_b")
-    return [a if t == "A" else b for t in team_assignment]
+    by_role = {role: get_model(role=role) for role in spec.roles} or {ALL_SEATS_ROLE: get_model()}
+    return [by_role[role] for role in spec.seat_roles(impostor_seat, team_assignment)]
 
 
 def model_name(model: Model) -> str:
@@ -55,7 +51,7 @@ def model_name(model: Model) -> str:
 
 def live_assignment(mode: str) -> dict[str, str]:
     """The model string of each role of ``mode`` in this eval (missing roles: ``--model``)."""
-    return {role: model_name(get_model(role=role)) for role in MODE_ROLES[mode]} or {ALL_SEATS: model_name(get_model())}
+    return {role: model_name(get_model(role=role)) for role in mode_spec(mode).roles} or {ALL_SEATS: model_name(get_model())}
 
 
 def experiment_id_for(mode: str, difficulty: str, seed: int, rounds: int = 1, private_notes: bool = False) -> str:

@@ -18,17 +18,15 @@ from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig, model_roles
 from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from impostor import LAUNCH_DIR
 from impostor.inspect_compat import UserInputError, building_task_for_eval
 
-from impostor.core import call_limits
+from impostor.core import call_limits, options as game_options
 from impostor.core.errors import ImpostorError
 from impostor.gc_tuning import tune_gc
-from impostor.core.records import DIFFICULTIES, MODES, TIE_RULES
-from impostor.core.rounds import MAX_ROUNDS
-from impostor.core.schedule import MAX_GAMES, PairRef, build_schedule, seed_problem
+from impostor.core.schedule import PairRef, build_schedule
 from impostor.core.wordpairs import load_word_pairs, word_pairs_file, word_pairs_sha256
 from scorers.winner import impostor_winner
 from impostor.core.generation import UNANNEALED_BACKENDS, seat_settings
@@ -64,47 +62,33 @@ def _user_path(path: Optional[str]) -> Optional[str]:
     return path
 
 
-def _check(name: str, value: str, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise ImpostorError(f"-T {name}={value!r} is not valid; use one of: {', '.join(allowed)}")
+#: Options Inspect may pass along that are not game options.
+_NOT_OPTIONS = ("model",)
+#: Options the task metadata records in its own way (or not at all): every other option that is
+#: set is recorded under its name (new options only when they differ from their default).
+_RECORDED_ELSEWHERE = ("n_games", "first_game", "word_pairs", "models")
 
 
-#: The type of each -T option (checked before anything else: Inspect passes -T values as
-#: YAML scalars, so ``-T n_games=abc`` arrives as a string).
-OPTION_TYPES: dict[str, Any] = {
-    "mode": str, "difficulty": str, "n_games": int, "seed": int, "tie_rule": str, "temperature": Optional[float],
-    "max_tokens": Optional[int], "vote_temperature": Optional[float], "structured_votes": bool,
-    "constrained_votes": Optional[bool], "word_pairs": Optional[str], "experiment_id": Optional[str],
-    "first_game": int, "models": Optional[Union[str, dict]], "game_time_limit": int,
-    "rounds": int, "private_notes": bool,
-}
-_TYPE_WORDS = {int: "a whole number", float: "a number", bool: "true or false", str: "text"}
+def validated_options(values: dict[str, Any]) -> game_options.GameOptions:
+    """The -T options as ``GameOptions`` (``impostor.core.options``), or a one-line error:
+    unknown options listed with the known ones, else the first bad value with its fix."""
+    model = game_options.GameOptions  # looked up per call: the one place a new option is added
+    values = {k: v for k, v in values.items() if k not in _NOT_OPTIONS}
+    unknown = sorted(k for k in values if k not in model.model_fields)
+    if unknown:  # a misspelt -T option would otherwise be ignored and the defaults played
+        names = ", ".join(f"-T {k}" for k in unknown)
+        raise ImpostorError(f"unknown task option(s) {names}; the options are: {', '.join(model.model_fields)}")
+    try:
+        return model(**values)
+    except ValidationError as exc:
+        raise ImpostorError(game_options.task_option_message(model, exc.errors()[0])) from None
 
 
-def _check_unknown(options: dict[str, Any]) -> None:
-    """A misspelt -T option would otherwise be ignored and the defaults played."""
-    options = {k: v for k, v in options.items() if k != "model"}  # Inspect may pass the model along
-    if options:
-        names = ", ".join(f"-T {k}" for k in sorted(options))
-        raise ImpostorError(f"unknown task option(s) {names}; the options are: {', '.join(OPTION_TYPES)}")
-
-
-def _check_types(values: dict[str, Any]) -> None:
-    for name, kind in OPTION_TYPES.items():
-        try:
-            TypeAdapter(kind).validate_python(values[name], strict=True)
-        except ValidationError:
-            base = next((t for t in getattr(kind, "__args__", (kind,)) if t is not type(None)), kind)
-            optional = " (or leave it out)" if kind is not base else ""
-            raise ImpostorError(f"-T {name}={values[name]!r} is not valid; it must be {_TYPE_WORDS[base]}{optional}") from None
-
-
-def _generation_record(bound: Any, temperature: Optional[float], max_tokens: Optional[int],
-                       vote_temperature: Optional[float]) -> dict[str, Any]:
+def _generation_record(bound: Any, opts: game_options.GameOptions) -> dict[str, Any]:
     """What the task metadata says about the settings: the rule, and each bound role's resolved values
     (every seat's own values are in the players table: temperature, vote_temperature)."""
-    roles = {role: seat_settings(str(m), temperature=temperature, max_tokens=max_tokens,
-                                 vote_temperature=vote_temperature, alias_defaults=bound.defaults.get(role)).as_dict()
+    roles = {role: seat_settings(str(m), temperature=opts.temperature, max_tokens=opts.max_tokens,
+                                 vote_temperature=opts.vote_temperature, alias_defaults=bound.defaults.get(role)).as_dict()
              for role, m in ({"model": bound.model} if "model" in bound.names else bound.roles).items()}
     return {"precedence": "task option > alias defaults > paper", "unannealed_backends": sorted(UNANNEALED_BACKENDS),
             "vote_rule": "max(0.3, T - 0.4), T on unannealed backends", "roles": roles}
@@ -136,125 +120,80 @@ def game_samples(
     return samples
 
 
+_DEFAULT = game_options.GameOptions()
+
+
 @task
 def impostor(
-    mode: str = "homogeneous",
-    difficulty: str = "easy",
-    n_games: int = 8,
-    seed: int = 0,
-    tie_rule: str = "default",
-    temperature: Optional[float] = None,
-    max_tokens: Optional[int] = None,
-    vote_temperature: Optional[float] = None,
-    structured_votes: bool = False,
-    constrained_votes: Optional[bool] = None,
-    word_pairs: Optional[str] = None,
-    experiment_id: Optional[str] = None,
-    first_game: int = 0,
-    models: Optional[Union[str, dict]] = None,
-    game_time_limit: int = call_limits.GAME_TIME_LIMIT,
-    rounds: int = 1,
-    private_notes: bool = False,
-    **unknown_options: Any,
+    mode: str = _DEFAULT.mode,
+    difficulty: str = _DEFAULT.difficulty,
+    n_games: int = _DEFAULT.n_games,
+    seed: int = _DEFAULT.seed,
+    tie_rule: str = _DEFAULT.tie_rule,
+    temperature: Optional[float] = _DEFAULT.temperature,
+    max_tokens: Optional[int] = _DEFAULT.max_tokens,
+    vote_temperature: Optional[float] = _DEFAULT.vote_temperature,
+    structured_votes: bool = _DEFAULT.structured_votes,
+    constrained_votes: Optional[bool] = _DEFAULT.constrained_votes,
+    word_pairs: Optional[str] = _DEFAULT.word_pairs,
+    experiment_id: Optional[str] = _DEFAULT.experiment_id,
+    first_game: int = _DEFAULT.first_game,
+    models: Optional[Union[str, dict]] = _DEFAULT.models,
+    game_time_limit: int = _DEFAULT.game_time_limit,
+    **more_options: Any,
 ) -> Task:
-    """Four-player Impostor Game.
+    """Four-player Impostor Game: one sample per game.
 
-    Args:
-      mode: homogeneous, cross_play, team_blind, team_aware or team_semi_aware.
-      difficulty: easy, medium, hard or expert (word-pair tier).
-      n_games: games in this experiment (one sample each).
-      seed: schedule seed; same seed and parameters give identical games.
-      tie_rule: default (paper), sym_candidate or sym_side (Appendix F, played live).
-      temperature: description temperature; default: the alias's, else 0.7 (A.3).
-      max_tokens: per call; default: the alias's, else 150 (A.3).
-      vote_temperature: for every seat; default per seat: the alias's, else
-        max(0.3, T - 0.4) on OpenAI/OpenRouter-compatible backends and T on
-        Anthropic's (A.3; docs/rules.md, "Generation settings").
-      structured_votes: ask providers for JSON-schema structured ballots.
-      constrained_votes: per-game schema with an enum of the other players;
-        default on for local/ models only.
-      word_pairs: path to a word-pair JSON (default configs/word_pairs.json).
-      experiment_id: label for the tables; default derived from mode,
-        difficulty, models and seed.
-      first_game: skip games before this index (sharding a long experiment).
-      models: registry aliases (or model strings) the task binds to the roles:
-        one name for homogeneous, else a mapping role -> name; an alias brings
-        its model_args and defaults (docs/models.md).
-      game_time_limit: seconds one game may take (Inspect's sample time limit;
-        0 for none); a game past it errors with the cause, so a dead provider
-        fails the eval in minutes instead of retrying for most of an hour.
-      rounds: 1 (the paper's game) or up to 10 elimination rounds (docs/rules.md,
-        "Multi-round games").
-      private_notes: with rounds > 1, each remaining player keeps a private note
-        between rounds (Appendix O.3).
+    Every option (its meaning, default and bounds) is a field of
+    ``impostor.core.options.GameOptions``; the named parameters are the options that
+    logs recorded before newer ones, which arrive in ``more_options`` and are validated
+    the same way (a log's ``task_args`` keeps its shape).
     """
     try:
-        _check_unknown(unknown_options)
-        _check_types(locals())
-        _check("mode", mode, MODES)
-        _check("difficulty", difficulty, DIFFICULTIES)
-        _check("tie_rule", tie_rule, TIE_RULES)
-        if not 1 <= n_games <= MAX_GAMES:
-            raise ImpostorError(f"-T n_games={n_games} is not valid; play 1 to {MAX_GAMES:,} games per experiment")
-        if seed_problem(seed):
-            raise ImpostorError(f"-T {seed_problem(seed)}")
-        if not 0 <= first_game < n_games:
-            raise ImpostorError(f"-T first_game={first_game} is not valid; use 0 to n_games - 1 ({n_games - 1})")
-        if temperature is not None and not 0.0 <= temperature <= 2.0:
-            raise ImpostorError(f"-T temperature={temperature} is not valid; use a value in [0, 2]")
-        if vote_temperature is not None and not 0.0 <= vote_temperature <= 2.0:
-            raise ImpostorError(f"-T vote_temperature={vote_temperature} is not valid; use a value in [0, 2]")
-        if max_tokens is not None and max_tokens < 1:
-            raise ImpostorError(f"-T max_tokens={max_tokens} is not valid; use at least 1")
-        if not 1 <= rounds <= MAX_ROUNDS:
-            raise ImpostorError(f"-T rounds={rounds} is not valid; use 1 (the paper's game) to {MAX_ROUNDS}")
-        if private_notes and rounds == 1:
+        opts = validated_options({k: v for k, v in locals().items() if k != "more_options"} | more_options)
+        if opts.private_notes and opts.rounds == 1:
             raise ImpostorError("-T private_notes=true needs -T rounds=2 or more (notes are kept between rounds)")
-        if game_time_limit < 0:
-            raise ImpostorError(f"-T game_time_limit={game_time_limit} is not valid; use seconds per game (0 for no limit)")
         roles = set(model_roles())
-        bound = bind_models(models, mode)
+        bound = bind_models(opts.models, opts.mode)
         if roles & set(bound.roles):
             raise ImpostorError(f"-T models and --model-role both set {', '.join(sorted(roles & set(bound.roles)))}; "
                                 f"fix: name each role once")
         roles |= set(bound.roles)
         if roles or building_task_for_eval():  # refuse a contradictory mode/role set before any game
-            check_roles(mode, roles)
-        word_pairs = _user_path(word_pairs)
-        samples = game_samples(mode, difficulty, n_games, seed, word_pairs, experiment_id, first_game, rounds,
-                               private_notes)
+            check_roles(opts.mode, roles)
+        opts = opts.model_copy(update={"word_pairs": _user_path(opts.word_pairs)})
+        samples = game_samples(opts.mode, opts.difficulty, opts.n_games, opts.seed, opts.word_pairs,
+                               opts.experiment_id, opts.first_game, opts.rounds, opts.private_notes)
         tune_gc()  # after the schedule exists: it is part of the heap the collector can skip
     except ImpostorError as exc:
         raise TaskOptionError.of(exc) from None
-    generation: dict[str, Any] = dict(
-        temperature=temperature, max_tokens=max_tokens, vote_temperature=vote_temperature,
-        structured_votes=structured_votes, constrained_votes=constrained_votes, role_defaults=bound.defaults)
-    # The paper's game (rounds=1) logs its solver exactly as before the option existed.
-    play = (impostor_rounds_game(rounds, private_notes, tie_rule, **generation) if rounds > 1
-            else impostor_game(**generation))
+    metadata = {
+        "mode": opts.mode, "difficulty": opts.difficulty, "seed": opts.seed, "tie_rule": opts.tie_rule,
+        "temperature": opts.temperature, "max_tokens": opts.max_tokens, "vote_temperature": opts.vote_temperature,
+        "models": bound.names or None,  # model_args: in the log's model config (no secrets here)
+        "generation": _generation_record(bound, opts),
+        "structured_votes": opts.structured_votes, "constrained_votes": opts.constrained_votes,
+        "word_pairs_file": word_pairs_file(opts.word_pairs), "word_pairs_sha256": word_pairs_sha256(opts.word_pairs),
+        "experiment_id": opts.experiment_id, "game_time_limit": opts.game_time_limit or None,
+    }
+    metadata |= {k: v for k, v in opts.task_args().items() if k not in metadata and k not in _RECORDED_ELSEWHERE}
     return Task(
-        dataset=MemoryDataset(samples, name=f"impostor-{difficulty}"),
-        solver=play,
+        dataset=MemoryDataset(samples, name=f"impostor-{opts.difficulty}"),
+        # a multi-round game: the rounds engine (solvers.rounds); the paper's game as before
+        solver=(impostor_rounds_game(options=opts, role_defaults=bound.defaults) if opts.rounds > 1
+                else impostor_game(options=opts, role_defaults=bound.defaults)),
         model=bound.model,
         model_roles=bound.roles or None,
         # Bounded model calls (impostor.core.call_limits); --max-retries / --timeout / --attempt-timeout override.
         config=GenerateConfig(max_retries=call_limits.MAX_RETRIES, timeout=call_limits.TIMEOUT,
                               attempt_timeout=call_limits.ATTEMPT_TIMEOUT),
         # A game past its time budget is an errored game naming the cause (scorers.winner), never scored.
-        time_limit=game_time_limit or None,
-        scorer=impostor_winner(tie_rule=tie_rule),
+        time_limit=opts.game_time_limit or None,
+        scorer=impostor_winner(tie_rule=opts.tie_rule),
         # No epoch reductions: with one epoch they repeat every game's score, game record
         # included, in the log header (~0.75 MB per 120 games), which eval_set reads back
         # for every log of a sweep and keeps for every finished experiment (docs/tracking.md).
         epochs=Epochs(1, reducer=[]),
         viewer=GAMES_VIEW,
-        metadata={
-            "mode": mode, "difficulty": difficulty, "seed": seed, "tie_rule": tie_rule,
-            "temperature": temperature, "max_tokens": max_tokens, "vote_temperature": vote_temperature,
-            "models": bound.names or None,  # model_args: in the log's model config (no secrets here)
-            "generation": _generation_record(bound, temperature, max_tokens, vote_temperature),
-            "structured_votes": structured_votes, "constrained_votes": constrained_votes,
-            "word_pairs_file": word_pairs_file(word_pairs), "word_pairs_sha256": word_pairs_sha256(word_pairs),
-            "experiment_id": experiment_id, "game_time_limit": game_time_limit or None,
-        } | ({"rounds": rounds, "private_notes": private_notes} if rounds > 1 else {}),
+        metadata=metadata,
     )

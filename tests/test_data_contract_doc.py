@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from impostor.core.records import GameRow, PlayerRow
+from impostor.core.records import GameRow, MoveRow, PlayerRow
 from impostor.registry import MODELS_CSV_COLUMNS
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "data-contract.md"
@@ -23,7 +23,8 @@ def _table_columns(section: str) -> list[str]:
     return [c for c in re.findall(r"^\| ([a-z0-9_]+) \|", section, re.M) if c != "column"]
 
 
-@pytest.mark.parametrize("heading, model", [("### games.parquet", GameRow), ("### players.parquet", PlayerRow)])
+@pytest.mark.parametrize("heading, model", [("### games.parquet", GameRow), ("### players.parquet", PlayerRow),
+                                            ("### moves.parquet", MoveRow)])
 def test_every_column_is_documented_in_order(heading, model):
     documented = _table_columns(_section(DOC.read_text(encoding="utf-8"), heading))
     assert documented == list(model.model_fields), (

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from impostor.core.parsing import (
+    description_error_class,
     description_violation,
     find_word_leak,
     parse_player_id,
@@ -198,10 +199,16 @@ def test_word_leak(text, word, leak):
 
 def test_description_rules():
     assert description_violation("A loyal companion that barks.", "dog") is None
-    assert "empty" in description_violation("   ", "dog")
-    assert "751 characters" in description_violation("a" * 751, "dog")
+    empty = description_violation("   ", "dog")
+    assert (empty.kind, empty.message) == ("empty", "the description is empty")
+    long = description_violation("a" * 751, "dog")
+    assert long.kind == "too_long" and "751 characters" in long.message and str(long) == long.message
     assert description_violation("a" * 750, "dog") is None
-    assert "contains your word" in description_violation("My DOG is great", "dog")
+    leak = description_violation("My DOG is great", "dog")
+    assert leak.kind == "leak" and leak.message == 'the description contains your word ("DOG")'
+    # the class of a recorded text (tables keep the message only) agrees with the value's own
+    for v in (empty, long, leak):
+        assert description_error_class(v.message) == description_error_class(v) == v.kind
 
 
 def test_constrained_vote_schema_lists_only_other_players():
@@ -213,8 +220,8 @@ def test_constrained_vote_schema_lists_only_other_players():
 
 def _leak_by_patterns_alone(text, word):
     """The leak check without its ASCII pre-filter: the compiled patterns on every text."""
+    from impostor.core.descriptions import _leak_patterns
     from impostor.core.glyphs import visible_text
-    from impostor.core.parsing import _leak_patterns
 
     text = visible_text(text)
     for pattern in _leak_patterns(word):

@@ -32,6 +32,8 @@ from analysis.stats import paper_checks as _paper_checks  # noqa: F401
 from analysis.stats import ratings as _ratings  # noqa: F401
 from analysis.stats import recognition as _recognition
 from analysis.stats import robustness as _robustness
+from analysis.stats import rounds as _rounds  # noqa: F401
+from analysis.stats import rounds_trust as _rounds_trust  # noqa: F401
 from analysis.stats import scaling as _scaling
 from analysis.stats import sizes as _sizes
 from analysis.stats import size_fit_models as _size_fit_models  # noqa: F401

@@ -136,6 +136,23 @@ SPECS = SPECS + (
            "ling_mirror_pp", "lsm_seen_pct", "vocab_conv", "vocab_jaccard_seen", "vulnerability_index"),
 )
 
+#: Games of more than one round (issue 32, ``analysis/stats/rounds.py``, ``rounds_trust.py``); calibrated on
+#: ``analysis.sim_rounds`` (``analysis/calibration_rounds.py``).
+SPECS = SPECS + (
+    I("rounds_survival", "survival", ("mode", "round"), "survival_pct", ("survival_ci_low", "survival_ci_high"),
+      method="survival_ci_method", scale=100),
+    I("rounds_votes", "vote_acc", ("model", "round"), "vote_acc_pct", ("vote_acc_ci_low", "vote_acc_ci_high"),
+      method="vote_acc_ci_method", scale=100),
+    I("rounds_trust", "betrayal", ("model",), "betrayal_pct", ("betrayal_ci_low", "betrayal_ci_high"),
+      method="betrayal_ci_method", scale=100),
+    I("rounds_trust", "recovery", ("model",), "recovery_pct", ("recovery_ci_low", "recovery_ci_high"),
+      method="recovery_ci_method", scale=100),
+    I("rounds_trust", "revision", ("model",), "revision_pct", ("revision_ci_low", "revision_ci_high"),
+      method="revision_ci_method", scale=100),
+    I("rounds_commit", "commit", ("mode", "round"), "commit_pct", ("commit_ci_low", "commit_ci_high"),
+      method="commit_ci_method", scale=100),
+)
+
 _BY_TABLE: dict[str, list[Inference]] = {}
 for _s in SPECS:
     _BY_TABLE.setdefault(_s.table, []).append(_s)

@@ -2,6 +2,7 @@
 
     impostor simulate --out DIR [--experiments 756] [--games 120] [--seat-or 1.12,1.26,1.22] [--mode-or 0.8]
                       [--size-or 1.71] [--position-pp -1.11] [--tie-rate 0.117] [--base 0.45] [--seed 0] ...
+                      [--rounds N [--det-gain 0.3] [--private-notes]]   (N > 1: analysis.sim_rounds, writes moves.parquet)
 """
 
 from __future__ import annotations
@@ -58,6 +59,12 @@ def _register_simulate(sub) -> None:
     p.add_argument("--experiment-effect-sd", type=finite_float, default=0.0,
                    help="SD (logit) of per-experiment random effects (default 0)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--rounds", type=whole(1, 50), default=1,
+                   help="rounds per game (default 1 = the paper's game; N > 1 also writes moves.parquet)")
+    p.add_argument("--det-gain", type=finite_float, default=0.3,
+                   help="with --rounds N > 1: logit gain per round of a majority ballot naming the impostor")
+    p.add_argument("--private-notes", action="store_true",
+                   help="with --rounds N > 1: mark the games as played with private notes (no effect on simulated play)")
     p.add_argument("--force", action="store_true",
                    help="write into --out even when it holds files that simulate did not write")
     p.set_defaults(func=_cmd_simulate)
@@ -108,11 +115,15 @@ def _cmd_simulate(args) -> int:
     if args.mode_or is not None:
         kw["mode_or"] = _floats(args.mode_or, "--mode-or")[0]
     t0 = time.perf_counter()
+    moves = None
     try:
-        games, players, models = simulate_games(args.experiments, args.games, **kw)
+        if args.rounds > 1:
+            games, players, moves, models = _simulate_rounds(args, kw)
+        else:
+            games, players, models = simulate_games(args.experiments, args.games, **kw)
     except (ValueError, TypeError) as exc:
         raise ImpostorError(f"impostor simulate: {exc}; fix: adjust the option named") from exc
-    paths = write_tables(out, games, players, models)
+    paths = write_tables(out, games, players, models, moves)
     (out / MARKER).write_text(json.dumps({"written_by": "impostor simulate", "args": {
         k: v for k, v in vars(args).items() if k not in {"func", "command", "force"}}}, indent=2, default=str))
     print(f"impostor simulate: {len(games):,} games ({args.experiments} experiments x {args.games}) "
@@ -121,3 +132,19 @@ def _cmd_simulate(args) -> int:
     for pth in paths:
         print(pth)
     return 0
+
+
+def _simulate_rounds(args, kw: dict):
+    """Multi-round games (analysis.sim_rounds): the one-round ballot options (--tie-rate,
+    --position-pp) have no counterpart there; the self-declaration rate is per round."""
+    from analysis.sim_rounds import simulate_rounds
+
+    for drop in ("tie_rate", "position_effect_pp"):
+        kw.pop(drop, None)
+    if kw.get("self_decl_rate") is None:
+        kw.pop("self_decl_rate", None)
+    kw.pop("base_imp_win", None)
+    games, players, moves, models = simulate_rounds(args.experiments, args.games, args.rounds, base_imp_win=args.base,
+                                                    det_gain_per_round=args.det_gain, **kw)
+    games["private_notes"] = bool(args.private_notes)
+    return games, players, moves, models

@@ -15,17 +15,12 @@ from __future__ import annotations
 
 from typing import Mapping, Optional
 
-from impostor.core.records import TEAM_MODES
+from impostor.core.modes import GAME_ROLES, MODE_SPECS, mode_spec
 
-#: Inspect model roles the game uses; ``homogeneous`` uses ``--model`` alone.
-GAME_ROLES = ("impostor", "majority", "team_a", "team_b")
+__all__ = ["GAME_ROLES", "MODE_ROLES", "ALL_SEATS", "role_models", "assignment_label", "experiment_id", "side_models"]
 
-#: Mode → the model roles that seat its players.
-MODE_ROLES: dict[str, tuple[str, ...]] = {
-    "homogeneous": (),
-    "cross_play": ("impostor", "majority"),
-    **{mode: ("team_a", "team_b") for mode in TEAM_MODES},
-}
+#: Mode → the model roles that seat its players (``impostor.core.modes``); ``homogeneous`` uses ``--model`` alone.
+MODE_ROLES: dict[str, tuple[str, ...]] = {mode: spec.roles for mode, spec in MODE_SPECS.items()}
 
 #: The key of the single model in a homogeneous experiment's assignment (also the
 #: MLflow param ``model.all``).
@@ -36,7 +31,7 @@ def role_models(mode: str, default_model: str, roles: Optional[Mapping[str, str]
     """The model of each role of ``mode``; a role that is not given falls back to ``default_model``
     (Inspect's ``--model``), as the seating does.  Homogeneous: ``{"all": default_model}``."""
     roles = roles or {}
-    wanted = MODE_ROLES[mode]
+    wanted = mode_spec(mode).roles
     if not wanted:
         return {ALL_SEATS: default_model}
     return {role: roles.get(role) or default_model for role in wanted}
@@ -44,11 +39,10 @@ def role_models(mode: str, default_model: str, roles: Optional[Mapping[str, str]
 
 def assignment_label(mode: str, assignment: Mapping[str, str]) -> str:
     """Who plays which role, e.g. ``imp=bot/random,maj=bot/embedding`` or ``A=x,B=y``."""
-    if mode == "homogeneous":
+    spec = mode_spec(mode)
+    if not spec.roles:
         return assignment[ALL_SEATS]
-    if mode == "cross_play":
-        return f"imp={assignment['impostor']},maj={assignment['majority']}"
-    return f"A={assignment['team_a']},B={assignment['team_b']}"
+    return ",".join(f"{label}={assignment[role]}" for role, label in zip(spec.roles, spec.role_labels))
 
 
 def experiment_id(mode: str, difficulty: str, assignment: Mapping[str, str], seed: int, rounds: int = 1,
@@ -66,10 +60,11 @@ def side_models(mode: str, assignment: Mapping[str, str]) -> dict[str, list[str]
     sides, since the impostor's team alternates by game (A.3).  The MLflow tags
     ``impostor.impostor_model`` / ``impostor.majority_model`` are these lists, so runs of
     every mode group by model (docs/tracking.md)."""
-    if mode == "homogeneous":
+    spec = mode_spec(mode)
+    if not spec.roles:
         both = [assignment[ALL_SEATS]]
         return {"impostor": both, "majority": both}
-    if mode == "cross_play":
-        return {"impostor": [assignment["impostor"]], "majority": [assignment["majority"]]}
-    teams = sorted({assignment["team_a"], assignment["team_b"]})
+    if spec.seats_by == "side":  # roles[0] plays the impostor, roles[1] the majority
+        return {"impostor": [assignment[spec.roles[0]]], "majority": [assignment[spec.roles[1]]]}
+    teams = sorted({assignment[role] for role in spec.roles})
     return {"impostor": teams, "majority": teams}

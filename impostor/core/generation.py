@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping, Optional
 
+from impostor.core.modes import mode_spec
+
 PAPER_TEMPERATURE = 0.7
 PAPER_MAX_TOKENS = 150
 VOTE_FLOOR = 0.3
@@ -102,10 +104,4 @@ def seat_settings(model: str, *, temperature: Optional[float] = None, max_tokens
 
 def seat_roles(mode: str, impostor_seat: int, team_assignment: Optional[tuple] = None) -> list[str]:
     """The model role of each seat 0-3 (``model`` in homogeneous games), as ``solvers.seating`` seats them."""
-    if mode == "homogeneous":
-        return ["model"] * 4
-    if mode == "cross_play":
-        return ["impostor" if s == impostor_seat else "majority" for s in range(4)]
-    if team_assignment is None:
-        raise ValueError(f"mode {mode!r} needs a team assignment")
-    return ["team_a" if t == "A" else "team_b" for t in team_assignment]
+    return mode_spec(mode).seat_roles(impostor_seat, team_assignment)

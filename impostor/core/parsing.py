@@ -1,13 +1,12 @@
-"""Description enforcement and vote parsing: turning raw model text into game facts.
+"""Ballot parsing: a voting response turned into a vote, and the ballot's JSON schema.
 
 A response that cannot be read is a *parse* problem (re-prompted once, then
-recorded as an invalid ballot); a readable response that breaks a rule is a
-*rule* problem (a leaked word, an over-long text).  Neither ever raises.
+recorded as an invalid ballot); never raises.  Model text bounds live in
+``model_text``, description rules in ``descriptions`` (both re-exported here).
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from dataclasses import dataclass
@@ -15,173 +14,25 @@ from typing import Any, Optional, Sequence
 
 from pydantic import BaseModel, Field
 
-from impostor.core.glyphs import confusable_readings, has_visible_character, visible_text
-from impostor.core.records import BallotClass, player_label, seat_of_label
+from impostor.core.descriptions import (  # noqa: F401 - re-exported: the description rules
+    DESCRIPTION_ERROR_CLASSES,
+    DescriptionErrorClass,
+    DescriptionViolation,
+    description_error_class,
+    description_violation,
+    find_word_leak,
+    one_line,
+    word_forms,
+)
+from impostor.core.model_text import (  # noqa: F401 - re-exported: model text bounds
+    MAX_ANSWER_CHARS,
+    MAX_DESCRIPTION_CHARS,
+    bounded_answer,
+    clean_model_text,
+)
+from impostor.core.records import N_SEATS, BallotClass, player_label, seat_of_label
 
-MAX_DESCRIPTION_CHARS = 750
 MAX_REASONING_CHARS = 2000
-N_PLAYERS = 4
-#: The most of one model answer that is kept: a provider that ignores ``max_tokens`` can
-#: answer gigabytes (compressible, so a small log that unpacks to gigabytes).  30,000
-#: characters (~8k tokens, 40 times the description limit) keeps every answer a model
-#: gives within its token limits, a verbose ballot after pages of prose included.
-MAX_ANSWER_CHARS = 40 * MAX_DESCRIPTION_CHARS
-
-# ----------------------------------------------------------------- model text
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
-
-def clean_model_text(text: str) -> str:
-    """Model output made safe to record, log and show to the next player.
-
-    Surrogate pairs are joined into the character they encode, lone surrogates
-    (undecodable bytes) become U+FFFD, and control characters other than tab
-    and newlines are dropped.  Lone surrogates would otherwise be written to the
-    log as literal ``\\udXXX`` escapes and make strict APIs reject the next
-    player's request.
-    """
-    if not text.isascii():
-        text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-    return _CONTROL.sub("", text)
-
-
-def bounded_answer(text: str) -> str:
-    """A model answer as the game keeps it: cut to ``MAX_ANSWER_CHARS``, then cleaned
-    (:func:`clean_model_text`); cutting first bounds the work of every later step."""
-    return clean_model_text(text[:MAX_ANSWER_CHARS])
-
-
-def one_line(text: str) -> str:
-    """A description as other players see it: invisible characters dropped (as the rule
-    checker drops them) and whitespace runs (newlines included) made one space, so a
-    description cannot forge a "Player N: ..." line of its own."""
-    return " ".join(visible_text(text).split())
-
-
-# ----------------------------------------------------------------- descriptions
-
-
-def word_forms(word: str) -> list[str]:
-    """The word and its simple inflections (plural, past, gerund, agent, adverb)."""
-    w = word.lower()
-    forms = {w, w + "s", w + "es", w + "ed", w + "d", w + "ing", w + "er", w + "ers", w + "ly", w + "'s"}
-    if w.endswith("e"):
-        forms |= {w[:-1] + "ing", w[:-1] + "er"}
-    if w.endswith("y") and len(w) > 2:
-        forms |= {w[:-1] + "ies", w[:-1] + "ied", w[:-1] + "ier", w[:-1] + "ily"}
-    if re.search(r"[^aeiou][aeiou][bdgklmnprt]$", w):  # run -> running, stop -> stopped
-        forms |= {w + w[-1] + "ing", w + w[-1] + "ed", w + w[-1] + "er"}
-    return sorted(forms, key=len, reverse=True)
-
-
-# What may stand between the letters of a word spelled out: any run of non-letters
-# ("c-a-t", "(c)(a)(t)", "c!a!t", '"c" "a" "t"', "c，a，t" once read) and markup tags
-# ("c<b></b>a<b></b>t": tags are blanked before the spelled-out search, keeping positions).
-# Case-sensitive (both cases are listed): a case-folded negated class costs sre ~4 ms to compile.
-_SPELLING_SEPARATORS = r"(?-i:[^A-Za-z])+"
-_TAGS = re.compile(r"</?[A-Za-z][^<>]{0,30}>")
-_NON_LETTERS = re.compile(r"[^a-z]+")
-
-
-def _blank_tags(text: str) -> str:
-    """``text`` with every markup tag replaced by as many spaces (positions kept)."""
-    return _TAGS.sub(lambda m: " " * len(m.group(0)), text) if "<" in text else text
-
-
-@functools.lru_cache(maxsize=4096)
-def _leak_patterns(word: str) -> tuple[re.Pattern[str], Optional[re.Pattern[str]]]:
-    """Compiled (inflected forms, spelled out) patterns of a word; built once per word."""
-    forms = "|".join(re.escape(f) for f in word_forms(word))
-    whole = re.compile(rf"(?<![A-Za-z]){'(?:' + forms + ')'}(?![A-Za-z])", flags=re.IGNORECASE)
-    spelled = None
-    if len(word) >= 3:
-        letters = _SPELLING_SEPARATORS.join(re.escape(c) for c in word)
-        spelled = re.compile(rf"(?<![A-Za-z]){letters}(?![A-Za-z])", flags=re.IGNORECASE)
-    return whole, spelled
-
-
-def _cannot_leak(text: str, word: str) -> bool:
-    """True when ASCII ``text`` cannot hold ``word`` in any form the patterns find.
-
-    Compiling a word's two patterns takes ~0.6 ms (more than a game's other
-    parsing), and most descriptions never contain the word: every inflected
-    form starts with the word less its last letter, and a spelled-out word is
-    the word once the separators between its letters are dropped.  Only for
-    ASCII, where lower-casing is exactly the patterns' case-insensitivity.
-    """
-    if not (text.isascii() and word.isascii()):
-        return False
-    low, w = text.lower(), word.lower()
-    if w[:-1] in low:
-        return False
-    if len(w) < 3:
-        return True
-    return w not in _NON_LETTERS.sub("", _TAGS.sub("", low) if "<" in low else low)
-
-
-def _search_leak(text: str, word: str) -> Optional[tuple[int, int]]:
-    """The span of the first match of ``word``'s patterns (whole inflected form, then spelled out)."""
-    if _cannot_leak(text, word):
-        return None
-    whole, spelled = _leak_patterns(word)
-    m = whole.search(text) or (spelled.search(_blank_tags(text)) if spelled is not None else None)
-    return None if m is None else m.span()
-
-
-def find_word_leak(text: str, word: str) -> Optional[str]:
-    """The leaked form of ``word`` in ``text`` (whole word, any case, simple inflection,
-    or spelled out letter by letter like "c-a-t"), as typed, or None.
-
-    The text is judged as a reader sees it (:mod:`impostor.core.glyphs`): invisible characters
-    are dropped, and non-ASCII letters are read as the ASCII letters they look like
-    (fullwidth "ｃａｔ", Cyrillic "саt", "𝐜𝐚𝐭", "cát" all read "cat").  ASCII is read as typed.
-    """
-    text = visible_text(text)
-    if text.isascii():
-        span = _search_leak(text, word)
-        return None if span is None else text[span[0] : span[1]]
-    for reading, source in confusable_readings(text):
-        span = _search_leak(reading, word)
-        if span is not None:
-            start, stop = span
-            # up to the next read character, so combining marks after the last letter come along
-            end = max(source[stop - 1] + 1, source[stop] if stop < len(source) else len(text))
-            return text[source[start] : end]
-    return None
-
-
-# Classes of an invalid description, in the order the rules are checked; "other" is an
-# error text this module never writes (data from another tool).
-DESCRIPTION_ERROR_CLASSES = ("leak", "too_long", "empty", "other")
-_EMPTY = "the description is empty"
-_TOO_LONG = re.compile(r"the description is \d+ characters long(?: or more)?; the limit is \d+")
-_LEAK = "the description contains your word"
-
-
-def description_violation(text: str, word: str, max_chars: int = MAX_DESCRIPTION_CHARS) -> Optional[str]:
-    """Why a description breaks the rules of A.3, or None if it is valid."""
-    stripped = visible_text(text or "").strip()
-    if not has_visible_character(stripped):
-        return _EMPTY
-    if len(stripped) > max_chars:
-        more = " or more" if len(text) >= MAX_ANSWER_CHARS else ""  # cut by bounded_answer
-        return f"the description is {len(stripped)} characters long{more}; the limit is {max_chars}"
-    leak = find_word_leak(stripped, word)
-    if leak is not None:
-        return f'{_LEAK} ("{leak}")'
-    return None
-
-
-def description_error_class(error: Optional[str]) -> str:
-    """The class (``DESCRIPTION_ERROR_CLASSES``) of a ``description_violation`` text."""
-    text = error or ""
-    if text.startswith(_LEAK):
-        return "leak"
-    if _TOO_LONG.match(text):
-        return "too_long"
-    return "empty" if text == _EMPTY else "other"
-
 
 # ------------------------------------------------------------------------ votes
 
@@ -189,14 +40,14 @@ def description_error_class(error: Optional[str]) -> str:
 class VoteModel(BaseModel):
     """The ballot JSON of Prompt A.2 after coercion (ids are player numbers 1-4)."""
 
-    suspected_impostor_id: Optional[int] = Field(default=None, ge=1, le=N_PLAYERS)
+    suspected_impostor_id: Optional[int] = Field(default=None, ge=1, le=N_SEATS)
     confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
     reasoning: Optional[str] = None
     self_declaration: bool = False
     word_guess: Optional[str] = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ParsedVote:
     vote: Optional[int]  # seat 0-3, None when no countable vote
     confidence: Optional[float]
@@ -385,8 +236,9 @@ def parse_vote(text: str, own_seat: int) -> ParsedVote:
     """Parse one voting response for the player in ``own_seat``; never raises."""
     obj, error = extract_ballot_object(text)
     if obj is None:
-        return ParsedVote(None, None, None, False, None, error, True,
-                          "missing" if error == "the response is empty" else "unparseable")
+        return ParsedVote(vote=None, confidence=None, reasoning=None, self_declared=False, word_guess=None,
+                          error=error, retry=True,
+                          ballot_class="missing" if error == "the response is empty" else "unparseable")
     declared = _coerce_bool(obj.get("self_declaration", False))
     reasoning = obj.get("reasoning")
     # JSON escapes can decode to lone surrogates ("\\udcff"): clean what we keep.
@@ -394,31 +246,37 @@ def parse_vote(text: str, own_seat: int) -> ParsedVote:
     guess = _coerce_guess(obj.get("word_guess"))
     confidence = _coerce_confidence(obj.get("confidence"))
     if declared is None:
-        return ParsedVote(None, confidence, reasoning, False, guess,
-                          f"self_declaration must be true or false, got {_shown(obj.get('self_declaration'))}", True,
-                          "unparseable")
+        return ParsedVote(vote=None, confidence=confidence, reasoning=reasoning, self_declared=False, word_guess=guess,
+                          error=f"self_declaration must be true or false, got {_shown(obj.get('self_declaration'))}",
+                          retry=True, ballot_class="unparseable")
     raw_id = obj.get("suspected_impostor_id")
     label = parse_player_id(raw_id)
+
+    def unvoted(*, error: str, retry: bool, ballot_class: BallotClass) -> ParsedVote:
+        """A ballot read in full that casts no countable vote."""
+        return ParsedVote(vote=None, confidence=confidence, reasoning=reasoning, self_declared=bool(declared),
+                          word_guess=guess, error=error, retry=retry, ballot_class=ballot_class)
+
     if label is None:
         error = f"suspected_impostor_id {_shown(raw_id)} is not a player number"
         if declared and (raw_id is None or (isinstance(raw_id, str) and raw_id.strip().lower() in _NULLS)):
             # Legal, not re-prompted: the declaration names the voter itself as the impostor.
-            return ParsedVote(None, confidence, reasoning, declared, guess, error, False, "self_vote")
-        return ParsedVote(None, confidence, reasoning, declared, guess, error, True,
-                          "names_no_player" if _is_number(raw_id) else "unparseable")
-    if not 1 <= label <= N_PLAYERS:
-        return ParsedVote(None, confidence, reasoning, declared, guess,
-                          f"there is no Player {label} (players are 1-{N_PLAYERS})", True, "names_no_player")
+            return unvoted(error=error, retry=False, ballot_class="self_vote")
+        return unvoted(error=error, retry=True, ballot_class="names_no_player" if _is_number(raw_id) else "unparseable")
+    if not 1 <= label <= N_SEATS:
+        return unvoted(error=f"there is no Player {label} (players are 1-{N_SEATS})", retry=True,
+                       ballot_class="names_no_player")
     seat = seat_of_label(label)
     if seat == own_seat:
         # Legal, recorded, not counted and not re-prompted: a self-declaring impostor
         # naturally names itself (docs/rules.md, "Ballot classes").
-        return ParsedVote(None, confidence, reasoning, declared, guess,
-                          f"voted for itself (Player {player_label(own_seat)})", False, "self_vote")
+        return unvoted(error=f"voted for itself (Player {player_label(own_seat)})", retry=False,
+                       ballot_class="self_vote")
     # The coerced ballot, validated once by its schema (id 1-4, confidence in [0, 1]).
     ballot = VoteModel(suspected_impostor_id=label, confidence=confidence, reasoning=reasoning,
                        self_declaration=declared, word_guess=guess)
-    return ParsedVote(seat, ballot.confidence, ballot.reasoning, ballot.self_declaration, ballot.word_guess, None, False)
+    return ParsedVote(vote=seat, confidence=ballot.confidence, reasoning=ballot.reasoning,
+                      self_declared=ballot.self_declaration, word_guess=ballot.word_guess, error=None, retry=False)
 
 
 def vote_json_schema(own_seat: Optional[int] = None, *, reasoning_max: Optional[int] = None,
@@ -440,7 +298,7 @@ def vote_json_schema(own_seat: Optional[int] = None, *, reasoning_max: Optional[
         "additionalProperties": False,
     }
     if own_seat is not None:
-        others = [str(player_label(s)) for s in range(N_PLAYERS)
+        others = [str(player_label(s)) for s in range(N_SEATS)
                   if s != own_seat and (candidates is None or s in candidates)]
         schema["properties"]["suspected_impostor_id"] = {"type": "string", "enum": others}
     if reasoning_max is not None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
+from impostor.core.modes import MODE_SPECS, mode_spec
+
 DESCRIPTION_SYSTEM = (
     "You are playing a word guessing game. In the DESCRIPTION PHASE, you must ONLY "
     "describe your word in 1-2 sentences without analyzing others. Save analysis for "
@@ -104,17 +106,17 @@ VOTING_RETRY = (
 # What other players see in place of a description that failed enforcement twice.
 INVALID_DESCRIPTION_PLACEHOLDER = "[no valid description]"
 
-TEAM_PROMPT_MODES = ("team_aware", "team_semi_aware")
+#: Modes whose prompts tell a player about its team (``ModeSpec.teammate_view``).
+TEAM_PROMPT_MODES = tuple(m for m, spec in MODE_SPECS.items() if spec.teammate_view != "none")
 
 
 def _team_block(mode: str, teammate_label: Optional[int], aware: str, semi: str) -> Optional[str]:
-    if mode == "team_aware":
+    view = mode_spec(mode).teammate_view
+    if view == "named":
         if teammate_label is None:
-            raise ValueError("team_aware prompts need the teammate's player number")
+            raise ValueError(f"{mode} prompts need the teammate's player number")
         return aware.format(teammate_position=teammate_label)
-    if mode == "team_semi_aware":
-        return semi
-    return None
+    return semi if view == "unnamed" else None
 
 
 def description_prompt(

@@ -9,15 +9,18 @@ its inputs against them.  Contract columns come first; extra columns follow.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, Optional
+from typing import Any, Literal, Optional, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-MODES = ("homogeneous", "cross_play", "team_blind", "team_aware", "team_semi_aware")
-TEAM_MODES = ("team_blind", "team_aware", "team_semi_aware")
-DIFFICULTIES = ("easy", "medium", "hard", "expert")
-TIE_RULES = ("default", "sym_candidate", "sym_side")
-WIN_CONDITIONS = (
+#: Players (seats 0-3) in every game (A.1): the one seat count of the game.
+N_SEATS = 4
+
+Mode = Literal["homogeneous", "cross_play", "team_blind", "team_aware", "team_semi_aware"]
+Difficulty = Literal["easy", "medium", "hard", "expert"]
+Side = Literal["impostor", "majority"]
+TieRule = Literal["default", "sym_candidate", "sym_side"]
+WinCondition = Literal[
     "majority_self_declared",
     "impostor_guess_correct",
     "impostor_guess_wrong",
@@ -25,27 +28,26 @@ WIN_CONDITIONS = (
     "strict_plurality",
     "tie",
     "no_conviction",
-    # multi-round games (-T rounds=N > 1; impostor.core.rounds, docs/rules.md "Multi-round games")
+    # games of more than one round (issue 32, ``-T rounds=N``): the majority wins by voting the
+    # impostor out; the impostor wins when two players remain or the rounds run out
     "eliminated",
     "two_left",
     "rounds_exhausted",
-)
+]
+
+MODES: tuple[str, ...] = get_args(Mode)
+TEAM_MODES = ("team_blind", "team_aware", "team_semi_aware")  # each mode's facts: impostor.core.modes
+DIFFICULTIES: tuple[str, ...] = get_args(Difficulty)
+TIE_RULES: tuple[str, ...] = get_args(TieRule)
+WIN_CONDITIONS: tuple[str, ...] = get_args(WinCondition)
+SIDES: tuple[str, ...] = get_args(Side)
 
 # Ballot outcome classes (docs/rules.md, "Ballot classes"): the one definition.  A
 # *legal* ballot breaks no rule of A.1-A.3; only the invalid classes are invalid ballots.
-BALLOT_CLASSES = ("valid", "self_vote", "unparseable", "names_no_player", "missing")
+BallotClass = Literal["valid", "self_vote", "unparseable", "names_no_player", "missing"]
+BALLOT_CLASSES: tuple[str, ...] = get_args(BallotClass)
 LEGAL_BALLOT_CLASSES = ("valid", "self_vote")
 INVALID_BALLOT_CLASSES = ("unparseable", "names_no_player", "missing")
-BallotClass = Literal["valid", "self_vote", "unparseable", "names_no_player", "missing"]
-# A later round of a multi-round game adds one invalid class: a vote for a seat already
-# eliminated (only in ``moves.parquet``; the players table holds first-round ballots).
-ELIMINATED_SEAT = "eliminated_seat"
-MOVE_BALLOT_CLASSES = BALLOT_CLASSES + (ELIMINATED_SEAT,)
-MoveBallotClass = Literal["valid", "self_vote", "unparseable", "names_no_player", "missing", "eliminated_seat"]
-
-Mode = Literal["homogeneous", "cross_play", "team_blind", "team_aware", "team_semi_aware"]
-Difficulty = Literal["easy", "medium", "hard", "expert"]
-Side = Literal["impostor", "majority"]
 
 
 class GameRow(BaseModel):
@@ -62,14 +64,14 @@ class GameRow(BaseModel):
     pair_id: str
     majority_word: str
     impostor_word: str
-    impostor_seat: int = Field(ge=0, le=3)
+    impostor_seat: int = Field(ge=0, le=N_SEATS - 1)
     impostor_model: str
-    impostor_speaking_position: int = Field(ge=0, le=3)
+    impostor_speaking_position: int = Field(ge=0, le=N_SEATS - 1)
     winner: Side  # under the default rule (A.1)
-    win_condition: str
+    win_condition: WinCondition
     # --- extras ---
     seed: int
-    tie_rule: str = "default"
+    tie_rule: TieRule = "default"
     winner_live: Side  # under the tie rule the game was played with
     tie_k: int = 0  # number of candidates tied at the top (0 = no top tie)
     impostor_in_tie: bool = False
@@ -86,11 +88,11 @@ class GameRow(BaseModel):
     # the word-pair file the experiment drew from (task metadata; filled in by the exporter)
     word_pairs_file: Optional[str] = None  # absolute path when the run was made
     word_pairs_sha256: Optional[str] = None  # hex SHA-256 of its bytes
-    # multi-round games (docs/rules.md "Multi-round games"); the paper's game: 1, 1, "", False
+    # multi-round games (issue 32); the defaults are the paper's one-round game
     rounds_played: int = Field(default=1, ge=1)
-    max_rounds: int = Field(default=1, ge=1)  # the -T rounds option
+    max_rounds: int = Field(default=1, ge=1)  # the task option -T rounds
     elimination_order: str = ""  # eliminated seats in order, comma-separated ("" when none)
-    private_notes: bool = False  # the -T private_notes option
+    private_notes: bool = False  # the task option -T private_notes
 
 
 class PlayerRow(BaseModel):
@@ -100,14 +102,14 @@ class PlayerRow(BaseModel):
 
     # --- data contract columns (do not rename or drop) ---
     game_id: str
-    seat: int = Field(ge=0, le=3)
+    seat: int = Field(ge=0, le=N_SEATS - 1)
     model: str
     role: Side
     team: Optional[Literal["A", "B"]] = None
-    speaking_position: int = Field(ge=0, le=3)
+    speaking_position: int = Field(ge=0, le=N_SEATS - 1)
     description: str
     description_valid: bool
-    vote: Optional[int] = Field(default=None, ge=0, le=3)
+    vote: Optional[int] = Field(default=None, ge=0, le=N_SEATS - 1)
     confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
     self_declared: bool
     word_guess: Optional[str] = None
@@ -130,7 +132,7 @@ class PlayerRow(BaseModel):
     input_tokens: Optional[int] = Field(default=None, ge=0)  # tokens sent by this seat's calls in the game (None: not recorded)
     output_tokens: Optional[int] = Field(default=None, ge=0)  # tokens generated by this seat's calls
     cost_usd: Optional[float] = Field(default=None, ge=0)  # set by the exporter from the model's price; None = unknown, never 0
-    eliminated_round: Optional[int] = Field(default=None, ge=1)  # the round at whose end this seat was eliminated
+    eliminated_round: Optional[int] = Field(default=None, ge=1)  # the round at whose end this seat was voted out
 
     @model_validator(mode="before")
     @classmethod
@@ -152,48 +154,8 @@ class PlayerRow(BaseModel):
         return self
 
 
-class MoveRow(BaseModel):
-    """One seat in one round of a game (``moves.parquet``): every seat still in the game at
-    the round's start.  A one-round game has four, equal to its players' first-round values."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    game_id: str
-    experiment_id: str
-    round: int = Field(ge=1)
-    seat: int = Field(ge=0, le=3)
-    model: str
-    role: Side
-    team: Optional[Literal["A", "B"]] = None
-    speaking_position: int = Field(ge=0, le=3)  # position within this round's speaking order
-    description: str  # as shown to the others
-    description_valid: bool
-    description_error: Optional[str] = None
-    vote: Optional[int] = Field(default=None, ge=0, le=3)  # None when not a counted vote
-    ballot_class: MoveBallotClass = "valid"
-    confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
-    reasoning: Optional[str] = None
-    self_declared: bool = False
-    word_guess: Optional[str] = None
-    eliminated: bool = False  # eliminated at the end of this round
-    note: Optional[str] = None  # the private note written after this round (-T private_notes)
-    input_tokens: Optional[int] = Field(default=None, ge=0)  # this seat's calls in this round
-    output_tokens: Optional[int] = Field(default=None, ge=0)
-
-
-def moves_of_players(players: list[dict]) -> list[dict]:
-    """The moves rows of a one-round game, from its players rows (its only round; a NaN read
-    back from a table is a missing value)."""
-    def value(v: Any) -> Any:
-        return None if isinstance(v, float) and v != v else v
-
-    return [MoveRow(**{k: value(p.get(k)) for k in MoveRow.model_fields if k in p},
-                    round=1, eliminated=p.get("eliminated_round") == 1).model_dump() for p in players]
-
-
 GAME_COLUMNS = list(GameRow.model_fields)
 PLAYER_COLUMNS = list(PlayerRow.model_fields)
-MOVE_COLUMNS = list(MoveRow.model_fields)
 CONTRACT_GAME_COLUMNS = GAME_COLUMNS[: GAME_COLUMNS.index("win_condition") + 1]
 CONTRACT_PLAYER_COLUMNS = PLAYER_COLUMNS[: PLAYER_COLUMNS.index("word_guess") + 1]
 
@@ -203,7 +165,6 @@ GAMES_FILE = "games.parquet"
 PLAYERS_FILE = "players.parquet"
 MODELS_FILE = "models.csv"
 ERRORS_FILE = "errors.csv"
-MOVES_FILE = "moves.parquet"
 
 
 def player_label(seat: int) -> int:
@@ -248,3 +209,55 @@ def derive_ballot_class(vote: Optional[int], seat: Optional[int], ballot_error: 
     if vote is None and ballot_valid is not False and ballot_attempts != 0 and self_declared:
         return "self_vote"  # no error on record, only a declaration: the voter named itself
     return "missing" if ballot_attempts == 0 or ballot_valid is not False else "unparseable"
+
+
+# ------------------------------------------------------------------ multi-round games (issue 32)
+
+MOVES_FILE = "moves.parquet"
+
+
+class MoveRow(BaseModel):
+    """One seat of one round of one game (``moves.parquet``): every seat still in the game at the
+    round's start.  A one-round game has four rows (round 1) with the seats' ``players`` values."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    game_id: str
+    experiment_id: str
+    round: int = Field(ge=1)
+    seat: int = Field(ge=0, le=3)
+    model: str
+    role: Side
+    team: Optional[Literal["A", "B"]] = None
+    speaking_position: int = Field(ge=0, le=3)  # position within this round's order (remaining seats)
+    description: str
+    description_valid: bool
+    description_error: Optional[str] = None
+    vote: Optional[int] = Field(default=None, ge=0, le=3)  # null when not a counted vote
+    ballot_class: str = "valid"  # BALLOT_CLASSES, plus the engine's class of a vote on an eliminated seat
+    confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
+    reasoning: Optional[str] = None
+    self_declared: bool = False
+    word_guess: Optional[str] = None
+    eliminated: bool = False  # this seat was voted out at the end of this round
+    note: Optional[str] = None  # the private note written after this round
+    input_tokens: Optional[int] = Field(default=None, ge=0)  # this seat's calls this round
+    output_tokens: Optional[int] = Field(default=None, ge=0)
+
+
+MOVE_COLUMNS = list(MoveRow.model_fields)
+
+#: The class of a later round's vote for a seat already eliminated (invalid; ``moves.parquet`` only:
+#: the players table holds first-round ballots, when no seat is out yet).
+ELIMINATED_SEAT = "eliminated_seat"
+MOVE_BALLOT_CLASSES = BALLOT_CLASSES + (ELIMINATED_SEAT,)
+
+
+def moves_of_players(players: list[dict]) -> list[dict]:
+    """The moves rows of a one-round game, from its players rows (its only round; a NaN read
+    back from a table is a missing value)."""
+    def value(v: Any) -> Any:
+        return None if isinstance(v, float) and v != v else v
+
+    return [MoveRow(**{k: value(p.get(k)) for k in MoveRow.model_fields if k in p},
+                    round=1, eliminated=p.get("eliminated_round") == 1).model_dump() for p in players]

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from impostor.core.records import TIE_RULES
+from impostor.core.records import N_SEATS, TIE_RULES, Side, TieRule, WinCondition
 
 
 @dataclass(frozen=True)
@@ -26,10 +26,10 @@ class Ballot:
 
 @dataclass(frozen=True)
 class Outcome:
-    winner: str  # "impostor" | "majority" under the default rule
-    win_condition: str
-    winner_live: str  # under the tie rule the game was played with
-    tie_rule: str
+    winner: Side  # under the default rule
+    win_condition: WinCondition
+    winner_live: Side  # under the tie rule the game was played with
+    tie_rule: TieRule
     tie_k: int  # candidates tied at the top of the ballot (0 = no top tie)
     impostor_in_tie: bool
     p_imp_default: float  # P(impostor wins) under each rule, from these ballots
@@ -86,7 +86,7 @@ def decide(
     impostor_seat: int,
     majority_word: str,
     *,
-    tie_rule: str = "default",
+    tie_rule: TieRule = "default",
     rng: Optional[random.Random] = None,
 ) -> Outcome:
     """Decide a game from the four ballots (index = seat).
@@ -99,16 +99,18 @@ def decide(
     """
     if tie_rule not in TIE_RULES:
         raise ValueError(f"tie_rule must be one of {TIE_RULES}, got {tie_rule!r}")
-    if len(ballots) != 4:
-        raise ValueError(f"a game has 4 ballots, got {len(ballots)}")
+    if len(ballots) != N_SEATS:
+        raise ValueError(f"a game has {N_SEATS} ballots, got {len(ballots)}")
     valid = [b.vote for b in ballots if b.vote is not None]
     on_imp = sum(1 for seat, b in enumerate(ballots) if b.vote == impostor_seat and seat != impostor_seat)
     others = sum(1 for v in valid if v != impostor_seat)
     k, tied = top_tie(ballots)
 
-    def fixed(winner: str, condition: str) -> Outcome:
+    def fixed(winner: Side, condition: WinCondition) -> Outcome:
         p = 1.0 if winner == "impostor" else 0.0
-        return Outcome(winner, condition, winner, tie_rule, k, impostor_seat in tied, p, p, p, on_imp, len(valid))
+        return Outcome(winner=winner, win_condition=condition, winner_live=winner, tie_rule=tie_rule, tie_k=k,
+                       impostor_in_tie=impostor_seat in tied, p_imp_default=p, p_imp_sym_candidate=p,
+                       p_imp_sym_side=p, votes_on_impostor=on_imp, n_valid_votes=len(valid))
 
     if any(b.self_declared for seat, b in enumerate(ballots) if seat != impostor_seat):
         return fixed("majority", "majority_self_declared")
@@ -126,7 +128,7 @@ def decide(
         in_tie = impostor_seat in tied
         p_cand = (1.0 - 1.0 / k) if in_tie else 1.0
         p_side = 0.5
-        live = "impostor"
+        live: Side = "impostor"
         if tie_rule != "default":
             if rng is None:
                 raise ValueError("symmetric tie rules need a seeded rng")
@@ -135,5 +137,7 @@ def decide(
                 live = "majority" if eliminated == impostor_seat else "impostor"
             else:
                 live = "majority" if rng.random() < 0.5 else "impostor"
-        return Outcome("impostor", "tie", live, tie_rule, k, in_tie, 1.0, p_cand, p_side, on_imp, len(valid))
+        return Outcome(winner="impostor", win_condition="tie", winner_live=live, tie_rule=tie_rule, tie_k=k,
+                       impostor_in_tie=in_tie, p_imp_default=1.0, p_imp_sym_candidate=p_cand,
+                       p_imp_sym_side=p_side, votes_on_impostor=on_imp, n_valid_votes=len(valid))
     return fixed("impostor", "no_conviction")

@@ -22,9 +22,10 @@ import random
 from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
-from impostor.core.records import DIFFICULTIES, MODES, TEAM_MODES
+from impostor.core.modes import mode_spec
+from impostor.core.records import DIFFICULTIES, MODES, N_SEATS  # noqa: F401 - N_SEATS re-exported
 
-N_SEATS = 4
+
 #: Games one experiment may schedule: its schedule is built in memory (about 1 KB a game);
 #: the paper plays 120.  The task and the sweep both refuse more.
 MAX_GAMES = 100_000
@@ -128,7 +129,7 @@ def impostor_seat_and_teams(mode: str, experiment: str, game_index: int) -> tupl
     drawn per seat), so each model holds the impostor's team in half the games, in a
     pattern drawn per experiment; the impostor's teammate is drawn per game.
     """
-    if mode in TEAM_MODES:
+    if mode_spec(mode).teams:
         block, k = divmod(game_index, 2 * N_SEATS)
         rng = random.Random(derive_seed(experiment, "seat-block", block))
         first, second = list(range(N_SEATS)), list(range(N_SEATS))

@@ -10,16 +10,16 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal, Optional, cast
+from typing import Any, Optional, cast
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
 
 from impostor.core import call_limits
 from impostor.core.errors import ImpostorError
+from impostor.core.modes import mode_spec
+from impostor.core.options import GameCount, GameOptions, Seed, is_option, omitted_defaults, problem_of, shared_options
 from impostor.core.records import DIFFICULTIES, MODES, Difficulty, Mode
-from impostor.core.rounds import MAX_ROUNDS
-from impostor.core.schedule import MAX_GAMES, MAX_SEED
 from impostor.outdir import dir_problem
 
 MANIFEST = "impostor-sweep.json"
@@ -87,8 +87,13 @@ class Tracking(BaseModel):
         return v
 
 
-class SweepConfig(BaseModel):
-    """One sweep.  Fields marked (games) change the games; the others may change between resumptions."""
+class _SweepFields(BaseModel):
+    """One sweep.  Fields marked (games) change the games; the others may change between resumptions.
+
+    The options every experiment shares (tie_rule, generation settings, word_pairs,
+    game_time_limit, ...) are ``impostor.core.options.GameOptions``' own fields, added by
+    :func:`sweep_config_model`: their bounds are the task's.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -99,25 +104,8 @@ class SweepConfig(BaseModel):
                               description="(games)")
     difficulties: list[Difficulty] = Field(default_factory=lambda: cast("list[Difficulty]", list(DIFFICULTIES)),
                                            min_length=1, description="(games)")
-    games_per_experiment: int = Field(ge=1, le=MAX_GAMES, strict=True, description="(games)")
-    seeds: list[Annotated[int, Field(strict=True, ge=0, le=MAX_SEED)]] = Field(default_factory=lambda: [0], min_length=1,
-                                                                  description="(games) schedule seeds")
-    tie_rule: Literal["default", "sym_candidate", "sym_side"] = "default"
-    rounds: int = Field(default=1, ge=1, le=MAX_ROUNDS, strict=True,
-                        description="(games) 1: the paper's game; more: elimination rounds (docs/rules.md)")
-    private_notes: bool = Field(default=False, description="(games) players keep notes between rounds (rounds > 1)")
-    # Generation settings: set here, they override every model's registry defaults; left out, each
-    # alias's defaults apply, else the paper's (T 0.7, 150 tokens, vote temperature by route).
-    temperature: Optional[float] = Field(default=None, ge=0.0, le=2.0)
-    max_tokens: Optional[int] = Field(default=None, ge=1, le=100_000, strict=True)
-    vote_temperature: Optional[float] = Field(default=None, ge=0.0, le=2.0)
-    structured_votes: bool = False
-    constrained_votes: Optional[bool] = None
-    word_pairs: Optional[str] = Field(default=None, description="(games) word-pair JSON, relative to this file")
-    # The task's -T game_time_limit (Inspect's sample time limit): Inspect counts it in a task's
-    # identity, so a changed budget would replay every game; the manifest refuses the change.
-    game_time_limit: int = Field(default=call_limits.GAME_TIME_LIMIT, ge=0, strict=True,
-                                 description="(games) seconds one game may take; 0: no limit")
+    games_per_experiment: GameCount = Field(description="(games)")
+    seeds: list[Seed] = Field(default_factory=lambda: [0], min_length=1, description="(games) schedule seeds")
     concurrency: Concurrency = Field(default_factory=Concurrency)
     retries: Retries = Field(default_factory=Retries)
     output_dir: str = Field(default="logs/sweeps", description="log dir is OUTPUT_DIR/NAME (relative to the CWD)")
@@ -151,23 +139,34 @@ class SweepConfig(BaseModel):
         return v
 
     @model_validator(mode="after")
-    def _notes_need_rounds(self) -> "SweepConfig":
-        if self.private_notes and self.rounds == 1:
+    def _notes_need_rounds(self) -> "_SweepFields":
+        if getattr(self, "private_notes", False) and getattr(self, "rounds", 1) == 1:
             raise ValueError("private_notes needs rounds of 2 or more; fix: set rounds or drop private_notes")
         return self
 
     @model_validator(mode="after")
-    def _pairs_need_two(self) -> "SweepConfig":
-        paired = [m for m in self.modes if m != "homogeneous"]
+    def _pairs_need_two(self) -> "_SweepFields":
+        paired = [m for m in self.modes if mode_spec(m).roles]
         if paired and len(self.models) < 2:
+            single = ", ".join(repr(m) for m in MODES if not mode_spec(m).roles)
             raise ValueError(f"modes {', '.join(paired)} pair two different models; list at least two models "
-                             f"or keep only 'homogeneous' in modes")
+                             f"or keep only {single} in modes")
         return self
 
 
-GAME_FIELDS = ("models", "modes", "difficulties", "games_per_experiment", "seeds", "tie_rule", "temperature",
-               "max_tokens", "vote_temperature", "structured_votes", "constrained_votes", "word_pairs", "game_time_limit",
-               "rounds", "private_notes")
+def sweep_config_model(options: type[GameOptions] = GameOptions) -> type[_SweepFields]:
+    """The sweep config model: the sweep's own fields plus every shared option of ``options``
+    with its own definition (type, default, bounds, fix), after ``seeds`` as they always were."""
+    shared = {k: (options.model_fields[k].annotation, options.model_fields[k]) for k in shared_options(options)}
+    return create_model("SweepConfig", __base__=_SweepFields, __module__=__name__, __doc__=_SweepFields.__doc__,
+                        **shared)  # type: ignore[call-overload]
+
+
+class SweepConfig(sweep_config_model()):  # type: ignore[misc]
+    __doc__ = _SweepFields.__doc__
+
+#: The fields that decide the games (the resume hash), the shared options included.
+GAME_FIELDS = ("models", "modes", "difficulties", "games_per_experiment", "seeds") + shared_options()
 
 
 # ------------------------------------------------------------------ loading
@@ -191,20 +190,22 @@ def load_config(path: str | Path) -> SweepConfig:
         raise ImpostorError(f"{path}: not valid YAML ({str(exc).splitlines()[0]}); fix: check the syntax") from exc
     if not isinstance(raw, dict):
         raise ImpostorError(f"{path}: expected a mapping of fields (name, models, ...); fix: see configs/smoke.yaml")
+    model = SweepConfig
     try:
-        cfg = SweepConfig.model_validate(raw)
+        cfg: SweepConfig = model.model_validate(raw)
     except ValidationError as exc:
         problems = []
         for err in exc.errors()[:5]:
             where = _loc(err["loc"])
             msg = err["msg"].removeprefix("Value error, ")
             if err["type"] == "extra_forbidden":
-                known = ", ".join(SweepConfig.model_fields) if len(err["loc"]) == 1 else "see configs/smoke.yaml"
+                known = ", ".join(model.model_fields) if len(err["loc"]) == 1 else "see configs/smoke.yaml"
                 msg = f"unknown field; fix: remove it or use one of: {known}"
             elif err["type"] == "missing":
                 msg = "required field is missing; fix: add it"
             elif "fix:" not in msg:
-                msg = f"{msg}; fix: correct the value" + (f" (got {err['input']!r})" if "input" in err and not isinstance(err["input"], (dict, list)) else "")
+                fix = problem_of(model, err)[1] if len(err["loc"]) == 1 and is_option(model, err["loc"][0]) else ""
+                msg = f"{msg}; fix: {fix.removeprefix('fix: ') or 'correct the value'}" + (f" (got {err['input']!r})" if "input" in err and not isinstance(err["input"], (dict, list)) else "")
             problems.append(f"field '{where}': {msg}")
         more = f" (and {exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
         raise ImpostorError(f"{path}: " + " | ".join(problems) + more) from None
@@ -232,11 +233,11 @@ def game_fields(cfg: SweepConfig, config_path: Path) -> dict[str, Any]:
     from impostor.core.wordpairs import word_pairs_sha256
 
     d = {k: getattr(cfg, k) for k in GAME_FIELDS}
+    for k in omitted_defaults(GameOptions, d) - {"word_pairs"}:  # options newer than the hash: only when set
+        del d[k]
     d["word_pairs"] = word_pairs_sha256(str(word_pairs_path(cfg, config_path)) if cfg.word_pairs else None)
     if not cfg.game_time_limit:  # no limit: the hash of a sweep started before the option existed
         del d["game_time_limit"]
-    if cfg.rounds == 1:  # the paper's game: the hash of a sweep started before the option existed
-        del d["rounds"], d["private_notes"]
     return json.loads(json.dumps(d))
 
 

@@ -16,6 +16,8 @@ from typing import Optional
 
 from impostor.core.generation import PAPER_MAX_TOKENS
 from impostor.core.prompts import DESCRIPTION_SYSTEM, VOTING_SYSTEM, description_prompt, voting_prompt
+from impostor.core.modes import mode_spec
+from impostor.core.records import N_SEATS
 
 __all__ = ["CHARS_PER_TOKEN", "ModelCost", "seats_per_game", "seat_tokens", "estimate_costs", "cost_table"]
 
@@ -38,14 +40,9 @@ class ModelCost:
 
 def seats_per_game(mode: str, roles: dict[str, str]) -> dict[str, int]:
     """Seats each model (alias) plays in one game of an experiment (A.3: 2 + 2 in team modes)."""
-    if mode == "homogeneous":
-        return {roles["model"]: 4}
-    if mode == "cross_play":
-        out = {roles["impostor"]: 1}
-        out[roles["majority"]] = out.get(roles["majority"], 0) + 3
-        return out
-    out = {roles["team_a"]: 2}
-    out[roles["team_b"]] = out.get(roles["team_b"], 0) + 2
+    out: dict[str, int] = {}
+    for role in mode_spec(mode).seat_roles(0, ("A", "B") * (N_SEATS // 2)):  # any impostor seat and teams
+        out[roles[role]] = out.get(roles[role], 0) + 1
     return out
 
 
@@ -56,14 +53,14 @@ def _tokens(*texts: str) -> int:
 def seat_tokens(mode: str, max_tokens: int) -> tuple[int, int]:
     """(input, output) tokens of one seat in one game, averaged over the four speaking positions."""
     earlier = "x" * (CHARS_PER_TOKEN * max_tokens)  # a description as long as it may be
-    mate = 2 if mode == "team_aware" else None
+    mate = 2 if mode_spec(mode).teammate_view == "named" else None
     desc = [_tokens(DESCRIPTION_SYSTEM, description_prompt(mode=mode, word=_EXAMPLE_WORD, player_label=k + 1,
                                                            previous=[(i + 1, earlier) for i in range(k)],
-                                                           teammate_label=mate)) for k in range(4)]
+                                                           teammate_label=mate)) for k in range(N_SEATS)]
     vote = _tokens(VOTING_SYSTEM, voting_prompt(mode=mode, word=_EXAMPLE_WORD, player_label=1,
-                                                descriptions=[(i + 1, earlier) for i in range(4)],
+                                                descriptions=[(i + 1, earlier) for i in range(N_SEATS)],
                                                 teammate_label=mate))
-    return round(sum(desc) / 4) + vote, 2 * max_tokens
+    return round(sum(desc) / N_SEATS) + vote, 2 * max_tokens
 
 
 def _max_tokens(alias: str, configured: Optional[int]) -> int:

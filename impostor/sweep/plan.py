@@ -24,7 +24,9 @@ from typing import Any, Optional
 
 from impostor.core.errors import ImpostorError
 from impostor.core.experiment import ALL_SEATS, experiment_id
-from impostor.core.records import DIFFICULTIES, MODES, TEAM_MODES
+from impostor.core.modes import ALL_SEATS_ROLE, mode_spec
+from impostor.core.options import SHARED_OPTIONS, GameOptions
+from impostor.core.records import DIFFICULTIES, MODES, Difficulty, Mode
 from impostor.sweep.config import SweepConfig, config_hash, load_config, word_pairs_path
 
 @dataclass(frozen=True)
@@ -32,8 +34,8 @@ class Experiment:
     """One Inspect task of the sweep (model names as written in the config: aliases)."""
 
     index: int
-    mode: str
-    difficulty: str
+    mode: Mode
+    difficulty: Difficulty
     seed: int
     roles: tuple[tuple[str, str], ...]  # (role, alias); ("model", alias) for homogeneous
     n_games: int
@@ -44,7 +46,7 @@ class Experiment:
     def label(self) -> str:
         """The experiment's identity with the config's aliases (``impostor.core.experiment``)."""
         r = dict(self.roles)
-        assignment = {ALL_SEATS: r["model"]} if self.mode == "homogeneous" else r
+        assignment = r if mode_spec(self.mode).roles else {ALL_SEATS: r[ALL_SEATS_ROLE]}
         return experiment_id(self.mode, self.difficulty, assignment, self.seed, self.rounds, self.private_notes)
 
 
@@ -80,12 +82,12 @@ def experiments(cfg: SweepConfig) -> list[Experiment]:
         for difficulty in cfg.difficulties:
             for mode in cfg.modes:
                 cells: list[tuple[tuple[str, str], ...]]
-                if mode == "homogeneous":
-                    cells = [(("model", m),) for m in cfg.models]
-                elif mode == "cross_play":
-                    cells = [(("impostor", a), ("majority", b)) for a, b in itertools.permutations(cfg.models, 2)]
+                spec = mode_spec(mode)
+                if spec.sweep_pairs == "each":
+                    cells = [((ALL_SEATS_ROLE, m),) for m in cfg.models]
                 else:
-                    cells = [(("team_a", a), ("team_b", b)) for a, b in itertools.combinations(cfg.models, 2)]
+                    pairs = itertools.permutations if spec.sweep_pairs == "ordered" else itertools.combinations
+                    cells = [tuple(zip(spec.roles, pair)) for pair in pairs(cfg.models, 2)]
                 for roles in cells:
                     out.append(Experiment(len(out), mode, difficulty, seed, roles, cfg.games_per_experiment,
                                           cfg.rounds, cfg.private_notes))
@@ -172,20 +174,15 @@ def task_spec(exp: Experiment, cfg: SweepConfig, config_path: Path, resolved: di
     registry alias plays with its own model_args and defaults (``solvers.bound_models``).
     """
     r = {role: resolved.get(a, a) for role, a in exp.roles}
-    args = dict(mode=exp.mode, difficulty=exp.difficulty, n_games=exp.n_games, seed=exp.seed, tie_rule=cfg.tie_rule,
-                temperature=cfg.temperature, max_tokens=cfg.max_tokens, vote_temperature=cfg.vote_temperature,
-                structured_votes=cfg.structured_votes, constrained_votes=cfg.constrained_votes,
-                game_time_limit=cfg.game_time_limit, models=dict(exp.roles))
     wp = word_pairs_path(cfg, config_path)
-    if wp is not None:
-        args["word_pairs"] = str(wp)
-    if cfg.rounds > 1:  # only then: the paper's game keeps its task arguments (Inspect's task identity)
-        args |= {"rounds": cfg.rounds, "private_notes": cfg.private_notes}
-    if exp.mode == "homogeneous":
-        return {"task_args": args, "model": r["model"], "model_roles": {}}
-    if exp.mode == "cross_play":
-        return {"task_args": args, "model": r["majority"], "model_roles": {"impostor": r["impostor"], "majority": r["majority"]}}
-    return {"task_args": args, "model": r["team_a"], "model_roles": {"team_a": r["team_a"], "team_b": r["team_b"]}}
+    options = GameOptions(mode=exp.mode, difficulty=exp.difficulty, n_games=exp.n_games, seed=exp.seed,
+                          models=dict(exp.roles), word_pairs=None if wp is None else str(wp),
+                          **{k: getattr(cfg, k) for k in SHARED_OPTIONS if k != "word_pairs"})
+    args = options.task_args()
+    spec = mode_spec(exp.mode)
+    if spec.display_role is None:
+        return {"task_args": args, "model": r[ALL_SEATS_ROLE], "model_roles": {}}
+    return {"task_args": args, "model": r[spec.display_role], "model_roles": {role: r[role] for role in spec.roles}}
 
 
 # ------------------------------------------------------------------ text
@@ -209,4 +206,4 @@ def plan_table(pl: Plan) -> str:
 
 
 def is_team(mode: str) -> bool:
-    return mode in TEAM_MODES
+    return mode_spec(mode).teams

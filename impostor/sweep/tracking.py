@@ -18,11 +18,12 @@ def impostor_models(pl: Plan) -> list[str]:
     """The values of the runs' ``impostor.impostor_model`` tag in this plan (the groups of the
     by-impostor-model view, ``experiment.side_models``)."""
     from impostor.core.experiment import ALL_SEATS, side_models
+    from impostor.core.modes import mode_spec
 
     out = set()
     for e in pl.experiments:
         roles = {("all" if r == "model" else r): pl.resolved.get(a, a) for r, a in e.roles}
-        assignment = {ALL_SEATS: roles["all"]} if e.mode == "homogeneous" else roles
+        assignment = roles if mode_spec(e.mode).roles else {ALL_SEATS: roles["all"]}
         out.add(", ".join(side_models(e.mode, assignment)["impostor"]))
     return sorted(out)
 

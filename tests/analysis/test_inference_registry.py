@@ -19,6 +19,7 @@ import pytest
 
 from _synth_stats import fast_config, shared_ballot
 from analysis.calibration_matrix import calibrate, missing_rows
+from analysis.data import AnalysisData
 from analysis.stats import TABLES
 from analysis.stats.inference import SPECS, is_calibrated
 
@@ -97,6 +98,12 @@ NOT_INFERENCE: dict[str, str] = {
     "positive_control.distance_ci_low": ("descriptive spread of the fixed word list's distances (Fig. 3's mean and "
                                          "95% t interval over the pairs of a tier); nothing is sampled"),
     "positive_control.distance_ci_high": "as distance_ci_low",
+    **{f"rounds_{t}.{c}_ci": "half-width of the listed interval" for t, c in
+       (("survival", "survival"), ("votes", "vote_acc"), ("trust", "betrayal"), ("trust", "recovery"),
+        ("trust", "revision"), ("commit", "commit"))},
+    **{f"rounds_{t}.{c}_ci_method": "names the method of a listed interval" for t, c in
+       (("survival", "survival"), ("votes", "vote_acc"), ("trust", "betrayal"), ("trust", "recovery"),
+        ("trust", "revision"), ("commit", "commit"))},
     "inference.ci_low": "the list itself",
     "inference.ci_high": "the list itself",
     "inference.p": "the list itself",
@@ -123,6 +130,21 @@ def test_every_inference_column_is_listed_or_explained(computed):
                    if LOOKS_LIKE_INFERENCE.search(c) and f"{name}.{c}" not in listed and f"{name}.{c}" not in NOT_INFERENCE)
     assert not stray, ("columns that look like a p-value or interval but are neither in analysis.stats.inference.SPECS "
                        f"nor explained in NOT_INFERENCE: {stray}")
+
+
+def test_round_tables_print_only_listed_inference():
+    """The round tables (issue 32) are empty on one-round games: check them on multi-round ones."""
+    from analysis.sim_rounds import simulate_rounds
+
+    g, p, mv, m = simulate_rounds(20, 8, 3, seed=1)
+    data = AnalysisData(games=g, players=p, models=m, moves=mv)
+    listed = _listed()
+    for name in ("rounds_survival", "rounds_votes", "rounds_trust", "rounds_commit"):
+        df = TABLES[name](data, fast_config())
+        assert len(df) > 0, name
+        stray = [c for c in df.columns if LOOKS_LIKE_INFERENCE.search(c) and f"{name}.{c}" not in listed
+                 and f"{name}.{c}" not in NOT_INFERENCE]
+        assert not stray, stray
 
 
 def test_every_listed_column_exists_in_its_table(computed):

@@ -124,6 +124,16 @@ def test_report_html_and_md(bundle):
     assert "## Notes and caveats" in md and "### Table 1: Headline results" in md
 
 
+def test_one_round_bundle_has_no_longer_games_section(bundle):
+    """Issue 32: the round tables are empty for one-round games (reasons in the notes), and their
+    section is not drawn."""
+    md = (bundle / "report.md").read_text()
+    assert "Longer games" not in md and "Longer games" not in (bundle / "report.html").read_text()
+    for name in ("rounds_survival", "rounds_votes", "rounds_trust", "rounds_commit"):
+        assert len(pd.read_csv(bundle / "tables" / f"{name}.csv")) == 0
+    assert "rounds_survival: not computed: one-round games only" in md
+
+
 def test_rerun_replaces_previous_bundle(bundle, sim_export, tmp_path):
     out = tmp_path / "again"
     shutil.copytree(bundle, out)
