@@ -1,7 +1,7 @@
 """Calibration suite: do the report's p-values hold their size and its intervals their
 coverage on designs like the paper's?
 
-Each scenario fixes one design (:func:`analysis.sim_design.build_design`: 9 models, 5
+Each scenario fixes one design (:func:`analysis.sim.design.build_design`: 9 models, 5
 modes, 4 tiers, strong word-pair effects fixed by the design and shared across
 experiments, strong per-experiment effects) and draws ``reps`` independent runs of it
 (speaking orders, experiment effects, winners). Every run goes through the real table
@@ -38,11 +38,12 @@ import pandas as pd
 from scipy import stats
 
 from analysis.data import AnalysisData
-from analysis.sim_design import SimDesign, build_design
+from analysis.sim.design import SimDesign, build_design
 from analysis.stats import ALL, wilson
 from analysis.stats.config import BOOTSTRAPS, StatsConfig
 from analysis.stats.odds import odds_ratios
 from analysis.stats.robustness import bootstrap, permutation
+from analysis.stats.session import Analysis
 from analysis.stats.speaking import speaking_itt, speaking_randomization
 
 SCENARIOS = {
@@ -140,7 +141,13 @@ PARTS = ("speaking", "bootstrap", "odds", "permutation", "wilson")
 
 def analyse_run(design: SimDesign, run: dict, config: StatsConfig, parts=PARTS) -> dict:
     """The report's intervals and p-values for one run, flattened to one record."""
-    data = AnalysisData(games=light_games(design, run), players=light_players(design), models=models_frame(design))
+    data = Analysis(AnalysisData(games=light_games(design, run), players=light_players(design),
+                                 models=models_frame(design)), config)  # one session: tables share its cache
+    with data.batch():  # the frames do not change during the run: fingerprint them once
+        return _analyse(design, data, config, parts)
+
+
+def _analyse(design: SimDesign, data: Analysis, config: StatsConfig, parts) -> dict:
     rec = {}
     if "speaking" in parts:
         _speaking(data, config, rec)

@@ -33,10 +33,11 @@ import pandas as pd
 
 from analysis.calibration_rounds import ROUND_TABLES, run_rounds_once
 from analysis.data import AnalysisData
-from analysis.sim_design import SimModel
-from analysis.simulate import simulate_games
+from analysis.sim.effects import SimModel
+from analysis.sim.simulate import simulate_games
 from analysis.stats.config import StatsConfig
 from analysis.stats.inference import SPECS, inference_rows
+from analysis.stats.session import Analysis
 
 STRONG = dict(pair_effect_sd=1.0, experiment_effect_sd=0.5)
 NULL_MODELS = tuple(SimModel(f"m{i}", "maker", "family", float(10 ** (0.5 + i / 4)), det=0.6, self_decl=0.3)
@@ -98,8 +99,8 @@ def _run_one_round(scenario: str, experiments: int, games: int, rep: int, config
                    tables):
     g, pl, models = simulate_games(experiments, games, design_seed=design_seed, seed=1000 + rep,
                                    **SCENARIOS[scenario])
-    data = AnalysisData(games=g, players=pl, models=models)
-    rows = inference_rows(data, config, tables)
+    with Analysis(AnalysisData(games=g, players=pl, models=models), config).batch() as analysis:
+        rows = inference_rows(analysis, config, tables)  # one session, the frames fingerprinted once
     truth = design_truth(g, pl)
     rows["truth"] = rows["quantity"].map(truth)
     rows["rep"] = rep

@@ -1,5 +1,5 @@
 """Calibration of the round tables (issue 32) on simulated multi-round games
-(:mod:`analysis.sim_rounds`) with the design's dependence: word pairs shared across
+(:mod:`analysis.sim.rounds`) with the design's dependence: word pairs shared across
 experiments with strong effects (SD 1.0, logit) and strong experiment effects (SD 0.5).
 
 ``analysis.calibration_matrix`` runs these replicates for the round tables and summarises them
@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 
 from analysis.data import AnalysisData
-from analysis.sim_design import SimModel
-from analysis.sim_rounds import simulate_rounds
+from analysis.sim.effects import SimModel
+from analysis.sim.rounds import simulate_rounds
 from analysis.stats.inference import inference_rows
 
 ROUND_TABLES = ("rounds_survival", "rounds_votes", "rounds_trust", "rounds_commit")

@@ -8,13 +8,17 @@ raise one-line errors that name the file, the column and the fix, like the other
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 import pandas as pd
 
 from impostor.core.errors import ImpostorError
 from impostor.core.records import MOVE_COLUMNS, MOVES_FILE, MoveRow
+
+if TYPE_CHECKING:
+    from analysis.data import AnalysisData
+    from analysis.stats.session import Analysis
 
 __all__ = ["MOVES_FILE", "validate_moves", "moves_from_players", "moves_of"]
 
@@ -94,13 +98,13 @@ def moves_from_players(players: pd.DataFrame) -> pd.DataFrame:
     return out[MOVE_COLUMNS].reset_index(drop=True)
 
 
-def moves_of(data) -> pd.DataFrame:
-    """``data.moves`` when the export has it, else derived from ``players`` (one-round exports), cached."""
-    got = getattr(data, "moves", None)
+def moves_of(data: "AnalysisData | Analysis") -> pd.DataFrame:
+    """``data.moves`` when the export has it, else derived from ``players`` (one-round exports);
+    the derivation is kept in the analysis session (``Analysis.memo``), never on the input."""
+    from analysis.stats.session import Analysis
+
+    session = Analysis.of(data)
+    got = session.moves
     if got is not None:
         return got
-    cached = data.__dict__.get("_derived_moves")
-    if cached is None or cached[0] is not data.players:
-        cached = (data.players, moves_from_players(data.players))
-        data.__dict__["_derived_moves"] = cached
-    return cached[1]
+    return session.memo(("moves_from_players",), lambda: moves_from_players(session.players))

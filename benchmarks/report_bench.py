@@ -63,7 +63,7 @@ def machine() -> dict:
 
 def run(args) -> dict:
     from analysis.io import write_tables
-    from analysis.simulate import simulate_games
+    from analysis.sim.simulate import simulate_games
 
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="report-bench-"))
     work.mkdir(parents=True, exist_ok=True)

@@ -87,7 +87,7 @@ command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/n
   fi
 }
 # 7. TeX for the report's paper/ folder (paper.tex -> paper.pdf) and the LaTeX compile tests
-#    (tests/analysis/test_latex_tables.py, test_paper_output.py): Debian's pdflatex with booktabs,
+#    (tests/analysis/report/test_latex_tables.py, test_paper_output.py): Debian's pdflatex with booktabs,
 #    graphicx and geometry (texlive-latex-base + texlive-latex-recommended, ~150 MB without the
 #    recommended extras), and poppler-utils' pdftoppm for the picture of its pages. Only when missing.
 command -v pdflatex >/dev/null 2>&1 && command -v pdftoppm >/dev/null 2>&1 || {

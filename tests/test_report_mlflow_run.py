@@ -21,7 +21,7 @@ from impostor.cli import main as cli_main
 def store(tmp_path_factory):
     """SQLite store, experiment 'rep': two experiment runs holding simulated tables."""
     from analysis.io import write_tables
-    from analysis.simulate import simulate_games
+    from analysis.sim.simulate import simulate_games
     from impostor.tracking.store import get_client
 
     root = tmp_path_factory.mktemp("store")

@@ -407,8 +407,8 @@ def test_word_pairs_file_is_the_absolute_path(tmp_path, monkeypatch):
 def test_report_header_names_each_file_or_says_not_recorded():
     import pandas as pd
 
-    from analysis.report import _word_pair_files
-    from analysis.report_pages import _word_pairs_text
+    from analysis.report.build import _word_pair_files
+    from analysis.report.pages import _word_pairs_text
 
     old = pd.DataFrame({"game_id": ["a", "b"]})
     assert _word_pair_files(old) == []

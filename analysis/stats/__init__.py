@@ -1,15 +1,15 @@
 """Statistics of the report bundle (paper Appendices B-M; definitions in docs/analysis.md).
 
-``TABLES`` maps every bundle table name to ``fn(data: AnalysisData, config: StatsConfig)
--> DataFrame`` whose leading columns are the data contract's. A table that cannot be
-computed comes back empty (contract columns only) with the reason in ``data.notes``.
-Results are cached per (data, table, config), so calling several tables (or one twice)
-recomputes nothing.
+``Analysis(data, config)`` (``analysis.stats.session``) is one analysis of the data:
+``a.table(name)`` computes a table once per session, ``a.notes`` collects the caveats.
+``TABLES`` maps every bundle table name to its registered function ``fn(a, config) ->
+DataFrame`` (an ``AnalysisData`` instead of a session gets a one-off session), whose
+leading columns are the data contract's. A table that cannot be computed comes back
+empty (contract columns only) with the reason in the session's notes.
 """
 
 from __future__ import annotations
 
-from typing import Callable
 
 import pandas as pd
 
@@ -44,24 +44,24 @@ from analysis.stats import team_ballots as _team_ballots  # noqa: F401
 from analysis.stats import ties as _ties
 from analysis.stats._base import ALL, COLUMNS, CONTRACT, REGISTRY, Prepared, StatsUnavailable, prepared, wilson
 from analysis.stats.config import StatsConfig
+from analysis.stats.session import Analysis, Table
 from analysis.stats.network import game_metrics, model_network, network_for_game
 from analysis.stats.ties import game_ties
 
 REQUIRED = list(CONTRACT)
 
-TABLES: dict[str, Callable[[AnalysisData, StatsConfig], pd.DataFrame]] = {
+TABLES: dict[str, Table] = {
     **{name: REGISTRY[name] for name in REQUIRED},
     **{name: fn for name, fn in REGISTRY.items() if name not in CONTRACT},
 }
 
 
-def compute_all(data: AnalysisData, config: StatsConfig | None = None) -> dict[str, pd.DataFrame]:
-    """Every table of ``TABLES`` (convenience for the report and benchmarks)."""
-    config = config or StatsConfig()
-    return {name: fn(data, config) for name, fn in TABLES.items()}
+def compute_all(data: AnalysisData | Analysis, config: StatsConfig | None = None) -> dict[str, pd.DataFrame]:
+    """Every table of ``TABLES`` in one session (convenience for the benchmarks)."""
+    return Analysis.of(data, config).tables(TABLES, config)
 
 
 __all__ = [
-    "TABLES", "REQUIRED", "COLUMNS", "CONTRACT", "StatsConfig", "StatsUnavailable", "compute_all",
+    "Analysis", "TABLES", "REQUIRED", "COLUMNS", "CONTRACT", "StatsConfig", "StatsUnavailable", "compute_all",
     "network_for_game", "game_metrics", "model_network", "game_ties", "ALL", "Prepared", "prepared", "wilson",
 ]

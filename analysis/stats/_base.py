@@ -1,13 +1,13 @@
 """Shared plumbing of the statistics tables: contract columns, the table registry,
-the per-data cache, the prepared (vectorised) view of the games and small helpers.
+the session helpers (notes, memo), the prepared (vectorised) view of the games and small helpers.
 
 Every table function is registered with :func:`table`; the wrapper
 
-* caches the result per (AnalysisData, table, StatsConfig) so that tables which
-  reuse others (multiple comparisons, correlations) do not recompute them and
-  notes are not appended twice;
+* caches the result in the session (:class:`analysis.stats.session.Analysis`) per
+  (table, StatsConfig) so that tables which reuse others (multiple comparisons,
+  correlations) do not recompute them and notes are not added twice;
 * turns :class:`StatsUnavailable` ("cannot compute: <reason>") into an empty table
-  with the contract columns plus a note in ``data.notes``;
+  with the contract columns plus a note in the session's ``notes``;
 * turns any other error into the same (unless ``config.strict``), so the report
   never crashes on odd data;
 * puts the contract's leading columns first.
@@ -26,6 +26,7 @@ from statsmodels.stats.proportion import proportion_confint
 from analysis.data import AnalysisData
 from analysis.stats._seats import N_SEATS, attach_seat_arrays, player_slots, str_col  # noqa: F401 - N_SEATS re-exported
 from analysis.stats.config import StatsConfig
+from analysis.stats.session import REGISTRY, Analysis, Table  # noqa: F401 - REGISTRY re-exported
 from impostor.core.records import DIFFICULTIES, MODES  # noqa: F401 - re-exported to the tables
 
 ALL = "ALL"
@@ -53,7 +54,6 @@ CONTRACT: dict[str, list[str]] = {
     "multiple_comparisons": ["family", "hypothesis", "p", "p_bh", "p_bonferroni", "p_holm"],
 }
 
-REGISTRY: dict[str, Callable[..., pd.DataFrame]] = {}
 COLUMNS: dict[str, list[str]] = dict(CONTRACT)
 
 
@@ -61,30 +61,17 @@ class StatsUnavailable(Exception):
     """Raised inside a table function when it cannot be computed; the message is the reason."""
 
 
-# --------------------------------------------------------------------------- notes / cache
+# --------------------------------------------------------------------------- notes / cache (the session's)
 
 
-def note(data: AnalysisData, msg: str) -> None:
-    """Append a human-readable caveat once."""
-    if msg not in data.notes:
-        data.notes.append(msg)
+def note(data: Analysis, msg: str) -> None:
+    """Add a human-readable caveat once to the session's notes (``Analysis.note``)."""
+    Analysis.of(data).note(msg)
 
 
-def _cache(data: AnalysisData) -> dict:
-    key = tuple((id(x), -1 if x is None else len(x)) for x in (data.games, data.players, data.models))
-    c = data.__dict__.get("_stats_cache")
-    if c is None or c.get("key") != key:
-        c = {"key": key, "tables": {}, "misc": {}}
-        data.__dict__["_stats_cache"] = c
-    return c
-
-
-def memo(data: AnalysisData, key: tuple, fn: Callable[[], object]):
-    """Memoise an intermediate result (e.g. bootstrap weights) on the data object."""
-    misc = _cache(data)["misc"]
-    if key not in misc:
-        misc[key] = fn()
-    return misc[key]
+def memo(data: Analysis, key: tuple, fn: Callable[[], object]):
+    """Memoise an intermediate result (e.g. bootstrap weights) in the session (``Analysis.memo``)."""
+    return Analysis.of(data).memo(key, fn)
 
 
 def empty(name: str) -> pd.DataFrame:
@@ -100,36 +87,36 @@ def _lead(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
     return df[cols + rest].reset_index(drop=True)
 
 
-def table(name: str, columns: Optional[list[str]] = None):
-    """Register a table function ``fn(data, config) -> DataFrame`` under ``name``."""
+def table(name: str, columns: Optional[list[str]] = None) -> Callable[[Callable[[Analysis, StatsConfig], pd.DataFrame]], Table]:
+    """Register ``fn(analysis, config) -> DataFrame`` under ``name``; the registered function takes
+    a session (its cached table) or an ``AnalysisData`` (a one-off session)."""
     if columns is not None:
         COLUMNS[name] = list(columns)
     if name not in COLUMNS:
         raise KeyError(f"no column spec for table {name!r}")
 
-    def deco(fn):
+    def deco(fn: Callable[[Analysis, StatsConfig], pd.DataFrame]) -> Table:
+        def compute(analysis: Analysis, config: StatsConfig) -> pd.DataFrame:
+            try:
+                out = fn(analysis, config)
+                if out is None or len(out) == 0:
+                    out = empty(name)
+            except StatsUnavailable as e:
+                analysis.note(f"{name}: not computed: {e}")
+                out = empty(name)
+            except Exception as e:  # never crash the report on odd data
+                if config.strict:
+                    raise
+                analysis.note(f"{name}: failed ({type(e).__name__}: {e}); table left empty")
+                out = empty(name)
+            return _lead(out, COLUMNS[name])
+
         @functools.wraps(fn)
-        def wrapper(data: AnalysisData, config: Optional[StatsConfig] = None) -> pd.DataFrame:
-            config = config or StatsConfig()
-            tables = _cache(data)["tables"]
-            key = (name, config)
-            if key not in tables:
-                try:
-                    out = fn(data, config)
-                    if out is None or len(out) == 0:
-                        out = empty(name)
-                except StatsUnavailable as e:
-                    note(data, f"{name}: not computed: {e}")
-                    out = empty(name)
-                except Exception as e:  # never crash the report on odd data
-                    if config.strict:
-                        raise
-                    note(data, f"{name}: failed ({type(e).__name__}: {e}); table left empty")
-                    out = empty(name)
-                tables[key] = _lead(out, COLUMNS[name])
-            return tables[key].copy()
+        def wrapper(data: AnalysisData | Analysis, config: Optional[StatsConfig] = None) -> pd.DataFrame:
+            return Analysis.of(data, config).table(name, config)
 
         wrapper.table_name = name
+        wrapper.compute = compute
         REGISTRY[name] = wrapper
         return wrapper
 
@@ -200,7 +187,7 @@ class Prepared:
         return self.vote is not None
 
 
-def prepared(data: AnalysisData, need_players: bool = False) -> Prepared:
+def prepared(data: Analysis, need_players: bool = False) -> Prepared:
     prep = memo(data, ("prepared",), lambda: _prepare(data))
     if isinstance(prep, StatsUnavailable):
         raise prep
@@ -209,7 +196,7 @@ def prepared(data: AnalysisData, need_players: bool = False) -> Prepared:
     return prep
 
 
-def _drop_bad_games(data: AnalysisData, g: pd.DataFrame):
+def _drop_bad_games(data: Analysis, g: pd.DataFrame):
     """Games with a duplicated id, a winner not impostor/majority or a seat outside 0-3 dropped (with notes)."""
     if g["game_id"].duplicated().any():
         note(data, f"games: {int(g['game_id'].duplicated().sum())} duplicated game_id rows dropped")
@@ -231,7 +218,7 @@ def _drop_bad_games(data: AnalysisData, g: pd.DataFrame):
     return g
 
 
-def _prepared_games(data: AnalysisData, g: pd.DataFrame) -> Prepared:
+def _prepared_games(data: Analysis, g: pd.DataFrame) -> Prepared:
     """The per-game arrays; a speaking position outside 0-3 becomes -1 (left out of those analyses)."""
     pos = pd.to_numeric(g["impostor_speaking_position"], errors="coerce")
     bad_pos = ~pos.isin([0, 1, 2, 3]).to_numpy()
@@ -255,7 +242,7 @@ def _prepared_games(data: AnalysisData, g: pd.DataFrame) -> Prepared:
     )
 
 
-def _prepare(data: AnalysisData):
+def _prepare(data: Analysis):
     try:
         require(data.games, GAME_CORE, "games table")
     except StatsUnavailable as e:
@@ -304,7 +291,7 @@ def ordered_levels(values, preferred) -> list:
     return out + sorted((v for v in present if v not in set(preferred)), key=str)
 
 
-def models_meta(data: AnalysisData) -> pd.DataFrame:
+def models_meta(data: Analysis) -> pd.DataFrame:
     """models.csv indexed by model: provider, family, params_b (float, NaN if unknown)."""
     if data.models is None or len(data.models) == 0:
         raise StatsUnavailable("models.csv (model, provider, family, params_b) was not provided")
@@ -321,7 +308,7 @@ def models_meta(data: AnalysisData) -> pd.DataFrame:
     return m
 
 
-def impostor_log10_params(data: AnalysisData, prep: Prepared, what: str) -> np.ndarray:
+def impostor_log10_params(data: Analysis, prep: Prepared, what: str) -> np.ndarray:
     """log10(params_b) of each game's impostor model (NaN when unknown), with a note."""
     meta = models_meta(data)
     x = np.log10(pd.Series(prep.imp_model, dtype=object).map(meta["params_b"]).to_numpy(dtype=float))

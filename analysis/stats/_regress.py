@@ -10,7 +10,7 @@ recognition, scaling and speaking.
   clusters or high-leverage experiments it rejects true nulls at 12-24% (docs/analysis.md,
   "Regression inference"). Games are aggregated to experiment x covariate cells before
   fitting (same likelihood, same cluster scores: the same estimates and covariance as a
-  game-level fit; tests/analysis/test_stats_regress.py checks CR1 against statsmodels'
+  game-level fit; tests/analysis/stats/test_stats_regress.py checks CR1 against statsmodels'
   game-level ``Logit(..., cov_type="cluster")`` and CR2 against a game-level CR2). It refuses
   (``StatsUnavailable``, printed as "not computed: <reason>") when G - K is below
   ``MIN_RESID_CLUSTERS``, when the cluster-robust covariance is degenerate (an SE near

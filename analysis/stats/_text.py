@@ -31,7 +31,7 @@ _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _PLAYER = re.compile(r"\bplayer\s*(\d)\b")
 LSM_EPS = 0.0001
 # What other players see in place of a description that failed enforcement (impostor.core.prompts,
-# not a core module analysis may import; tests/analysis/test_stats_team_dynamics.py checks they agree).
+# not a core module analysis may import; tests/analysis/stats/test_stats_team_dynamics.py checks they agree).
 INVALID_DESCRIPTION_PLACEHOLDER = "[no valid description]"
 
 

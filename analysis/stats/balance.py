@@ -14,6 +14,8 @@ import pandas as pd
 
 from analysis.stats._base import ALL, MODES, ordered_levels, prepared, table
 from analysis.stats.rates import cluster_rate
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 
 
 def balance_index(p) -> np.ndarray:
@@ -21,7 +23,7 @@ def balance_index(p) -> np.ndarray:
 
 
 @table("balance")
-def balance(data, config) -> pd.DataFrame:
+def balance(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     rows = []
     for m in ordered_levels(prep.mode, MODES) + [ALL]:

@@ -32,6 +32,8 @@ from scipy import stats
 from analysis.stats._base import StatsUnavailable, note, ordered_levels, prepared, table
 from analysis.stats._regress import METHOD_JOINT, PAPER_CHI2, experiment_logit, with_intercept
 from analysis.stats.design_checks import seat_refusal
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 
 
 def cramers_v(chi2: float, n: int, shape: tuple[int, int]) -> float:
@@ -90,7 +92,7 @@ SELFDECL_REFUSAL = "rejected a true null in 13% of calibration runs (120 x 40); 
 
 
 @table("chi2")
-def chi2(data, config) -> pd.DataFrame:
+def chi2(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     y = np.where(prep.y == 1, "impostor", "majority")
     # (name, factor, descriptive other side, binary outcome of the Wald test, experiment, refusal)

@@ -29,6 +29,8 @@ from analysis.stats._base import N_SEATS, note, prepared, table
 from analysis.stats.network import model_network
 from analysis.stats.rates import rate_columns
 from analysis.stats.team_ballots import seat_pairs
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 from impostor.core.rules import guess_matches
 
 TEAM_MODES = ("team_blind", "team_aware", "team_semi_aware")
@@ -94,7 +96,7 @@ def _impostor_behaviour(data, prep) -> pd.DataFrame:
 
 
 @table("coordination")
-def coordination(data, config) -> pd.DataFrame:
+def coordination(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data, need_players=True)
     net = model_network(data, config).set_index("model")[["brokerage"]]
     pairs = teammate_pairs(prep)

@@ -43,6 +43,8 @@ from scipy import stats
 from analysis.stats._base import StatsUnavailable, note, table
 from analysis.stats.coordination import coordination
 from analysis.stats.headline import headline
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 
 PAIRS = [
     ("centrality", "coal_eff_pct"),
@@ -136,7 +138,7 @@ def _affine_same(a, b) -> bool:
 
 
 @table("correlations")
-def correlations(data, config) -> pd.DataFrame:
+def correlations(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     h = headline(data, config)
     if len(h) == 0:
         raise StatsUnavailable("headline table is empty")

@@ -20,6 +20,8 @@ import pandas as pd
 
 from analysis.data import index_positions
 from analysis.stats._base import ALL, StatsUnavailable, prepared, table
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 
 COLUMNS = ["model", "role", "n_seats", "input_tokens_per_game", "output_tokens_per_game", "cost_per_game_usd",
            "successes", "cost_per_success_usd", "price"]
@@ -66,7 +68,7 @@ def _summary(s: pd.DataFrame) -> dict:
 
 
 @table("cost", columns=COLUMNS)
-def cost(data, config) -> pd.DataFrame:
+def cost(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prepared(data, need_players=True)
     p = data.players
     if {"input_tokens", "output_tokens"} <= set(p.columns) and p["input_tokens"].isna().all():

@@ -11,6 +11,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats._base import StatsUnavailable, prepared, table
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 
 
 def cohens_d(a, b) -> float:
@@ -24,7 +26,7 @@ def cohens_d(a, b) -> float:
 
 @table("description_effect", columns=["measure", "cohen_d", "mean_impostor", "mean_majority", "n_impostor",
                                       "n_majority"])
-def description_effect(data, config) -> pd.DataFrame:
+def description_effect(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data, need_players=True)
     if prep.description is None:
         raise StatsUnavailable("players table has no description column")

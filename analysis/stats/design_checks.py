@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats._base import StatsUnavailable, prepared, table
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 from impostor.core.records import TEAM_MODES
 
 SEAT_SHARED = "impostor seat shared with the word pairs across experiments (schedule before per-experiment seats)"
@@ -66,7 +68,7 @@ def seat_randomised(prep) -> bool:
 
 @table("schedule_check", columns=["mode", "difficulty", "n_experiments", "seat_agreement_pct", "seat_agreement_expected_pct",
                                   "team_host_agreement_pct", "seat_balance_max_gap", "pair_agreement_pct"])
-def schedule_check(data, config) -> pd.DataFrame:
+def schedule_check(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Design check of issue 26 (descriptive, no test): per mode x difficulty, how often two
     experiments give game *i* the same impostor seat (25% when drawn independently per
     experiment, 100% under the old shared schedule), which model's team hosts the impostor

@@ -27,6 +27,8 @@ from analysis.stats._base import DIFFICULTIES, MODES, prepared, table
 from analysis.stats.network import model_network
 from analysis.stats.rates import rate_columns
 from analysis.stats.robustness import bootstrap
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 
 
 def _seat_frame(prep) -> pd.DataFrame:
@@ -41,7 +43,7 @@ def _seat_frame(prep) -> pd.DataFrame:
 
 
 @table("headline")
-def headline(data, config) -> pd.DataFrame:
+def headline(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     imp = pd.DataFrame({"model": prep.imp_model, "y": prep.y}).groupby("model")["y"].agg(["sum", "size"])
     out = pd.DataFrame(index=imp.index)
@@ -68,7 +70,7 @@ def headline(data, config) -> pd.DataFrame:
     return out.sort_values("model", key=lambda s: s.astype(str)).reset_index(drop=True)
 
 
-def _boot_imp_win(data, config) -> pd.DataFrame:
+def _boot_imp_win(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Experiment-level bootstrap CI of each model's impostor win % (``bootstrap`` table): the
     Wilson ``imp_win_ci`` treats games as independent and is too narrow when games of an
     experiment are correlated (docs/analysis.md, calibration)."""
@@ -95,12 +97,12 @@ def _win_by(data, config, by: str, order) -> pd.DataFrame:
 
 
 @table("win_by_model_mode", columns=["model", "mode", "imp_win_pct", "imp_win_ci", "n"])
-def win_by_model_mode(data, config) -> pd.DataFrame:
+def win_by_model_mode(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Impostor win % of each model by mode (Appendix D, Figure 1)."""
     return _win_by(data, config, "mode", MODES)
 
 
 @table("win_by_model_difficulty", columns=["model", "difficulty", "imp_win_pct", "imp_win_ci", "n"])
-def win_by_model_difficulty(data, config) -> pd.DataFrame:
+def win_by_model_difficulty(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Impostor win % of each model by difficulty (Appendix D, Figure 2)."""
     return _win_by(data, config, "difficulty", DIFFICULTIES)

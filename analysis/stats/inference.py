@@ -9,7 +9,7 @@ p-value or interval. The multiple-comparison families are built from it, and onl
 whose method is calibrated (``calibrated``): a paper-reproduction method (``paper_methods``,
 labelled "paper" in its method) or a row that was not computed never enters a family.
 
-A test (tests/analysis/test_inference_registry.py) fails when a table prints a p-value or
+A test (tests/analysis/stats/test_inference_registry.py) fails when a table prints a p-value or
 interval column that no entry lists, or when an entry has no calibration row, so nothing
 uncalibrated can be added later without it showing.
 """
@@ -23,6 +23,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats._base import REGISTRY, StatsUnavailable, table
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 
 INFERENCE_COLUMNS = ["table", "quantity", "estimate", "ci_low", "ci_high", "p", "method", "calibration", "calibrated",
                      "family"]
@@ -137,7 +139,7 @@ SPECS = SPECS + (
 )
 
 #: Games of more than one round (issue 32, ``analysis/stats/rounds.py``, ``rounds_trust.py``); calibrated on
-#: ``analysis.sim_rounds`` (``analysis/calibration_rounds.py``).
+#: ``analysis.sim.rounds`` (``analysis/calibration_rounds.py``).
 SPECS = SPECS + (
     I("rounds_survival", "survival", ("mode", "round"), "survival_pct", ("survival_ci_low", "survival_ci_high"),
       method="survival_ci_method", scale=100),
@@ -206,7 +208,7 @@ def inference_rows(data, config, tables=None) -> pd.DataFrame:
 
 
 @table("inference", columns=INFERENCE_COLUMNS)
-def inference(data, config) -> pd.DataFrame:
+def inference(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """One row per printed p-value or interval of the bundle (see the module docstring)."""
     rows = inference_rows(data, config)
     if len(rows) == 0:

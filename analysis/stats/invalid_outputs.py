@@ -15,6 +15,8 @@ import pandas as pd
 
 from analysis.ballots import ballot_classes, description_classes
 from analysis.stats._base import prepared, require, table
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 from impostor.core.parsing import DESCRIPTION_ERROR_CLASSES
 from impostor.core.records import BALLOT_CLASSES, INVALID_BALLOT_CLASSES
 
@@ -25,7 +27,7 @@ COLUMNS = ["model", "n_seats", "desc_invalid", "desc_invalid_pct", *DESC_COLUMNS
 
 
 @table("invalid_outputs", columns=COLUMNS)
-def invalid_outputs(data, config) -> pd.DataFrame:
+def invalid_outputs(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data, need_players=True)
     p = data.players
     require(p, ["description_valid"], "players table")

@@ -22,6 +22,8 @@ from analysis.stats import _text as tx
 from analysis.stats._base import N_SEATS, StatsUnavailable, memo, note, prepared, table
 from analysis.stats._wild import Wild
 from analysis.stats.team_ballots import team_games
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 from impostor.core.records import TEAM_MODES
 
 
@@ -211,7 +213,7 @@ def language_measures(data, config, models) -> tuple[pd.DataFrame, dict]:
 
 @table("team_language", columns=["model", "mode", "n_seats", "coord_rate_pct", "coord_share_pct",
                                  "suspicion_pct", "hedge_per100", "words_mean"])
-def team_language(data, config) -> pd.DataFrame:
+def team_language(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Coordination, suspicion and hedging language per model and mode (M.8 contrasts)."""
     prep = prepared(data, need_players=True)
     st = seat_text(data, prep)
@@ -232,7 +234,7 @@ def team_language(data, config) -> pd.DataFrame:
 
 
 @table("style_correlation", columns=["mode", "pairs", "n_pairs", "r", "ci_low", "ci_high"])
-def style_correlation(data, config) -> pd.DataFrame:
+def style_correlation(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """M.8's teammates' style correlation: Pearson r of log description length within teammate pairs
     (double entry, so the order of a pair does not matter) vs cross-team pairs, per mode."""
     from analysis.stats.design_boot import multipliers

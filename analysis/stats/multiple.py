@@ -18,6 +18,8 @@ from statsmodels.stats.multitest import multipletests
 
 from analysis.stats._base import table
 from analysis.stats.inference import inference
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 
 
 def adjust(p, alpha: float = 0.05) -> dict[str, np.ndarray]:
@@ -28,7 +30,7 @@ def adjust(p, alpha: float = 0.05) -> dict[str, np.ndarray]:
 
 
 @table("multiple_comparisons")
-def multiple_comparisons(data, config) -> pd.DataFrame:
+def multiple_comparisons(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     inf = inference(data, config)
     if len(inf) == 0:
         return pd.DataFrame()

@@ -7,7 +7,7 @@ The influence graph has an edge p -> q whenever p, q in V, q != p and v_q == v_p
 a disjoint union of bidirected cliques (one per voted-for seat). That gives closed
 forms, used here instead of building 90k small networkx graphs (about 1 ms each,
 i.e. minutes for a full export; the closed forms take milliseconds and are tested
-against networkx on sampled games in tests/analysis/test_stats_network.py):
+against networkx on sampled games in tests/analysis/stats/test_stats_network.py):
 
 * co-voters k_p = |{q in V \\ {p}: v_q = v_p}|
 * influence_p = k_p / max(|V| - 1, 1)                          (eq. 3)
@@ -41,6 +41,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats._base import N_SEATS, Prepared, memo, prepared, table
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 
 
 def network_for_game(players_rows: pd.DataFrame) -> nx.DiGraph:
@@ -131,6 +133,6 @@ def _model_network(prep: Prepared) -> pd.DataFrame:
 
 @table("network_nodes", columns=["model", "influence", "reach", "centrality", "centrality_rel",
                                  "betweenness", "brokerage", "coal_eff_pct"])
-def network_nodes(data, config) -> pd.DataFrame:
+def network_nodes(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Per-model vote-network metrics (Appendix C.2-C.3)."""
     return model_network(data, config)

@@ -18,6 +18,8 @@ from scipy import stats
 
 from analysis.stats._base import ALL, DIFFICULTIES, MODES, StatsUnavailable, ordered_levels, prepared, table
 from analysis.stats.headline import rate_columns
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 
 _RATE = ["imp_win_pct", "imp_win_ci_low", "imp_win_ci_high"]
 
@@ -39,7 +41,7 @@ def _order(df: pd.DataFrame, col: str, levels) -> pd.Series:
 
 
 @table("win_model_mode_difficulty", columns=["model", "mode", "difficulty", *_RATE, "n"])
-def win_model_mode_difficulty(data, config) -> pd.DataFrame:
+def win_model_mode_difficulty(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Impostor win % by impostor model x mode x difficulty (Appendix D), with the rows
     aggregated over modes (mode = ALL) and over models (model = ALL)."""
     prep = prepared(data)
@@ -68,7 +70,7 @@ def _majority_ballots(prep) -> pd.DataFrame:
 
 @table("detection_by_difficulty", columns=["model", "difficulty", "det_acc_pct", "det_acc_ci_low",
                                            "det_acc_ci_high", "n_votes"])
-def detection_by_difficulty(data, config) -> pd.DataFrame:
+def detection_by_difficulty(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Detection accuracy (% of the majority seats' legal ballots naming the impostor) by
     majority model x difficulty, with model = ALL rows (the trend B.3 (v) checks)."""
     prep = prepared(data, need_players=True)
@@ -90,7 +92,7 @@ def detection_by_difficulty(data, config) -> pd.DataFrame:
 
 @table("negative_control_position", columns=["position", "self_decl_pct", "self_decl_ci_low", "self_decl_ci_high",
                                              "n_seats"])
-def negative_control_position(data, config) -> pd.DataFrame:
+def negative_control_position(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """B.3 (iv): majority self-declaration % by the seat's speaking position (0-3): near zero
     and the same at every position (it is also by mode in ``negative_controls``)."""
     prep = prepared(data, need_players=True)
@@ -109,7 +111,7 @@ def negative_control_position(data, config) -> pd.DataFrame:
 
 @table("positive_control", columns=["difficulty", "distance_mean", "distance_ci_low", "distance_ci_high", "n_pairs",
                                     "det_acc_pct", "distance_monotone", "detection_monotone", "aligned"])
-def positive_control(data, config) -> pd.DataFrame:
+def positive_control(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """B.3 (v): semantic distance of the word pairs by difficulty (cosine distance of the two
     words' embeddings, the Fig. 3 embedder, which the command layer passes in as
     ``data.embedder``): monotone (decreasing from easy to expert) and aligned with a monotone

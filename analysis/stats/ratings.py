@@ -41,6 +41,8 @@ from analysis.stats._base import (DIFFICULTIES, MODES, StatsUnavailable, design_
                                   prepared, table)
 from analysis.stats.design_boot import t_halfwidth
 from analysis.stats.resampling import exp_sums, percentile_ci
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 
 COLUMNS = ["model", "role", "skill", "ci_low", "ci_high", "rank", "n_games"]
 ROLES = ("impostor", "majority")
@@ -240,7 +242,7 @@ def _n_games(fit: RatingFit, role: str) -> np.ndarray:
 
 
 @table("ratings", columns=COLUMNS)
-def ratings(data, config) -> pd.DataFrame:
+def ratings(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Impostor and detection skill per model (log-odds, sum-to-zero) with bootstrap CIs."""
     prep = prepared(data, need_players=True)
     fit = fit_ratings(data, prep)

@@ -33,6 +33,8 @@ from analysis.stats._base import (DIFFICULTIES, MODES, StatsUnavailable, design_
                                   ordered_levels, prepared, table)
 from analysis.stats._base import ALL
 from analysis.stats._regress import fit_columns, inference_fit, with_intercept
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 
 
 def opponent_baseline_per_game(prep) -> np.ndarray:
@@ -95,7 +97,7 @@ def _fit_row(data, prep, base, sel, config, what: str, fes) -> dict:
 
 
 @table("opponent_baseline")
-def opponent_baseline(data, config) -> pd.DataFrame:
+def opponent_baseline(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data, need_players=True)
     base = opponent_baseline_per_game(prep)
     lost = int(np.isnan(base).sum())

@@ -54,8 +54,9 @@ from analysis.stats.categorical import DIFFICULTY_REFUSAL, chi2_test, factor_wal
 from analysis.stats.design_boot import t_halfwidth
 from analysis.stats.design_checks import seat_refusal
 from analysis.stats.odds import mode_ors
-from analysis.stats.config import BOOTSTRAPS
+from analysis.stats.config import BOOTSTRAPS, StatsConfig
 from analysis.stats.resampling import exp_sums, hypergeom_within, percentile_ci, perm_pvalue, replicate_totals
+from analysis.stats.session import Analysis
 
 
 def _odds(w, n):
@@ -96,7 +97,7 @@ def design_interval(kind: str, estimate: float, replicates: np.ndarray, n_exp: i
 
 
 @table("bootstrap")
-def bootstrap(data, config) -> pd.DataFrame:
+def bootstrap(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Both bootstraps of every quantity; ``ci_low``/``ci_high``/``se`` are ``config.bootstrap``'s.
 
     The design bootstrap's interval is ``design_interval`` (t(G-1), CR1 factor, logit/log
@@ -164,7 +165,7 @@ def _within_exp_perm(prep, group: np.ndarray, levels, rng, reps):
 
 
 @table("permutation")
-def permutation(data, config) -> pd.DataFrame:
+def permutation(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     R = config.permutation_reps
     rng = np.random.default_rng([config.seed, 4])
@@ -217,7 +218,7 @@ def permutation(data, config) -> pd.DataFrame:
 
 
 @table("cluster_robust", columns=["cluster", "term", "coef", "se", "p", "or", "ci_low", "ci_high"])
-def cluster_robust(data, config) -> pd.DataFrame:
+def cluster_robust(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     refusal = None if config.paper_methods else seat_refusal(prep)
     blocks = []
@@ -265,7 +266,7 @@ def valid_ballot_games(prep) -> np.ndarray:
 
 
 @table("sensitivity", columns=["analysis", "quantity", "estimate", "baseline", "delta"])
-def sensitivity(data, config) -> pd.DataFrame:
+def sensitivity(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     rows = []
     overall = float(prep.y.mean())
@@ -331,7 +332,7 @@ def _position_parity_perm(prep, gidx: np.ndarray, rng, reps: int):
 
 
 @table("negative_controls", columns=["control", "estimate", "p", "method"])
-def negative_controls(data, config) -> pd.DataFrame:
+def negative_controls(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     rng = np.random.default_rng([config.seed, 6])
     rows = []

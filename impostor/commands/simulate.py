@@ -2,7 +2,7 @@
 
     impostor simulate --out DIR [--experiments 756] [--games 120] [--seat-or 1.12,1.26,1.22] [--mode-or 0.8]
                       [--size-or 1.71] [--position-pp -1.11] [--tie-rate 0.117] [--base 0.45] [--seed 0] ...
-                      [--rounds N [--det-gain 0.3] [--private-notes]]   (N > 1: analysis.sim_rounds, writes moves.parquet)
+                      [--rounds N [--det-gain 0.3] [--private-notes]]   (N > 1: analysis.sim.rounds, writes moves.parquet)
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def _check_out(out: Path, force: bool) -> None:
 
 def _cmd_simulate(args) -> int:
     from analysis.io import write_tables
-    from analysis.simulate import simulate_games
+    from analysis.sim.simulate import simulate_games
 
     from impostor.core.schedule import seed_problem
 
@@ -135,9 +135,9 @@ def _cmd_simulate(args) -> int:
 
 
 def _simulate_rounds(args, kw: dict):
-    """Multi-round games (analysis.sim_rounds): the one-round ballot options (--tie-rate,
+    """Multi-round games (analysis.sim.rounds): the one-round ballot options (--tie-rate,
     --position-pp) have no counterpart there; the self-declaration rate is per round."""
-    from analysis.sim_rounds import simulate_rounds
+    from analysis.sim.rounds import simulate_rounds
 
     for drop in ("tie_rate", "position_effect_pp"):
         kw.pop(drop, None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 import time
 
-from analysis.stats import TABLES, StatsConfig
+from analysis.stats import TABLES, Analysis, StatsConfig
 from _synth_stats import make_ballot_games  # run as a script: tests/analysis is on sys.path
 
 
@@ -18,10 +18,14 @@ def main() -> None:
     gpe = int(sys.argv[1]) if len(sys.argv) > 1 else 120
     reps = int(sys.argv[2]) if len(sys.argv) > 2 else 10_000
     t0 = time.perf_counter()
-    data = make_ballot_games(n_models=9, games_per_exp=gpe, seed=1)
+    raw = make_ballot_games(n_models=9, games_per_exp=gpe, seed=1)
     t1 = time.perf_counter()
-    print(f"generated {len(data.games):,} games / {len(data.players):,} player rows in {t1 - t0:.1f}s")
+    print(f"generated {len(raw.games):,} games / {len(raw.players):,} player rows in {t1 - t0:.1f}s")
     cfg = StatsConfig(bootstrap_reps=reps)
+    data = Analysis(raw, cfg)  # one session: tables reused by others are computed once
+    t = time.perf_counter()
+    with data.batch():  # the frames' fingerprint, once
+        print(f"{'fingerprint':28s} {time.perf_counter() - t:7.2f}s")
     total = 0.0
     for name, fn in TABLES.items():
         t = time.perf_counter()

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from analysis.stats.session import Analysis
 from analysis.data import AnalysisData
 
 MODES = ("homogeneous", "cross_play", "team_blind", "team_aware", "team_semi_aware")
@@ -216,11 +217,12 @@ def make_logit_games(n_exp=200, games_per_exp=100, seed=0, b0=-0.2, seat_lor=(0,
 _CACHE: dict = {}
 
 
-def shared_ballot(n_models=5, games_per_exp=8, seed=0) -> AnalysisData:
-    """A ballot data set shared by the tests of one session (tables cache on it)."""
+def shared_ballot(n_models=5, games_per_exp=8, seed=0) -> Analysis:
+    """A session over a ballot data set, shared by the tests of one pytest session (its tables are
+    cached in it, and its notes collect every table's)."""
     key = ("ballot", n_models, games_per_exp, seed)
     if key not in _CACHE:
-        _CACHE[key] = make_ballot_games(n_models=n_models, games_per_exp=games_per_exp, seed=seed)
+        _CACHE[key] = Analysis(make_ballot_games(n_models=n_models, games_per_exp=games_per_exp, seed=seed))
     return _CACHE[key]
 
 

@@ -1,4 +1,4 @@
-"""Fixtures for the analysis tests: small simulated exports (analysis.simulate)."""
+"""Fixtures for the analysis tests: small simulated exports (analysis.sim.simulate)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from analysis.io import write_tables
-from analysis.simulate import simulate_games
+from analysis.sim.simulate import simulate_games
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,72 @@
+"""Report figures (matplotlib, Agg backend).
+
+Each ``fig_*`` function writes one PNG and returns a dict ``{file, title, caption}``
+or ``None`` when it cannot be drawn (the reason goes to ``notes``).
+:func:`make_figures` draws all of them; a failing figure never stops the report.
+The figures live by family: ``rates`` (win rates, forest, tie-breakers),
+``network`` (example vote network), ``words`` (Fig. 3, whose word vectors the
+caller passes in), ``ratings``, ``cost``, ``team``; ``style`` holds their shared look.
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Optional
+
+import pandas as pd
+
+from analysis.data import AnalysisData
+from analysis.figures.network import fig_vote_network
+from analysis.figures.rates import fig_forest, fig_tiebreak, fig_win_by_difficulty, fig_win_by_mode
+from analysis.figures.cost import fig_cost
+from analysis.figures.ratings import fig_ratings
+from analysis.figures.style import plt, wilson_ci
+from analysis.figures.team import fig_team_contrasts
+from analysis.figures.words import Embedder, fig_difficulty_validation
+
+if TYPE_CHECKING:
+    from analysis.stats.session import Analysis
+
+__all__ = ["make_figures", "wilson_ci", "Embedder", "FIGURES"] + [
+    "fig_win_by_mode", "fig_win_by_difficulty", "fig_forest", "fig_tiebreak", "fig_vote_network",
+    "fig_difficulty_validation", "fig_ratings", "fig_cost", "fig_team_contrasts",
+]
+
+FIGURES: list[tuple[str, Callable]] = [
+    ("win_by_mode", fig_win_by_mode),
+    ("win_by_difficulty", fig_win_by_difficulty),
+    ("odds_ratios_forest", fig_forest),
+    ("tiebreak_deltas", fig_tiebreak),
+    ("vote_network_example", fig_vote_network),
+    ("difficulty_validation", fig_difficulty_validation),
+    ("ratings", fig_ratings),
+    ("cost", fig_cost),
+    ("team_contrasts", fig_team_contrasts),
+]
+
+
+def _inputs_for(fn: Callable, inputs: dict) -> dict:
+    """The caller-given inputs (e.g. ``embedder``) that this figure function takes as keywords."""
+    params = inspect.signature(fn).parameters
+    return {k: v for k, v in inputs.items() if k in params}
+
+
+def make_figures(data: AnalysisData | Analysis, tables: dict[str, pd.DataFrame], out: Path, notes: list[str],
+                 progress: Callable[[str], None] = lambda s: None, embedder: Optional[Embedder] = None) -> list[dict]:
+    """Draw every figure into ``out``; failures become notes.  ``embedder`` gives Fig. 3 its word vectors;
+    ``data`` is the report's session (the figures reuse its cached intermediate results)."""
+    out.mkdir(parents=True, exist_ok=True)
+    inputs = {"embedder": embedder}
+    made = []
+    for name, fn in FIGURES:
+        progress(f"figure {name}")
+        try:
+            res = fn(data, tables, out, notes, **_inputs_for(fn, inputs))
+        except Exception as exc:  # noqa: BLE001 - a figure must never sink the report
+            plt.close("all")
+            notes.append(f"Figure '{name}' failed: {type(exc).__name__}: {exc}")
+            continue
+        if res:
+            made.append(res)
+    return made

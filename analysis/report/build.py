@@ -1,0 +1,311 @@
+"""The report bundle (docs/data-contract.md, section 2).
+
+``build_report(data, out, cfg)`` computes every table of ``analysis.stats.TABLES``
+and writes::
+
+    OUT/tables/NAME.csv   full precision
+    OUT/tables/NAME.md    GitHub-flavoured Markdown table
+    OUT/tables/NAME.tex   a table float to \\input (booktabs rules, caption, label tab:NAME)
+    OUT/figures/*.png     300 dpi, with a vector .pdf and .svg of each
+    OUT/paper/            Tables 1-12 and Figures 1-3 in the paper's layout, paper.tex (and paper.pdf
+                          where pdflatex is installed), compare.csv: the paper's numbers beside ours
+    OUT/report.md         tables, figures, notes
+    OUT/report.html       self-contained rendering (figures embedded, also linked)
+    OUT/manifest.json     inputs + sha256, package versions, settings, tables, notes, wall time
+
+Everything is written into a temporary sibling directory and moved into place at
+the end, so a failure leaves OUT as it was.  OUT may be missing, empty or a
+previous bundle (replaced); anything else is refused.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Mapping, Optional
+
+import pandas as pd
+
+from analysis.report import bundle_dir
+from analysis.data import AnalysisData
+from analysis.report.formatting import GENERATOR, latex_escape, to_latex, to_markdown
+from analysis.report.pages import MANIFEST, TABLE_TITLES, render_html, render_markdown
+from analysis.stats import CONTRACT
+from analysis.stats.config import StatsConfig
+from analysis.stats.session import Analysis
+from impostor.core.errors import ImpostorError
+
+if TYPE_CHECKING:  # figures (matplotlib) load only when drawn
+    from analysis.figures.words import Embedder
+
+__all__ = ["CONTRACT_COLUMNS", "TABLE_TITLES", "build_report", "to_markdown", "to_latex", "latex_escape"]
+
+# Leading columns of every required table (docs/data-contract.md, section 2): one definition.
+CONTRACT_COLUMNS: dict[str, list[str]] = CONTRACT
+
+_PACKAGES = ["impostor-bench", "pandas", "numpy", "scipy", "statsmodels", "networkx", "pingouin", "matplotlib",
+             "pyarrow", "mlflow", "pydantic"]
+
+
+# --------------------------------------------------------------------------- bundle helpers
+
+
+def _is_bundle(path: Path) -> bool:
+    try:
+        return json.loads((path / MANIFEST).read_text()).get("generator") == GENERATOR
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _check_out(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise ImpostorError(f"--out {out}: exists and is not a directory; fix: choose a directory path for the report")
+    if out.is_dir() and any(out.iterdir()) and not _is_bundle(out):
+        raise ImpostorError(
+            f"--out {out}: directory is not empty and is not a previous report bundle (no {MANIFEST} from "
+            f"{GENERATOR}); fix: choose a new or empty --out directory"
+        )
+
+
+def _versions() -> dict[str, Optional[str]]:
+    out: dict[str, Optional[str]] = {"python": platform.python_version()}
+    for name in _PACKAGES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def git_commit(root: Optional[Path] = None) -> Optional[str]:
+    """The commit of the impostor-bench checkout the report was made with (None when it is not one:
+    an installed copy, no git, a slow disk), so a bundle can be traced back to its code."""
+    root = root or Path(__file__).resolve().parents[2]
+    if not (root / ".git").exists():
+        return None
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                             timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    sha = out.stdout.strip()
+    return sha if out.returncode == 0 and len(sha) == 40 else None
+
+
+def _data_summary(data: AnalysisData) -> dict:
+    g = data.games
+    return {
+        "games": int(len(g)),
+        "player_rows": int(len(data.players)),
+        "experiments": int(g["experiment_id"].nunique()) if "experiment_id" in g else None,
+        "models": sorted(map(str, data.players["model"].unique())) if len(data.players) else [],
+        "modes": sorted(map(str, g["mode"].unique())) if len(g) else [],
+        "difficulties": sorted(map(str, g["difficulty"].unique())) if len(g) else [],
+        "impostor_win_pct": float(100 * (g["winner"] == "impostor").mean()) if len(g) else None,
+        "models_csv": data.models is not None,
+        "word_pairs": _word_pair_files(g),
+    }
+
+
+def _word_pair_files(g: pd.DataFrame) -> list[dict]:
+    """The word-pair file(s) the games were drawn from (exporter columns; absent in old exports)."""
+    if not len(g) or "word_pairs_sha256" not in g:
+        return []
+    keys = pd.DataFrame({c: g[c].astype("string").fillna("") if c in g else "" for c in ("word_pairs_file",
+                                                                                          "word_pairs_sha256")})
+    counts = keys.groupby(["word_pairs_file", "word_pairs_sha256"], sort=True).size()
+    return [{"file": f or None, "sha256": h or None, "games": int(n)} for (f, h), n in counts.items()]
+
+
+def load_stats() -> Mapping[str, Callable]:
+    """Every registered table (imported here, not at module level: the tables load only when computed)."""
+    try:
+        from analysis.stats import TABLES  # type: ignore
+    except ImportError as exc:
+        raise ImpostorError(
+            f"analysis.stats is not available ({exc}); fix: install the full impostor-bench package"
+        ) from exc
+    return TABLES
+
+
+def _ordered(names) -> list[str]:
+    names = list(names)
+    return [n for n in CONTRACT_COLUMNS if n in names] + [n for n in names if n not in CONTRACT_COLUMNS]
+
+
+# --------------------------------------------------------------------------- main entry
+
+
+def _compute_table(name: str, fn: Callable, analysis: Analysis, cfg, errors: list[str]) -> pd.DataFrame:
+    """One table; a failure becomes an empty table with the contract columns and an error (unless strict)."""
+    try:
+        df = fn(analysis, cfg)
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"returned {type(df).__name__}, not a DataFrame")
+        return df
+    except Exception as exc:  # noqa: BLE001 - one table must not sink the report
+        if getattr(cfg, "strict", False):
+            raise
+        msg = f"Table {name} failed: {type(exc).__name__}: {exc}"
+        errors.append(msg)
+        analysis.note(msg)
+        return pd.DataFrame({c: pd.Series(dtype=object) for c in CONTRACT_COLUMNS.get(name, ["value"])})
+
+
+def _write_table(name: str, df: pd.DataFrame, table_dir: Path) -> None:
+    base = table_dir / name
+    df.to_csv(base.with_suffix(".csv"), index=False)
+    base.with_suffix(".md").write_text(to_markdown(df), encoding="utf-8")
+    base.with_suffix(".tex").write_text(to_latex(df, name, TABLE_TITLES.get(name)), encoding="utf-8")
+
+
+def _compute_tables(tables: Mapping[str, Callable], analysis: Analysis, cfg, table_dir: Path,
+                    progress: Callable[[str], None]) -> tuple[dict[str, pd.DataFrame], list[dict], list[str]]:
+    """Every table computed and written (csv/md/tex); returns the frames, their manifest entries, errors."""
+    results: dict[str, pd.DataFrame] = {}
+    table_info, errors = [], []
+    names = _ordered(tables)
+    for i, name in enumerate(names, 1):
+        progress(f"[{i}/{len(names)}] table {name} ...")
+        t0 = time.perf_counter()
+        df = _compute_table(name, tables[name], analysis, cfg, errors)
+        secs = time.perf_counter() - t0
+        lead = CONTRACT_COLUMNS.get(name)
+        ok = lead is None or list(df.columns[: len(lead)]) == lead
+        if not ok:
+            analysis.note(f"Table {name}: leading columns {list(df.columns[: len(lead)])} differ from the "
+                              f"contract {lead}.")
+        results[name] = df
+        _write_table(name, df, table_dir)
+        table_info.append({"name": name, "rows": int(len(df)), "columns": [str(c) for c in df.columns],
+                           "contract_columns_ok": ok, "seconds": round(secs, 3),
+                           "files": [f"tables/{name}.{ext}" for ext in ("csv", "md", "tex")]})
+        progress(f"      {name}: {len(df)} rows in {secs:.1f} s")
+    return results, table_info, errors
+
+
+def _manifest(analysis: Analysis, cfg, source: Optional[dict], inputs: list[dict], table_info: list[dict],
+              missing: list[str], figs: list[dict], errors: list[str]) -> dict:
+    notes = list(dict.fromkeys(analysis.notes))
+    settings = _settings(cfg)
+    return {
+        "generator": GENERATOR,
+        "schema_version": 1,
+        "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "source": source or {},
+        "git_commit": git_commit(),
+        "tracking_uri": (source or {}).get("tracking_uri"),  # set when read from MLflow (no credentials)
+        "command_line": list(sys.argv),
+        "inputs": inputs,
+        "packages": _versions(),
+        "platform": {"system": platform.system(), "machine": platform.machine(), "cpus": os.cpu_count()},
+        "seed": settings.get("seed"),
+        "bootstrap_reps": settings.get("bootstrap_reps"),
+        "permutation_reps": settings.get("permutation_reps"),
+        "alpha": settings.get("alpha"),
+        "config": settings,
+        "data": _data_summary(analysis.data),
+        "tables": table_info,
+        "missing_tables": missing,
+        "figures": [{"file": f"figures/{f['file']}", "title": f["title"]} for f in figs],
+        "notes": notes,
+        "errors": errors,
+    }
+
+
+def _fill_bundle(tmp: Path, analysis: Analysis, cfg, tables: Mapping[str, Callable], *, inputs: list[dict],
+                 source: Optional[dict], progress: Callable[[str], None], figures: bool,
+                 embedder: Optional[Embedder], t_start: float, compile_tex: bool = True) -> dict:
+    """Write tables, figures, the two pages and the manifest into the temporary bundle ``tmp``."""
+    missing = [n for n in CONTRACT_COLUMNS if n not in tables]
+    (tmp / "tables").mkdir()
+    (tmp / "figures").mkdir()
+    with analysis.batch():  # one fingerprint of the frames for every table and figure
+        results, table_info, errors = _compute_tables(tables, analysis, cfg, tmp / "tables", progress)
+        for name in missing:
+            analysis.note(f"Table {name} is required by the data contract but analysis.stats does not provide it.")
+        figs = _figures(analysis, results, tmp / "figures", progress, embedder) if figures else []
+    manifest = _manifest(analysis, cfg, source, inputs, table_info, missing, figs, errors)
+    if figures:
+        from analysis.figures import FIGURES
+
+        drawn = {Path(f["file"]).stem for f in figs}
+        manifest["figures_not_drawn"] = [name for name, _ in FIGURES if name not in drawn]
+    progress("writing paper/ (Tables 1-12, Figures 1-3, paper.tex; pdflatex if installed)")
+    from analysis.report.paper_out import write_paper
+
+    manifest["paper"] = write_paper(tmp, results, manifest, tmp / "figures", compile_tex=compile_tex)
+    progress("writing report.md, report.html, manifest.json")
+    (tmp / "report.md").write_text(render_markdown(manifest, results, figs), encoding="utf-8")
+    (tmp / "report.html").write_text(render_html(manifest, results, figs, tmp / "figures"), encoding="utf-8")
+    manifest["wall_seconds"] = round(time.perf_counter() - t_start, 3)
+    (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, default=str), encoding="utf-8")
+    return manifest
+
+
+def build_report(
+    data: AnalysisData,
+    out: str | Path,
+    cfg=None,
+    *,
+    tables: Optional[Mapping[str, Callable]] = None,
+    inputs: Optional[list[dict]] = None,
+    source: Optional[dict] = None,
+    progress: Callable[[str], None] = lambda s: None,
+    figures: bool = True,
+    embedder: Optional[Embedder] = None,
+    compile_tex: bool = True,
+) -> dict:
+    """Compute every table and write the bundle atomically into ``out``; returns the manifest.
+
+    The tables are computed in one session, ``Analysis(data, cfg)`` (its notes go into the
+    manifest and pages; ``data.notes`` is not appended to). ``tables`` defaults to
+    ``analysis.stats.TABLES`` and ``cfg`` to ``StatsConfig()``.  ``inputs`` (path/sha256/bytes dicts) default to the
+    sources recorded by the loader (``data.sources``).  ``embedder`` gives
+    Fig. 3 its word vectors (the command layer loads them; without one the
+    figure is skipped with a note).  ``compile_tex=False`` writes paper/paper.tex without
+    running pdflatex.
+    """
+    t_start = time.perf_counter()
+    out = Path(out).expanduser().absolute()
+    for line in bundle_dir.recover(out):  # a kill in an earlier run: restore, clean up
+        progress(line)
+    _check_out(out)
+    if tables is None:
+        tables = load_stats()
+    cfg = StatsConfig() if cfg is None else cfg
+    if inputs is None:
+        inputs = list(getattr(data, "sources", []) or [])
+    if embedder is not None and getattr(embedder, "model", None) is not None and data.embedder is None:
+        data.embedder = embedder.model  # the semantic-distance table (positive_control) uses it too
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = bundle_dir.new_temp(out)
+    try:
+        manifest = _fill_bundle(tmp, Analysis(data, cfg), cfg, tables, inputs=inputs, source=source, progress=progress,
+                                figures=figures, embedder=embedder, t_start=t_start, compile_tex=compile_tex)
+        bundle_dir.swap_into_place(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return manifest
+
+
+def _settings(cfg) -> dict:
+    if dataclasses.is_dataclass(cfg):
+        return {k: v for k, v in dataclasses.asdict(cfg).items()}
+    return {k: getattr(cfg, k) for k in ("seed", "bootstrap_reps", "permutation_reps", "alpha") if hasattr(cfg, k)}
+
+
+def _figures(analysis: Analysis, results, fig_dir: Path, progress, embedder: Optional[Embedder] = None) -> list[dict]:
+    from analysis.figures import make_figures
+
+    return make_figures(analysis, results, fig_dir, analysis.notes, progress=lambda s: progress(s), embedder=embedder)

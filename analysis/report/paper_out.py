@@ -1,0 +1,137 @@
+"""The ``paper/`` folder of a report bundle: the paper's tables and figures from this bundle.
+
+    paper/table01.tex ... table12.tex   Tables 1-12 in the paper's layout (analysis.report.paper_tables)
+    paper/fig1.pdf ... fig3.pdf         Figures 1-3 (vector copies of the bundle's figures)
+    paper/paper.tex                     \\input's all of them (article, booktabs, graphicx)
+    paper/paper.pdf                     compiled by pdflatex when it is installed (else not there)
+    paper/compare.csv, compare.txt      the paper's published numbers beside ours (analysis.report.paper_values)
+
+``write_paper`` returns what it did for the manifest (``paper``): the files, whether TeX was
+found, where the PDF is or why there is none.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Optional
+
+import pandas as pd
+
+from analysis.report.paper_latex import paper_table_latex
+from analysis.report.paper_tables import build_paper_tables
+from analysis.report.paper_values import compare, comparison_text
+from analysis.report.formatting import latex_escape
+
+__all__ = ["write_paper", "FIGURE_FILES", "TEX_INSTALL"]
+
+# Paper figure -> the bundle figure it is drawn from (analysis.figures.FIGURES names).
+FIGURE_FILES = {1: ("win_by_mode", "Impostor win rates by mode (%). Models ordered by overall impostor win rate; "
+                                   "95% Wilson intervals (games independent)."),
+                2: ("win_by_difficulty", "Impostor win rates by difficulty (%). Models ordered by overall impostor "
+                                         "win rate; 95% Wilson intervals (games independent)."),
+                3: ("difficulty_validation", "Word-pair difficulty validation: cosine distance between the two words "
+                                             "of each pair (all-MiniLM-L6-v2) by difficulty tier; boxplots with "
+                                             "per-pair points, means with 95% t intervals.")}
+TEX_INSTALL = ("apt-get install --no-install-recommends texlive-latex-base texlive-latex-recommended "
+               "(scripts/install.sh does it)")
+PDFLATEX_TIMEOUT_S = 180
+
+
+def _figure_tex(n: int, fig_dir: Path, paper: Path) -> tuple[str, Optional[str]]:
+    name, caption = FIGURE_FILES[n]
+    src = fig_dir / f"{name}.pdf"
+    head = ["\\begin{figure}[htbp]", "\\centering"]
+    if src.is_file():
+        shutil.copyfile(src, paper / f"fig{n}.pdf")
+        body = [f"\\includegraphics[width=0.92\\linewidth]{{fig{n}.pdf}}"]
+        missing = None
+    else:
+        missing = f"figure {name} was not drawn (see the report's notes)"
+        body = [f"\\fbox{{\\parbox{{0.8\\linewidth}}{{\\centering Figure {n} not drawn: "
+                f"{latex_escape(missing)}.}}}}"]
+    return "\n".join(head + body + [f"\\caption{{{latex_escape(caption)}}}", f"\\label{{fig:paper-{n}}}",
+                                    "\\end{figure}"]) + "\n", missing
+
+
+def _paper_tex(manifest: dict, tables: list, n_figs: int) -> str:
+    d = manifest.get("data", {})
+    src = manifest.get("source") or {}
+    where = src.get("parquet") or src.get("experiment") or "in-memory data"
+    cfg = manifest.get("config") or {}
+    lines = [
+        "\\documentclass[10pt]{article}",
+        "\\usepackage[margin=2cm]{geometry}",
+        "\\usepackage{booktabs}",
+        "\\usepackage{graphicx}",
+        "\\setcounter{totalnumber}{4}\\setcounter{topnumber}{3}\\renewcommand{\\topfraction}{0.9}",
+        "\\renewcommand{\\textfraction}{0.05}\\renewcommand{\\floatpagefraction}{0.8}",
+        "\\title{The Impostor Game: the paper's tables and figures from this bundle}",
+        f"\\author{{impostor report, {latex_escape(manifest.get('created_utc', ''))}}}",
+        "\\date{}",
+        "\\begin{document}",
+        "\\maketitle",
+        (f"Source: \\texttt{{{latex_escape(where)}}}. {int(d.get('games') or 0):,} games in "
+         f"{int(d.get('experiments') or 0):,} experiments, {len(d.get('models') or [])} models. Settings: seed "
+         f"{latex_escape(cfg.get('seed'))}, {latex_escape(cfg.get('bootstrap'))} bootstrap with "
+         f"{int(cfg.get('bootstrap_reps') or 0):,} replicates, {int(cfg.get('permutation_reps') or 0):,} "
+         "permutation replicates. Each estimate carries one 95\\% interval; its method is in the caption. Full "
+         "tables (every column, full precision) are in \\texttt{tables/*.csv}; "
+         "\\texttt{paper/compare.csv} puts the paper's published numbers beside these."),
+        "",
+    ]
+    for i, t in enumerate(tables, 1):
+        lines.append(f"\\input{{{t.label}}}")
+        if i % 2 == 0:
+            lines.append("\\clearpage")
+    lines.append("\\clearpage")
+    lines += [f"\\input{{fig{n}}}" for n in range(1, n_figs + 1)]
+    lines += ["\\end{document}", ""]
+    return "\n".join(lines)
+
+
+def compile_pdf(paper: Path, timeout: int = PDFLATEX_TIMEOUT_S) -> dict:
+    """pdflatex paper.tex in ``paper`` (twice is not needed: no cross-references are printed)."""
+    exe = shutil.which("pdflatex")
+    if exe is None:
+        return {"pdf": None, "tex": None, "why": f"TeX (pdflatex) is not installed; install it with {TEX_INSTALL}"}
+    try:
+        res = subprocess.run([exe, "-interaction=nonstopmode", "-halt-on-error", "paper.tex"], cwd=paper,
+                             capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"pdf": None, "tex": exe, "why": f"pdflatex took more than {timeout} s (paper/paper.log)"}
+    for aux in ("paper.aux", "paper.out"):
+        (paper / aux).unlink(missing_ok=True)
+    if res.returncode != 0 or not (paper / "paper.pdf").is_file():
+        err = [ln for ln in res.stdout.splitlines() if ln.startswith("!")][:1]
+        return {"pdf": None, "tex": exe,
+                "why": f"pdflatex failed ({err[0] if err else 'exit ' + str(res.returncode)}); see paper/paper.log"}
+    return {"pdf": "paper/paper.pdf", "tex": exe, "why": None}
+
+
+def write_paper(out: Path, results: dict[str, pd.DataFrame], manifest: dict, fig_dir: Path,
+                compile_tex: bool = True) -> dict:
+    """Write ``out/paper`` (``out`` is the bundle being written); returns the manifest's ``paper`` entry."""
+    paper = out / "paper"
+    paper.mkdir(exist_ok=True)
+    tables = build_paper_tables(results, manifest)
+    for t in tables:
+        (paper / f"{t.label}.tex").write_text(paper_table_latex(t), encoding="utf-8")
+    figs_missing = {}
+    for n in FIGURE_FILES:
+        tex, missing = _figure_tex(n, fig_dir, paper)
+        (paper / f"fig{n}.tex").write_text(tex, encoding="utf-8")
+        if missing:
+            figs_missing[f"fig{n}"] = missing
+    (paper / "paper.tex").write_text(_paper_tex(manifest, tables, len(FIGURE_FILES)), encoding="utf-8")
+    cmp = compare(results, manifest.get("config") or {})
+    cmp.to_csv(paper / "compare.csv", index=False)
+    (paper / "compare.txt").write_text(comparison_text(cmp), encoding="utf-8")
+    built = compile_pdf(paper) if compile_tex else {"pdf": None, "tex": None, "why": "not compiled (asked not to)"}
+    known = cmp["inside"].dropna()
+    return {**built, "tables": [f"paper/{t.label}.tex" for t in tables],
+            "tables_missing": {f"table{t.number:02d}": t.missing for t in tables if t.missing},
+            "figures_missing": figs_missing,
+            "compare": {"file": "paper/compare.csv", "numbers": int(len(cmp)), "with_interval": int(len(known)),
+                        "inside": int(known.sum())}}

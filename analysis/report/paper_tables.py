@@ -1,0 +1,269 @@
+"""Tables 1-12 of the paper in its layout, built from a bundle's tables (``paper/tableNN.tex``).
+
+Each builder takes the bundle's tables and a context (games, experiments, settings, notes)
+and returns a :class:`PaperTable`: the paper's rows and columns (panels where the paper
+has panels), numbers rounded as the paper rounds them, one interval per estimate (the one
+:mod:`analysis.intervals` names, its method in the caption) and a caption that says the
+method, n and what the interval is. A table whose data the bundle lacks keeps its place
+with the reason in the caption. The cells, formats and panels are ``paper_cells``'; the
+LaTeX is ``paper_latex``'s.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from analysis.report.paper_cells import (DASH, MODE_LABEL, MODES, Context, PaperTable, at_difficulty, bracket,
+                                         difficulty_panels, interval, methods_text, models_by_win, num, pm, q_short,
+                                         rows_of, sci_p)
+
+__all__ = ["PAPER_TABLES", "build_paper_tables"]
+
+
+def t01(ctx: Context) -> PaperTable:
+    head = ["Model", "Imp Win (%)", "Maj Win (%)", "Det Acc (%)", "Centrality (rel.)", "Reach (out-degree)",
+            "CoalEff (%)"]
+    rows: list[list[str]] = []
+    methods: dict[str, list] = {c: [] for c in ("imp_win_pct", "maj_win_pct", "det_acc_pct")}
+    for m in models_by_win(ctx):
+        cells = [m]
+        for col in methods:
+            g = interval(ctx, "headline", f"model={m}", col)
+            methods[col].append(g["method"])
+            cells.append(pm(g["estimate"], g["low"], g["high"], 1))
+        for col, d in (("centrality", 3), ("reach", 3), ("coal_eff_pct", 1)):
+            cells.append(num(interval(ctx, "headline", f"model={m}", col)["estimate"], d))
+        rows.append(cells)
+    h = rows_of(ctx.results.get("headline"))
+    n_imp = int(h["n_imp_games"].sum()) if "n_imp_games" in h else 0
+    same = len({methods_text(v) for v in methods.values()}) == 1
+    how = (f"all three: {methods_text(methods['imp_win_pct'])}" if same else
+           "; ".join(f"{k}: {methods_text(v)}" for k, v in zip(("Imp Win", "Maj Win", "Det Acc"), methods.values())))
+    cap = (f"Headline results per model ({ctx.n_text()}). Percentages ± the half-width of a 95% interval with "
+           f"experiments as the independent units ({how}). Imp Win over the {n_imp:,} games by the model playing the "
+           "impostor; Maj Win over the model's majority seats; Det Acc over its majority seats' legal ballots. "
+           "Centrality (degree centrality of the vote network), Reach (normalised out-degree) and CoalEff "
+           "(coalition conversion given formation) are descriptive, without interval.")
+    return PaperTable(1, "Headline results", cap, [("", head, rows)], None if rows else ctx.reason("headline"))
+
+
+def _or_rows(ctx: Context) -> tuple[list[list[str]], list[str]]:
+    o = rows_of(ctx.results.get("odds_ratios"))
+    label = {"size_per_10x": "Model size (per 10×)", **{f"seat{s}_vs_seat0": f"Seat {s} vs Seat 0" for s in (1, 2, 3)},
+             **{f"{k}_vs_homogeneous": f"{v} vs homogeneous" for k, v in MODES}}
+    rows, methods = [], []
+    for key in label:
+        if not len(o) or key not in set(o["comparison"].astype(str)):
+            continue
+        g = interval(ctx, "odds_ratios", f"comparison={key}", "or")
+        methods.append(g["method"])
+        p = o.loc[o["comparison"].astype(str) == key, "p"].iloc[0]
+        rows.append([label[key], num(g["estimate"]), num(g["low"]), num(g["high"]), sci_p(p)])
+    return rows, methods
+
+
+def _t_or(number: int) -> Callable[[Context], PaperTable]:
+    def build(ctx: Context) -> PaperTable:
+        rows, methods = _or_rows(ctx)
+        cap = (f"Key effects ({ctx.n_text()}): odds ratios of an impostor win, one 95% interval each, and p "
+               f"({methods_text(methods)}). Model size per 10× parameters; seat-index contrasts are descriptive (seats "
+               "are counterbalanced); modes relative to homogeneous."
+               + (" Same rows as Table 2 (the paper repeats them in Appendix B)." if number == 4 else ""))
+        head = ["Comparison", "OR", "CI (2.5%)", "CI (97.5%)", "p"]
+        return PaperTable(number, "Key effects" if number == 2 else "Odds ratios", cap, [("", head, rows)],
+                          None if rows else ctx.reason("odds_ratios"))
+    return build
+
+
+def t03(ctx: Context) -> PaperTable:
+    c = rows_of(ctx.results.get("chi2"))
+    label = {"model_x_outcome": "Model × Outcome", "mode_x_outcome": "Mode × Outcome",
+             "difficulty_x_outcome": "Difficulty × Outcome", "seat_x_outcome": "Seat index × Outcome",
+             "selfdecl_x_model": "Self-declaration × Model"}
+    rows = [[label.get(str(r["test"]), str(r["test"])), num(r["chi2"]), num(r["df"], 0), sci_p(r["p"]),
+             num(r["cramers_v"], 3), str(r["magnitude"]).capitalize()] for _, r in c.iterrows()]
+    cap = (f"Chi-squared tests of independence with Cramér's V ({ctx.n_text()}; games independent). "
+           "χ² to two decimals, V to three.")
+    return PaperTable(3, "Chi-squared tests", cap, [("", ["Test", "χ²", "df", "p", "V", "Magnitude"], rows)],
+                      None if rows else ctx.reason("chi2"))
+
+
+def t05(ctx: Context) -> PaperTable:
+    o = rows_of(ctx.results.get("opponent_baseline"))
+    how = methods_text(o["method"].astype(str)) if "method" in o else "Wald, cluster-robust by experiment"
+
+    def row(r) -> list[str]:
+        q = r.get("q")
+        bold = np.isfinite(float(q)) and float(q) < 0.05 if q is not None and q == q else False
+        return ([str(r["model"]), num(r["or_per_10pp"]), num(r["ci_low"]), num(r["ci_high"]), q_short(q)]
+                + (["**"] if bold else []))
+
+    panels = difficulty_panels(["Model", "OR", "CI (2.5%)", "CI (97.5%)", "q"],
+                               lambda d: [row(r) for _, r in at_difficulty(o, d).iterrows()])
+    cap = ("Within-model × within-difficulty logits of an impostor win on the opponent detection baseline "
+           f"(leave-experiment-out) with mode fixed effects ({ctx.n_text()}). OR per +10 percentage points, 95% "
+           f"interval and p ({how}), BH-FDR q over all cells. Bold: q < 0.05; -- = cell not "
+           "fitted (too few games, separation or no variation; the notes name each).")
+    return PaperTable(5, "Opponent-baseline regressions", cap, panels, None if panels else ctx.reason("opponent_baseline"))
+
+
+def t06(ctx: Context) -> PaperTable:
+    s = rows_of(ctx.results.get("speaking_itt"))
+
+    def rows_at(d: str) -> list[list[str]]:
+        rows = []
+        for m, ml in MODES:
+            sel = s[(s["mode"].astype(str) == m) & (s["difficulty"].astype(str) == d)] if len(s) else s
+            if not len(sel):
+                continue
+            r = sel.iloc[0]
+            rows.append([ml, num(r["n"], 0), num(r["n_mid"], 0), num(r["mid_rand_pp"], 2, True),
+                         bracket(r["ci_low"], r["ci_high"], 2), num(r["p"], 4)])
+        return rows
+
+    panels = difficulty_panels(["Mode", "n", "n (middle)", "Mid-Rand (pp)", "95% CI (pp)", "p"], rows_at)
+    pooled = s[(s["mode"].astype(str) == "ALL") & (s["difficulty"].astype(str) == "ALL")] if len(s) else s
+    extra = ""
+    if len(pooled):
+        r = pooled.iloc[0]
+        extra = (f" Pooled over all cells: {num(r['mid_rand_pp'], 2, True)} pp "
+                 f"{bracket(r['ci_low'], r['ci_high'], 2)}, p = {num(r['p'], 4)}.")
+    g = interval(ctx, "speaking_itt", "mode=ALL;difficulty=ALL", "mid_rand_pp")
+    cap = ("Speaking-order pseudo-arm ITT (impostor speaking at positions 2/3 vs the random mix), by mode and "
+           f"difficulty ({ctx.n_text()}). Mid-Rand in percentage points; 95% interval from the "
+           f"{g['method'] or 'experiment-level bootstrap'} (calibrated); p = Fisher randomisation p "
+           f"({int(ctx.settings.get('permutation_reps') or 0):,} replicates)." + extra)
+    return PaperTable(6, "Speaking-order ITT", cap, panels, None if panels else ctx.reason("speaking_itt"))
+
+
+def t07(ctx: Context) -> PaperTable:
+    t = rows_of(ctx.results.get("tie_sizes"))
+    rows = [[MODE_LABEL.get(str(r["mode"]), str(r["mode"])), num(r["ties"], 0), num(r["k2"], 0), num(r["k3"], 0),
+             num(r["k4"], 0), num(r["impostor_in_tie_pct"], 1) + "%"] for _, r in t.iterrows()
+            if str(r["mode"]) != "ALL"]
+    cap = (f"Tie-size distribution (top-of-ballot ties) by mode ({ctx.n_text()}). k = number of top-tied "
+           "candidates; Impostor-in-tie = share of tie games with the impostor among the tied. Counts, no interval.")
+    return PaperTable(7, "Tie sizes", cap, [("", ["Mode", "Ties", "k=2", "k=3", "k=4", "Impostor-in-tie"], rows)],
+                      None if rows else ctx.reason("tie_sizes"))
+
+
+_TB_HEAD = ["Mode", "Default", "Sym-cand", "Sym-side", "Δ (cand)", "Δ (side)", "Ties"]
+
+
+def _tb_row(r) -> list[str]:
+    return [MODE_LABEL.get(str(r["mode"]), str(r["mode"])), num(r["default"], 1), num(r["sym_cand"], 1),
+            num(r["sym_side"], 1), num(r["delta_cand"], 1), num(r["delta_side"], 1), num(r["ties"], 0)]
+
+
+def t08(ctx: Context) -> PaperTable:
+    t = rows_of(ctx.results.get("tiebreak_mode"))
+    rows = [_tb_row(r) for _, r in t.iterrows()]
+    cap = (f"Symmetric tie-breakers by mode ({ctx.n_text()}): expected impostor win (%) under the default rule, "
+           "Sym-candidate and Sym-side; Δ in percentage points vs default; Ties = games with a top-of-ballot tie. "
+           "Exact recomputation from the ballots, no interval.")
+    return PaperTable(8, "Symmetric tie-breakers", cap, [("", _TB_HEAD, rows)], None if rows else ctx.reason("tiebreak_mode"))
+
+
+def t09(ctx: Context) -> PaperTable:
+    t = rows_of(ctx.results.get("tiebreak_mode_difficulty"))
+    panels = difficulty_panels(_TB_HEAD, lambda d: [_tb_row(r) for _, r in at_difficulty(t, d).iterrows()])
+    cap = (f"Symmetric tie-breakers by mode and difficulty ({ctx.n_text()}); as Table 8. Exact recomputation "
+           "from the ballots, no interval.")
+    return PaperTable(9, "Tie-breakers by difficulty", cap, panels,
+                      None if panels else ctx.reason("tiebreak_mode_difficulty"))
+
+
+def t10(ctx: Context) -> PaperTable:
+    s = rows_of(ctx.results.get("scaling"))
+    label = {"overall_provider_fe": "Overall (provider FE)", "overall_no_provider": "Overall (no provider FE)"}
+    rows = []
+    for _, r in s.iterrows():
+        fit = str(r["fit"])
+        name = label.get(fit) or (f"Within {fit[len('within_'):].capitalize()} family" if fit.startswith("within_")
+                                  else fit)
+        if fit == "within_gpt":
+            name = "Within GPT family"
+        rows.append([name, num(r["or_per_10x"], 3), bracket(r["ci_low"], r["ci_high"], 3), sci_p(r["p"])])
+    how = methods_text(s["method"].astype(str)) if "method" in s else "Wald, cluster-robust by experiment"
+    cap = (f"Size effects with provider control and within-family fits ({ctx.n_text()}): OR per 10× parameters, "
+           f"95% interval and p ({how}); mode and difficulty fixed effects in every fit.")
+    return PaperTable(10, "Scaling", cap, [("", ["Model", "OR per 10×", "95% CI", "p"], rows)],
+                      None if rows else ctx.reason("scaling"))
+
+
+def t11(ctx: Context) -> PaperTable:
+    models = models_by_win(ctx)
+    c = rows_of(ctx.results.get("coordination"))
+    if not len(c):
+        return PaperTable(11, "Coordination", "Coordination and impostor behaviour.", [], ctx.reason("coordination"))
+    panels = []
+    for i, (col, title, fmt) in enumerate((("brokerage", "Brokerage (information broker index)", lambda g: num(g["estimate"], 3)),
+                                           ("vote_coord_pct", "VoteCoord (%, with 95% CI half-width)",
+                                            lambda g: pm(g["estimate"], g["low"], g["high"], 1)),
+                                           ("self_decl_pct", "SelfDecl (%)", lambda g: num(g["estimate"], 1)),
+                                           ("guess_succ_pct", "GuessSucc (%)", lambda g: num(g["estimate"], 1)))):
+        rows = [[m, fmt(interval(ctx, "coordination", f"model={m}", col))] for m in models]
+        panels.append((f"({'abcd'[i]}) {title}", ["Model", title.split(" (")[0] if i != 1 else "VoteCoord (%)"], rows))
+    g = interval(ctx, "coordination", f"model={models[0]}", "vote_coord_pct") if models else {"method": ""}
+    cap = (f"Coordination and impostor behaviour ({ctx.n_text()}). VoteCoord: teammates' vote alignment ± 95% "
+           f"half-width, {g['method']}; SelfDecl and GuessSucc are impostor-side rates; no interval for the others.")
+    return PaperTable(11, "Coordination", cap, panels)
+
+
+T12_A = [("coord_rate_pct", "Coord. Rate (%)", 1), ("vote_coord_pct", "Vote Coord. (%)", 1),
+         ("implicit_coord_pp", "Implicit Coord. (pp)", 1), ("collab_success_pct", "Collab. Success (%)", 1),
+         ("strategy_align_pct", "Strategy Align. (%)", 1), ("ling_mirror_pp", "Linguistic Mirror (pp)", 1),
+         ("vocab_conv", "Vocab Conv.", 3)]
+T12_B = [("trust_form_pct", "Trust Form. (%)", 1), ("betrayal_pct", "Betrayal Rate (%)", 1),
+         ("trust_recovery_pct", "Trust Recovery (%)", 1), ("vulnerability_index", "Vulnerability Index", 2),
+         ("resilience_factor", "Resilience Factor", 1), ("coord_gap_pp", "Coord. Gap (pp)", 1),
+         ("alignment_gap_pp", "Alignment Gap (pp)", 1)]
+
+
+def t12(ctx: Context) -> PaperTable:
+    """Table 12 from ``team_dynamics`` (analysis/stats/table12.py): its fourteen columns in the
+    paper's order, ± the half-width of each one's interval; undefined metrics as --."""
+    t = rows_of(ctx.results.get("team_dynamics"))
+    if not len(t):
+        return PaperTable(12, "Team dynamics", "Team dynamics across models.", [], ctx.reason("team_dynamics"))
+    panels, methods, undefined = [], [], []
+    for title, cols in (("(a) Coordination and convergence metrics", T12_A), ("(b) Trust dynamics and strategic gaps",
+                                                                             T12_B)):
+        rows = []
+        for m in models_by_win(ctx):
+            cells = [m]
+            for col, _, d in cols:
+                g = interval(ctx, "team_dynamics", f"model={m}", col)
+                methods.append(g["method"])
+                cells.append(pm(g["estimate"], g["low"], g["high"], d))
+            rows.append(cells)
+        for i, (_col, head, _) in enumerate(cols, 1):
+            if all(r[i] == DASH for r in rows):
+                undefined.append(head.split(" (")[0])
+        panels.append((title, ["Model"] + [h for _, h, _ in cols], rows))
+    cap = (f"Team dynamics ({ctx.n_text()}), as defined in docs/analysis.md (Table 12) from ballots and descriptions; "
+           f"± the half-width of a 95% interval ({methods_text(methods)}). "
+           + (f"Not defined for one-round games (--): {', '.join(undefined)}; the reasons are in "
+              "tables/table12_undefined.csv." if undefined else ""))
+    return PaperTable(12, "Team dynamics", cap, panels)
+
+
+PAPER_TABLES: list[Callable[[Context], PaperTable]] = [t01, _t_or(2), t03, _t_or(4), t05, t06, t07, t08, t09, t10,
+                                                       t11, t12]
+
+
+def build_paper_tables(results: dict[str, pd.DataFrame], manifest: dict) -> list[PaperTable]:
+    d = manifest.get("data", {})
+    ctx = Context(results, manifest.get("config") or {}, int(d.get("games") or 0), int(d.get("experiments") or 0),
+                  list(manifest.get("notes") or []))
+    out = []
+    for build in PAPER_TABLES:
+        try:
+            out.append(build(ctx))
+        except Exception as exc:  # noqa: BLE001 - one table must not sink the paper
+            n = len(out) + 1
+            out.append(PaperTable(n, f"Table {n}", "", [], f"could not be laid out ({type(exc).__name__}: {exc})"))
+    return out

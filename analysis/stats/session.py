@@ -1,0 +1,148 @@
+"""An explicit analysis session: the input tables, one ``StatsConfig``, the table cache and the notes.
+
+In the spirit of statsmodels' results objects, ``Analysis(data, config)`` holds what the tables
+share, so nothing is hidden on the input: ``a.table("odds_ratios")`` computes a table once (the
+tables that reuse others get the cached one), ``a.memo(key, fn)`` keeps intermediate results
+(the prepared games, bootstrap weights) and ``a.notes`` collects the caveats, starting from the
+loader's ``data.notes``, which are never appended to.
+
+The cache is keyed by a content fingerprint of the frames (games, players, models, moves) (and the word embedder's identity), taken at every outermost call
+(a table asked for from outside, not one table reusing another): after an in-place edit of a
+frame, or a frame replaced by another that happens to get the same ``id()``, the session starts
+over (cache and notes) instead of serving a stale table. ``with a.batch():`` takes the
+fingerprint once for a run of calls (the report's ~60 tables) on frames that do not change meanwhile.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import pickle
+from typing import Any, Callable, Iterable, Iterator, Optional, Protocol
+
+import pandas as pd
+
+from analysis.data import AnalysisData
+from analysis.stats.config import StatsConfig
+
+
+class Table(Protocol):
+    """A registered table: ``fn(data, config)`` gives the cached table of ``Analysis.of(data)``;
+    ``fn.compute(analysis, config)`` computes it (errors become an empty table plus a note)."""
+
+    table_name: str
+
+    def __call__(self, data: "AnalysisData | Analysis", config: Optional[StatsConfig] = None) -> pd.DataFrame: ...
+
+    def compute(self, analysis: "Analysis", config: StatsConfig) -> pd.DataFrame: ...
+
+
+#: Every table by name, filled by ``analysis.stats._base.table`` as the table modules are imported.
+REGISTRY: dict[str, Table] = {}
+
+
+def frame_fingerprint(df: Optional[pd.DataFrame]) -> Optional[tuple]:
+    """Columns, dtypes and a digest of every cell and index label, in row order (None for no frame)."""
+    if df is None:
+        return None
+    try:
+        cells = pd.util.hash_pandas_object(df, index=True).to_numpy().tobytes()
+    except TypeError:  # a cell pandas cannot hash (a list, a dict): fall back to its pickle
+        cells = pickle.dumps(df, protocol=pickle.HIGHEST_PROTOCOL)
+    digest = hashlib.blake2b(cells, digest_size=16).hexdigest()
+    return tuple(map(str, df.columns)), tuple(map(str, df.dtypes)), len(df), digest
+
+
+class Analysis:
+    """One analysis of ``data`` under ``config`` (see the module docstring)."""
+
+    def __init__(self, data: AnalysisData, config: Optional[StatsConfig] = None) -> None:
+        if isinstance(data, Analysis):
+            raise TypeError("Analysis(data): data is already an Analysis; use Analysis.of(data)")
+        self.data = data
+        self.config = config or StatsConfig()
+        self.notes: list[str] = list(data.notes)
+        self._tables: dict[tuple[str, StatsConfig], pd.DataFrame] = {}
+        self._misc: dict[tuple, Any] = {}
+        self._fingerprint: Optional[tuple] = None
+        self._depth = 0  # > 0 inside a table or a batch: the frames are not re-fingerprinted
+
+    @classmethod
+    def of(cls, data: "AnalysisData | Analysis", config: Optional[StatsConfig] = None) -> "Analysis":
+        """``data`` itself when it is a session, else a new session of it."""
+        return data if isinstance(data, Analysis) else cls(data, config)
+
+    # the input, read through (never copied, so an edit is seen and invalidates the cache)
+    @property
+    def games(self) -> pd.DataFrame:
+        return self.data.games
+
+    @property
+    def players(self) -> pd.DataFrame:
+        return self.data.players
+
+    @property
+    def models(self) -> Optional[pd.DataFrame]:
+        return self.data.models
+
+    @property
+    def moves(self) -> Optional[pd.DataFrame]:
+        """The export's moves table (multi-round games); None when it has none (``analysis.moves.moves_of``)."""
+        return getattr(self.data, "moves", None)
+
+    @property
+    def embedder(self) -> Optional[Any]:
+        return self.data.embedder
+
+    # ------------------------------------------------------------------ cache
+
+    def _check_fresh(self) -> None:
+        if self._depth:
+            return
+        key = (*(frame_fingerprint(x) for x in (self.data.games, self.data.players, self.data.models, self.moves)),
+               id(self.data.embedder))  # word vectors: a model object, known by identity only
+        if key != self._fingerprint:
+            if self._fingerprint is not None:  # the input changed: its tables and notes are stale
+                self._tables.clear()
+                self._misc.clear()
+                self.notes = list(self.data.notes)
+            self._fingerprint = key
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator["Analysis"]:
+        """Fingerprint the frames once for every call inside (they must not change meanwhile)."""
+        self._check_fresh()
+        self._depth += 1
+        try:
+            yield self
+        finally:
+            self._depth -= 1
+
+    def table(self, name: str, config: Optional[StatsConfig] = None) -> pd.DataFrame:
+        """The table ``name`` (a copy of the cached one) under ``config`` (default: the session's)."""
+        if name not in REGISTRY:
+            raise KeyError(f"no analysis table {name!r}; the tables are: {', '.join(sorted(REGISTRY))}")
+        config = config or self.config
+        with self.batch():
+            key = (name, config)
+            if key not in self._tables:
+                self._tables[key] = REGISTRY[name].compute(self, config)
+            return self._tables[key].copy()
+
+    def tables(self, names: Optional[Iterable[str]] = None, config: Optional[StatsConfig] = None
+               ) -> dict[str, pd.DataFrame]:
+        """Several tables (default: every registered one) by name."""
+        with self.batch():
+            return {n: self.table(n, config) for n in (list(REGISTRY) if names is None else names)}
+
+    def memo(self, key: tuple, fn: Callable[[], Any]) -> Any:
+        """An intermediate result (prepared games, bootstrap weights) computed once per session."""
+        with self.batch():
+            if key not in self._misc:
+                self._misc[key] = fn()
+            return self._misc[key]
+
+    def note(self, msg: str) -> None:
+        """Add a human-readable caveat once."""
+        if msg not in self.notes:
+            self.notes.append(msg)

@@ -1,0 +1,24 @@
+"""One seat numbering where people read the report: the tables keep 0-based seat contrasts
+(``seat1_vs_seat0``, docs/data-contract.md), the report's tables and the forest plot say
+"Player 2 vs Player 1" like the prompts, ``inspect view`` and the traces (issue 29)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from analysis.figures.rates import _pretty_comparison
+from analysis.report.formatting import html_table, to_markdown
+
+
+def test_report_tables_name_seat_contrasts_as_players():
+    df = pd.DataFrame({"comparison": ["seat1_vs_seat0", "seat3_vs_seat0", "team_aware_vs_homogeneous"],
+                       "or": [0.8, 1.25, 1.1]})
+    md = to_markdown(df)
+    assert "Player 2 vs Player 1" in md and "Player 4 vs Player 1" in md
+    assert "seat1_vs_seat0" not in md and "team_aware_vs_homogeneous" in md
+    assert "Player 2 vs Player 1" in html_table(df)
+    assert list(df["comparison"])[0] == "seat1_vs_seat0"  # the data itself is untouched
+
+
+def test_forest_plot_labels_players():
+    assert _pretty_comparison("seat2_vs_seat0") == "Player 3 vs Player 1"

@@ -1,0 +1,101 @@
+"""Opponent-baseline regressions (Table 5): leave-experiment-out baseline and a known slope."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from _synth_stats import expit, fast_config, make_ballot_games, shared_ballot
+from analysis.stats.session import Analysis
+from analysis.stats import TABLES
+from analysis.stats._base import prepared
+from analysis.stats.recognition import opponent_baseline_per_game
+
+TRUE_B = -6.0  # per unit of baseline (proportion): OR per +10pp = exp(-0.6) = 0.55
+DET = np.linspace(0.3, 0.85, 9)
+
+
+def test_baseline_against_brute_force_loop():
+    data = shared_ballot()
+    prep = prepared(data, need_players=True)
+    base = opponent_baseline_per_game(prep)
+    p = data.players.merge(data.games[["game_id", "experiment_id", "difficulty", "impostor_seat"]], on="game_id",
+                           suffixes=("", "_g"))
+    p = p[p["role"] == "majority"]
+    p = p.assign(valid=p["vote"].notna(), correct=p["vote"].notna() & (p["vote"] == p["impostor_seat"]))
+    rng = np.random.default_rng(0)
+    for gi in rng.choice(prep.n, 60, replace=False):
+        game = data.games.iloc[gi]
+        seats = p[p["game_id"] == game["game_id"]]
+        accs = []
+        for m in seats["model"]:
+            pool = p[(p["model"] == m) & (p["difficulty"] == game["difficulty"])
+                     & (p["experiment_id_g"] != game["experiment_id"]) & p["valid"]]
+            accs.append(pool["correct"].mean() if len(pool) else np.nan)
+        expected = np.mean(accs)
+        if np.isnan(expected):
+            assert np.isnan(base[gi])
+        else:
+            assert base[gi] == pytest.approx(expected)
+
+
+@pytest.fixture(scope="module")
+def known_slope():
+    d = make_ballot_games(n_models=9, games_per_exp=16, seed=21, det=DET, det_diff=(0, 0, 0, 0),
+                          det_pos=(0, 0, 0, 0), imp_decl=np.zeros(9), maj_decl=0.0, invalid=0.0)
+    g, pl = d.games, d.players
+    maj = pl[pl["role"] == "majority"].assign(det=lambda x: DET[x["model"].str[1:].astype(int)])
+    true_base = maj.groupby("game_id")["det"].mean().reindex(g["game_id"]).to_numpy()
+    rng = np.random.default_rng(22)
+    y = rng.random(len(g)) < expit(1.0 + TRUE_B * (true_base - 0.55))
+    g = g.assign(winner=np.where(y, "impostor", "majority"))
+    d.games = g
+    return d
+
+
+def test_recovers_known_opponent_slope(known_slope):
+    t = TABLES["opponent_baseline"](known_slope, fast_config())
+    fitted = t.dropna(subset=["or_per_10pp"])
+    assert len(fitted) >= 30
+    truth = math.exp(0.1 * TRUE_B)
+    cover = ((fitted["ci_low"] < truth) & (truth < fitted["ci_high"])).mean()
+    assert cover >= 0.8
+    assert fitted["or_per_10pp"].median() == pytest.approx(truth, abs=0.12)
+    assert (fitted["q"] < 0.05).mean() > 0.5
+    np.testing.assert_allclose(fitted["or_per_10pp"], np.exp(0.1 * fitted["coef"]), rtol=1e-10)
+
+
+def test_q_values_are_bh_across_cells():
+    from statsmodels.stats.multitest import multipletests
+    t = TABLES["opponent_baseline"](shared_ballot(), fast_config()).dropna(subset=["p"])
+    np.testing.assert_allclose(t["q"], multipletests(t["p"], method="fdr_bh")[1])
+
+
+def test_cells_that_cannot_be_fitted_are_na_not_false(monkeypatch):
+    """A baseline collinear with the mode effects (here: a function of the mode only, for one
+    impostor model) gives no test: estimates, q and significant_bh are missing, not False."""
+    import analysis.stats.recognition as rec
+    from analysis.stats._base import MODES
+
+    data = Analysis(make_ballot_games(n_models=5, games_per_exp=8, seed=4))
+    real = rec.opponent_baseline_per_game
+
+    def collinear_for_m0(prep):
+        base = real(prep)
+        m0 = prep.imp_model == sorted(set(prep.imp_model))[0]
+        by_mode = np.array([0.2 + 0.1 * MODES.index(m) for m in prep.mode])
+        return np.where(m0 & np.isfinite(base), by_mode, base)
+
+    monkeypatch.setattr(rec, "opponent_baseline_per_game", collinear_for_m0)
+    t = TABLES["opponent_baseline"](data, fast_config(strict=False))
+    assert str(t["significant_bh"].dtype) == "boolean"
+    m0 = t["model"] == sorted(t["model"])[0]
+    assert t.loc[m0, "p"].isna().all() and t.loc[m0, "q"].isna().all()
+    assert t.loc[m0, "significant_bh"].isna().all()
+    assert any("rank deficient" in n for n in data.notes)
+    fitted = t[~m0 & t["q"].notna()]
+    assert len(fitted) > 0 and fitted["significant_bh"].notna().all()
+    assert (fitted["significant_bh"] == (fitted["q"] < 0.05)).all()
+    assert (t["significant_bh"].isna() == t["q"].isna()).all()
