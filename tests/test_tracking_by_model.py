@@ -83,3 +83,26 @@ def test_resumed_sweep_estimates_only_what_it_will_play(swept):
     assert "5 of 5 experiments already finished; 0 left to play (0 games)" in r.stdout
     total = next(ln for ln in r.stdout.splitlines() if ln.strip().startswith("total"))
     assert total.split()[1] == "0"  # no call estimated
+
+
+def test_view_tag_written_again_after_a_concurrent_first_write_fails():
+    """Two shards writing the view at once: on PostgreSQL the second insert fails (unique
+    violation); the view is still written (the retry updates the row) and the address returned."""
+    from impostor.tracking.store import runs_view
+
+    class RacingClient:
+        def __init__(self, failures: int) -> None:
+            self.failures, self.tags = failures, {}
+
+        def set_experiment_tag(self, exp_id, key, value):
+            if self.failures:
+                self.failures -= 1
+                raise RuntimeError("duplicate key value violates unique constraint \"experiment_tag_pk\"")
+            self.tags[key] = value
+
+    client = RacingClient(failures=1)
+    url = runs_view(client, "7")
+    assert url.endswith("viewStateShareKey=impostor-runs")
+    assert json.loads(client.tags["mlflow.sharedViewState.impostor-runs"])["groupBy"] is None
+    with pytest.raises(RuntimeError, match="unique constraint"):  # a store that keeps failing is not hidden
+        runs_view(RacingClient(failures=5), "7")

@@ -219,8 +219,24 @@ def runs_view(client: Any, experiment_id: str, base: str = "http://127.0.0.1:500
         # the UI's id of a group: "<mode>.<key>.<value>" (MLflow 3.10-3.18)
         "groupsExpanded": {} if group is None else {f"tag.{group}.{v}": False for v in collapsed},
     }
-    client.set_experiment_tag(experiment_id, f"mlflow.sharedViewState.{view}", json.dumps(state))
+    set_tag_retrying(client, experiment_id, f"mlflow.sharedViewState.{view}", json.dumps(state))
     return f"{runs_page(experiment_id, base)}&viewStateShareKey={view}"
+
+
+def set_tag_retrying(client: Any, experiment_id: str, key: str, value: str, attempts: int = 3) -> None:
+    """Set an experiment tag, again after a failure: sweep shards starting together write the same
+    view tags, and on a PostgreSQL server the second of two concurrent first writes fails with a
+    unique violation (the row the other shard just inserted); the retry updates that row."""
+    import time
+
+    for attempt in range(attempts):
+        try:
+            client.set_experiment_tag(experiment_id, key, value)
+            return
+        except Exception:
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.2 * (attempt + 1))
 
 
 def _slug(name: str) -> str:
