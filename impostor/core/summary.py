@@ -70,8 +70,9 @@ def rule_text(game: GameRow, players: Sequence[PlayerRow]) -> str:
     return cond
 
 
-def ballot_text(p: PlayerRow) -> str:
-    """One seat's ballot: whom it voted for, a self-declaration and its guess, or why it is invalid."""
+def ballot_text(p: "PlayerRow | MoveRow") -> str:
+    """One seat's ballot (a first-round player row or a move of any round): whom it voted for, a
+    self-declaration and its guess, or why it is invalid."""
     if p.vote is not None:
         text = f"votes {_p(p.vote)}"
     elif p.ballot_class == "self_vote":
@@ -119,15 +120,7 @@ def _cell(text: Optional[str], limit: Optional[int] = None) -> str:
 
 
 def _move_ballot(m: MoveRow) -> str:
-    if m.vote is not None:
-        text = f"votes {_p(m.vote)}"
-    elif m.ballot_class == "self_vote":
-        text = "votes for itself"
-    else:
-        text = f"invalid ballot ({m.ballot_class.replace('_', ' ')})"
-    if m.self_declared:
-        text += f"; self-declares, guesses {_q(m.word_guess)}"
-    return text + ("; **eliminated**" if m.eliminated else "")
+    return ballot_text(m) + ("; **eliminated**" if m.eliminated else "")
 
 
 def rounds_explanation(game: GameRow, players: Sequence[PlayerRow], moves: Sequence[MoveRow]) -> str:
