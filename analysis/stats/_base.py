@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, Optional, cast
 
 import numpy as np
 import pandas as pd
@@ -115,10 +115,11 @@ def table(name: str, columns: Optional[list[str]] = None) -> Callable[[Callable[
         def wrapper(data: AnalysisData | Analysis, config: Optional[StatsConfig] = None) -> pd.DataFrame:
             return Analysis.of(data, config).table(name, config)
 
-        wrapper.table_name = name
-        wrapper.compute = compute
-        REGISTRY[name] = wrapper
-        return wrapper
+        registered = cast(Table, wrapper)  # a function: it becomes a Table with the two attributes set here
+        registered.table_name = name
+        registered.compute = compute
+        REGISTRY[name] = registered
+        return registered
 
     return deco
 
