@@ -188,6 +188,14 @@ class Prepared:
         return self.vote is not None
 
 
+def majority_models(prep: Prepared) -> np.ndarray:
+    """(N, 4) object: the model of each majority seat; None at the impostor's and at absent seats."""
+    if prep.is_imp is None or prep.present is None or prep.model is None:
+        raise StatsUnavailable(prep.games.attrs.get("players_reason", "players table unavailable"))
+    # numpy's stubs reject None, which np.where takes as an object scalar
+    return np.where(prep.is_imp | ~prep.present, None, prep.model)  # type: ignore[call-overload]
+
+
 def prepared(data: Analysis, need_players: bool = False) -> Prepared:
     prep = memo(data, ("prepared",), lambda: _prepare(data))
     if isinstance(prep, StatsUnavailable):
