@@ -129,7 +129,7 @@ def _word_pair_files(g: pd.DataFrame) -> list[dict]:
 def load_stats() -> Mapping[str, Callable]:
     """Every registered table (imported here, not at module level: the tables load only when computed)."""
     try:
-        from analysis.stats import TABLES  # type: ignore
+        from analysis.stats import TABLES
     except ImportError as exc:
         raise ImpostorError(
             f"analysis.stats is not available ({exc}); fix: install the full impostor-bench package"
