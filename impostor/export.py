@@ -1,4 +1,4 @@
-"""Game tables (games.parquet / players.parquet / models.csv) from Inspect logs.
+"""Game tables (games.parquet / players.parquet / moves.parquet / models.csv) from Inspect logs.
 
 The scorer stores each finished game as ``{"game": GameRow, "players": [PlayerRow x 4]}``
 in the metadata of the ``impostor_winner`` score.  This module turns the
@@ -20,7 +20,6 @@ Used by ``impostor export`` and by the MLflow tracking (one run's tables).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Optional
@@ -34,10 +33,21 @@ from impostor.core.records import (  # noqa: F401 - the file names are re-export
     GAME_COLUMNS,
     GAMES_FILE,
     MODELS_FILE,
+    MOVE_COLUMNS,
+    MOVES_FILE,
     PLAYER_COLUMNS,
     PLAYERS_FILE,
     GameRow,
+    MoveRow,
     PlayerRow,
+    moves_of_players,
+)
+from impostor.export_frames import (  # noqa: F401 - re-exported: callers import the frames from here
+    games_frame,
+    moves_frame,
+    players_frame,
+    table_rows,
+    validate_frames,
 )
 from impostor.pricing import add_costs
 from impostor.registry import MODELS_CSV_COLUMNS, unregistered_row
@@ -72,7 +82,8 @@ def experiment_id_of(spec: Any) -> str:
     if args.get("experiment_id"):
         return str(args["experiment_id"])
     mode = args.get("mode", "homogeneous")
-    return experiment.experiment_id(mode, args.get("difficulty", "easy"), role_models(spec), args.get("seed", 0))
+    return experiment.experiment_id(mode, args.get("difficulty", "easy"), role_models(spec), args.get("seed", 0),
+                                    int(args.get("rounds") or 1), bool(args.get("private_notes")))
 
 
 # ------------------------------------------------------------------ records
@@ -86,6 +97,7 @@ class GameRecord:
     source: str
     usage: dict = field(default_factory=dict)  # model -> {"input", "output", "total"} tokens of this game
     time_s: float = 0.0
+    moves: list[dict] = field(default_factory=list)  # a multi-round game's rows; [] = one round (from players)
 
 
 @dataclass
@@ -113,6 +125,7 @@ class Tables:
     # experiment runs whose games were never logged (a sweep still running, or killed before it
     # logged them): one entry per run, game_id "<experiment>/*"; not errors, nothing failed
     unfinished: list[GameError] = field(default_factory=list)
+    moves: Optional[pd.DataFrame] = None  # moves.parquet: one row per seat and round (None: not built)
 
     @property
     def n_games(self) -> int:
@@ -147,14 +160,17 @@ def _status_rank(status: str | None) -> int:
     return {"success": 3, "cancelled": 1, "error": 1, "started": 0}.get(status or "", 0)
 
 
-def _validate(md: dict) -> tuple[dict, list[dict]]:
+def _validate(md: dict) -> tuple[dict, list[dict], list[dict]]:
     game = GameRow.model_validate(md["game"]).model_dump()
+    moves = [MoveRow.model_validate(m).model_dump() for m in md.get("moves") or []]
     players = [PlayerRow.model_validate(p).model_dump() for p in md["players"]]
     if len(players) != 4 or sorted(p["seat"] for p in players) != [0, 1, 2, 3]:
         raise ValueError(f"expected 4 player rows with seats 0-3, got {len(players)}")
     if any(p["game_id"] != game["game_id"] for p in players):
         raise ValueError("player rows do not share the game's game_id")
-    return game, players
+    if any(m["game_id"] != game["game_id"] for m in moves):
+        raise ValueError("move rows do not share the game's game_id")
+    return game, players, moves
 
 
 def _error_reason(sample: Any) -> str | None:
@@ -182,7 +198,7 @@ def records_from_log(log: Any, source: str | None = None) -> tuple[list[GameReco
         reason = _error_reason(sample)
         if reason is None:
             try:
-                game, players = _validate(sample.scores[SCORER].metadata)
+                game, players, moves = _validate(sample.scores[SCORER].metadata)
             except Exception as exc:  # noqa: BLE001 - reported, not dropped
                 reason = f"invalid game record: {str(exc).splitlines()[0][:300]}"
             else:
@@ -191,7 +207,7 @@ def records_from_log(log: Any, source: str | None = None) -> tuple[list[GameReco
                         game[key] = (spec.metadata or {}).get(key)
                 usage = {m: {"input": float(u.input_tokens or 0), "output": float(u.output_tokens or 0),
                              "total": float(u.total_tokens or 0)} for m, u in (sample.model_usage or {}).items()}
-                records.append(GameRecord(game, players, rank, source, usage, float(sample.total_time or 0.0)))
+                records.append(GameRecord(game, players, rank, source, usage, float(sample.total_time or 0.0), moves))
                 continue
         sexp = (sample.metadata or {}).get("experiment_id") or exp
         errors.append(GameError(f"{sexp}/{sid}", sexp, sid, reason, source))
@@ -220,6 +236,8 @@ def build_tables(records: Iterable[GameRecord], errors: Iterable[GameError] = ()
     chosen = sorted(best.values(), key=lambda r: (r.game["experiment_id"], r.game["game_index"], r.game["game_id"]))
     games = games_frame([r.game for r in chosen])
     players = add_costs(players_frame([p for r in chosen for p in sorted(r.players, key=lambda p: p["seat"])]))
+    moves = moves_frame([m for r in chosen for m in (r.moves or moves_of_players(
+        sorted(r.players, key=lambda p: p["seat"])))])
     usage: dict[str, dict[str, float]] = {}
     for r in chosen:
         for m, u in r.usage.items():
@@ -228,33 +246,7 @@ def build_tables(records: Iterable[GameRecord], errors: Iterable[GameError] = ()
                 acc[k] += u.get(k, 0.0)
     return Tables(games, players, sorted(err_by_id.values(), key=lambda e: e.game_id),
                   sorted(missing.values(), key=lambda e: e.game_id), n - len(best), logs or [], usage,
-                  sum(r.time_s for r in chosen))
-
-
-def games_frame(rows: list[dict]) -> pd.DataFrame:
-    df = pd.DataFrame(rows, columns=GAME_COLUMNS)
-    for col in ("game_index", "impostor_seat", "impostor_speaking_position", "seed", "tie_k", "n_valid_votes",
-                "n_invalid_ballots", "n_invalid_descriptions", "votes_on_impostor"):
-        df[col] = df[col].astype("int64")
-    for col in ("p_imp_default", "p_imp_sym_candidate", "p_imp_sym_side"):
-        df[col] = df[col].astype("float64")
-    df["impostor_in_tie"] = df["impostor_in_tie"].astype(bool)
-    return df
-
-
-def players_frame(rows: list[dict]) -> pd.DataFrame:
-    df = pd.DataFrame(rows, columns=PLAYER_COLUMNS)
-    for col in ("seat", "speaking_position", "description_attempts", "ballot_attempts"):
-        df[col] = df[col].astype("int64")
-    df["vote"] = pd.array([None if v is None or (isinstance(v, float) and math.isnan(v)) else int(v)
-                           for v in df["vote"]], dtype="Int64")
-    df["confidence"] = pd.to_numeric(df["confidence"], errors="coerce").astype("float64")
-    for col in ("input_tokens", "output_tokens"):  # None = not recorded (a log written before they existed)
-        df[col] = pd.to_numeric(df[col], errors="coerce").astype("Int64")
-    df["cost_usd"] = pd.to_numeric(df["cost_usd"], errors="coerce").astype("float64")
-    for col in ("description_valid", "self_declared", "ballot_valid"):
-        df[col] = df[col].astype(bool)
-    return df
+                  sum(r.time_s for r in chosen), moves=moves)
 
 
 def tables_from_log(log: Any) -> Tables:
@@ -307,7 +299,7 @@ def tables_from_logs(path: str | Path, with_players: bool = True) -> Tables:
         r, e, s = records_from_log(log, source=lp)
         if not with_players:
             for rec in r:
-                rec.players = []
+                rec.players, rec.moves = [], []
         records += r
         errors += e
         scheduled += s
@@ -347,13 +339,16 @@ def table_models(tables: Tables) -> list[str]:
 
 
 def write_tables(tables: Tables, out: str | Path, models: bool = True) -> list[Path]:
-    """Write games.parquet, players.parquet, models.csv (and errors.csv when games were left out)."""
+    """Write games.parquet, players.parquet, moves.parquet, models.csv (and errors.csv when games were left out)."""
     from impostor.outdir import make_dir
 
     d = make_dir(out, "--out")
     written = [d / GAMES_FILE, d / PLAYERS_FILE]
     tables.games.to_parquet(written[0], index=False)
     tables.players.to_parquet(written[1], index=False)
+    if tables.moves is not None:
+        written.append(d / MOVES_FILE)
+        tables.moves.to_parquet(written[-1], index=False)
     if models:
         written.append(d / MODELS_FILE)
         models_frame(table_models(tables)).to_csv(written[-1], index=False)
@@ -373,10 +368,14 @@ def merge_tables(parts: list[Tables]) -> Tables:
     missing: dict[str, GameError] = {}
     for i, t in enumerate(parts):
         players: dict[str, list[dict]] = {}  # one to_dict per run (per game: ~1 ms x 90,720 games)
-        for row in _rows(t.players):
+        for row in table_rows(t.players):
             players.setdefault(row["game_id"], []).append(row)
-        for g in _rows(t.games):
-            records.append(GameRecord(g, players.get(g["game_id"], []), (0, i), ""))
+        moves: dict[str, list[dict]] = {}  # a run's moves; absent (an older export): derived from players
+        for row in table_rows(t.moves) if t.moves is not None else []:
+            moves.setdefault(row["game_id"], []).append(row)
+        for g in table_rows(t.games):
+            game_moves = moves.get(g["game_id"], []) if int(g.get("max_rounds") or 1) > 1 else []
+            records.append(GameRecord(g, players.get(g["game_id"], []), (0, i), "", moves=game_moves))
         errors += t.errors
         missing.update((e.game_id, e) for e in t.missing)
     merged = build_tables(records, errors)
@@ -386,42 +385,3 @@ def merge_tables(parts: list[Tables]) -> Tables:
     return merged
 
 
-def _rows(df: pd.DataFrame, keys: Optional[list[str]] = None, nan_as_none: bool = False) -> list[dict]:
-    """``df[keys].to_dict("records")`` (NA as None; NaN too with ``nan_as_none``) from each column's
-    ``tolist()``: ``to_dict`` boxes cell by cell, most of the time of an export of 90,720 games."""
-    keys = list(df.columns) if keys is None else keys
-    cols = []
-    for c in keys:
-        values = df[c].tolist()
-        if df[c].hasnans:
-            values = [None if v is pd.NA or (nan_as_none and isinstance(v, float) and v != v) else v
-                      for v in values]
-        cols.append(values)
-    return [dict(zip(keys, row)) for row in zip(*cols)]
-
-
-def _records(df: pd.DataFrame, fields: frozenset[str]) -> list[dict]:
-    """The rows of ``df`` as dicts of the schema's columns only, NaN and NA as None."""
-    return _rows(df, [c for c in df.columns if c in fields], nan_as_none=True)
-
-
-_GAME_FIELDS, _PLAYER_FIELDS = frozenset(GAME_COLUMNS), frozenset(PLAYER_COLUMNS)
-
-
-def validate_frames(games: pd.DataFrame, players: pd.DataFrame, shown: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Re-validate downloaded frames row by row with the record schema (the field sets are
-    looked up once: per cell, ``Model.model_fields`` made this ~1 min of CPU for the paper's grid)."""
-    grows, prows = [], []
-    for i, row in enumerate(_records(games, _GAME_FIELDS)):
-        try:
-            grows.append(GameRow.model_validate(row).model_dump())
-        except Exception as exc:  # noqa: BLE001
-            raise ImpostorError(f"{shown} games.parquet row {i}: {str(exc).splitlines()[0:3]}; fix: re-sync the run") from exc
-    for i, r in enumerate(_records(players, _PLAYER_FIELDS)):
-        try:
-            if r.get("vote") is not None:
-                r["vote"] = int(r["vote"])
-            prows.append(PlayerRow.model_validate(r).model_dump())
-        except Exception as exc:  # noqa: BLE001
-            raise ImpostorError(f"{shown} players.parquet row {i}: {str(exc).splitlines()[0:3]}; fix: re-sync the run") from exc
-    return games_frame(grows), players_frame(prows)

@@ -34,7 +34,8 @@ from impostor.core.rules import Ballot, decide
 from impostor.core.schedule import GameSpec, derive_seed
 from impostor.core.seat import SeatRecord
 from impostor.core.summary import answer_line, explanation
-from solvers.game_store import load_seats
+from scorers.rounds_record import build_rounds_record
+from solvers.game_store import load_rounds, load_seats
 
 
 def build_record(spec: GameSpec, seats: list[SeatRecord], *, experiment_id: str, seed: int, tie_rule: TieRule) -> tuple[GameRow, list[PlayerRow]]:
@@ -300,12 +301,19 @@ def impostor_winner(tie_rule: TieRule = "default", experiment_id: str | None = N
             raise GameTimeLimitError(problem)
         seats = load_seats(state.store)
         exp = experiment_id or state.metadata["experiment_id"]
+        rounds = load_rounds(state.store)
+        moves = None
         game, players = build_record(spec, seats, experiment_id=exp, seed=state.metadata["seed"], tie_rule=tie_rule)
+        if rounds is not None:  # a multi-round game (-T rounds > 1): its rows and its moves
+            game, players, moves = build_rounds_record(spec, game, players, rounds, tie_rule=tie_rule)
+        metadata = {"game": game.model_dump(), "players": [p.model_dump() for p in players]}
+        if moves is not None:
+            metadata["moves"] = [m.model_dump() for m in moves]
         return Score(
             value=1.0 if game.winner_live == "impostor" else 0.0,
-            answer=answer_line(game, players),  # inspect view's samples list and sample header
-            explanation=explanation(game, players),  # the Scores tab: verdict, rule, every player's text
-            metadata={"game": game.model_dump(), "players": [p.model_dump() for p in players]},
+            answer=answer_line(game, players, moves),  # inspect view's samples list and sample header
+            explanation=explanation(game, players, moves),  # the Scores tab: verdict, rule, every player's text
+            metadata=metadata,
         )
 
     return score

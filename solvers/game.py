@@ -9,7 +9,7 @@ phases as one solver step, ``impostor_game``.
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from inspect_ai.model import (
     ChatMessage,
@@ -28,6 +28,8 @@ from impostor.core.generation import SeatSettings, seat_roles, seat_settings
 from impostor.core.options import GameOptions
 from impostor.core.parsing import description_violation, one_line, parse_vote, vote_json_schema
 from impostor.core.records import N_SEATS, player_label
+from impostor.core.descriptions import DescriptionViolation
+from impostor.core.rounds import repeat_violation
 from impostor.core.schedule import GameSpec, derive_seed
 from impostor.core.seat import SeatRecord
 from solvers.game_store import load_seats, save_ballots, save_seats
@@ -45,12 +47,12 @@ def _seat_records(state: TaskState) -> list[SeatRecord]:
     return seats
 
 
-async def _ask(model: Model, messages: list[ChatMessage], config: GenerateConfig) -> str:
+async def ask_model(model: Model, messages: list[ChatMessage], config: GenerateConfig) -> str:
     output = await model.generate(messages, config=with_call_limits(model, config))
     return answer_of(output)
 
 
-def _transcript(state: TaskState, lines: list[str]) -> None:
+def show_phase(state: TaskState, lines: list[str]) -> None:
     """Mirror a phase into the sample's messages so ``inspect view`` reads like a game
     (one message per phase: each message is a node Inspect snapshots and diffs)."""
     if lines:
@@ -62,55 +64,78 @@ def shown_descriptions(spec: GameSpec, seats: list[SeatRecord]) -> list[tuple[in
     return [(player_label(seat), seats[seat].description) for seat in spec.speaking_order]
 
 
+RoundContext = Callable[[int], str]  # seat -> a multi-round game's prompt block (solvers.rounds)
+
+
+def call_seed(spec: GameSpec, phase: str, seat: int, round_no: int) -> int:
+    """A call's seed; a later round's calls get their own (round 1: the paper's game's seeds)."""
+    parts: tuple = (spec.game_seed, phase, seat) if round_no == 1 else (spec.game_seed, phase, seat, "round", round_no)
+    return derive_seed(*parts) % 2**31
+
+
 async def describe_all(
     state: TaskState, spec: GameSpec, models: list[Model], seats: list[SeatRecord],
-    settings: list[SeatSettings], max_chars: int,
+    settings: list[SeatSettings], max_chars: int, *, order: Optional[Sequence[int]] = None,
+    context: Optional[RoundContext] = None, earlier: Optional[Callable[[int], list[str]]] = None,
+    round_no: int = 1,
 ) -> None:
-    """The description phase on ``seats`` (filled in place), each seat at its own ``settings``."""
+    """The description phase on ``seats`` (filled in place), each seat at its own ``settings``.
+    A multi-round game passes the round's ``order`` (remaining seats), each seat's prompt
+    ``context`` and its ``earlier`` descriptions (a repeat is a violation)."""
     shown: list[tuple[int, str]] = []
-    for seat in spec.speaking_order:
+
+    def violation_of(text: str, word: str, seat: int) -> Optional[DescriptionViolation]:
+        broken = description_violation(text, word, max_chars)
+        if broken is None and earlier is not None:
+            repeat = repeat_violation(one_line(text), earlier(seat))
+            broken = None if repeat is None else DescriptionViolation("other", repeat)  # class "other" in the tables
+        return broken
+
+    for seat in (spec.speaking_order if order is None else order):
         word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
         mate = spec.teammate(seat)
         user = prompts.description_prompt(
             mode=spec.mode, word=word, player_label=player_label(seat), previous=shown,
             teammate_label=None if mate is None else player_label(mate),
+            context=None if context is None else context(seat),
         )
         messages: list[ChatMessage] = [
             ChatMessageSystem(content=prompts.DESCRIPTION_SYSTEM), ChatMessageUser(content=user)
         ]
         config = GenerateConfig(
             temperature=settings[seat].temperature, max_tokens=settings[seat].max_tokens, top_p=settings[seat].top_p,
-            seed=derive_seed(spec.game_seed, "describe", seat) % 2**31,
+            seed=call_seed(spec, "describe", seat, round_no),
         )
         record = seats[seat]
         record.model = model_name(models[seat])
         record.temperature = settings[seat].temperature
         with counting(record, "describe"):
-            text = await _ask(models[seat], messages, config)
+            text = await ask_model(models[seat], messages, config)
             record.description_raw.append(text)
-            violation = description_violation(text, word, max_chars)
+            violation = violation_of(text, word, seat)
             if violation is not None:
                 messages += [
                     ChatMessageAssistant(content=text),
                     ChatMessageUser(content=prompts.DESCRIPTION_RETRY.format(violation=violation.message, max_chars=max_chars)),
                 ]
-                text = await _ask(models[seat], messages, config)
+                text = await ask_model(models[seat], messages, config)
                 record.description_raw.append(text)
-                violation = description_violation(text, word, max_chars)
+                violation = violation_of(text, word, seat)
         record.description_valid = violation is None
         record.description_error = None if violation is None else violation.message
         record.description = one_line(text) if violation is None else prompts.INVALID_DESCRIPTION_PLACEHOLDER
         shown.append((player_label(seat), record.description))
-    _transcript(state, [f"Player {label} (speaks {i + 1}): {text}" for i, (label, text) in enumerate(shown)])
+    show_phase(state, [f"Player {label} (speaks {i + 1}): {text}" for i, (label, text) in enumerate(shown)])
 
 
-def _start(state: TaskState) -> tuple[GameSpec, list[Model]]:
+def start_game(state: TaskState) -> tuple[GameSpec, list[Model]]:
     """The game and its seats' models.  On a game's first phase, the experiment's own
     draws (impostor seat, teams, speaking order, game seed) are made from its identity, which needs the models
     of this eval, and kept in the sample metadata (the scorer and the log read them there)."""
     spec = GameSpec.from_metadata(state.metadata)
     if not spec.drawn or not state.metadata.get("experiment_id"):
-        identity = experiment_id_for(spec.mode, spec.difficulty, state.metadata["seed"])
+        identity = experiment_id_for(spec.mode, spec.difficulty, state.metadata["seed"],
+                                     state.metadata.get("rounds", 1), state.metadata.get("private_notes", False))
         if not state.metadata.get("experiment_id"):
             state.metadata["experiment_id"] = identity
         if not spec.drawn:
@@ -140,7 +165,7 @@ def description_phase(options: Optional[GameOptions] = None, max_chars: int = 75
     """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        spec, models = _start(state)
+        spec, models = start_game(state)
         seats = _seat_records(state)
         try:
             settings = game_settings(spec, models, options or GameOptions(), role_defaults)
@@ -152,9 +177,10 @@ def description_phase(options: Optional[GameOptions] = None, max_chars: int = 75
     return solve
 
 
-def _vote_schema(seat: int, constrained: bool, structured: bool) -> tuple[Optional[ResponseSchema], str]:
+def _vote_schema(seat: int, constrained: bool, structured: bool,
+                 candidates: Optional[Sequence[int]] = None) -> tuple[Optional[ResponseSchema], str]:
     if constrained:
-        schema = vote_json_schema(seat, reasoning_max=CONSTRAINED_REASONING_MAX)
+        schema = vote_json_schema(seat, reasoning_max=CONSTRAINED_REASONING_MAX, candidates=candidates)
         return ResponseSchema(name="ballot", json_schema=JSONSchema.model_validate(schema)), "constrained"
     if structured:
         return ResponseSchema(name="ballot", json_schema=JSONSchema.model_validate(vote_json_schema())), "structured"
@@ -172,6 +198,7 @@ async def vote_all(
     state: TaskState, spec: GameSpec, models: list[Model], seats: list[SeatRecord],
     shown: list[tuple[int, str]], settings: list[SeatSettings],
     options: GameOptions, formats: Optional[VoteFormats] = None,
+    *, voters: Sequence[int] = range(N_SEATS), context: Optional[RoundContext] = None, round_no: int = 1,
 ) -> None:
     """The voting round on ``seats`` (filled in place): four concurrent ballots on ``shown``,
     each at its seat's vote temperature (``settings``).  A structured ballot a server refuses
@@ -181,7 +208,7 @@ async def vote_all(
 
     async def ask(seat: int, messages: list[ChatMessage], config: GenerateConfig, asked: str) -> str:
         if config.response_schema is None:
-            return await _ask(models[seat], messages, config)
+            return await ask_model(models[seat], messages, config)
         text, form = await formats.generate(models[seat], messages, config, state.metadata)
         used = {"json_schema": asked, "json_object": "json_object", "prompt": "free"}[form]
         seats[seat].vote_mode, seats[seat].vote_fallback = used, (None if used == asked else f"{asked}->{used}")
@@ -193,13 +220,14 @@ async def vote_all(
         user = prompts.voting_prompt(
             mode=spec.mode, word=word, player_label=player_label(seat), descriptions=shown,
             teammate_label=None if mate is None else player_label(mate),
+            context=None if context is None else context(seat),
         )
         schema, vote_mode = _vote_schema(seat, wants_constrained(models[seat], options.constrained_votes),
-                                         options.structured_votes)
+                                         options.structured_votes, None if context is None else voters)
         config = GenerateConfig(
             temperature=settings[seat].vote_temperature, max_tokens=settings[seat].max_tokens,
             top_p=settings[seat].top_p, response_schema=schema,
-            seed=derive_seed(spec.game_seed, "vote", seat) % 2**31,
+            seed=call_seed(spec, "vote", seat, round_no),
         )
         messages: list[ChatMessage] = [
             ChatMessageSystem(content=prompts.VOTING_SYSTEM), ChatMessageUser(content=user)
@@ -223,15 +251,15 @@ async def vote_all(
         record.self_declared, record.word_guess = parsed.self_declared, parsed.word_guess
         record.ballot_error, record.ballot_class = parsed.error, parsed.ballot_class
 
-    await asyncio.gather(*(vote(seat) for seat in range(N_SEATS)))
+    await asyncio.gather(*(vote(seat) for seat in voters))
     lines = []
-    for seat in range(N_SEATS):
+    for seat in voters:
         r = seats[seat]
         target = f"Player {player_label(r.vote)}" if r.vote is not None else (
             "itself" if r.ballot_class == "self_vote" else f"invalid ({r.ballot_class})")
         extra = f", self-declares, guesses {r.word_guess!r}" if r.self_declared else ""
         lines.append(f"Player {player_label(seat)} votes {target}{extra}")
-    _transcript(state, lines)
+    show_phase(state, lines)
 
 
 @solver
@@ -248,7 +276,7 @@ def voting_phase(options: Optional[GameOptions] = None,
     opts = options or GameOptions()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        spec, models = _start(state)
+        spec, models = start_game(state)
         seats = _seat_records(state)
         try:
             settings = game_settings(spec, models, opts, role_defaults)

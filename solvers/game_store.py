@@ -23,6 +23,7 @@ from impostor.core.seat import BALLOT_FIELDS, SeatRecord
 
 SEATS_KEY = "impostor:seats"
 BALLOTS_KEY = "impostor:ballots"
+ROUNDS_KEY = "impostor:rounds"  # multi-round games only (solvers.rounds)
 
 
 def save_seats(store: Store, seats: list[SeatRecord]) -> None:
@@ -55,3 +56,19 @@ def load_seats(store: Store) -> Optional[list[SeatRecord]]:
         for seat, ballot in zip(seats, ballots):
             seat.update(ballot)
     return [SeatRecord.from_dict(seat) for seat in seats]
+
+
+def save_rounds(store: Store, record: dict[str, Any]) -> None:
+    """A multi-round game's rounds so far: options, and per round its seats' records and notes."""
+    store.set(ROUNDS_KEY, json.dumps(record, ensure_ascii=False))
+
+
+def load_rounds(store: Store) -> Optional[dict[str, Any]]:
+    """The multi-round record (seat records as :class:`SeatRecord`), or None for the paper's game."""
+    record = _value(store, ROUNDS_KEY)
+    if record is None:
+        return None
+    for entry in record["rounds"]:
+        entry["seats"] = {int(s): SeatRecord.from_dict(d) for s, d in entry["seats"].items()}
+        entry["notes"] = {int(s): n for s, n in entry.get("notes", {}).items()}
+    return record

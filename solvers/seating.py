@@ -54,6 +54,6 @@ def live_assignment(mode: str) -> dict[str, str]:
     return {role: model_name(get_model(role=role)) for role in mode_spec(mode).roles} or {ALL_SEATS: model_name(get_model())}
 
 
-def experiment_id_for(mode: str, difficulty: str, seed: int) -> str:
-    """This eval's experiment identity: (mode, difficulty, model assignment, seed)."""
-    return experiment_id(mode, difficulty, live_assignment(mode), seed)
+def experiment_id_for(mode: str, difficulty: str, seed: int, rounds: int = 1, private_notes: bool = False) -> str:
+    """This eval's experiment identity: (mode, difficulty, model assignment, seed[, rounds])."""
+    return experiment_id(mode, difficulty, live_assignment(mode), seed, rounds, private_notes)

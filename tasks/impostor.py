@@ -32,6 +32,7 @@ from scorers.winner import impostor_winner
 from impostor.core.generation import UNANNEALED_BACKENDS, seat_settings
 from solvers.bound_models import bind_models
 from solvers.game import impostor_game
+from solvers.rounds import impostor_rounds_game
 from solvers.seating import check_roles
 
 
@@ -95,7 +96,7 @@ def _generation_record(bound: Any, opts: game_options.GameOptions) -> dict[str, 
 
 def game_samples(
     mode: str, difficulty: str, n_games: int, seed: int, word_pairs: Optional[str], experiment_id: Optional[str],
-    first_game: int = 0,
+    first_game: int = 0, rounds: int = 1, private_notes: bool = False,
 ) -> list[Sample]:
     """The experiment's schedule as Inspect samples (stable ids, full spec in metadata)."""
     tiers = load_word_pairs(word_pairs, require_full=word_pairs is None)
@@ -105,6 +106,8 @@ def game_samples(
     samples = []
     for spec in build_schedule(mode, difficulty, pairs, n_games, seed)[first_game:]:
         md = spec.to_metadata() | {"seed": seed, "experiment_id": experiment_id}
+        if rounds > 1:  # part of the experiment's identity (the paper's game: as before)
+            md |= {"rounds": rounds, "private_notes": private_notes}
         samples.append(Sample(
             id=spec.sample_id,
             # What inspect view's samples list shows of a game before its outcome (the models never see it).
@@ -148,6 +151,8 @@ def impostor(
     """
     try:
         opts = validated_options({k: v for k, v in locals().items() if k != "more_options"} | more_options)
+        if opts.private_notes and opts.rounds == 1:
+            raise ImpostorError("-T private_notes=true needs -T rounds=2 or more (notes are kept between rounds)")
         roles = set(model_roles())
         bound = bind_models(opts.models, opts.mode)
         if roles & set(bound.roles):
@@ -158,7 +163,7 @@ def impostor(
             check_roles(opts.mode, roles)
         opts = opts.model_copy(update={"word_pairs": _user_path(opts.word_pairs)})
         samples = game_samples(opts.mode, opts.difficulty, opts.n_games, opts.seed, opts.word_pairs,
-                               opts.experiment_id, opts.first_game)
+                               opts.experiment_id, opts.first_game, opts.rounds, opts.private_notes)
         tune_gc()  # after the schedule exists: it is part of the heap the collector can skip
     except ImpostorError as exc:
         raise TaskOptionError.of(exc) from None
@@ -174,7 +179,9 @@ def impostor(
     metadata |= {k: v for k, v in opts.task_args().items() if k not in metadata and k not in _RECORDED_ELSEWHERE}
     return Task(
         dataset=MemoryDataset(samples, name=f"impostor-{opts.difficulty}"),
-        solver=impostor_game(options=opts, role_defaults=bound.defaults),
+        # a multi-round game: the rounds engine (solvers.rounds); the paper's game as before
+        solver=(impostor_rounds_game(options=opts, role_defaults=bound.defaults) if opts.rounds > 1
+                else impostor_game(options=opts, role_defaults=bound.defaults)),
         model=bound.model,
         model_roles=bound.roles or None,
         # Bounded model calls (impostor.core.call_limits); --max-retries / --timeout / --attempt-timeout override.

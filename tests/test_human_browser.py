@@ -19,8 +19,10 @@ import re
 import shutil
 import subprocess
 import sys
+import json
 import threading
 from pathlib import Path
+from typing import Optional
 
 import pytest
 from inspect_ai.log import list_eval_logs, read_eval_log
@@ -46,11 +48,12 @@ def browser():
         b.close()
 
 
-def _start_play(tmp_path: Path) -> tuple[subprocess.Popen, str, list[str]]:
-    cmd = [sys.executable, "-m", "impostor.cli", "play", "--model", "bot/embedding", "--as", "impostor",
-           "--participant", "tester", "--seed", "5", "--log-dir", str(tmp_path / "logs"), "--linger", "30"]
+def _start_play(tmp_path: Path, model: str = "bot/embedding", extra: tuple[str, ...] = (),
+                env: Optional[dict[str, str]] = None) -> tuple[subprocess.Popen, str, list[str]]:
+    cmd = [sys.executable, "-m", "impostor.cli", "play", "--model", model, "--as", "impostor",
+           "--participant", "tester", "--seed", "5", "--log-dir", str(tmp_path / "logs"), "--linger", "30", *extra]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "IMPOSTOR_MLFLOW": "0"})
+                            env={**os.environ, "IMPOSTOR_MLFLOW": "0", **(env or {})})
     lines: queue.Queue[str] = queue.Queue()
     err: list[str] = []
 
@@ -149,3 +152,55 @@ def test_a_person_plays_a_whole_game_in_chromium(tmp_path, browser):
     assert me["self_declared"] is True and me["word_guess"] == "cat"
     assert me["vote"] == chosen - 1 and me["ballot_class"] == "valid"
     assert '"self_declaration": true' in me["vote_raw"]
+
+
+# The majority seats (bot/script) each vote the next player; the person, voting its own next
+# player, makes every round a four-way tie: nobody is eliminated and all three rounds are played.
+TIE_SCRIPT = {"description": {"*": ["It is part of everyday life.", "People use it every single day."]},
+              "vote": {"*": {"suspected_impostor_id": "{next}", "confidence": 0.5, "reasoning": "scripted",
+                             "self_declaration": False, "word_guess": None}},
+              "note": {"*": "nothing certain yet"}}
+
+
+def test_a_person_plays_a_three_round_game_with_notes_in_chromium(tmp_path, browser):
+    proc, url, err = _start_play(tmp_path, "bot/script", ("--rounds", "3", "--private-notes"),
+                                 {"IMPOSTOR_SCRIPT": json.dumps(TIE_SCRIPT)})
+    mine = [f"A thing you could notice on an ordinary walk, take {n}." for n in (1, 2, 3)]
+    try:
+        page = browser.new_page(viewport={"width": 640, "height": 900})
+        page.goto(url)
+        title = page.locator("#move-title")
+        for r in (1, 2, 3):
+            title.filter(has_text=f"Your description (round {r})").wait_for(timeout=60_000)
+            context = page.locator("#round-context").inner_text()
+            assert f"this is round {r} of at most 3" in context
+            assert ("EARLIER ROUNDS" in context) == (r > 1) and ("YOUR PRIVATE NOTES" in context) == (r > 1)
+            if r > 1:
+                assert f"After round {r - 1}: my note {r - 1}" in context
+            page.locator("#description").focus()
+            page.keyboard.type(mine[r - 1])
+            page.keyboard.press("Enter")
+            title.filter(has_text=f"Your vote (round {r})").wait_for(timeout=60_000)
+            me = int(title.inner_text().split("Player ")[-1])
+            labels = page.locator("#candidates label").all_inner_texts()
+            assert len(labels) == 3  # a tie every round: all four remain
+            page.locator(f"#suspect-{me % 4 + 1}").check()
+            page.locator("#vote button[type=submit]").click()
+            if r < 3:
+                title.filter(has_text=f"Your private note (round {r})").wait_for(timeout=60_000)
+                assert "only you will see it" in page.locator("#description-label").inner_text()
+                page.locator("#description").fill(f"my note {r}")
+                page.locator("#describe-send").click()
+        page.locator("#outcome").wait_for(state="visible", timeout=60_000)
+        outcome = page.locator("#outcome-text").inner_text()
+        assert "(rounds_exhausted)" in outcome and "Round 3:" in outcome
+        assert proc.wait(timeout=60) == 0, "".join(err)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    [info] = list_eval_logs(str(tmp_path / "logs"))
+    md = read_eval_log(info).samples[0].scores["impostor_winner"].metadata
+    assert (md["game"]["rounds_played"], md["game"]["win_condition"]) == (3, "rounds_exhausted")
+    moves = [m for m in md["moves"] if m["model"] == "human/tester"]
+    assert [m["description"] for m in moves] == mine
+    assert [m["note"] for m in moves] == ["my note 1", "my note 2", None]

@@ -93,3 +93,40 @@ def test_sync_of_many_logs_looks_runs_up_in_one_paged_search(tracked, tmp_path, 
     n = len(runs)
     assert n >= 3 and len({r.data.tags["impostor.run_key"] for r in runs}) == n
     assert f"synced {n} eval(s)" in first and f"synced 0 eval(s), {n} already up to date" in second
+
+
+def test_plain_eval_run_does_not_read_its_log_back(tracked, tmp_path, monkeypatch):  # noqa: F811
+    """``eval()`` hands the end-of-task hook a log whose samples load lazily from disk: the run is
+    finished from the games seen ending (no full read of the log, events and all), and its tables
+    are the log's."""
+    import inspect_ai.log._file as log_file
+    from inspect_ai import eval
+    from mlflow.tracking import MlflowClient
+
+    from impostor.export import read_log, tables_from_log
+    from tasks.impostor import impostor
+
+    monkeypatch.chdir(tmp_path)
+    full_reads = []
+    original = log_file.read_eval_log
+
+    def counting(*args, **kwargs):
+        if not kwargs.get("header_only", False):
+            full_reads.append(args[0] if args else kwargs.get("log_file"))
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(log_file, "read_eval_log", counting)
+    log = eval(fresh(impostor, n_games=4, seed=2), model="bot/random", log_dir=str(tmp_path / "logs"),
+               display="none")[0]
+    assert full_reads == []  # checked before anything here touches log.samples
+    monkeypatch.setattr(log_file, "read_eval_log", original)
+    client = MlflowClient(f"sqlite:///{tmp_path / 'mlruns' / 'mlflow.db'}")
+    exp = client.get_experiment_by_name("impostor")
+    (run,) = client.search_runs([exp.experiment_id])
+    assert run.info.status == "FINISHED" and run.data.tags.get("impostor.traces_logged") == "1"
+    art = Path(client.download_artifacts(run.info.run_id, "tables", str(tmp_path / "art")))
+    from_disk = tables_from_log(read_log(log.location))
+    assert len(from_disk.games) == 4
+    for name, frame in (("games", from_disk.games), ("players", from_disk.players)):
+        pd.testing.assert_frame_equal(pd.read_parquet(art / f"{name}.parquet"), frame.reset_index(drop=True),
+                                      check_dtype=False)

@@ -1,4 +1,4 @@
-"""``impostor export``: write games.parquet, players.parquet and models.csv from MLflow runs or Inspect logs.
+"""``impostor export``: write games.parquet, players.parquet, moves.parquet and models.csv from MLflow runs or Inspect logs.
 
     impostor export --logs DIR --out OUT          # straight from Inspect logs
     impostor export --experiment NAME --out OUT   # from the tables/ artifacts of MLflow runs
@@ -71,7 +71,8 @@ def tables_from_mlflow(experiment: str, tracking_uri: Optional[str] = None) -> t
     """The merged tables of the experiment runs of an MLflow experiment, and where they came from."""
     import pandas as pd
 
-    from impostor.export import ERRORS_FILE, GAMES_FILE, PLAYERS_FILE, GameError, Tables, merge_tables, validate_frames
+    from impostor.export import (ERRORS_FILE, GAMES_FILE, MOVES_FILE, PLAYERS_FILE, GameError, Tables, merge_tables,
+                                 validate_frames)
     from impostor.tracking.logrun import TAG
     from impostor.tracking.tables import downloaded_tables
 
@@ -95,7 +96,9 @@ def tables_from_mlflow(experiment: str, tracking_uri: Optional[str] = None) -> t
                     kind = row["kind"] if row["kind"] in left else "errored"
                     reason = row["reason"] if kind == row["kind"] else f"{row['kind']}: {row['reason']}"
                     left[kind].append(GameError(row["game_id"], row["experiment_id"], row["sample_id"], reason, rid))
-            parts.append(Tables(games, players, left["errored"], left["missing"], unfinished=left["unfinished"]))
+            moves = pd.read_parquet(local / MOVES_FILE) if (local / MOVES_FILE).exists() else None  # older runs: none
+            parts.append(Tables(games, players, left["errored"], left["missing"], unfinished=left["unfinished"],
+                                moves=moves))
     merged = merge_tables(parts) if parts else Tables(pd.DataFrame(), pd.DataFrame())
     merged.unfinished = merged.unfinished + unfinished
     return merged, exp.description

@@ -13,7 +13,7 @@ from __future__ import annotations
 import secrets
 import sys
 import time
-from typing import Any
+from typing import Any, Optional
 
 from impostor.core.errors import ImpostorError
 from impostor.core.records import DIFFICULTIES, player_label
@@ -36,18 +36,26 @@ def register(sub: Any) -> None:
     p.add_argument("--difficulty", choices=DIFFICULTIES, default="easy")
     p.add_argument("--seed", type=int, default=None, help="schedule seed (default: a random one, printed)")
     p.add_argument("--log-dir", default="logs", help="Inspect log directory (default ./logs)")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="1: the paper's game (default); more: elimination rounds (docs/rules.md, Multi-round games)")
+    p.add_argument("--private-notes", action="store_true",
+                   help="with --rounds 2 or more: keep a private note between rounds")
     p.add_argument("--open", action="store_true", help="open the page in the default browser")
     p.add_argument("--linger", type=float, default=60,
                    help="seconds to keep the page up after the game, until it has shown the outcome (default 60)")
     p.set_defaults(func=_cmd_play)
 
 
-def outcome_text(game: dict[str, Any], players: list[dict[str, Any]], human: str) -> str:
-    """The game's outcome for a person: winner, words, who said and voted what."""
+def outcome_text(game: dict[str, Any], players: list[dict[str, Any]], human: str,
+                 moves: Optional[list[dict[str, Any]]] = None) -> str:
+    """The game's outcome for a person: winner, words, who said and voted what (a multi-round
+    game, with ``moves``: round by round)."""
     imp = game["impostor_seat"]
     lines = [f"Winner: the {game['winner']} ({game['win_condition']}).",
              f"The impostor was Player {player_label(imp)} ({game['impostor_model']}) with "
              f"\"{game['impostor_word']}\"; the majority word was \"{game['majority_word']}\".", ""]
+    if moves:
+        return "\n".join(lines + _rounds_lines(moves, human))
     for p in sorted(players, key=lambda r: r["speaking_position"]):
         you = " (you)" if p["model"] == human else ""
         vote = "no valid vote" if p["vote"] is None else f"voted Player {player_label(p['vote'])}"
@@ -55,6 +63,20 @@ def outcome_text(game: dict[str, Any], players: list[dict[str, Any]], human: str
             vote += f", self-declared (guess: {p['word_guess'] or 'none'})"
         lines.append(f"Player {player_label(p['seat'])}{you}, {p['role']}: \"{p['description']}\"; {vote}.")
     return "\n".join(lines)
+
+
+def _rounds_lines(moves: list[dict[str, Any]], human: str) -> list[str]:
+    lines = []
+    for r in sorted({m["round"] for m in moves}):
+        lines.append(f"Round {r}:")
+        for m in sorted((m for m in moves if m["round"] == r), key=lambda m: m["speaking_position"]):
+            you = " (you)" if m["model"] == human else ""
+            vote = "no valid vote" if m["vote"] is None else f"voted Player {player_label(m['vote'])}"
+            if m["self_declared"]:
+                vote += f", self-declared (guess: {m['word_guess'] or 'none'})"
+            out = " Eliminated." if m["eliminated"] else ""
+            lines.append(f"  Player {player_label(m['seat'])}{you}, {m['role']}: \"{m['description']}\"; {vote}.{out}")
+    return lines
 
 
 def _cmd_play(args: Any) -> int:
@@ -75,7 +97,8 @@ def _cmd_play(args: Any) -> int:
                  model_args={args.model: dict(entry.model_args)} if entry else None)
     # No game time budget: a person's moves have their own --timeout.
     task = impostor(mode="cross_play", n_games=1, difficulty=args.difficulty, seed=seed,
-                    models={opponent_role: args.model}, game_time_limit=0)
+                    models={opponent_role: args.model}, game_time_limit=0,
+                    **({"rounds": args.rounds, "private_notes": args.private_notes} if args.rounds != 1 or args.private_notes else {}))
     try:
         human = get_model("human/web", participant=args.participant, timeout=args.timeout,
                           host=args.host, port=args.port)
@@ -98,7 +121,7 @@ def _cmd_play(args: Any) -> int:
         api.session.finish(f"The game did not finish: {error}")
         raise ImpostorError(f"the game did not finish ({log.status}): {error}; see the log {log.location}")
     md = log.samples[0].scores["impostor_winner"].metadata or {}
-    text = outcome_text(md["game"], md["players"], str(human))
+    text = outcome_text(md["game"], md["players"], str(human), md.get("moves"))
     print(text)
     api.session.finish(text)
     deadline = time.monotonic() + max(0.0, args.linger)

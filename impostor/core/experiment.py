@@ -45,9 +45,12 @@ def assignment_label(mode: str, assignment: Mapping[str, str]) -> str:
     return ",".join(f"{label}={assignment[role]}" for role, label in zip(spec.roles, spec.role_labels))
 
 
-def experiment_id(mode: str, difficulty: str, assignment: Mapping[str, str], seed: int) -> str:
-    """The experiment's identity, e.g. ``cross_play|easy|imp=a,maj=b|s0``."""
-    return f"{mode}|{difficulty}|{assignment_label(mode, assignment)}|s{seed}"
+def experiment_id(mode: str, difficulty: str, assignment: Mapping[str, str], seed: int, rounds: int = 1,
+                  private_notes: bool = False) -> str:
+    """The experiment's identity, e.g. ``cross_play|easy|imp=a,maj=b|s0``; a multi-round game adds
+    its rounds (``|r3``, ``|r3n`` with private notes), so the paper's game keeps its identity."""
+    base = f"{mode}|{difficulty}|{assignment_label(mode, assignment)}|s{seed}"
+    return base if rounds == 1 else f"{base}|r{rounds}{'n' if private_notes else ''}"
 
 
 def side_models(mode: str, assignment: Mapping[str, str]) -> dict[str, list[str]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -279,10 +279,12 @@ def parse_vote(text: str, own_seat: int) -> ParsedVote:
                       self_declared=ballot.self_declaration, word_guess=ballot.word_guess, error=None, retry=False)
 
 
-def vote_json_schema(own_seat: Optional[int] = None, *, reasoning_max: Optional[int] = None) -> dict:
+def vote_json_schema(own_seat: Optional[int] = None, *, reasoning_max: Optional[int] = None,
+                     candidates: Optional[Sequence[int]] = None) -> dict:
     """JSON schema of a ballot.  With ``own_seat`` it is *constrained*: the id is an
-    enum of the other players' numbers and reasoning is length-capped (needed by
-    tiny local models to produce usable votes)."""
+    enum of the other players' numbers (of ``candidates``, the seats still in a
+    multi-round game, when given) and reasoning is length-capped (needed by tiny
+    local models to produce usable votes)."""
     schema: dict = {
         "type": "object",
         "properties": {
@@ -296,7 +298,8 @@ def vote_json_schema(own_seat: Optional[int] = None, *, reasoning_max: Optional[
         "additionalProperties": False,
     }
     if own_seat is not None:
-        others = [str(player_label(s)) for s in range(N_SEATS) if s != own_seat]
+        others = [str(player_label(s)) for s in range(N_SEATS)
+                  if s != own_seat and (candidates is None or s in candidates)]
         schema["properties"]["suspected_impostor_id"] = {"type": "string", "enum": others}
     if reasoning_max is not None:
         schema["properties"]["reasoning"]["maxLength"] = reasoning_max

@@ -126,12 +126,16 @@ def description_prompt(
     player_label: int,
     previous: Sequence[tuple[int, str]],
     teammate_label: Optional[int] = None,
+    context: Optional[str] = None,
 ) -> str:
-    """User prompt A.1 for one speaker; ``previous`` is [(player label, text)] so far."""
+    """User prompt A.1 for one speaker; ``previous`` is [(player label, text)] so far;
+    ``context``: a later round's block (:func:`round_context`), None in the paper's game."""
     parts = [DESCRIPTION_INTRO]
     block = _team_block(mode, teammate_label, DESCRIPTION_TEAM_AWARE, DESCRIPTION_TEAM_SEMI_AWARE)
     if block:
         parts.append(block)
+    if context:
+        parts.append(context)
     parts.append(f"Your word is: {word}")
     if previous:
         lines = [DESCRIPTION_PREVIOUS_HEADER]
@@ -151,14 +155,62 @@ def voting_prompt(
     player_label: int,
     descriptions: Sequence[tuple[int, str]],
     teammate_label: Optional[int] = None,
+    context: Optional[str] = None,
 ) -> str:
-    """User prompt A.2; ``descriptions`` is [(player label, text)] in speaking order."""
+    """User prompt A.2; ``descriptions`` is [(player label, text)] in speaking order;
+    ``context``: a multi-round game's block (:func:`round_context`), None in the paper's game."""
     parts = [VOTING_INTRO, f"Your word was: {word}"]
     block = _team_block(mode, teammate_label, VOTING_TEAM_AWARE, VOTING_TEAM_SEMI_AWARE)
     if block:
         parts.append(block)
+    if context:
+        parts.append(context)
     lines = ["All descriptions:"] + [f"Player {label}: {text}" for label, text in descriptions]
     parts.append("\n".join(lines))
     parts.append(f"You are Player {player_label}.")
     parts.append(VOTING_JSON_FORMAT)
     return "\n\n".join(parts)
+
+
+# ------------------------------------------------------------------ multi-round games (issue 32, O.3)
+# Not in the paper's A.2 (one round); docs/rules.md, "Multi-round games".
+
+ROUND_RULES = (
+    "MULTI-ROUND GAME: this is round {round} of at most {max_rounds}. Remaining players: {remaining}.\n"
+    "- Each round every remaining player gives a NEW description (never repeat your own earlier one), then the "
+    "remaining players vote\n"
+    "- The player with the most votes is eliminated; a tie eliminates nobody\n"
+    "- A vote for yourself or for an eliminated player does not count\n"
+    "- The majority wins when the impostor is eliminated; the impostor wins when only two players remain or "
+    "the rounds run out"
+)
+ROUND_HISTORY_HEADER = "EARLIER ROUNDS (public record):"
+NOTES_HEADER = "YOUR PRIVATE NOTES (only you can read them):"
+
+NOTE_SYSTEM = (
+    "You are playing a word guessing game. Between rounds you may keep a short private note for yourself; "
+    "no other player ever sees it."
+)
+NOTE_OUTRO = (
+    "Write your private note for the next round in at most {max_chars} characters: your suspicions and your plan. "
+    "Reply with the note only:"
+)
+
+
+def round_context(*, round_no: int, max_rounds: int, remaining_labels: Sequence[int], history: str,
+                  notes: Sequence[str] = ()) -> str:
+    """The block a multi-round game adds to every prompt: the round rules, the public record of
+    earlier rounds and, with -T private_notes, this player's own notes."""
+    parts = [ROUND_RULES.format(round=round_no, max_rounds=max_rounds,
+                                remaining=", ".join(f"Player {n}" for n in remaining_labels))]
+    if history:
+        parts.append(ROUND_HISTORY_HEADER + "\n" + history)
+    if notes:
+        parts.append(NOTES_HEADER + "\n" + "\n".join(f"After round {i}: {n}" for i, n in enumerate(notes, 1)))
+    return "\n\n".join(parts)
+
+
+def note_prompt(*, word: str, player_label: int, context: str, max_chars: int) -> str:
+    """The user prompt for a private note after a round (``context`` includes the round just played)."""
+    return "\n\n".join([f"Your word is: {word}", context, f"You are Player {player_label}.",
+                          NOTE_OUTRO.format(max_chars=max_chars)])

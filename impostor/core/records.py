@@ -246,3 +246,18 @@ class MoveRow(BaseModel):
 
 
 MOVE_COLUMNS = list(MoveRow.model_fields)
+
+#: The class of a later round's vote for a seat already eliminated (invalid; ``moves.parquet`` only:
+#: the players table holds first-round ballots, when no seat is out yet).
+ELIMINATED_SEAT = "eliminated_seat"
+MOVE_BALLOT_CLASSES = BALLOT_CLASSES + (ELIMINATED_SEAT,)
+
+
+def moves_of_players(players: list[dict]) -> list[dict]:
+    """The moves rows of a one-round game, from its players rows (its only round; a NaN read
+    back from a table is a missing value)."""
+    def value(v: Any) -> Any:
+        return None if isinstance(v, float) and v != v else v
+
+    return [MoveRow(**{k: value(p.get(k)) for k in MoveRow.model_fields if k in p},
+                    round=1, eliminated=p.get("eliminated_round") == 1).model_dump() for p in players]

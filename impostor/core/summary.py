@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Optional, Sequence
 
-from impostor.core.records import GameRow, PlayerRow, player_label
+from impostor.core.records import GameRow, MoveRow, PlayerRow, player_label
 
 #: The samples list clamps a cell to about 250 characters (three lines).
 ANSWER_MAX_CHARS = 240
@@ -59,6 +59,12 @@ def rule_text(game: GameRow, players: Sequence[PlayerRow]) -> str:
         if game.tie_rule != "default":
             text += f"; under the {game.tie_rule} rule this game was played with, the {game.winner_live} wins"
         return text
+    if cond == "eliminated":
+        return f"the remaining players voted {imp}, the impostor, out in round {game.rounds_played}"
+    if cond == "two_left":
+        return f"only two players remained after round {game.rounds_played} with the impostor {imp} among them"
+    if cond == "rounds_exhausted":
+        return f"the impostor {imp} was still in the game when the {game.max_rounds} rounds ran out"
     if cond == "no_conviction":
         return f"no conviction: {imp} got {on_imp} majority vote{'s' if on_imp != 1 else ''} (2 are needed to convict)"
     return cond
@@ -77,9 +83,22 @@ def ballot_text(p: PlayerRow) -> str:
     return text
 
 
-def answer_line(game: GameRow, players: Sequence[PlayerRow]) -> str:
+def _rounds_text(game: GameRow) -> str:
+    out = ", ".join(f"P{player_label(int(s))}" for s in game.elimination_order.split(",") if s) or "nobody"
+    return f"{game.rounds_played} of {game.max_rounds} rounds, out: {out} · "
+
+
+def answer_line(game: GameRow, players: Sequence[PlayerRow], moves: Optional[Sequence[MoveRow]] = None) -> str:
     """One line for the samples list: winner and rule, the impostor (seat, model), the votes (the
-    sample's input beside it names the words and the impostor's seat)."""
+    sample's input beside it names the words and the impostor's seat); a multi-round game
+    (``moves``) names its rounds and eliminations and shows its last round's votes."""
+    if moves:
+        last = [m for m in moves if m.round == game.rounds_played]
+        votes = " ".join(f"P{player_label(m.seat)}→{f'P{player_label(m.vote)}' if m.vote is not None else '–'}"
+                         for m in last)
+        line = (f"{game.winner_live.capitalize()} wins ({game.win_condition.replace('_', ' ')}) · "
+                f"{_rounds_text(game)}impostor {_p(game.impostor_seat)}, {game.impostor_model} · last votes {votes}")
+        return line if len(line) <= ANSWER_MAX_CHARS else line[: ANSWER_MAX_CHARS - 1] + "…"
     imp = _p(game.impostor_seat)
     cond = game.win_condition.replace("_", " ")
     if game.tie_rule != "default" and game.win_condition == "tie":
@@ -99,8 +118,43 @@ def _cell(text: Optional[str], limit: Optional[int] = None) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|") or "–"
 
 
-def explanation(game: GameRow, players: Sequence[PlayerRow]) -> str:
-    """Markdown: the verdict and its rule, then one table row per player in speaking order."""
+def _move_ballot(m: MoveRow) -> str:
+    if m.vote is not None:
+        text = f"votes {_p(m.vote)}"
+    elif m.ballot_class == "self_vote":
+        text = "votes for itself"
+    else:
+        text = f"invalid ballot ({m.ballot_class.replace('_', ' ')})"
+    if m.self_declared:
+        text += f"; self-declares, guesses {_q(m.word_guess)}"
+    return text + ("; **eliminated**" if m.eliminated else "")
+
+
+def rounds_explanation(game: GameRow, players: Sequence[PlayerRow], moves: Sequence[MoveRow]) -> str:
+    """Markdown of a multi-round game: the verdict, then one table per round in speaking order."""
+    imp = players[game.impostor_seat]
+    out = [f"**The {game.winner_live} wins**: {rule_text(game, players)}.\n\n"
+           f"Impostor: **{_p(game.impostor_seat)}** ({imp.model}) with {_q(game.impostor_word)}; "
+           f"majority word {_q(game.majority_word)} (pair {game.pair_id}, {game.mode}, {game.difficulty}); "
+           f"{game.rounds_played} of {game.max_rounds} rounds played."]
+    cols = ["Player", "Role, model", "Description", "Ballot", "Reason"] + (["Note"] if game.private_notes else [])
+    for r in range(1, game.rounds_played + 1):
+        rows = [f"**Round {r}**", "", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+        for m in sorted((m for m in moves if m.round == r), key=lambda m: m.speaking_position):
+            desc = _cell(m.description) + ("" if m.description_valid else f" (invalid: {_cell(m.description_error)})")
+            cells = [f"**{player_label(m.seat)}** (speaks {m.speaking_position + 1})", f"{m.role}, {_cell(m.model)}",
+                     desc, _cell(_move_ballot(m)), _cell(m.reasoning, REASON_MAX_CHARS)]
+            rows.append("| " + " | ".join(cells + ([_cell(m.note, REASON_MAX_CHARS)] if game.private_notes else []))
+                        + " |")
+        out.append("\n".join(rows))
+    return "\n\n".join(out)
+
+
+def explanation(game: GameRow, players: Sequence[PlayerRow], moves: Optional[Sequence[MoveRow]] = None) -> str:
+    """Markdown: the verdict and its rule, then one table row per player in speaking order
+    (a multi-round game, with ``moves``: one table per round)."""
+    if moves:
+        return rounds_explanation(game, players, moves)
     imp = players[game.impostor_seat]
     head = (f"**The {game.winner_live} wins**: {rule_text(game, players)}.\n\n"
             f"Impostor: **{_p(game.impostor_seat)}** ({imp.model}) with {_q(game.impostor_word)}; "

@@ -17,7 +17,7 @@ from typing import Any, Iterable, Literal, Optional
 
 from impostor.core import prompts
 
-Phase = Literal["description", "vote"]
+Phase = Literal["description", "vote", "note"]  # note: a multi-round game's private note (O.3)
 
 _WORD_IS = re.compile(r"^Your word is: (?P<w>.*?)\s*$", re.MULTILINE)
 _WORD_WAS = re.compile(r"^Your word was: (?P<w>.*?)\s*$", re.MULTILINE)
@@ -29,6 +29,8 @@ _PLAYER_LINE = re.compile(r"^Player (?P<n>\d{1,4}): ?", re.MULTILINE)
 _MAX_CHARS = re.compile(r"in at most (?P<n>\d{1,6}) characters")
 _RETRY_DESCRIPTION = re.compile(r"^Your description broke a rule: (?P<why>.*?)\. Try again\.", re.DOTALL)
 _RETRY_VOTE = re.compile(r"^Your answer could not be used: (?P<why>.*?)\. Respond again", re.DOTALL)
+_ROUND = re.compile(r"this is round (?P<r>\d{1,3}) of at most (?P<n>\d{1,3})\. Remaining players: (?P<left>[^\n]*)\.")
+_ROUND_DESCRIPTIONS = re.compile(r"^Round (?P<r>\d{1,3}) descriptions:$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -47,14 +49,18 @@ class GameView:
     retry_reason: Optional[str] = None  # text of the last re-prompt's reason
     max_chars: Optional[int] = None  # from a description re-prompt
     prompt_text: str = ""  # system + user texts joined (used to derive seeds)
+    round: int = 1  # a multi-round game's round (prompts.round_context); 1 in the paper's game
+    remaining: tuple[int, ...] = ()  # player numbers still in a multi-round game; () in the paper's game
+    round_context: str = ""  # a multi-round game's block (rules, public record, own notes), as in the prompt
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def others(self) -> list[int]:
-        """The other players' numbers seen in the prompt (vote phase: the candidates)."""
-        seen = [n for n, _ in self.descriptions if n != self.player]
-        if self.phase == "vote" and not seen:
-            seen = [n for n in range(1, 5) if n != self.player]
+        """The other players' numbers seen in the prompt (vote and note phases: the candidates, only
+        players still in a multi-round game)."""
+        seen = [n for n, _ in self.descriptions if n != self.player and (not self.remaining or n in self.remaining)]
+        if self.phase != "description" and not seen:
+            seen = [n for n in (self.remaining or range(1, 5)) if n != self.player]
         return seen
 
 
@@ -88,12 +94,36 @@ def _description_block(text: str, header: str) -> tuple[tuple[int, str], ...]:
     ends = [m.start() for m in _YOU_ARE.finditer(body)]
     if ends:
         body = body[: ends[-1]]
+    return _entries(body)
+
+
+def _last_round_descriptions(text: str) -> tuple[tuple[int, str], ...]:
+    """A note prompt's ``Player N: text`` entries of the last round in its public record."""
+    heads = list(_ROUND_DESCRIPTIONS.finditer(text))
+    if not heads:
+        return ()
+    body = text[heads[-1].end():]
+    end = re.search(r"^Round \d{1,3} votes:", body, re.MULTILINE)
+    return _entries(body[: end.start()] if end else body)
+
+
+def _entries(body: str) -> tuple[tuple[int, str], ...]:
     marks = list(_PLAYER_LINE.finditer(body))
     out = []
     for i, mark in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(body)
         out.append((int(mark.group("n")), body[mark.end() : end].strip()))
     return tuple(out)
+
+
+def _round_block(text: str) -> str:
+    """The block ``prompts.round_context`` added to the prompt ("" in the paper's game)."""
+    start = text.find(prompts.ROUND_RULES.split("{", 1)[0])
+    if start < 0:
+        return ""
+    ends = [i for mark in ("\n\nYour word is:", "\n\nAll descriptions:", "\n\nYou are Player", "\n\nYour word was:")
+            if (i := text.find(mark, start)) >= 0]
+    return text[start: min(ends)] if ends else text[start:]
 
 
 class PromptParseError(ValueError):
@@ -115,8 +145,13 @@ def parse_messages(messages: Iterable[Any]) -> GameView:
     main = users[main_index]
     retries = users[main_index + 1 :]
 
-    if _WORD_WAS.search(main) or system.strip() == prompts.VOTING_SYSTEM:
-        phase: Phase = "vote"
+    phase: Phase
+    if system.strip() == prompts.NOTE_SYSTEM:  # the descriptions of the round just played
+        phase = "note"
+        word = _WORD_IS.search(main)
+        descriptions = _last_round_descriptions(main)
+    elif _WORD_WAS.search(main) or system.strip() == prompts.VOTING_SYSTEM:
+        phase = "vote"
         word = _WORD_WAS.search(main) or _WORD_IS.search(main)
         descriptions = _description_block(main, "All descriptions:")
     else:
@@ -135,6 +170,7 @@ def parse_messages(messages: Iterable[Any]) -> GameView:
     elif "You have exactly one teammate" in main:
         team_mode = "team_semi_aware"
 
+    round_m = _ROUND.search(main)
     retry_reason = None
     max_chars = None
     for text in retries:
@@ -155,4 +191,7 @@ def parse_messages(messages: Iterable[Any]) -> GameView:
         retry_reason=retry_reason,
         max_chars=max_chars,
         prompt_text=system + "\n\n" + "\n\n".join(users),
+        round=int(round_m.group("r")) if round_m else 1,
+        round_context=_round_block(main),
+        remaining=tuple(int(n) for n in re.findall(r"Player (\d{1,4})", round_m.group("left"))) if round_m else (),
     )

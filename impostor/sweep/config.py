@@ -139,6 +139,12 @@ class _SweepFields(BaseModel):
         return v
 
     @model_validator(mode="after")
+    def _notes_need_rounds(self) -> "_SweepFields":
+        if getattr(self, "private_notes", False) and getattr(self, "rounds", 1) == 1:
+            raise ValueError("private_notes needs rounds of 2 or more; fix: set rounds or drop private_notes")
+        return self
+
+    @model_validator(mode="after")
     def _pairs_need_two(self) -> "_SweepFields":
         paired = [m for m in self.modes if mode_spec(m).roles]
         if paired and len(self.models) < 2:

@@ -39,13 +39,15 @@ class Experiment:
     seed: int
     roles: tuple[tuple[str, str], ...]  # (role, alias); ("model", alias) for homogeneous
     n_games: int
+    rounds: int = 1  # the config's rounds (1: the paper's game, the identity as before)
+    private_notes: bool = False
 
     @property
     def label(self) -> str:
         """The experiment's identity with the config's aliases (``impostor.core.experiment``)."""
         r = dict(self.roles)
         assignment = r if mode_spec(self.mode).roles else {ALL_SEATS: r[ALL_SEATS_ROLE]}
-        return experiment_id(self.mode, self.difficulty, assignment, self.seed)
+        return experiment_id(self.mode, self.difficulty, assignment, self.seed, self.rounds, self.private_notes)
 
 
 @dataclass
@@ -87,7 +89,8 @@ def experiments(cfg: SweepConfig) -> list[Experiment]:
                     pairs = itertools.permutations if spec.sweep_pairs == "ordered" else itertools.combinations
                     cells = [tuple(zip(spec.roles, pair)) for pair in pairs(cfg.models, 2)]
                 for roles in cells:
-                    out.append(Experiment(len(out), mode, difficulty, seed, roles, cfg.games_per_experiment))
+                    out.append(Experiment(len(out), mode, difficulty, seed, roles, cfg.games_per_experiment,
+                                          cfg.rounds, cfg.private_notes))
     return out
 
 

@@ -62,7 +62,7 @@ def start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
             "tie_rule": cfg.tie_rule, "temperature": cfg.temperature, "max_tokens": cfg.max_tokens,
             "vote_temperature": cfg.vote_temperature, "experiments_total": pl.all_experiments,
             "games_total": pl.all_experiments * cfg.games_per_experiment,
-        }
+        } | ({"rounds": cfg.rounds, "private_notes": cfg.private_notes} if cfg.rounds > 1 else {})
         from impostor.tracking.redact import redact_text, secret_values
 
         parent = ensure_sweep_run(client, exp_id, pl.sweep_id, cfg.name, params,

@@ -153,7 +153,11 @@ class ImpostorMlflowHooks(Hooks):
         self._secrets.pop(eval_id, None)
         loc = str(log.location or "").removeprefix("file://")
         finished = self._finished.pop(eval_id, {})
-        full = log if log.samples else with_finished_samples(log, finished)
+        # the games seen ending here first: the log ``eval()`` hands over loads its samples lazily,
+        # and asking it whether it has any read the whole log back, events and all (~4 ms a game)
+        full = with_finished_samples(log, finished) if finished else None
+        if full is None:
+            full = log if log.samples else None
         if full is None:  # not exactly the games seen ending here: the log on disk has them
             full = read_log(loc) if loc else log
         try:

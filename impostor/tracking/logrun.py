@@ -22,6 +22,7 @@ from impostor.export import (
     ERRORS_FILE,
     GAMES_FILE,
     MODELS_FILE,
+    MOVES_FILE,
     PLAYERS_FILE,
     Tables,
     experiment_id_of,
@@ -139,6 +140,8 @@ def spec_params(spec: Any, secrets: set[str]) -> dict[str, str]:
               "constrained_votes", "word_pairs", "first_game"):
         params[k] = args.get(k)
     params["vote_temperature"] = md.get("vote_temperature", args.get("vote_temperature"))
+    if int(args.get("rounds") or 1) > 1:  # a multi-round experiment (the paper's game: params as before)
+        params["rounds"], params["private_notes"] = args["rounds"], bool(args.get("private_notes"))
     roles = role_settings(spec)
     for k in ("temperature", "max_tokens", "vote_temperature"):
         for role, st in roles.items():
@@ -286,7 +289,7 @@ def _log_word_pairs(client: Any, run_id: str, spec: Any) -> None:
 
 def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optional[Tables] = None) -> Tables:
     """Log metrics, tables, the (redacted) Inspect log, config and word pairs; set the final status."""
-    from mlflow.entities import Metric
+    from mlflow.entities import Metric, RunTag
     import time
 
     spec = log.eval
@@ -302,6 +305,8 @@ def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optiona
         t.mkdir()
         tables.games.to_parquet(t / GAMES_FILE, index=False)
         tables.players.to_parquet(t / PLAYERS_FILE, index=False)
+        if tables.moves is not None:
+            tables.moves.to_parquet(t / MOVES_FILE, index=False)
         models_frame(table_models(tables) or list(role_models(spec).values())).to_csv(t / MODELS_FILE, index=False)
         if tables.errors or tables.missing:
             tables.errors_frame().to_csv(t / ERRORS_FILE, index=False)
@@ -334,7 +339,7 @@ def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optiona
             NOTE_TAG: experiment_note(metrics, spec.task_args or {}, role_models(spec))}
     if log.error is not None:
         tags[f"{TAG}error"] = redact_text((log.error.message or "")[:1000], secrets)
-    for k, v in tags.items():
-        client.set_tag(run_id, k, v)
+    # one store transaction for all the end tags (set_tag is one commit each)
+    client.log_batch(run_id, tags=[RunTag(k, v) for k, v in tags.items()])
     client.set_terminated(run_id, status=status)
     return tables

@@ -4,7 +4,8 @@ Built from the Inspect log when the run is finished (hook or ``impostor sync``),
 hot path: one trace per game, a root span ``game <index>`` (inputs: mode, difficulty, words,
 impostor, speaking order and teams by player; outputs: winner, condition, ballots as
 "Player 2": "Player 4"), a ``description round`` and a ``vote round``
-span, and one LLM span per model call (the prompt messages, the reply, tokens, latency,
+span (a multi-round game: a ``round <r>`` span each, with those and ``private notes`` under it),
+and one LLM span per model call (the prompt messages, the reply, tokens, latency,
 model, player, attempt). Seats read "Player 1"-"Player 4" throughout. The game's outcome is in the trace tags (``impostor.winner``,
 ``impostor.win_condition``, ...), so the UI can filter games by them.
 
@@ -34,6 +35,13 @@ from impostor.tracking.redact import redact_text
 ENV_TRACES = "IMPOSTOR_MLFLOW_TRACES"
 TAG_DONE = "impostor.traces_logged"
 PHASES = (("describe", "description round"), ("vote", "vote round"))
+NOTE_PHASE = ("note", "private notes")  # multi-round games with -T private_notes (solvers.rounds)
+
+
+def _call_seed(game_seed: int, phase: str, seat: int, round_no: int) -> int:
+    """The seed of a call (solvers.game._seed): a later round's calls add the round."""
+    parts: tuple = (game_seed, phase, seat) if round_no == 1 else (game_seed, phase, seat, "round", round_no)
+    return derive_seed(*parts) % 2**31
 
 
 def traces_enabled() -> bool:
@@ -73,21 +81,25 @@ def _messages(messages: Iterable[Any], secrets: set[str], attachments: Optional[
 
 
 def game_calls(sample: Any) -> list[dict]:
-    """The model calls of one game in time order, each with its phase, seat and attempt."""
+    """The model calls of one game in time order, each with its phase, seat, round and attempt."""
     gseed = (sample.metadata or {}).get("game_seed")
-    seat_of: dict[Any, tuple[Optional[str], Optional[int]]] = {} if gseed is None else {
-        derive_seed(gseed, phase, seat) % 2**31: (phase, seat) for phase, _ in PHASES for seat in range(4)}
+    rounds = int((sample.metadata or {}).get("rounds") or 1)
+    phases = [p for p, _ in PHASES] + ([NOTE_PHASE[0]] if rounds > 1 else [])
+    seat_of: dict[Any, tuple[Optional[str], Optional[int], Optional[int]]] = {} if gseed is None else {
+        _call_seed(gseed, phase, seat, r): (phase, seat, r) for phase in phases for seat in range(4)
+        for r in range(1, rounds + 1)}
     calls: list[dict[str, Any]] = []
-    attempts: dict[tuple[Optional[str], Optional[int]], int] = {}
+    attempts: dict[tuple[Optional[str], Optional[int], Optional[int]], int] = {}
     for e in sample.events or []:
         if getattr(e, "event", None) != "model":
             continue
-        phase, seat = seat_of.get(getattr(e.config, "seed", None), (None, None))
-        attempts[(phase, seat)] = attempts.get((phase, seat), 0) + 1
+        phase, seat, round_no = seat_of.get(getattr(e.config, "seed", None), (None, None, None))
+        attempts[(phase, seat, round_no)] = attempts.get((phase, seat, round_no), 0) + 1
         usage = e.output.usage if e.output is not None else None
         start = _ns(e.timestamp)
         end = _ns(e.completed) or (start + int((e.working_time or 0) * 1e9) if start is not None else None)
-        calls.append({"event": e, "phase": phase, "seat": seat, "attempt": attempts[(phase, seat)], "start": start,
+        calls.append({"event": e, "phase": phase, "seat": seat, "round": round_no,
+                      "attempt": attempts[(phase, seat, round_no)], "start": start,
                       "end": end, "input_tokens": getattr(usage, "input_tokens", None),
                       "output_tokens": getattr(usage, "output_tokens", None),
                       "latency_s": e.working_time if e.working_time is not None else
@@ -166,28 +178,54 @@ def game_spans(run_id: str, sample: Any, secrets: set[str]) -> list[dict]:
         g = record["game"]
         outputs = {"winner": g["winner"], "win_condition": g["win_condition"],
                    "ballots": {f"Player {player_label(p['seat'])}": _player(p.get("vote")) for p in record["players"]}}
+        if int(g.get("max_rounds") or 1) > 1:  # a multi-round game: its rounds and eliminations
+            outputs |= {"rounds_played": g["rounds_played"],
+                        "eliminated": [_player(int(s)) for s in g["elimination_order"].split(",") if s]}
     tags = {f"mlflow.traceTag.{k}": v for k, v in _outcome_tags(record, sample).items()}
     att = sample.attachments
     spans = [_span(tid, root, None, f"game {md.get('game_index', sample.id)}", "AGENT", min(c["start"] for c in calls),
                    max(c["end"] for c in calls), inputs, outputs, tags, ok=record is not None)]
-    for phase, title in PHASES:
+    rounds = int(md.get("rounds") or 1)
+    for round_no in range(1, rounds + 1):
+        parent = root
+        if rounds > 1:  # a multi-round game: one span per round, its phases under it
+            in_round = [c for c in calls if c["round"] == round_no]
+            if not in_round:
+                continue
+            parent = _id(tid, "round", round_no)
+            spans.append(_span(tid, parent, root, f"round {round_no}", "CHAIN", min(c["start"] for c in in_round),
+                               max(c["end"] for c in in_round)))
+        spans += _phase_spans(tid, parent, calls if rounds == 1 else [c for c in calls if c["round"] == round_no],
+                              round_no, rounds, secrets, att)
+    return spans
+
+
+def _phase_spans(tid: str, parent: str, calls: list[dict], round_no: int, rounds: int, secrets: set[str],
+                 att: Any) -> list[dict]:
+    """The phase spans of one round (the paper's game: its only round) and their LLM spans."""
+    spans = []
+    for phase, title in PHASES + ((NOTE_PHASE,) if rounds > 1 else ()):
         mine = [c for c in calls if c["phase"] == phase]
         if not mine:
             continue
-        rid = _id(tid, phase)
-        spans.append(_span(tid, rid, root, title, "CHAIN", mine[0]["start"], max(c["end"] for c in mine)))
+        rid = _id(tid, phase) if rounds == 1 else _id(tid, phase, round_no)
+        spans.append(_span(tid, rid, parent, title, "CHAIN", mine[0]["start"], max(c["end"] for c in mine)))
         for c in mine:
             e = c["event"]
-            verb = "describes" if phase == "describe" else "votes"
+            verb = {"describe": "describes", "vote": "votes", "note": "writes a note"}[phase]
             name = f"Player {player_label(c['seat'])} {verb}" + (f" (attempt {c['attempt']})" if c["attempt"] > 1 else "")
             usage = {k: v for k, v in (("input_tokens", c["input_tokens"]), ("output_tokens", c["output_tokens"]))
                      if v is not None}
             attrs = {"player": player_label(c["seat"]), "model": str(e.model), "phase": phase,
                      "attempt": c["attempt"], "latency_s": c["latency_s"], **usage}
+            if rounds > 1:
+                attrs["round"] = round_no
             if usage:
                 attrs["mlflow.chat.tokenUsage"] = usage | {"total_tokens": sum(usage.values())}
             reply = _resolve(e.output.completion or "", att) if e.output is not None else ""
-            spans.append(_span(tid, _id(tid, phase, c["seat"], c["attempt"]), rid, name, "LLM", c["start"], c["end"],
+            sid = _id(tid, phase, c["seat"], c["attempt"]) if rounds == 1 else _id(tid, phase, c["seat"], c["attempt"],
+                                                                                   round_no)
+            spans.append(_span(tid, sid, rid, name, "LLM", c["start"], c["end"],
                                {"messages": _messages(e.input, secrets, att)}, {"reply": redact_text(reply, secrets)},
                                attrs, ok=not e.error))
     return spans

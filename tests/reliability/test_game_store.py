@@ -91,6 +91,22 @@ def test_seat_record_round_trips_and_ignores_unknown_keys():
     assert SeatRecord.from_dict({**rec.to_dict(), "from_a_newer_version": 1}) == rec
 
 
+def test_seat_record_dict_is_asdicts_in_order_with_its_own_lists():
+    """to_dict skips asdict's recursive copy: the same keys in the same order (the stored JSON
+    is byte for byte the same) and lists the record does not share."""
+    from dataclasses import asdict
+
+    from impostor.core.seat import SeatRecord
+
+    rec = SeatRecord(model="m", temperature=0.7, description_raw=["a"], vote_raw=["{}", "{"], vote=1, confidence=0.5,
+                     word_guess="w", input_tokens=3, vote_output_tokens=4)
+    d = rec.to_dict()
+    assert list(d.items()) == list(asdict(rec).items())
+    assert json.dumps(d) == json.dumps(asdict(rec))
+    d["description_raw"].append("changed")
+    assert rec.description_raw == ["a"]
+
+
 def test_load_before_any_phase():
     assert load_seats({}) is None
 

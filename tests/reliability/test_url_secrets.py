@@ -46,6 +46,23 @@ def test_urls_without_credentials_are_unchanged():
         assert redact_text(text, []) == text
 
 
+def test_the_credential_pre_check_changes_nothing_the_full_pass_would_mask():
+    """``redact_urls`` skips its full pattern on texts where no "://" is followed by "@" or "?"
+    before a URL's end: on texts built from URL fragments, stop characters and attachment
+    references it answers exactly what the full pattern alone does."""
+    import random
+
+    from impostor.tracking import redact
+
+    pieces = ["http://", "attachment://0f3a9c", "x://", "://", "1abc://", "a.b-c://", "user:pw@", "@", "?",
+              "?api-key=K&x=1", ";token=T", "&sig=S", "host/v1", "/p?q", " ", "\"", "'", "<", ">", "\\", "`",
+              "\n", "word", "=", "#frag", "é", "ftp://u@h"]
+    rng = random.Random(7)
+    for _ in range(5000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+        assert redact.redact_urls(text) == redact._URL.sub(redact._redact_url, text), text
+
+
 def test_url_credentials_are_secret_values_with_context_when_short():
     assert url_secrets(f"http://u:{PASSWORD}@h/?api-key={QUERY_KEY}") == {f"u:{PASSWORD}", PASSWORD, QUERY_KEY}
     assert url_secrets(f"http://u:{SHORT}@h/?key=abc") == {"//u:pw@", "key=abc"}  # "pw" alone would mask too much

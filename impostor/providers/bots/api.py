@@ -97,6 +97,9 @@ class BotAPI(ModelAPI):
             if text is not None:
                 facts["scripted"] = True
                 return text, facts
+        if view.phase == "note":  # a multi-round game's private note: whom it suspects now
+            voted = (self._embedding.vote if self._embedding is not None else players.random_vote)(view, rng)
+            return players.note_text(voted), facts
         if view.phase == "description":
             if self._embedding is not None:
                 return self._embedding.describe(view, rng), facts

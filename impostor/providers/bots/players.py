@@ -98,6 +98,14 @@ def random_vote(view: GameView, rng: random.Random) -> dict[str, Any]:
     }
 
 
+def note_text(ballot: dict[str, Any]) -> str:
+    """A bot's private note between rounds (multi-round games): the vote it would cast now, in words."""
+    if ballot.get("self_declaration"):
+        return f"I may be the impostor; the majority word might be {ballot.get('word_guess') or 'unclear'}."
+    return (f"I suspect Player {ballot['suspected_impostor_id']} (confidence {ballot['confidence']}): "
+            f"{ballot['reasoning']}")
+
+
 # ------------------------------------------------------------- bot/embedding
 
 

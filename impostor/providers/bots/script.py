@@ -16,7 +16,8 @@ Format (documented in docs/models.md)::
       }
     }
 
-* Phase keys: ``description`` and ``vote`` (alias ``voting``).
+* Phase keys: ``description`` and ``vote`` (alias ``voting``); ``note`` for the private
+  notes of a multi-round game (-T private_notes).
 * Inside a phase the entry used is the first present of ``word:<own word>``
   (case-insensitive), ``<player number>``, ``*``.  With none, the player falls
   back to ``bot/random`` behaviour.
@@ -43,7 +44,7 @@ from impostor.providers.prompt_parse import GameView
 
 ENV_VAR = "IMPOSTOR_SCRIPT"
 _KEY = re.compile(r"^(\*|[1-9]\d*|word:.+)$")
-_PHASES = {"description": "description", "vote": "vote", "voting": "vote"}
+_PHASES = {"description": "description", "vote": "vote", "voting": "vote", "note": "note"}
 
 
 class ScriptedError(RuntimeError):
@@ -57,7 +58,7 @@ def _check(script: Any, where: str) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for phase, entries in script.items():
         if phase not in _PHASES:
-            raise ImpostorError(f"{where}: unknown phase key {phase!r}; use 'description' or 'vote'")
+            raise ImpostorError(f"{where}: unknown phase key {phase!r}; use 'description', 'vote' or 'note'")
         if not isinstance(entries, dict):
             raise ImpostorError(f"{where}: {phase!r} must map player keys to answers "
                                 f"(e.g. {{\"*\": \"...\"}}); got {type(entries).__name__}")

@@ -22,6 +22,7 @@ from typing import Any, Callable, Optional
 
 from impostor.core import prompts
 from impostor.core.parsing import MAX_DESCRIPTION_CHARS
+from impostor.core.rounds import NOTE_MAX_CHARS
 from impostor.providers.prompt_parse import GameView, message_text
 
 #: What the page offers for confidence (percent); "" leaves it out of the ballot.
@@ -145,21 +146,22 @@ class HumanSession:
 def move_view(move: Move, now: float) -> dict[str, Any]:
     """One move as the page renders it."""
     v = move.view
-    vote = v.phase == "vote"
+    vote, note = v.phase == "vote", v.phase == "note"
     team = None
     if v.team_mode == "team_aware" and v.teammate is not None:
         team = (prompts.VOTING_TEAM_AWARE if vote else prompts.DESCRIPTION_TEAM_AWARE).format(
             teammate_position=v.teammate)
     elif v.team_mode == "team_semi_aware":
         team = prompts.VOTING_TEAM_SEMI_AWARE if vote else prompts.DESCRIPTION_TEAM_SEMI_AWARE
-    rules = prompts.VOTING_INTRO if vote else prompts.DESCRIPTION_INTRO
+    rules = prompts.VOTING_INTRO if vote else prompts.NOTE_SYSTEM if note else prompts.DESCRIPTION_INTRO
     return {
         "id": move.id, "phase": v.phase, "player": v.player, "word": v.word,
         "descriptions": [[n, text] for n, text in v.descriptions],
         "candidates": v.others if vote else [],
+        "round": v.round, "round_context": v.round_context,  # a multi-round game's record ("" in the paper's)
         "first_speaker": v.first_speaker, "rules": rules, "team": team,
         "attempt": v.attempt, "retry_reason": v.retry_reason,
-        "max_chars": v.max_chars or MAX_DESCRIPTION_CHARS,
+        "max_chars": NOTE_MAX_CHARS if note else (v.max_chars or MAX_DESCRIPTION_CHARS),
         "confidence_choices": list(CONFIDENCE_CHOICES),
         "seconds_left": None if move.deadline is None else max(0, round(move.deadline - now)),
     }
@@ -171,7 +173,7 @@ def completion_text(view: GameView, fields: dict[str, Any]) -> str:
     A description is sent as typed; a ballot as the JSON of the vote prompt.  Nothing is
     checked here: the engine applies its rules (leak, length, ballot parsing) as to a model.
     """
-    if view.phase == "description":
+    if view.phase in ("description", "note"):  # a private note is typed in the description box
         return str(fields.get("description") or "")
     suspect = str(fields.get("suspect") or "").strip()
     confidence = str(fields.get("confidence") or "").strip()

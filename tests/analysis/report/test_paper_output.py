@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import paper_out
+from analysis.report import paper_out
 from analysis.report.paper_cells import PaperTable
 from analysis.report.paper_latex import paper_table_latex
 from analysis.report.paper_values import PAPER_VALUES, compare, load_paper_values

@@ -31,7 +31,7 @@ async function fetchState() {
 }
 
 function describeHistory(h) {
-  const what = h.phase === "description" ? "Description" : "Vote";
+  const what = { description: "Description", vote: "Vote", note: "Private note" }[h.phase] || h.phase;
   if (h.status === "timed out") return what + " as Player " + h.player + ": no answer in time (recorded as missing)";
   return what + " as Player " + h.player + " (" + h.seconds + " s): " + h.text;
 }
@@ -73,16 +73,22 @@ function render(state) {
 function showMove(m) {
   current = m.id;
   const vote = m.phase === "vote";
-  $("move-title").textContent = (vote ? "Your vote" : "Your description") + ": you are Player " + m.player;
+  const note = m.phase === "note";
+  const round = m.round_context ? " (round " + m.round + ")" : "";
+  $("move-title").textContent = (vote ? "Your vote" : note ? "Your private note" : "Your description") + round +
+    ": you are Player " + m.player;
+  $("round-box").hidden = !m.round_context;
+  $("round-context").textContent = m.round_context || "";
   $("word").textContent = m.word;
-  $("desc-title").textContent = vote ? "All descriptions, in speaking order" : "Descriptions so far, in speaking order";
+  $("desc-title").textContent = vote ? "All descriptions, in speaking order" :
+    note ? "Descriptions of the round just played" : "Descriptions so far, in speaking order";
   $("rules").textContent = m.rules;
   $("team").hidden = !m.team;
   $("team").textContent = m.team || "";
   $("retry").hidden = !m.retry_reason;
   $("retry").textContent = m.retry_reason ? "The game did not accept your last answer: " + m.retry_reason + ". Try again." : "";
   const descs = m.descriptions.map(([n, text]) => item("Player " + n + ": " + text));
-  if (!descs.length) descs.push(item("No one has spoken yet: you go first."));
+  if (!descs.length) descs.push(item(note ? "None." : "No one has spoken yet: you go first."));
   $("descriptions").replaceChildren(...descs);
   $("describe").hidden = vote;
   $("vote").hidden = !vote;
@@ -116,9 +122,15 @@ function showMove(m) {
   } else {
     $("description").value = "";
     $("max-chars").textContent = String(m.max_chars);
+    $("description-label").textContent = note ?
+      "A note for yourself for the next round (only you will see it), at most " + m.max_chars + " characters" :
+      "Describe your word in 1–2 sentences, without saying it";
+    $("description-rule").hidden = note;
+    $("describe-send").textContent = note ? "Keep note" : "Send description";
     count();
     first = $("description");
-    setStatus("Your turn: describe your word as Player " + m.player + ".");
+    setStatus(note ? "Your turn: write a private note as Player " + m.player + "." :
+              "Your turn: describe your word as Player " + m.player + ".");
   }
   (first || $("move-title")).focus();
 }
