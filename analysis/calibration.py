@@ -32,6 +32,7 @@ import argparse
 import sys
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -46,7 +47,7 @@ from analysis.stats.robustness import bootstrap, permutation
 from analysis.stats.session import Analysis
 from analysis.stats.speaking import speaking_itt, speaking_randomization
 
-SCENARIOS = {
+SCENARIOS: dict[str, dict[str, Any]] = {  # keyword arguments of build_design
     "null": dict(mode_or=1.0, opponent_or_per_10pp=1.0, position_effect_pp=0.0),
     "position": dict(mode_or=1.0, opponent_or_per_10pp=1.0, target_itt_pp=-1.11),
     "paper": dict(mode_or=None, opponent_or_per_10pp=0.8, position_effect_pp=0.0),
@@ -117,17 +118,17 @@ def light_games(design: SimDesign, run: dict) -> pd.DataFrame:
 def light_players(design: SimDesign) -> pd.DataFrame:
     """Seat models and roles of every game (no ballots): what the design fit reads from the
     players table (the majority seats' model composition). Fixed by the design, so shared by runs."""
-    if getattr(design, "_players", None) is None:
+    if design.players_cache is None:
         names = np.array(design.names, dtype=object)
         n = design.n
         is_imp = np.arange(4)[None, :] == design.imp_seat[:, None]
-        design._players = pd.DataFrame({
+        design.players_cache = pd.DataFrame({
             "game_id": np.repeat(np.arange(n), 4), "seat": np.tile(np.arange(4), n),
             "model": names[design.seat_model.reshape(-1)],
             "role": np.where(is_imp, "impostor", "majority").astype(object).reshape(-1),
             "vote": np.nan, "self_declared": False, "ballot_class": "missing",
         })
-    return design._players
+    return design.players_cache
 
 
 def models_frame(design: SimDesign) -> pd.DataFrame:
@@ -148,7 +149,7 @@ def analyse_run(design: SimDesign, run: dict, config: StatsConfig, parts=PARTS) 
 
 
 def _analyse(design: SimDesign, data: Analysis, config: StatsConfig, parts) -> dict:
-    rec = {}
+    rec: dict[str, object] = {}
     if "speaking" in parts:
         _speaking(data, config, rec)
     if "bootstrap" in parts:
@@ -248,8 +249,10 @@ def summarise(sc: Scenario, records: list[dict], alpha: float = 0.05) -> pd.Data
             continue
         if truth is None:
             continue
-        lo = np.concatenate([np.atleast_1d(np.asarray(v[0], float)) for v in vals])
-        hi = np.concatenate([np.atleast_1d(np.asarray(v[1], float)) for v in vals])
+        # a run without this interval (its table lacked the row) counts as not computed, as a missing p does
+        bounds = [(np.nan, np.nan) if v is None else v for v in vals]
+        lo = np.concatenate([np.atleast_1d(np.asarray(v[0], float)) for v in bounds])
+        hi = np.concatenate([np.atleast_1d(np.asarray(v[1], float)) for v in bounds])
         ok = np.isfinite(lo) & np.isfinite(hi)
         cover = (lo[ok] <= truth) & (truth <= hi[ok])
         est = np.array([rec.get(stat, np.nan) for rec in records], float)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -42,7 +43,7 @@ from analysis.stats.session import Analysis
 STRONG = dict(pair_effect_sd=1.0, experiment_effect_sd=0.5)
 NULL_MODELS = tuple(SimModel(f"m{i}", "maker", "family", float(10 ** (0.5 + i / 4)), det=0.6, self_decl=0.3)
                     for i in range(9))
-SCENARIOS = {
+SCENARIOS: dict[str, dict[str, Any]] = {  # keyword arguments of simulate_games
     "global_null": dict(models=NULL_MODELS, seat_or=1.0, mode_or=1.0, difficulty_or=1.0, size_or_per_10x=1.0,
                         opponent_or_per_10pp=1.0, position_effect_pp=0.0, **STRONG),
     "planted": dict(**STRONG),

@@ -15,6 +15,8 @@ dependence; the estimators are consistent).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from analysis.data import AnalysisData
@@ -26,7 +28,7 @@ ROUND_TABLES = ("rounds_survival", "rounds_votes", "rounds_trust", "rounds_commi
 ROUNDS = 3
 _STRONG = dict(pair_effect_sd=1.0, experiment_effect_sd=0.5)
 _NULL_MODELS = tuple(SimModel(f"m{i}", "maker", "family", 10.0, det=0.6) for i in range(9))
-SCENARIOS = {
+SCENARIOS: dict[str, dict[str, Any]] = {  # keyword arguments of simulate_rounds
     "global_null": dict(models=_NULL_MODELS, det_gain_per_round=0.0, seat_or=1.0, mode_or=1.0, difficulty_or=1.0,
                         size_or_per_10x=1.0, opponent_or_per_10pp=1.0, **_STRONG),
     "planted": dict(det_gain_per_round=0.3, **_STRONG),

@@ -88,12 +88,14 @@ def lookup(results: dict[str, pd.DataFrame], table: str, match: str, column: str
     if len(rows) != 1:
         return out
     row = rows.iloc[0]
-    out["estimate"] = _num(row[column])
+    estimate = _num(row[column])
+    out["estimate"] = estimate
     spec = interval_for(table, column, row)
     if spec is None:
         return out
     src = row
     if spec.source:
+        assert spec.source_key is not None, f"interval of {table}.{column}: a source table needs a source_key"
         key = spec.source_key.format(**{k: row[k] for k in row.index if isinstance(k, str)})
         srows = _select(results.get(spec.source, pd.DataFrame()), key)
         if len(srows) != 1:
@@ -103,7 +105,7 @@ def lookup(results: dict[str, pd.DataFrame], table: str, match: str, column: str
         return out
     if spec.kind == "half":
         half = _num(src[spec.low])
-        out["low"], out["high"] = out["estimate"] - half, out["estimate"] + half
+        out["low"], out["high"] = estimate - half, estimate + half
     else:
         out["low"], out["high"] = _num(src[spec.low]), _num(src[spec.high])
     out["method"], out["calibrated"] = _method(spec, src)

@@ -68,9 +68,10 @@ def _dot_panel(games: pd.DataFrame, by: str, levels: list[str], colors: dict, la
     ax.set_xlim(0, 100)
     ax.set_xlabel("Impostor win rate (%) with 95% Wilson CI")
     ax.set_title(title, loc="left")
-    handles, labels = ax.get_legend_handles_labels()
-    order_idx = sorted(range(len(labels)), key=lambda i: labels[i] in ("overall", "50% (even game)"))  # these last
-    ax.legend([handles[i] for i in order_idx], [labels[i] for i in order_idx], loc="upper center",
+    handles, legend_labels = ax.get_legend_handles_labels()
+    order_idx = sorted(range(len(legend_labels)),
+                       key=lambda i: legend_labels[i] in ("overall", "50% (even game)"))  # these last
+    ax.legend([handles[i] for i in order_idx], [legend_labels[i] for i in order_idx], loc="upper center",
               bbox_to_anchor=(0.5, -0.09 if height > 5 else -0.16), ncol=min(n_lv + 2, 6), frameon=False, fontsize=9)
     save_figure(fig, path)
 
@@ -196,6 +197,7 @@ def fig_tiebreak(data: AnalysisData, tables: dict, out: Path, notes: list[str]) 
     ax.set_title("Symmetric tie-breakers: change vs default", loc="left")
     ax.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2, fontsize=9)
     if has_heat:
+        assert dmd is not None  # has_heat
         ax2 = axes[1]
         d = dmd.copy()
         d["delta_side"] = pd.to_numeric(d["delta_side"], errors="coerce")

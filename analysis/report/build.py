@@ -129,7 +129,7 @@ def _word_pair_files(g: pd.DataFrame) -> list[dict]:
 def load_stats() -> Mapping[str, Callable]:
     """Every registered table (imported here, not at module level: the tables load only when computed)."""
     try:
-        from analysis.stats import TABLES  # type: ignore
+        from analysis.stats import TABLES
     except ImportError as exc:
         raise ImpostorError(
             f"analysis.stats is not available ({exc}); fix: install the full impostor-bench package"
@@ -172,7 +172,8 @@ def _compute_tables(tables: Mapping[str, Callable], analysis: Analysis, cfg, tab
                     progress: Callable[[str], None]) -> tuple[dict[str, pd.DataFrame], list[dict], list[str]]:
     """Every table computed and written (csv/md/tex); returns the frames, their manifest entries, errors."""
     results: dict[str, pd.DataFrame] = {}
-    table_info, errors = [], []
+    table_info: list[dict] = []
+    errors: list[str] = []
     names = _ordered(tables)
     for i, name in enumerate(names, 1):
         progress(f"[{i}/{len(names)}] table {name} ...")
@@ -181,7 +182,7 @@ def _compute_tables(tables: Mapping[str, Callable], analysis: Analysis, cfg, tab
         secs = time.perf_counter() - t0
         lead = CONTRACT_COLUMNS.get(name)
         ok = lead is None or list(df.columns[: len(lead)]) == lead
-        if not ok:
+        if lead is not None and not ok:
             analysis.note(f"Table {name}: leading columns {list(df.columns[: len(lead)])} differ from the "
                               f"contract {lead}.")
         results[name] = df
@@ -300,7 +301,7 @@ def build_report(
 
 
 def _settings(cfg) -> dict:
-    if dataclasses.is_dataclass(cfg):
+    if dataclasses.is_dataclass(cfg) and not isinstance(cfg, type):
         return {k: v for k, v in dataclasses.asdict(cfg).items()}
     return {k: getattr(cfg, k) for k in ("seed", "bootstrap_reps", "permutation_reps", "alpha") if hasattr(cfg, k)}
 

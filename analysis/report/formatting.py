@@ -44,7 +44,7 @@ def _float_decimals(values: np.ndarray) -> Optional[int]:
 def _formatter(col: str, s: pd.Series) -> Callable[[object], str]:
     """A per-column display formatter (csv keeps full precision)."""
     is_p = _is_p_column(col)
-    decimals = 2
+    decimals: Optional[int] = 2  # None = scientific (_float_decimals)
     integral = False
     if pd.api.types.is_float_dtype(s):
         vals = s.to_numpy(dtype=float, na_value=np.nan)
@@ -147,7 +147,8 @@ _LATEX_SPECIALS = {
 }
 
 
-def latex_escape(text: str) -> str:
+def latex_escape(text: object) -> str:
+    """``str(text)`` with the LaTeX specials escaped (any value: the manifest's settings are numbers too)."""
     return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in str(text))
 
 

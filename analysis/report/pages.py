@@ -112,7 +112,9 @@ def _layout(m: dict, results: dict[str, pd.DataFrame]) -> tuple[dict[str, list[d
     order = {n: i for _, _, names in SECTIONS for i, n in enumerate(names)}
     by: dict[str, list[dict]] = {sid: [] for sid, _, _ in SECTIONS}
     for t in sorted(shown, key=lambda t: order.get(t["name"], len(order))):
-        by[section_of(t["name"])].append(t)
+        sid = section_of(t["name"])
+        if sid is not None:  # always: `shown` holds only tables with a section
+            by[sid].append(t)
     return by, [t["name"] for t in m["tables"] if t["rows"] == 0]
 
 

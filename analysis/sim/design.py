@@ -35,10 +35,10 @@ with ``c = position_effect_pp / 100 / (p0 (1 - p0))`` so that the pseudo-arm ITT
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import combinations
-from typing import Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
@@ -46,6 +46,10 @@ from analysis.sim.effects import (PAPER_DIFFICULTY_OR, PAPER_SEAT_OR, centred_lo
                                   mode_logor, seat_logor)
 from impostor.core.records import DIFFICULTIES, MODES, TEAM_MODES
 from impostor.core.wordpairs import load_word_pairs
+
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 def design_cells(models: Sequence[str], modes: Sequence[str], difficulties: Sequence[str]) -> list[tuple[str, str, str, str]]:
     """The paper's full design: (mode, difficulty, model_a, model_b) per experiment.
@@ -117,6 +121,8 @@ class SimDesign:
     eta: np.ndarray  # (N,) logit of P(impostor wins) without the position term and experiment effect
     c_pos: float
     experiment_effect_sd: float
+    # the seats' models and roles as a players table, built once per design (analysis.calibration.light_players)
+    players_cache: Optional[pd.DataFrame] = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def names(self) -> list[str]:

@@ -195,7 +195,9 @@ def _frames(design, order, speak_pos, winner, cond, played, rounds, elim_round, 
     first = moves[moves["round"] == 1]
     players = first.drop(columns=["round", "eliminated", "note"]).copy()
     players["ballot_valid"] = players["ballot_class"].isin(["valid", "self_vote"]).to_numpy()
-    players["ballot_error"] = np.where(players["ballot_class"] == "unparseable", "unparseable", None).astype(object)
+    # numpy's stubs reject None, which np.where takes as an object scalar
+    players["ballot_error"] = np.where(  # type: ignore[call-overload]
+        players["ballot_class"] == "unparseable", "unparseable", None).astype(object)
     players["description_raw"] = players["description"]
     er = elim_round[first["game_id"].map(pd.Series(np.arange(n), index=game_ids)).to_numpy(), first["seat"].to_numpy()]
     players["eliminated_round"] = pd.array(np.where(er > 0, er, 0), dtype="Int64")
@@ -215,7 +217,8 @@ def _frames(design, order, speak_pos, winner, cond, played, rounds, elim_round, 
         "winner_live": winner, "p_imp_default": p_def, "p_imp_sym_candidate": p_def, "p_imp_sym_side": p_def,
         "n_valid_votes": n_valid, "n_invalid_ballots": 4 - n_valid, "n_invalid_descriptions": 0,
         "votes_on_impostor": votes_on_imp,
-        "team_assignment": np.where(np.isin(design.mode_g, ["team_blind", "team_aware", "team_semi_aware"]),
+        # None in np.where: an object scalar numpy's stubs reject
+        "team_assignment": np.where(np.isin(design.mode_g, ["team_blind", "team_aware", "team_semi_aware"]),  # type: ignore[call-overload]
                                     team_strings(design.team_arr), None),
         "speaking_order": order_strings(order), "vote_mode": "free", "rounds_played": played, "max_rounds": rounds,
         "elimination_order": np.array([",".join(map(str, e)) for e in elim_seq], dtype=object), "private_notes": False})

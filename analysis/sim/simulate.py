@@ -168,7 +168,8 @@ def _games_frame(design: SimDesign, run: dict, b: _Ballots, desc_valid: np.ndarr
     p_def = np.where(imp_wins, 1.0, 0.0)
     n_valid = PROFILES["valid"][prof]
     is_team = np.isin(design.mode_g, ["team_blind", "team_aware", "team_semi_aware"])
-    team_assign = np.where(is_team, _team_strings(design.team_arr), None)
+    # numpy's stubs reject None, which np.where takes as an object scalar (here and in the players' errors)
+    team_assign = np.where(is_team, _team_strings(design.team_arr), None)  # type: ignore[call-overload]
     games = pd.DataFrame(
         {
             "experiment_id": exp_ids[ge],
@@ -266,9 +267,11 @@ def _players_frame(design: SimDesign, run: dict, b: _Ballots, desc_valid: np.nda
             "word": words,
             "description_raw": desc,
             "description_attempts": 1,
-            "description_error": np.where(dvalid, None, "the description contains your word").astype(object),
+            # None in np.where: an object scalar numpy's stubs reject
+            "description_error": np.where(dvalid, None,  # type: ignore[call-overload]
+                                          "the description contains your word").astype(object),
             "ballot_valid": valid_ballot,
-            "ballot_error": np.where(valid_ballot, None, "unparseable").astype(object),
+            "ballot_error": np.where(valid_ballot, None, "unparseable").astype(object),  # type: ignore[call-overload]
             "ballot_class": np.where(valid_ballot, "valid", "unparseable").astype(object),
             "ballot_attempts": 1,
             "vote_raw": "",

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, Optional, cast
 
 import numpy as np
 import pandas as pd
@@ -115,10 +115,11 @@ def table(name: str, columns: Optional[list[str]] = None) -> Callable[[Callable[
         def wrapper(data: AnalysisData | Analysis, config: Optional[StatsConfig] = None) -> pd.DataFrame:
             return Analysis.of(data, config).table(name, config)
 
-        wrapper.table_name = name
-        wrapper.compute = compute
-        REGISTRY[name] = wrapper
-        return wrapper
+        registered = cast(Table, wrapper)  # a function: it becomes a Table with the two attributes set here
+        registered.table_name = name
+        registered.compute = compute
+        REGISTRY[name] = registered
+        return registered
 
     return deco
 
@@ -185,6 +186,14 @@ class Prepared:
     @property
     def has_players(self) -> bool:
         return self.vote is not None
+
+
+def majority_models(prep: Prepared) -> np.ndarray:
+    """(N, 4) object: the model of each majority seat; None at the impostor's and at absent seats."""
+    if prep.is_imp is None or prep.present is None or prep.model is None:
+        raise StatsUnavailable(prep.games.attrs.get("players_reason", "players table unavailable"))
+    # numpy's stubs reject None, which np.where takes as an object scalar
+    return np.where(prep.is_imp | ~prep.present, None, prep.model)  # type: ignore[call-overload]
 
 
 def prepared(data: Analysis, need_players: bool = False) -> Prepared:

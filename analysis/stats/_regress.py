@@ -70,16 +70,18 @@ class Fit:
     def joint(self, terms: Sequence[str]) -> dict:
         """Wald test that every coefficient in ``terms`` is 0: F(q, df) (chi2(q) when df is None)."""
         idx = [self.names.index(t) for t in terms]
+        assert self.cov is not None, "every fit of this module keeps its covariance"
         b, V = self.coef[idx], self.cov[np.ix_(idx, idx)]
         q = len(idx)
         w = float(b @ np.linalg.solve(V, b))
         if self.df is None:
             return {"stat": w, "df1": q, "df2": np.nan, "p": float(stats.chi2.sf(w, q))}
+        assert self.n_clusters is not None, "t/F degrees of freedom come from clustered fits"
         df2 = self.n_clusters - 1
         return {"stat": w / q, "df1": q, "df2": df2, "p": float(stats.f.sf(w / q, q, df2))}
 
 
-def wald_or(beta: float, se: float, alpha: float = 0.05, scale: float = 1.0, df: Optional[int] = None) -> dict:
+def wald_or(beta: float, se: float, alpha: float = 0.05, scale: float = 1.0, df: Optional[float] = None) -> dict:
     crit = stats.norm.ppf(1 - alpha / 2) if df is None else stats.t.ppf(1 - alpha / 2, df)
     b, s = beta * scale, se * abs(scale)
     if not (np.isfinite(b) and np.isfinite(s) and s > 0):

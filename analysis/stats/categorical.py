@@ -103,6 +103,7 @@ def chi2(data: Analysis, config: StatsConfig) -> pd.DataFrame:
         ("seat_x_outcome", prep.imp_seat, y, prep.imp_seat, prep.y, prep.exp_code, seat_refusal(prep)),
     ]
     if prep.has_players:
+        assert prep.self_decl is not None and prep.present is not None  # set with the votes (has_players)
         sd = prep.self_decl[np.arange(prep.n), prep.imp_seat]
         present = prep.present[np.arange(prep.n), prep.imp_seat]
         rows.append(("selfdecl_x_model", sd[present], prep.imp_model[present], prep.imp_model[present],

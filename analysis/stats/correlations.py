@@ -102,7 +102,7 @@ def correlate(x, y, alpha: float = 0.05, reps: int = 9_999, seed: int = 0) -> di
     ok = np.isfinite(x) & np.isfinite(y)
     x, y = x[ok], y[ok]
     n = int(len(x))
-    row = {"n": n}
+    row: dict[str, object] = {"n": n}
     if n < 4 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return row
     with warnings.catch_warnings():

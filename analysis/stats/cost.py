@@ -43,6 +43,7 @@ def seat_costs(data) -> pd.DataFrame:
     ok = (gi >= 0) & np.isin(seat, [0, 1, 2, 3])
     cols = [c for c in ("model", "input_tokens", "output_tokens", "cost_usd") if c in p.columns]
     p, gi, seat = p.loc[ok, cols], gi[ok], seat[ok].astype(np.int64)  # only the columns used: no copy of all
+    assert prep.is_imp is not None and prep.vote is not None  # need_players=True
     is_imp = prep.is_imp[gi, seat]
     success = np.where(is_imp, prep.y[gi] == 1, prep.vote[gi, seat] == prep.imp_seat[gi])
     cost = pd.to_numeric(p["cost_usd"], errors="coerce") if "cost_usd" in p.columns else np.nan

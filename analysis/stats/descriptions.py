@@ -30,6 +30,7 @@ def description_effect(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data, need_players=True)
     if prep.description is None:
         raise StatsUnavailable("players table has no description column")
+    assert prep.is_imp is not None  # need_players=True
     ok = prep.present & pd.notna(prep.description)
     # lengths of each distinct text once (str.split() per row built 3.6 M word lists at 10x the paper)
     codes, uniq = pd.factorize(prep.description[ok])

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.stats._base import Prepared, memo, note
+from analysis.stats._base import Prepared, majority_models, memo, note
 from analysis.stats.config import StatsConfig
 
 
@@ -53,7 +53,7 @@ def _covariates(prep: Prepared) -> np.ndarray:
     cols = [_codes(prep.mode), _codes(prep.difficulty), _codes(prep.imp_model), prep.imp_seat,
             prep.imp_pos + 1]
     if prep.has_players and prep.model is not None:
-        maj_models = np.where(prep.is_imp | ~prep.present, None, prep.model)
+        maj_models = majority_models(prep)
         levels = sorted({m for m in maj_models.ravel() if m is not None}, key=str)
         for m in levels[1:]:  # majority composition: seats held by each model (one level dropped)
             cols.append((maj_models == m).sum(1))
@@ -81,8 +81,8 @@ def _fit_probs(data, prep: Prepared) -> np.ndarray:
     wins = np.bincount(inv, weights=prep.y, minlength=len(uniq))
     n = np.bincount(inv, minlength=len(uniq)).astype(float)
     n_cat = 5
-    X = [np.ones((len(uniq), 1))] + [_dummies(uniq[:, j]) for j in range(n_cat)] + [uniq[:, n_cat:].astype(float)]
-    X = np.hstack(X)
+    blocks = [np.ones((len(uniq), 1))] + [_dummies(uniq[:, j]) for j in range(n_cat)] + [uniq[:, n_cat:].astype(float)]
+    X = np.hstack(blocks)
     try:
         p = _irls_logit(wins, n, X)
     except (np.linalg.LinAlgError, FloatingPointError, ValueError) as e:  # fall back to cell means

@@ -263,7 +263,9 @@ def style_correlation(data: Analysis, config: StatsConfig) -> pd.DataFrame:
                     elif kind == "teammates":
                         continue
                     sel &= np.isfinite(L[:, p]) & np.isfinite(L[:, q])
-                    xs.append(L[sel, p]), ys.append(L[sel, q]), es.append(prep.exp_code[sel])
+                    xs.append(L[sel, p])
+                    ys.append(L[sel, q])
+                    es.append(prep.exp_code[sel])
             if not xs or sum(len(x) for x in xs) < 8:
                 continue
             x, y, e = np.concatenate(xs), np.concatenate(ys), np.concatenate(es)

@@ -69,6 +69,7 @@ def network_for_game(players_rows: pd.DataFrame) -> nx.DiGraph:
 def game_metrics(prep: Prepared) -> dict[str, np.ndarray]:
     """Per-seat network metrics as (N, 4) arrays (NaN for seats not in V)."""
     v = prep.vote
+    assert v is not None, "game_metrics needs the players: prepared(data, need_players=True)"
     valid = ~np.isnan(v)
     same = (v[:, :, None] == v[:, None, :]) & valid[:, :, None] & valid[:, None, :]
     same &= ~np.eye(N_SEATS, dtype=bool)[None]
@@ -92,6 +93,8 @@ def game_metrics(prep: Prepared) -> dict[str, np.ndarray]:
 def _long(prep: Prepared) -> pd.DataFrame:
     """One row per (game, seat) with a valid ballot: network metrics and conversion."""
     m = game_metrics(prep)
+    # the players' seat arrays are set together (game_metrics checked the votes)
+    assert prep.vote is not None and prep.present is not None and prep.is_imp is not None and prep.model is not None
     valid = ~np.isnan(prep.vote)
     gi, seat = np.nonzero(valid & prep.present)
     side_won = np.where(prep.is_imp, prep.y[:, None] == 1, prep.y[:, None] == 0)

@@ -24,17 +24,22 @@ columns ``rr_common_outcome`` (= the older ``rr_approx``), ``evalue_common_outco
 
 from __future__ import annotations
 
+from typing import Any, Callable, Optional, Sequence
+
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import MODES, StatsUnavailable, note, ordered_levels, prepared, table
+from analysis.stats._base import MODES, Prepared, StatsUnavailable, note, ordered_levels, prepared, table
 from analysis.stats._regress import fit_columns, inference_fit, with_intercept
+from analysis.stats.config import StatsConfig
 from analysis.stats.design_checks import seat_refusal
+from analysis.stats.session import Analysis
 from analysis.stats.sizes import size_view
 
 
-def categorical_ors(keys: np.ndarray, y: np.ndarray, ref, label, config, what: str, exp_code: np.ndarray,
-                    levels=None, mask=None) -> list[dict]:
+def categorical_ors(keys: np.ndarray, y: np.ndarray, ref: Any, label: Callable[[Any], str], config: StatsConfig,
+                    what: str, exp_code: np.ndarray, levels: Optional[Sequence] = None,
+                    mask: Optional[np.ndarray] = None) -> list[dict]:
     """ORs of each level vs ``ref`` (treatment-coded logit, clustered by experiment)."""
     keys = pd.Series(keys, dtype=object).to_numpy()
     if mask is not None:
@@ -54,7 +59,7 @@ def categorical_ors(keys: np.ndarray, y: np.ndarray, ref, label, config, what: s
             for l in lv]
 
 
-def seat_ors(prep, config) -> list[dict]:
+def seat_ors(prep: Prepared, config: StatsConfig) -> list[dict]:
     reason = None if config.paper_methods else seat_refusal(prep)
     if reason:
         raise StatsUnavailable(f"seat ORs: {reason}")
@@ -62,12 +67,12 @@ def seat_ors(prep, config) -> list[dict]:
                            prep.exp_code, levels=[1, 2, 3])
 
 
-def mode_ors(prep, config, mask=None) -> list[dict]:
+def mode_ors(prep: Prepared, config: StatsConfig, mask: Optional[np.ndarray] = None) -> list[dict]:
     return categorical_ors(prep.mode, prep.y, "homogeneous", lambda m: f"{m}_vs_homogeneous", config,
                            "mode ORs", prep.exp_code, levels=ordered_levels(prep.mode, MODES), mask=mask)
 
 
-def size_or(data, prep, config) -> dict:
+def size_or(data: Analysis, prep: Prepared, config: StatsConfig) -> dict:
     """size_per_10x on the games ``analysis.stats.sizes`` selects, listing the models used and left out."""
     try:
         members = size_view(data, config).fits["size_per_10x"]
@@ -84,7 +89,7 @@ def size_or(data, prep, config) -> dict:
 
 
 @table("odds_ratios")
-def odds_ratios(data, config) -> pd.DataFrame:
+def odds_ratios(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     rows = []
     for part in (lambda: [size_or(data, prep, config)], lambda: seat_ors(prep, config),
@@ -104,7 +109,8 @@ def evalue_rr(rr) -> np.ndarray:
         return r + np.sqrt(r * (r - 1))
 
 
-def evalue_ci(lo, hi, transform) -> np.ndarray:
+def evalue_ci(lo, hi, transform: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """E-value of the CI limit closest to 1 (1 where the CI covers 1), after ``transform`` (OR -> RR)."""
     lo, hi = np.asarray(lo, float), np.asarray(hi, float)
     covers = (lo <= 1) & (hi >= 1)
     limit = np.where(lo > 1, lo, hi)
@@ -112,7 +118,7 @@ def evalue_ci(lo, hi, transform) -> np.ndarray:
 
 
 @table("evalues")
-def evalues(data, config) -> pd.DataFrame:
+def evalues(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     ors = odds_ratios(data, config)
     if len(ors) == 0:
         raise StatsUnavailable("no odds ratios")

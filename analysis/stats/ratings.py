@@ -37,8 +37,8 @@ import numpy as np
 import pandas as pd
 import statsmodels.api as sm
 
-from analysis.stats._base import (DIFFICULTIES, MODES, StatsUnavailable, design_codes, memo, note, ordered_levels,
-                                  prepared, table)
+from analysis.stats._base import (DIFFICULTIES, MODES, Prepared, StatsUnavailable, design_codes, majority_models,
+                                  memo, note, ordered_levels, prepared, table)
 from analysis.stats.design_boot import t_halfwidth
 from analysis.stats.resampling import exp_sums, percentile_ci
 from analysis.stats.session import Analysis
@@ -93,6 +93,10 @@ def firth_logit(wins: np.ndarray, n: np.ndarray, X: np.ndarray, max_iter: int = 
 class RatingFit:
     """The fitted rating model: design, estimates, Fisher information and per-game residuals."""
 
+    # (M,) games each model played as impostor / with at least one majority seat (set by fit_ratings)
+    n_imp: np.ndarray
+    n_maj: np.ndarray
+
     def __init__(self, prep, keep: np.ndarray, models: list[str], X: np.ndarray, names: list[str], net: bool,
                  inv: np.ndarray):
         self.prep, self.keep, self.models, self.X, self.names, self.net = prep, keep, models, X, names, net
@@ -128,9 +132,9 @@ class RatingFit:
         return exp_sums(self.prep, full)
 
 
-def _majority_mix(prep, models: list[str]) -> tuple[np.ndarray, np.ndarray]:
+def _majority_mix(prep: Prepared, models: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """(N, M) share of each model among a game's majority seats with a known model; (N,) seats counted."""
-    maj = np.where(prep.is_imp | ~prep.present, None, prep.model)
+    maj = majority_models(prep)
     counts = np.column_stack([(maj == m).sum(1) for m in models]).astype(float)
     n_known = counts.sum(1)
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -28,7 +28,7 @@ def bootstrap_weights(data, prep: Prepared, config: StatsConfig) -> np.ndarray:
         rng = np.random.default_rng([config.seed, 1])
         E = len(prep.exp_names)
         W = np.zeros((config.bootstrap_reps, E), dtype=np.float32)
-        strata = {}
+        strata: dict[tuple, list[int]] = {}  # (mode, difficulty) -> experiment codes
         for e, key in enumerate(zip(prep.exp_mode, prep.exp_difficulty)):
             strata.setdefault(key, []).append(e)
         for key in sorted(strata, key=str):
@@ -108,7 +108,7 @@ def percentile_ci(reps: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarra
     return lo, hi
 
 
-def perm_pvalue(observed: np.ndarray, null: np.ndarray) -> np.ndarray:
+def perm_pvalue(observed: float | np.ndarray, null: np.ndarray) -> np.ndarray:
     """Two-sided Monte-Carlo p, (1 + #{|T*| >= |T|}) / (1 + R), per column of ``null`` (R, K)."""
     observed = np.atleast_1d(np.asarray(observed, float))
     null = np.asarray(null, float).reshape(null.shape[0], -1)

@@ -41,6 +41,7 @@ sensitivity analyses and negative controls.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -96,6 +97,17 @@ def design_interval(kind: str, estimate: float, replicates: np.ndarray, n_exp: i
     return float(_untransform(kind, t0 - half)), float(_untransform(kind, t0 + half)), None
 
 
+_Totals = Callable[[np.ndarray, np.ndarray], np.ndarray]  # a bootstrap quantity from (..., K) win and game totals
+
+
+def _rate_of(j: int) -> _Totals:
+    return lambda w, n: w[..., j] / n[..., j]
+
+
+def _odds_ratio_of(j: int, ref: int) -> _Totals:
+    return lambda w, n: _odds(w[..., j], n[..., j]) / _odds(w[..., ref], n[..., ref])
+
+
 @table("bootstrap")
 def bootstrap(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Both bootstraps of every quantity; ``ci_low``/``ci_high``/``se`` are ``config.bootstrap``'s.
@@ -113,15 +125,14 @@ def bootstrap(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     x = np.hstack(blocks + [np.stack([prep.imp_model == m for m in models], 1)]).astype(float)
     est_w, est_n = (x * prep.y[:, None]).sum(0), x.sum(0)
     exp_has = exp_sums(prep, x) > 0  # (E, K) experiments behind each column
-    h = 1 + modes.index("homogeneous") if has_modes else None
-    quantities = [("overall_imp_win_rate", "rate", [0], lambda w, n: w[..., 0] / n[..., 0])]
+    # (quantity, scale, columns of x behind it, its value from (wins, games) totals)
+    quantities: list[tuple[str, str, list[int], _Totals]] = [("overall_imp_win_rate", "rate", [0], _rate_of(0))]
     if has_modes:
-        quantities += [(f"{m}_vs_homogeneous_or", "or", [1 + j, h],
-                        lambda w, n, j=1 + j: _odds(w[..., j], n[..., j]) / _odds(w[..., h], n[..., h]))
+        h = 1 + modes.index("homogeneous")
+        quantities += [(f"{m}_vs_homogeneous_or", "or", [1 + j, h], _odds_ratio_of(1 + j, h))
                        for j, m in enumerate(modes) if m != "homogeneous"]
     off = 1 + (len(modes) if has_modes else 0)
-    quantities += [(f"imp_win_rate:{m}", "rate", [off + j], lambda w, n, j=off + j: w[..., j] / n[..., j])
-                   for j, m in enumerate(models)]
+    quantities += [(f"imp_win_rate:{m}", "rate", [off + j], _rate_of(off + j)) for j, m in enumerate(models)]
     reps = {}
     for b in BOOTSTRAPS:
         w, n = replicate_totals(data, prep, config, x, b)
@@ -262,7 +273,8 @@ def cluster_robust(data: Analysis, config: StatsConfig) -> pd.DataFrame:
 
 def valid_ballot_games(prep) -> np.ndarray:
     """(N,) True for games without an invalid ballot (a legal self-vote keeps its game)."""
-    return ~np.isin(prep.ballot_class, INVALID_BALLOT_CLASSES).any(axis=1)
+    # asarray: numpy's stubs type any(axis=...) as a bool scalar or an array; here always an array
+    return np.asarray(~np.isin(prep.ballot_class, INVALID_BALLOT_CLASSES).any(axis=1))
 
 
 @table("sensitivity", columns=["analysis", "quantity", "estimate", "baseline", "delta"])
@@ -373,6 +385,7 @@ def negative_controls(data: Analysis, config: StatsConfig) -> pd.DataFrame:
                          "method": "odd minus even impostor win rate; parity permuted across game indices "
                                    "within difficulty"})
     if prep.has_players:
+        assert prep.present is not None and prep.is_imp is not None and prep.self_decl is not None  # has_players
         maj = prep.present & ~prep.is_imp
         gi, seat = np.nonzero(maj)
         sd = prep.self_decl[gi, seat]

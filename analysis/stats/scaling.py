@@ -17,15 +17,24 @@ carry ``models_used`` / ``models_left_out`` / ``models_estimated``, the companio
 
 from __future__ import annotations
 
+from typing import Sequence
+
+import numpy as np
 import pandas as pd
 
-from analysis.stats._base import DIFFICULTIES, MODES, StatsUnavailable, design_codes, note, ordered_levels, prepared, table
+from analysis.stats._base import (DIFFICULTIES, MODES, Prepared, StatsUnavailable, design_codes, note, ordered_levels,
+                                  prepared, table)
 from analysis.stats._regress import fit_columns, inference_fit, with_intercept
-from analysis.stats.sizes import size_view
+from analysis.stats.config import StatsConfig
+from analysis.stats.session import Analysis
+from analysis.stats.sizes import SizeFit, size_view
+
+#: a fixed-effect factor beyond mode and difficulty: (its values on the fit's games, preferred levels, tag)
+Factor = tuple[np.ndarray, Sequence, str]
 
 
-def _fe_blocks(prep, sel, extra=()):
-    blocks = []
+def _fe_blocks(prep: Prepared, sel: np.ndarray, extra: Sequence[Factor] = ()) -> list[tuple[np.ndarray, list[str]]]:
+    blocks: list[tuple[np.ndarray, list[str]]] = []
     for vals, pref, tag in ((prep.mode[sel], MODES, "mode"), (prep.difficulty[sel], DIFFICULTIES, "difficulty"),
                             *extra):
         lv = ordered_levels(vals, pref)
@@ -35,7 +44,8 @@ def _fe_blocks(prep, sel, extra=()):
     return blocks
 
 
-def _fit(prep, x, sel, extra, name, config, members) -> dict:
+def _fit(prep: Prepared, x: np.ndarray, sel: np.ndarray, extra: Sequence[Factor], name: str, config: StatsConfig,
+         members: SizeFit) -> dict:
     X, names = with_intercept((x[sel], ["log10_params"]), *_fe_blocks(prep, sel, extra))
     fit = inference_fit(prep.y[sel], X, names, prep.exp_code[sel], name, config, paper="cluster",
                         terms=["log10_params"])
@@ -46,7 +56,7 @@ def _fit(prep, x, sel, extra, name, config, members) -> dict:
 
 
 @table("scaling")
-def scaling(data, config) -> pd.DataFrame:
+def scaling(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     view = size_view(data, config)
     x, provider = view.x, view.provider
@@ -61,7 +71,7 @@ def scaling(data, config) -> pd.DataFrame:
             note(data, f"scaling: family {fam} omitted ({f.omitted})" if fam != name
                  else f"scaling: {name} omitted: {f.omitted}")
             continue
-        extra = ((provider[f.sel], (), "provider"),) if name == "overall_provider_fe" else ()
+        extra: tuple[Factor, ...] = ((provider[f.sel], (), "provider"),) if name == "overall_provider_fe" else ()
         try:
             rows.append(_fit(prep, x, f.sel, extra, name, config, f))
         except StatsUnavailable as e:

@@ -31,10 +31,10 @@ class Table(Protocol):
     ``fn.compute(analysis, config)`` computes it (errors become an empty table plus a note)."""
 
     table_name: str
+    # an attribute, not a method: the registry sets it on the wrapper function (tests replace it)
+    compute: Callable[["Analysis", StatsConfig], pd.DataFrame]
 
     def __call__(self, data: "AnalysisData | Analysis", config: Optional[StatsConfig] = None) -> pd.DataFrame: ...
-
-    def compute(self, analysis: "Analysis", config: StatsConfig) -> pd.DataFrame: ...
 
 
 #: Every table by name, filled by ``analysis.stats._base.table`` as the table modules are imported.

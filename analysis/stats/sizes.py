@@ -20,7 +20,9 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import StatsUnavailable, memo, models_meta, note, ordered_levels, prepared
+from analysis.stats._base import Prepared, StatsUnavailable, memo, models_meta, note, ordered_levels, prepared
+from analysis.stats.config import StatsConfig
+from analysis.stats.session import Analysis
 
 NOT_IN_MODELS = "not in models.csv"
 NO_PARAMS = "no params_b"
@@ -52,13 +54,13 @@ class SizeFit:
 class SizeView:
     x: np.ndarray  # (N,) log10(params_b) of each game's impostor model, NaN when not usable
     meta: pd.DataFrame
-    reason: dict  # model -> why its size is not used (absent: usable)
+    reason: dict[str, str]  # model -> why its size is not used (absent: usable)
     provider: np.ndarray
     family: np.ndarray
-    fits: dict = field(default_factory=dict)
+    fits: dict[str, SizeFit] = field(default_factory=dict)
 
 
-def _meta(data) -> pd.DataFrame:
+def _meta(data: Analysis) -> pd.DataFrame:
     m = models_meta(data)
     src = m["params_source"] if "params_source" in m.columns else pd.Series(None, index=m.index, dtype=object)
     # exports written before params_source existed: a stated size counts as published
@@ -78,7 +80,7 @@ def size_reason(meta: pd.DataFrame, model: str, estimated_params: bool) -> Optio
     return None
 
 
-def _row(view: SizeView, prep, fit: str, model: str, sel: np.ndarray, reason: Optional[str]) -> dict:
+def _row(view: SizeView, prep: Prepared, fit: str, model: str, sel: np.ndarray, reason: Optional[str]) -> dict:
     meta = view.meta
     known = model in meta.index
     games = prep.imp_model == model
@@ -89,7 +91,8 @@ def _row(view: SizeView, prep, fit: str, model: str, sel: np.ndarray, reason: Op
             "family": meta.at[model, "family"] if known else None, "n_games": int(games.sum())}
 
 
-def _fit(view, prep, name, table_name, scope, sel, extra=None, omitted=None) -> SizeFit:
+def _fit(view: SizeView, prep: Prepared, name: str, table_name: str, scope: list, sel: np.ndarray,
+         extra: Optional[dict[str, str]] = None, omitted: Optional[str] = None) -> SizeFit:
     f = SizeFit(name, table_name, sel, omitted=omitted)
     for m in scope:
         reason = view.reason.get(m) or (extra or {}).get(m)
@@ -99,7 +102,7 @@ def _fit(view, prep, name, table_name, scope, sel, extra=None, omitted=None) -> 
     return f
 
 
-def _build(data, config) -> SizeView:
+def _build(data: Analysis, config: StatsConfig) -> SizeView:
     prep = prepared(data)
     meta = _meta(data)
     models = ordered_levels(prep.imp_model, ())
@@ -112,7 +115,7 @@ def _build(data, config) -> SizeView:
     view = SizeView(x, meta, reason, lookup("provider"), lookup("family"))
     known = np.isfinite(x)
 
-    def sizes(sel):
+    def sizes(sel: np.ndarray) -> int:
         return len(np.unique(x[sel]))
 
     few = None if sizes(known) >= 2 else "fewer than two distinct model sizes"
@@ -141,7 +144,7 @@ def _build(data, config) -> SizeView:
     return view
 
 
-def size_view(data, config) -> SizeView:
+def size_view(data: Analysis, config: StatsConfig) -> SizeView:
     """The size inputs and fit memberships of ``data`` under ``config`` (computed once)."""
     v = memo(data, ("size_view", config.estimated_params), lambda: _try(data, config))
     if isinstance(v, StatsUnavailable):
@@ -149,7 +152,7 @@ def size_view(data, config) -> SizeView:
     return v
 
 
-def _try(data, config):
+def _try(data: Analysis, config: StatsConfig) -> SizeView | StatsUnavailable:
     try:
         return _build(data, config)
     except StatsUnavailable as e:

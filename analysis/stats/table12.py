@@ -57,6 +57,7 @@ COLUMNS = ["model"] + [c for c, _, _ in TABLE12]
 def team_dynamics(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Table 12: every definable metric per model, with intervals and in-design baselines."""
     prep = prepared(data, need_players=True)
+    assert prep.model is not None  # need_players=True
     models = sorted(set(prep.model[prep.present]) - {None}, key=str)
     ballots, Rb = ballot_measures(data, config, models)
     lang, Rl = language_measures(data, config, models)
