@@ -23,8 +23,8 @@ from analysis.data import AnalysisData
 from analysis.sim.effects import SimModel
 from analysis.sim.rounds import simulate_rounds
 from analysis.stats.inference import inference_rows
+from analysis.stats.rounds import ROUND_TABLES
 
-ROUND_TABLES = ("rounds_survival", "rounds_votes", "rounds_trust", "rounds_commit")
 ROUNDS = 3
 _STRONG = dict(pair_effect_sd=1.0, experiment_effect_sd=0.5)
 _NULL_MODELS = tuple(SimModel(f"m{i}", "maker", "family", 10.0, det=0.6) for i in range(9))

@@ -15,12 +15,11 @@ from analysis.moves import moves_of
 from analysis.sim.rounds import simulate_rounds
 from analysis.stats import TABLES
 from analysis.stats.config import StatsConfig
-from analysis.stats.rounds import ONE_ROUND
+from analysis.stats.rounds import ONE_ROUND, ROUND_TABLES
 from impostor.cli import main
 from impostor.core.errors import ImpostorError
 from impostor.core.records import MOVE_COLUMNS, MOVES_FILE
 
-ROUND_TABLES = ("rounds_survival", "rounds_votes", "rounds_trust", "rounds_commit")
 
 
 @pytest.fixture(scope="module")
