@@ -23,6 +23,7 @@ def build_rounds_record(spec: GameSpec, game: GameRow, players: list[PlayerRow],
                         tie_rule: str) -> tuple[GameRow, list[PlayerRow], list[MoveRow]]:
     """The rows of a finished multi-round game from its first round's rows (``game``, ``players``)
     and its rounds (``record``: ``solvers.game_store.load_rounds``)."""
+    assert spec.impostor_seat is not None, "the game's draws are made first"
     experiment_id = game.experiment_id
     rounds = record["rounds"]
     ballots = [{s: Ballot(counted_vote(r.vote, s, entry["remaining"]), bool(r.self_declared), r.word_guess)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Callable
+from typing import Callable, cast
 
 from inspect_ai.scorer import (
     Metric,
@@ -28,7 +28,7 @@ from inspect_ai.log import transcript
 from inspect_ai.solver import TaskState
 from inspect_ai.util import sample_limits
 
-from impostor.core.records import (N_SEATS, BALLOT_CLASSES, INVALID_BALLOT_CLASSES, LEGAL_BALLOT_CLASSES, GameRow, PlayerRow,
+from impostor.core.records import (N_SEATS, BALLOT_CLASSES, BallotClass, Team, INVALID_BALLOT_CLASSES, LEGAL_BALLOT_CLASSES, GameRow, PlayerRow,
                               TieRule, derive_ballot_class)
 from impostor.core.rules import Ballot, decide
 from impostor.core.schedule import GameSpec, derive_seed
@@ -40,6 +40,7 @@ from solvers.game_store import load_rounds, load_seats
 
 def build_record(spec: GameSpec, seats: list[SeatRecord], *, experiment_id: str, seed: int, tie_rule: TieRule) -> tuple[GameRow, list[PlayerRow]]:
     """The contract rows of one finished game (pure; also used by tests)."""
+    assert spec.impostor_seat is not None and spec.speaking_order is not None, "the game's draws are made first"
     ballots = [Ballot(s.vote, bool(s.self_declared), s.word_guess) for s in seats]
     rng = random.Random(derive_seed(spec.game_seed, "tie_rule", tie_rule))
     outcome = decide(ballots, spec.impostor_seat, spec.pair.majority, tie_rule=tie_rule, rng=rng)
@@ -53,7 +54,7 @@ def build_record(spec: GameSpec, seats: list[SeatRecord], *, experiment_id: str,
             s.vote, seat, s.ballot_error, bool(s.self_declared), None, len(s.vote_raw))
         players.append(PlayerRow(
             game_id=game_id, seat=seat, model=s.model, role="impostor" if imp else "majority",
-            team=None if spec.team_assignment is None else spec.team_assignment[seat],
+            team=None if spec.team_assignment is None else cast(Team, spec.team_assignment[seat]),
             speaking_position=position[seat], description=s.description,
             description_valid=bool(s.description_valid), vote=s.vote, confidence=s.confidence,
             self_declared=bool(s.self_declared), word_guess=s.word_guess,
@@ -61,7 +62,7 @@ def build_record(spec: GameSpec, seats: list[SeatRecord], *, experiment_id: str,
             description_raw=(s.description_raw or [""])[-1], description_attempts=len(s.description_raw),
             description_error=s.description_error, ballot_valid=ballot_class in LEGAL_BALLOT_CLASSES,
             ballot_error=s.ballot_error, ballot_attempts=len(s.vote_raw),
-            vote_raw=(s.vote_raw or [""])[-1], reasoning=s.reasoning, ballot_class=ballot_class,
+            vote_raw=(s.vote_raw or [""])[-1], reasoning=s.reasoning, ballot_class=cast(BallotClass, ballot_class),
             temperature=s.temperature, vote_temperature=s.vote_temperature,
             vote_mode=s.vote_mode, vote_fallback=s.vote_fallback,
             input_tokens=s.tokens()[0], output_tokens=s.tokens()[1],
@@ -168,9 +169,9 @@ def invalid_rates_by_model() -> Metric:
                 n[1] += _invalid(p)
                 n[2] += not p["description_valid"]
         out: dict[str, float] = {}
-        for model, (n, ballots, descriptions) in sorted(seats.items()):
-            out[f"invalid_ballot_rate/{model}"] = ballots / n
-            out[f"invalid_description_rate/{model}"] = descriptions / n
+        for model, (n_seats, ballots, descriptions) in sorted(seats.items()):
+            out[f"invalid_ballot_rate/{model}"] = ballots / n_seats
+            out[f"invalid_description_rate/{model}"] = descriptions / n_seats
         return out
 
     return compute
@@ -239,7 +240,7 @@ def vote_fallbacks() -> Metric:
     """Ballots cast in a weaker form than asked because the server refused it
     (``solvers.vote_format``): ``vote_fallback_count`` and ``vote_fallback_count/<model>``."""
 
-    def compute(scores: list[SampleScore]) -> dict[str, float]:
+    def compute(scores: list[SampleScore]) -> dict[str, int]:
         counts: dict[str, int] = {}
         for s in scores:
             for p in (s.score.metadata or {}).get("players", []):
@@ -300,6 +301,7 @@ def impostor_winner(tie_rule: TieRule = "default", experiment_id: str | None = N
         if problem:
             raise GameTimeLimitError(problem)
         seats = load_seats(state.store)
+        assert seats is not None, "a scored game has its seats in the store"
         exp = experiment_id or state.metadata["experiment_id"]
         rounds = load_rounds(state.store)
         moves = None

@@ -61,6 +61,7 @@ def show_phase(state: TaskState, lines: list[str]) -> None:
 
 def shown_descriptions(spec: GameSpec, seats: list[SeatRecord]) -> list[tuple[int, str]]:
     """What every player saw of the description phase: (player label, text) in speaking order."""
+    assert spec.speaking_order is not None, "the game's draws are made first"
     return [(player_label(seat), seats[seat].description) for seat in spec.speaking_order]
 
 
@@ -91,7 +92,9 @@ async def describe_all(
             broken = None if repeat is None else DescriptionViolation("other", repeat)  # class "other" in the tables
         return broken
 
-    for seat in (spec.speaking_order if order is None else order):
+    speakers = spec.speaking_order if order is None else order
+    assert speakers is not None and spec.impostor_seat is not None, "the game's draws are made first"
+    for seat in speakers:
         word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
         mate = spec.teammate(seat)
         user = prompts.description_prompt(
@@ -142,6 +145,7 @@ def start_game(state: TaskState) -> tuple[GameSpec, list[Model]]:
             spec = spec.for_experiment(identity)
             state.metadata.update({k: v for k, v in spec.to_metadata().items()
                                    if k in ("impostor_seat", "team_assignment", "speaking_order", "game_seed", "schedule")})
+    assert spec.impostor_seat is not None
     models = seat_models(spec.mode, spec.impostor_seat, spec.team_assignment)
     return spec, models
 
@@ -149,6 +153,7 @@ def start_game(state: TaskState) -> tuple[GameSpec, list[Model]]:
 def game_settings(spec: GameSpec, models: list[Model], options: GameOptions,
                   role_defaults: Optional[dict[str, dict[str, Any]]]) -> list[SeatSettings]:
     """Each seat's settings: explicit option > its role's registry-alias defaults > the paper's (by route)."""
+    assert spec.impostor_seat is not None, "the game's draws are made first"
     roles = seat_roles(spec.mode, spec.impostor_seat, spec.team_assignment)
     return [seat_settings(model_name(models[s]), temperature=options.temperature, max_tokens=options.max_tokens,
                           vote_temperature=options.vote_temperature, alias_defaults=(role_defaults or {}).get(roles[s]))

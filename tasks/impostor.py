@@ -25,6 +25,7 @@ from impostor.inspect_compat import UserInputError, building_task_for_eval
 
 from impostor.core import call_limits, options as game_options
 from impostor.core.errors import ImpostorError
+from impostor.core.records import Difficulty, Mode
 from impostor.gc_tuning import tune_gc
 from impostor.core.schedule import PairRef, build_schedule
 from impostor.core.wordpairs import load_word_pairs, word_pairs_file, word_pairs_sha256
@@ -95,7 +96,7 @@ def _generation_record(bound: Any, opts: game_options.GameOptions) -> dict[str, 
 
 
 def game_samples(
-    mode: str, difficulty: str, n_games: int, seed: int, word_pairs: Optional[str], experiment_id: Optional[str],
+    mode: Mode, difficulty: Difficulty, n_games: int, seed: int, word_pairs: Optional[str], experiment_id: Optional[str],
     first_game: int = 0, rounds: int = 1, private_notes: bool = False,
 ) -> list[Sample]:
     """The experiment's schedule as Inspect samples (stable ids, full spec in metadata)."""

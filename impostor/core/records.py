@@ -19,6 +19,7 @@ N_SEATS = 4
 Mode = Literal["homogeneous", "cross_play", "team_blind", "team_aware", "team_semi_aware"]
 Difficulty = Literal["easy", "medium", "hard", "expert"]
 Side = Literal["impostor", "majority"]
+Team = Literal["A", "B"]
 TieRule = Literal["default", "sym_candidate", "sym_side"]
 WinCondition = Literal[
     "majority_self_declared",
@@ -105,7 +106,7 @@ class PlayerRow(BaseModel):
     seat: int = Field(ge=0, le=N_SEATS - 1)
     model: str
     role: Side
-    team: Optional[Literal["A", "B"]] = None
+    team: Optional[Team] = None
     speaking_position: int = Field(ge=0, le=N_SEATS - 1)
     description: str
     description_valid: bool
@@ -228,7 +229,7 @@ class MoveRow(BaseModel):
     seat: int = Field(ge=0, le=3)
     model: str
     role: Side
-    team: Optional[Literal["A", "B"]] = None
+    team: Optional[Team] = None
     speaking_position: int = Field(ge=0, le=3)  # position within this round's order (remaining seats)
     description: str
     description_valid: bool

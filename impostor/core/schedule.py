@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
 from impostor.core.modes import mode_spec
-from impostor.core.records import DIFFICULTIES, MODES, N_SEATS  # noqa: F401 - N_SEATS re-exported
+from impostor.core.records import DIFFICULTIES, MODES, N_SEATS, Difficulty, Mode  # noqa: F401 - N_SEATS re-exported
 
 
 #: Games one experiment may schedule: its schedule is built in memory (about 1 KB a game);
@@ -61,8 +61,8 @@ class GameSpec:
     game_index: int
     sample_id: str
     game_seed: Optional[int]  # per-experiment draw; None until drawn (``for_experiment``)
-    mode: str
-    difficulty: str
+    mode: Mode
+    difficulty: Difficulty
     pair: PairRef
     impostor_seat: Optional[int]  # per-experiment draw; None until drawn
     speaking_order: Optional[tuple[int, ...]]  # seats, first speaker first; None until drawn
@@ -183,7 +183,7 @@ def sample_id(game_index: int, pair_id: str, seed: int) -> str:
 
 
 def build_schedule(
-    mode: str, difficulty: str, pairs: Sequence[PairRef], n_games: int, seed: int, experiment: Optional[str] = None,
+    mode: Mode, difficulty: Difficulty, pairs: Sequence[PairRef], n_games: int, seed: int, experiment: Optional[str] = None,
 ) -> list[GameSpec]:
     """The deterministic list of games of one experiment: the shared design (word pairs),
     plus the per-experiment draws when the experiment's identity is given (else drawn later)."""
