@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from analysis.stats.rounds import ROUND_TABLES
 from impostor.registry import load_registry, route_of
 from impostor.sweep.plan import plan
 
@@ -19,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DEMO, DEMO_LLM = ROOT / "configs" / "demo.yaml", ROOT / "configs" / "demo-llm.yaml"
 # Tables the demo cannot fill by design, with the reason: size fits need two models with a
 # published size, and the bots have none (SmolLM2 plays in its own experiment).
-EXPECTED_EMPTY = {"scaling"}
+# the size fit (the bots have no parameter count) and the round tables (one-round games), by design
+EXPECTED_EMPTY = {"scaling", *ROUND_TABLES}
 
 
 def test_demo_plans_the_tournament_and_the_llm_games():
@@ -60,7 +62,7 @@ def _run(args: list[str], env: dict, cwd: Path) -> str:
 @pytest.mark.slow
 def test_demo_tournament_fills_the_report(tmp_path):
     """The demo's 288 bot games give a report whose tables all have numbers (only the size
-    fits are empty, by design) and no zero-width or mostly-undefined bootstrap interval."""
+    fits and the round tables are empty, by design) and no zero-width or mostly-undefined bootstrap interval."""
     env = dict(os.environ, IMPOSTOR_MLFLOW="0", HF_HUB_OFFLINE="1", LITELLM_LOCAL_MODEL_COST_MAP="True")
     out = _run(["sweep", str(DEMO), "--log-dir", str(tmp_path / "logs"), "--display", "none"], env, ROOT)
     assert "36/36 experiments complete, 288/288 games" in out, out[-2000:]
