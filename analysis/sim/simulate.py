@@ -38,15 +38,15 @@ Everything is vectorised (90,720 games in a few seconds).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Optional, Sequence, Union
+from typing import Any, Optional
 
 import numpy as np
 import pandas as pd
 
 from analysis.sim.ballots import CLASS_NAMES, PROFILES, sample_profiles, profile_table
 from analysis.sim.design import SimDesign, build_design, design_cells
-from analysis.sim.effects import DEFAULT_MODELS, PAPER_DIFFICULTY_OR, PAPER_MODE_OR, PAPER_SEAT_OR, SimModel
-from impostor.core.records import DIFFICULTIES, GAME_COLUMNS, MODES, PLAYER_COLUMNS, GameRow, PlayerRow
+from analysis.sim.effects import DEFAULT_MODELS, PAPER_MODE_OR, PAPER_SEAT_OR, SimModel
+from impostor.core.records import GAME_COLUMNS, PLAYER_COLUMNS, GameRow, PlayerRow
 
 __all__ = [
     "SimModel",
@@ -304,18 +304,7 @@ def simulate_games(
     n_experiments: int = 756,
     games_per_experiment: int = 120,
     *,
-    models: Optional[Sequence[Union[str, SimModel, Mapping]]] = None,
-    modes: Sequence[str] = MODES,
-    difficulties: Sequence[str] = DIFFICULTIES,
     base_imp_win: float = 0.45,
-    seat_or: Union[float, Sequence[float]] = PAPER_SEAT_OR,
-    mode_or: Union[float, Mapping[str, float], None] = None,
-    difficulty_or: Union[float, Mapping[str, float], None] = PAPER_DIFFICULTY_OR,
-    size_or_per_10x: float = 1.71,
-    position_effect_pp: float = -1.11,
-    opponent_or_per_10pp: float = 0.8,
-    pair_effect_sd: float = 0.0,
-    experiment_effect_sd: float = 0.0,
     design_seed: Optional[int] = None,
     tie_rate: float = 0.117,
     invalid_vote_rate: float = 0.02,
@@ -324,6 +313,7 @@ def simulate_games(
     invalid_description_rate: float = 0.01,
     seed: int = 0,
     schedule: str = "per_experiment",
+    **effects: Any,
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Simulate ``n_experiments`` x ``games_per_experiment`` games with known true effects.
 
@@ -340,17 +330,18 @@ def simulate_games(
     game's win probability given everything drawn) and ``p_design`` (averaged over its
     random speaking position and experiment effect: the truth behind rates and ORs).
     ``schedule="shared"`` rebuilds the schedule before issue 26 (seat and teams of game *i*
-    shared by a mode's experiments), for showing what it did to the seat tests.
+    shared by a mode's experiments), for showing what it did to the seat tests.  ``effects``:
+    the design's keyword arguments (models, modes, difficulties and the true effects: ``seat_or``,
+    ``mode_or``, ``difficulty_or``, ``size_or_per_10x``, ``position_effect_pp``,
+    ``opponent_or_per_10pp``, ``pair_effect_sd``, ``experiment_effect_sd``), typed and defaulted
+    once, in :func:`analysis.sim.design.build_design`.
     """
     if not 0 <= invalid_vote_rate < 1 or not 0 <= tie_rate < 1:
         raise ValueError("invalid_vote_rate and tie_rate must be in [0, 1)")
     design = build_design(
-        n_experiments, games_per_experiment, models=models, modes=modes, difficulties=difficulties,
-        base_imp_win=base_imp_win, seat_or=seat_or, mode_or=mode_or, difficulty_or=difficulty_or,
-        size_or_per_10x=size_or_per_10x, position_effect_pp=position_effect_pp,
-        opponent_or_per_10pp=opponent_or_per_10pp, pair_effect_sd=pair_effect_sd,
-        experiment_effect_sd=experiment_effect_sd, design_seed=seed if design_seed is None else design_seed,
-        id_prefix=f"sim{seed}", schedule=schedule,
+        n_experiments, games_per_experiment, base_imp_win=base_imp_win,
+        design_seed=seed if design_seed is None else design_seed, id_prefix=f"sim{seed}", schedule=schedule,
+        **effects,
     )
     # one stream per step, so a change to one step leaves the draws of the others as they were
     rng_sched, rng_win, rng_ballot, rng_misc = (np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(4))
