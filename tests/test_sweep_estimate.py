@@ -102,3 +102,26 @@ def test_every_priced_model_of_the_registry_says_where_and_when(tmp_path):
         e = reg.entry(alias)
         assert e.price is not None and e.price.source and e.price.as_of, alias
         assert price_of(e.model).source == f"registry: {e.price.source}, as of {e.price.as_of}"
+
+
+def test_rounds_count_every_round_and_note_as_upper_bounds(tmp_path):
+    """A 3-round sweep with notes: per seat and game 3 descriptions + 3 ballots + 2 notes, each
+    later prompt carrying the earlier rounds (so more than 3 one-round games' input), output at
+    max_tokens per call; one round stays the paper's count."""
+    from impostor.sweep.estimate import game_seat_load
+
+    one_in, one_out = seat_tokens("cross_play", 150)
+    assert game_seat_load("cross_play", 150) == (2, one_in, one_out)
+    calls, tok_in, tok_out = game_seat_load("cross_play", 150, rounds=3, private_notes=True)
+    assert (calls, tok_out) == (8, 8 * 150)
+    assert tok_in > 3 * one_in + 2 * 2 * 4 * 150  # rounds 2 and 3 see 1 and 2 earlier rounds at their longest
+    assert game_seat_load("cross_play", 150, rounds=3)[0] == 6  # no notes: no note calls
+
+    cfg = tmp_path / "r.yaml"
+    cfg.write_text(CONFIG.format(max_tokens=150) + "rounds: 3\nprivate_notes: true\n")
+    pl = plan(cfg)
+    pl.resolved = {m: m for m in pl.config.models}
+    flat = {c.alias: c for c in estimate_costs(_plan(tmp_path, 150))}
+    for c in estimate_costs(pl):
+        assert c.calls == 4 * flat[c.alias].calls  # 8 calls a seat-game instead of 2
+        assert c.input_tokens > 3 * flat[c.alias].input_tokens

@@ -6,6 +6,10 @@ earlier description taken as ``max_tokens`` long; output ``max_tokens`` per call
 both are upper bounds), and dollars from impostor.pricing (configs/models.yaml
 ``price:``, bots 0, litellm's offline price map), "unknown" where no price is known.
 Tokens are counted as characters / 4, the usual rule of thumb for English text.
+Games of several rounds (``rounds:``) count every round for every seat (as if nobody were
+eliminated), each prompt of round r carrying the r - 1 earlier rounds' descriptions at their
+longest and the seat's note, and with ``private_notes`` one note call per seat and round but
+the last: still upper bounds.
 """
 
 from __future__ import annotations
@@ -18,8 +22,10 @@ from impostor.core.generation import PAPER_MAX_TOKENS
 from impostor.core.prompts import DESCRIPTION_SYSTEM, VOTING_SYSTEM, description_prompt, voting_prompt
 from impostor.core.modes import mode_spec
 from impostor.core.records import N_SEATS
+from impostor.core.rounds import NOTE_MAX_CHARS
 
-__all__ = ["CHARS_PER_TOKEN", "ModelCost", "seats_per_game", "seat_tokens", "estimate_costs", "cost_table"]
+__all__ = ["CHARS_PER_TOKEN", "ModelCost", "seats_per_game", "seat_tokens", "game_seat_load", "estimate_costs",
+           "cost_table"]
 
 CHARS_PER_TOKEN = 4
 _EXAMPLE_WORD = "lighthouse"
@@ -63,6 +69,19 @@ def seat_tokens(mode: str, max_tokens: int) -> tuple[int, int]:
     return round(sum(desc) / N_SEATS) + vote, 2 * max_tokens
 
 
+def game_seat_load(mode: str, max_tokens: int, rounds: int = 1, private_notes: bool = False) -> tuple[int, int, int]:
+    """(calls, input tokens, output tokens) of one seat in one game of ``rounds`` rounds (upper bounds)."""
+    tok_in, tok_out = seat_tokens(mode, max_tokens)
+    if rounds == 1:
+        return 2, tok_in, tok_out
+    earlier_round = N_SEATS * max_tokens + _tokens("x" * NOTE_MAX_CHARS)  # descriptions at their longest, the note
+    notes = rounds - 1 if private_notes else 0
+    calls = 2 * rounds + notes
+    extra_in = sum(2 * (r - 1) * earlier_round for r in range(1, rounds + 1))  # description + ballot prompt
+    note_in = sum(tok_in // 2 + r * earlier_round for r in range(1, notes + 1))  # a note prompt sees its round
+    return calls, rounds * tok_in + extra_in + note_in, rounds * tok_out + notes * max_tokens
+
+
 def _max_tokens(alias: str, configured: Optional[int]) -> int:
     if configured:
         return configured
@@ -84,9 +103,9 @@ def estimate_costs(pl) -> list[ModelCost]:
     for e in pl.experiments:
         for alias, seats in seats_per_game(e.mode, dict(e.roles)).items():
             c = costs[alias]
-            tok_in, tok_out = seat_tokens(e.mode, c.max_tokens)
+            calls, tok_in, tok_out = game_seat_load(e.mode, c.max_tokens, e.rounds, e.private_notes)
             c.seat_games += seats * e.n_games
-            c.calls += 2 * seats * e.n_games
+            c.calls += calls * seats * e.n_games
             c.input_tokens += tok_in * seats * e.n_games
             c.output_tokens += tok_out * seats * e.n_games
     for c in costs.values():
