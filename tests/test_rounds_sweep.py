@@ -41,3 +41,15 @@ def test_bad_rounds_fields_name_file_field_and_fix(tmp_path, change, fix):
     with pytest.raises(ImpostorError) as ei:
         load_config(p)
     assert str(p) in str(ei.value) and fix in str(ei.value) and "fix" in str(ei.value)
+
+
+def test_dry_run_says_the_rounds(tmp_path, capsys):
+    from impostor.sweep.run import print_plan
+
+    for kw, said in (({}, None), ({"rounds": 3}, "of up to 3 rounds"),
+                     ({"rounds": 2, "private_notes": True}, "of up to 2 rounds with private notes")):
+        pl = plan(write_config(tmp_path / "c.yaml", **kw))
+        pl.resolved = {m: m for m in pl.config.models}
+        print_plan(pl, tmp_path, list_all=False)
+        first = capsys.readouterr().out.splitlines()[0].split("): ", 1)[1]  # after the file name
+        assert (said is None and "round" not in first) or (said is not None and first.endswith(said)), first

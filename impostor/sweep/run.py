@@ -234,7 +234,10 @@ def _dry_run_refusals(pl: Plan) -> int:
 
 
 def print_plan(pl: Plan, log_dir: Path, list_all: bool) -> None:
+    rounds = pl.config.rounds
     print(f"Sweep '{pl.config.name}' ({pl.path}): {len(pl.experiments):,} experiments, {pl.games:,} games"
+          + (f" of up to {rounds} rounds" + (" with private notes" if pl.config.private_notes else "")
+             if rounds > 1 else "")
           + (f" (shard {pl.shard[0]}/{pl.shard[1]} of {pl.all_experiments:,} experiments)" if pl.shard[1] > 1 else ""))
     print(plan_table(pl))
     _print_cost(pl)
