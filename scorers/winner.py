@@ -270,6 +270,14 @@ class GameTimeLimitError(RuntimeError):
     """A game cut short by its time budget: an errored game (retried by ``eval_retry``), never scored."""
 
 
+def likely_cause(errors: list[str]) -> str | None:
+    """The model-call error most likely to explain a game cut off by its time limit (``errors`` in
+    the order they happened): the last one, unless it is the call the time limit itself cancelled,
+    which says nothing of the cause; then the provider's last error before it."""
+    real = [x for x in errors if "model call cancelled" not in str(x)]
+    return real[-1] if real else (errors[-1] if errors else None)
+
+
 def time_limit_problem(game: str) -> str | None:
     """Why the game stopped unfinished, if Inspect's sample time limit (-T game_time_limit) stopped it.
 
@@ -284,7 +292,7 @@ def time_limit_problem(game: str) -> str | None:
         return None
     if clock.limit is None or clock.usage < clock.limit:
         return None
-    error = next((e.error for e in reversed(transcript().events) if isinstance(e, ModelEvent) and e.error), None)
+    error = likely_cause([e.error for e in transcript().events if isinstance(e, ModelEvent) and e.error])
     cause = (f"the last model call failed with: {' '.join(str(error).split())[:300]}; fix the provider (key, URL, "
              f"network) or" if error else "no model call failed: the game is slow;")
     return (f"game {game} stopped unfinished by its time limit of {clock.limit:.0f} s (-T game_time_limit); "

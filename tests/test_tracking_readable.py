@@ -144,7 +144,7 @@ def test_moved_store_is_read_in_place_then_relocated(store, tmp_path, monkeypatc
     client, run = _run(moved)
     assert run.info.artifact_uri == map_uri(before.info.artifact_uri, {orig / "mlruns": moved / "mlruns"})
     assert sorted(Path(a.path).name for a in client.list_artifacts(run.info.run_id, "tables")) == [
-        "games.parquet", "models.csv", "players.parquet"]
+        "games.parquet", "models.csv", "moves.parquet", "players.parquet"]
     exp = client.get_experiment_by_name(EXPERIMENT)
     assert exp.artifact_location == (moved / "mlruns" / "artifacts" / EXPERIMENT).as_uri()
     traces = client.search_traces(locations=[exp.experiment_id])

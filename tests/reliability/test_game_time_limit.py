@@ -77,3 +77,16 @@ def test_the_default_budget_fails_a_dead_provider_in_under_five_minutes():
     assert impostor(n_games=2, models="bot/random", game_time_limit=0).time_limit is None
     with pytest.raises(Exception, match="game_time_limit=-1"):
         impostor(n_games=2, models="bot/random", game_time_limit=-1)
+
+
+def test_the_cause_named_is_the_providers_error_not_the_cancelled_call():
+    """A game cut off mid-call: the last model event is the call the time limit cancelled; the
+    message names the provider's error before it (seen: 'model call cancelled' named instead of
+    the HTTP 500 on a loaded machine)."""
+    from scorers.winner import likely_cause
+
+    cancelled = "RuntimeError('model call cancelled')"
+    assert likely_cause(["Error code: 500 a", "Error code: 500 b", cancelled]) == "Error code: 500 b"
+    assert likely_cause(["Error code: 500 a", "Error code: 429 b"]) == "Error code: 429 b"
+    assert likely_cause([cancelled]) == cancelled  # nothing better to say
+    assert likely_cause([]) is None
