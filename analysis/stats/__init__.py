@@ -32,6 +32,7 @@ from analysis.stats import paper_checks as _paper_checks  # noqa: F401
 from analysis.stats import ratings as _ratings  # noqa: F401
 from analysis.stats import recognition as _recognition
 from analysis.stats import robustness as _robustness
+from analysis.stats import controls as _controls  # noqa: F401 - after robustness: its tables follow robustness's
 from analysis.stats import rounds as _rounds  # noqa: F401
 from analysis.stats import rounds_trust as _rounds_trust  # noqa: F401
 from analysis.stats import scaling as _scaling

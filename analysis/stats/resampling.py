@@ -146,3 +146,14 @@ def hypergeom_within(rng: np.random.Generator, group_sizes: np.ndarray, successe
         draws = rng.multivariate_hypergeometric(sizes, s, size=reps * int(c))
         out += draws.reshape(int(c), reps, -1).sum(0)
     return out
+
+
+def within_experiment_perm(prep: Prepared, group: np.ndarray, levels, rng: np.random.Generator, reps: int):
+    """Observed per-level win rates and their permutation null (labels permuted within experiment)."""
+    onehot = np.stack([group == g for g in levels], 1).astype(float)
+    sizes = exp_sums(prep, onehot).astype(np.int64)  # (E, G)
+    wins = exp_sums(prep, prep.y).astype(np.int64)
+    null_w = hypergeom_within(rng, sizes, wins, reps)  # (R, G)
+    n = sizes.sum(0)
+    obs_w = (onehot * prep.y[:, None]).sum(0)
+    return obs_w / n, null_w / n
