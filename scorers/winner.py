@@ -52,6 +52,7 @@ def build_record(spec: GameSpec, seats: list[SeatRecord], *, experiment_id: str,
         # Stores written before the class existed: derived from what the ballot recorded.
         ballot_class = s.ballot_class or derive_ballot_class(
             s.vote, seat, s.ballot_error, bool(s.self_declared), None, len(s.vote_raw))
+        input_tokens, output_tokens = s.tokens()
         players.append(PlayerRow(
             game_id=game_id, seat=seat, model=s.model, role="impostor" if imp else "majority",
             team=None if spec.team_assignment is None else cast(Team, spec.team_assignment[seat]),
@@ -65,7 +66,7 @@ def build_record(spec: GameSpec, seats: list[SeatRecord], *, experiment_id: str,
             vote_raw=(s.vote_raw or [""])[-1], reasoning=s.reasoning, ballot_class=cast(BallotClass, ballot_class),
             temperature=s.temperature, vote_temperature=s.vote_temperature,
             vote_mode=s.vote_mode, vote_fallback=s.vote_fallback,
-            input_tokens=s.tokens()[0], output_tokens=s.tokens()[1],
+            input_tokens=input_tokens, output_tokens=output_tokens,
         ))
     vote_modes = sorted({s.vote_mode for s in seats})
     game = GameRow(
