@@ -42,7 +42,8 @@ def build_record(spec: GameSpec, seats: list[SeatRecord], *, experiment_id: str,
     """The contract rows of one finished game (pure; also used by tests)."""
     assert spec.impostor_seat is not None and spec.speaking_order is not None, "the game's draws are made first"
     ballots = [Ballot(s.vote, bool(s.self_declared), s.word_guess) for s in seats]
-    rng = random.Random(derive_seed(spec.game_seed, "tie_rule", tie_rule))
+    # Only the symmetric rules draw (a tie's loser): no generator to seed under the default rule.
+    rng = None if tie_rule == "default" else random.Random(derive_seed(spec.game_seed, "tie_rule", tie_rule))
     outcome = decide(ballots, spec.impostor_seat, spec.pair.majority, tie_rule=tie_rule, rng=rng)
     game_id = f"{experiment_id}/{spec.sample_id}"
     position = {seat: pos for pos, seat in enumerate(spec.speaking_order)}

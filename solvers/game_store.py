@@ -67,12 +67,12 @@ def save_seats(store: Store, seats: list[SeatRecord]) -> None:
 
 def save_ballots(store: Store, seats: list[SeatRecord]) -> None:
     """The voting phase's fields of every seat, beside (not over) the description record."""
-    ballots = [{key: getattr(seat, key) for key in BALLOT_FIELDS} for seat in seats]
+    ballots = [{key: values[key] for key in BALLOT_FIELDS} for values in (seat.__dict__ for seat in seats)]
     text = _ENCODE(ballots)
     saved = _remembered(store)
     store.set(BALLOTS_KEY, text)
     if saved is not None and saved[1] is store.get(SEATS_KEY) and len(saved[3]) == len(seats):
-        records = [record.copy() for record in saved[3]]  # the stored seats, their ballots updated (load_seats)
+        records = saved[3]  # the stored seats (never handed out: loads get copies), their ballots updated as load_seats does
         for record, ballot in zip(records, ballots):
             record.__dict__.update(ballot)
             record.vote_raw = list(record.vote_raw)

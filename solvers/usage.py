@@ -43,12 +43,14 @@ def count(output: Any) -> None:
     if current is None or usage is None:
         return
     record, phase = current
-    for kind, key in _KEYS[phase == "vote"]:
-        n = getattr(usage, kind, None)
-        if n is not None:
-            setattr(record, key, (getattr(record, key) or 0) + int(n))
-
-
-#: (usage attribute, record field) of the description calls [0] and the ballot calls [1].
-_KEYS = ((("input_tokens", "input_tokens"), ("output_tokens", "output_tokens")),
-         (("input_tokens", "vote_input_tokens"), ("output_tokens", "vote_output_tokens")))
+    n_in, n_out = getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None)
+    if phase == "vote":
+        if n_in is not None:
+            record.vote_input_tokens = (record.vote_input_tokens or 0) + int(n_in)
+        if n_out is not None:
+            record.vote_output_tokens = (record.vote_output_tokens or 0) + int(n_out)
+    else:
+        if n_in is not None:
+            record.input_tokens = (record.input_tokens or 0) + int(n_in)
+        if n_out is not None:
+            record.output_tokens = (record.output_tokens or 0) + int(n_out)
