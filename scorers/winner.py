@@ -29,7 +29,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import sample_limits
 
 from impostor.core.records import (N_SEATS, BALLOT_CLASSES, BallotClass, Team, INVALID_BALLOT_CLASSES, LEGAL_BALLOT_CLASSES, GameRow, PlayerRow,
-                              TieRule, derive_ballot_class)
+                              TieRule, derive_ballot_class, row_dict)
 from impostor.core.rules import Ballot, decide
 from impostor.core.schedule import GameSpec, derive_seed
 from impostor.core.seat import SeatRecord
@@ -318,7 +318,7 @@ def impostor_winner(tie_rule: TieRule = "default", experiment_id: str | None = N
         game, players = build_record(spec, seats, experiment_id=exp, seed=state.metadata["seed"], tie_rule=tie_rule)
         if rounds is not None:  # a multi-round game (-T rounds > 1): its rows and its moves
             game, players, moves = build_rounds_record(spec, game, players, rounds, tie_rule=tie_rule)
-        metadata = {"game": game.model_dump(), "players": [p.model_dump() for p in players]}
+        metadata = {"game": row_dict(game), "players": [row_dict(p) for p in players]}
         if moves is not None:
             metadata["moves"] = [m.model_dump() for m in moves]
         return Score(

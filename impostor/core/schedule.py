@@ -46,8 +46,10 @@ def seed_problem(seed: int) -> Optional[str]:
 
 def derive_seed(*parts: object) -> int:
     """A 63-bit seed from any parts; stable across processes and machines (not ``hash``)."""
-    digest = hashlib.sha256(":".join(map(str, parts)).encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+    return int.from_bytes(_SHA256(":".join(map(str, parts)).encode()).digest()[:8], "big") >> 1
+
+
+_SHA256 = hashlib.sha256  # ten seeds a game
 
 
 @dataclass(frozen=True)
