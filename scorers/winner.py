@@ -29,7 +29,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import sample_limits
 
 from impostor.core.records import (N_SEATS, BALLOT_CLASSES, BallotClass, Team, INVALID_BALLOT_CLASSES, LEGAL_BALLOT_CLASSES, GameRow, PlayerRow,
-                              TieRule, derive_ballot_class)
+                              TieRule, derive_ballot_class, row_dict)
 from impostor.core.rules import Ballot, decide
 from impostor.core.schedule import GameSpec, derive_seed
 from impostor.core.seat import SeatRecord
@@ -42,7 +42,8 @@ def build_record(spec: GameSpec, seats: list[SeatRecord], *, experiment_id: str,
     """The contract rows of one finished game (pure; also used by tests)."""
     assert spec.impostor_seat is not None and spec.speaking_order is not None, "the game's draws are made first"
     ballots = [Ballot(s.vote, bool(s.self_declared), s.word_guess) for s in seats]
-    rng = random.Random(derive_seed(spec.game_seed, "tie_rule", tie_rule))
+    # Only the symmetric rules draw (a tie's loser): no generator to seed under the default rule.
+    rng = None if tie_rule == "default" else random.Random(derive_seed(spec.game_seed, "tie_rule", tie_rule))
     outcome = decide(ballots, spec.impostor_seat, spec.pair.majority, tie_rule=tie_rule, rng=rng)
     game_id = f"{experiment_id}/{spec.sample_id}"
     position = {seat: pos for pos, seat in enumerate(spec.speaking_order)}
@@ -52,6 +53,7 @@ def build_record(spec: GameSpec, seats: list[SeatRecord], *, experiment_id: str,
         # Stores written before the class existed: derived from what the ballot recorded.
         ballot_class = s.ballot_class or derive_ballot_class(
             s.vote, seat, s.ballot_error, bool(s.self_declared), None, len(s.vote_raw))
+        input_tokens, output_tokens = s.tokens()
         players.append(PlayerRow(
             game_id=game_id, seat=seat, model=s.model, role="impostor" if imp else "majority",
             team=None if spec.team_assignment is None else cast(Team, spec.team_assignment[seat]),
@@ -65,7 +67,7 @@ def build_record(spec: GameSpec, seats: list[SeatRecord], *, experiment_id: str,
             vote_raw=(s.vote_raw or [""])[-1], reasoning=s.reasoning, ballot_class=cast(BallotClass, ballot_class),
             temperature=s.temperature, vote_temperature=s.vote_temperature,
             vote_mode=s.vote_mode, vote_fallback=s.vote_fallback,
-            input_tokens=s.tokens()[0], output_tokens=s.tokens()[1],
+            input_tokens=input_tokens, output_tokens=output_tokens,
         ))
     vote_modes = sorted({s.vote_mode for s in seats})
     game = GameRow(
@@ -316,7 +318,7 @@ def impostor_winner(tie_rule: TieRule = "default", experiment_id: str | None = N
         game, players = build_record(spec, seats, experiment_id=exp, seed=state.metadata["seed"], tie_rule=tie_rule)
         if rounds is not None:  # a multi-round game (-T rounds > 1): its rows and its moves
             game, players, moves = build_rounds_record(spec, game, players, rounds, tie_rule=tie_rule)
-        metadata = {"game": game.model_dump(), "players": [p.model_dump() for p in players]}
+        metadata = {"game": row_dict(game), "players": [row_dict(p) for p in players]}
         if moves is not None:
             metadata["moves"] = [m.model_dump() for m in moves]
         return Score(

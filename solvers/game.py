@@ -26,7 +26,7 @@ from inspect_ai.util import JSONSchema
 from impostor.core import prompts
 from impostor.core.generation import SeatSettings, seat_roles, seat_settings
 from impostor.core.options import GameOptions
-from impostor.core.parsing import description_violation, one_line, parse_vote, vote_json_schema
+from impostor.core.parsing import MAX_DESCRIPTION_CHARS, description_violation, one_line, parse_vote, vote_json_schema
 from impostor.core.records import N_SEATS, player_label
 from impostor.core.descriptions import DescriptionViolation
 from impostor.core.rounds import repeat_violation
@@ -35,7 +35,7 @@ from impostor.core.seat import SeatRecord
 from solvers.game_store import load_seats, save_ballots, save_seats
 from solvers.seating import experiment_id_for, model_name, seat_models
 from solvers.usage import count_in_task, counting
-from solvers.vote_format import VoteFormats, answer_of, with_call_limits
+from solvers.vote_format import VoteFormats, answer_of, call_config, with_call_limits
 
 CONSTRAINED_REASONING_MAX = 200
 
@@ -105,9 +105,9 @@ async def describe_all(
         messages: list[ChatMessage] = [
             ChatMessageSystem(content=prompts.DESCRIPTION_SYSTEM), ChatMessageUser(content=user)
         ]
-        config = GenerateConfig(
-            temperature=settings[seat].temperature, max_tokens=settings[seat].max_tokens, top_p=settings[seat].top_p,
-            seed=call_seed(spec, "describe", seat, round_no),
+        config = call_config(
+            models[seat], temperature=settings[seat].temperature, max_tokens=settings[seat].max_tokens,
+            top_p=settings[seat].top_p, seed=call_seed(spec, "describe", seat, round_no),
         )
         record = seats[seat]
         record.model = model_name(models[seat])
@@ -160,8 +160,20 @@ def game_settings(spec: GameSpec, models: list[Model], options: GameOptions,
             for s in range(N_SEATS)]
 
 
+async def play_descriptions(state: TaskState, spec: GameSpec, models: list[Model], seats: list[SeatRecord],
+                            options: GameOptions, role_defaults: Optional[dict[str, dict[str, Any]]],
+                            max_chars: int) -> list[SeatSettings]:
+    """The description phase on ``seats``, stored also when it fails; the seats' settings."""
+    try:
+        settings = game_settings(spec, models, options, role_defaults)
+        await describe_all(state, spec, models, seats, settings, max_chars)
+    finally:
+        save_seats(state.store, seats)
+    return settings
+
+
 @solver
-def description_phase(options: Optional[GameOptions] = None, max_chars: int = 750,
+def description_phase(options: Optional[GameOptions] = None, max_chars: int = MAX_DESCRIPTION_CHARS,
                       role_defaults: Optional[dict[str, dict[str, Any]]] = None) -> Solver:
     """Each seat, in the game's speaking order, describes its word seeing earlier descriptions.
 
@@ -171,12 +183,8 @@ def description_phase(options: Optional[GameOptions] = None, max_chars: int = 75
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         spec, models = start_game(state)
-        seats = _seat_records(state)
-        try:
-            settings = game_settings(spec, models, options or GameOptions(), role_defaults)
-            await describe_all(state, spec, models, seats, settings, max_chars)
-        finally:
-            save_seats(state.store, seats)
+        await play_descriptions(state, spec, models, _seat_records(state), options or GameOptions(), role_defaults,
+                                max_chars)
         return state
 
     return solve
@@ -229,10 +237,9 @@ async def vote_all(
         )
         schema, vote_mode = _vote_schema(seat, wants_constrained(models[seat], options.constrained_votes),
                                          options.structured_votes, None if context is None else voters)
-        config = GenerateConfig(
-            temperature=settings[seat].vote_temperature, max_tokens=settings[seat].max_tokens,
-            top_p=settings[seat].top_p, response_schema=schema,
-            seed=call_seed(spec, "vote", seat, round_no),
+        config = call_config(
+            models[seat], temperature=settings[seat].vote_temperature, max_tokens=settings[seat].max_tokens,
+            top_p=settings[seat].top_p, response_schema=schema, seed=call_seed(spec, "vote", seat, round_no),
         )
         messages: list[ChatMessage] = [
             ChatMessageSystem(content=prompts.VOTING_SYSTEM), ChatMessageUser(content=user)
@@ -282,15 +289,22 @@ def voting_phase(options: Optional[GameOptions] = None,
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         spec, models = start_game(state)
-        seats = _seat_records(state)
-        try:
-            settings = game_settings(spec, models, opts, role_defaults)
-            await vote_all(state, spec, models, seats, shown_descriptions(spec, seats), settings, opts, formats)
-        finally:
-            save_ballots(state.store, seats)
+        await play_ballots(state, spec, models, _seat_records(state), None, opts, role_defaults, formats)
         return state
 
     return solve
+
+
+async def play_ballots(state: TaskState, spec: GameSpec, models: list[Model], seats: list[SeatRecord],
+                       settings: Optional[list[SeatSettings]], options: GameOptions,
+                       role_defaults: Optional[dict[str, dict[str, Any]]], formats: VoteFormats) -> None:
+    """The voting phase on ``seats`` (at ``settings``, resolved here when None), stored also when it fails."""
+    try:
+        if settings is None:
+            settings = game_settings(spec, models, options, role_defaults)
+        await vote_all(state, spec, models, seats, shown_descriptions(spec, seats), settings, options, formats)
+    finally:
+        save_ballots(state.store, seats)
 
 
 @solver
@@ -302,12 +316,18 @@ def impostor_game(options: Optional[GameOptions] = None,
     before and after it and logs the difference; one step per game instead of two
     saves ~2.5 M instructions a game, 3% of a game against an instant provider
     (``benchmarks/RESULTS.md``).  The transcript message of each phase still
-    marks where one ends and the next begins.
+    marks where one ends and the next begins.  The voting phase goes on from the
+    description phase's game, models, settings and records (what it would read back
+    from the metadata and the store: the same values).
     """
-    describe = description_phase(options=options, role_defaults=role_defaults)
-    vote = voting_phase(options=options, role_defaults=role_defaults)
+    formats = VoteFormats()  # per task, as in voting_phase
+    opts = options or GameOptions()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        return await vote(await describe(state, generate), generate)
+        spec, models = start_game(state)
+        seats = _seat_records(state)
+        settings = await play_descriptions(state, spec, models, seats, opts, role_defaults, MAX_DESCRIPTION_CHARS)
+        await play_ballots(state, spec, models, seats, settings, opts, role_defaults, formats)
+        return state
 
     return solve

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import weakref
+
 from inspect_ai.model import Model, get_model, model_roles
 
 from impostor.core.errors import ImpostorError
@@ -11,6 +14,11 @@ from impostor.core.modes import ALL_SEATS_ROLE, mode_spec
 
 def check_roles(mode: str, defined: set[str]) -> None:
     """Refuse role/mode combinations that cannot describe the experiment."""
+    _check_roles(mode, frozenset(defined))
+
+
+@functools.lru_cache(maxsize=64)  # every phase of every game checks the eval's same roles: once per set
+def _check_roles(mode: str, defined: frozenset[str]) -> None:
     wanted = MODE_ROLES[mode]
     unknown = sorted(defined - set(GAME_ROLES))
     if unknown:
@@ -44,9 +52,16 @@ def seat_models(mode: str, impostor_seat: int, team_assignment: tuple[str, ...] 
     return [by_role[role] for role in spec.seat_roles(impostor_seat, team_assignment)]
 
 
+_NAMES: "weakref.WeakKeyDictionary[Model, str]" = weakref.WeakKeyDictionary()
+
+
 def model_name(model: Model) -> str:
-    """The model's provider/name string, as recorded in the tables."""
-    return str(model)
+    """The model's provider/name string, as recorded in the tables (``str(model)`` builds a
+    ``ModelName`` each time; a game asks ~17 times, of the same few models)."""
+    name = _NAMES.get(model)
+    if name is None:
+        name = _NAMES[model] = str(model)
+    return name
 
 
 def live_assignment(mode: str) -> dict[str, str]:

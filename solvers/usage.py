@@ -8,23 +8,26 @@ gives each seat's coroutine its own copy of the context, so the four ballots nev
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
 from impostor.core.seat import SeatRecord
 
 _SEAT: ContextVar[Optional[tuple[SeatRecord, str]]] = ContextVar("impostor_seat_usage", default=None)
 
 
-@contextmanager
-def counting(record: SeatRecord, phase: str) -> Iterator[None]:
-    """Calls made inside count towards ``record`` (phase ``describe`` or ``vote``)."""
-    token = _SEAT.set((record, phase))
-    try:
-        yield
-    finally:
-        _SEAT.reset(token)
+class counting:
+    """Calls made inside count towards ``record`` (phase ``describe`` or ``vote``); a class, not
+    a ``contextmanager`` generator (one per description call)."""
+
+    def __init__(self, record: SeatRecord, phase: str) -> None:
+        self._seat = (record, phase)
+
+    def __enter__(self) -> None:
+        self._token = _SEAT.set(self._seat)
+
+    def __exit__(self, *exc: object) -> None:
+        _SEAT.reset(self._token)
 
 
 def count_in_task(record: SeatRecord, phase: str) -> None:
@@ -40,9 +43,14 @@ def count(output: Any) -> None:
     if current is None or usage is None:
         return
     record, phase = current
-    prefix = "vote_" if phase == "vote" else ""
-    for kind in ("input", "output"):
-        n = getattr(usage, f"{kind}_tokens", None)
-        if n is not None:
-            key = f"{prefix}{kind}_tokens"
-            setattr(record, key, (getattr(record, key) or 0) + int(n))
+    n_in, n_out = getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None)
+    if phase == "vote":
+        if n_in is not None:
+            record.vote_input_tokens = (record.vote_input_tokens or 0) + int(n_in)
+        if n_out is not None:
+            record.vote_output_tokens = (record.vote_output_tokens or 0) + int(n_out)
+    else:
+        if n_in is not None:
+            record.input_tokens = (record.input_tokens or 0) + int(n_in)
+        if n_out is not None:
+            record.output_tokens = (record.output_tokens or 0) + int(n_out)

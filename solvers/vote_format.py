@@ -113,6 +113,16 @@ def with_call_limits(model: Model, config: GenerateConfig) -> GenerateConfig:
     return config if attempt_timeout is None else config.model_copy(update={"attempt_timeout": attempt_timeout})
 
 
+def call_config(model: Model, **fields: Any) -> GenerateConfig:
+    """``with_call_limits(model, GenerateConfig(**fields))`` built in one validation, without the
+    copy that adds ``attempt_timeout`` (two calls a seat, every game)."""
+    if fields.get("attempt_timeout") is None and model.config.attempt_timeout is None:
+        attempt_timeout = active_generate_config().attempt_timeout
+        if attempt_timeout is not None:
+            fields["attempt_timeout"] = attempt_timeout
+    return GenerateConfig(**fields)
+
+
 def form_config(config: GenerateConfig, form: str, probe: bool = False) -> GenerateConfig:
     """``config`` (which carries the schema) asking for ``form``; a probe is not retried by Inspect."""
     update: dict[str, Any] = {}

@@ -120,3 +120,16 @@ def test_inspect_view_fields_of_a_real_eval(tmp_path):
     shown = [c.id for c in view.columns if c.visible]
     assert shown[:4] == ["sampleStatus", "sampleId", "input", "answer"]
     assert "score__impostor_winner__impostor_winner" in shown and "target" not in shown
+
+
+@pytest.mark.parametrize("condition", sorted(CASES))
+def test_row_dicts_are_the_rows_dumps(condition):
+    """The scorer's metadata reads the rows' fields (``row_dict``): what ``model_dump`` gives, in order."""
+    from impostor.core.records import row_dict
+
+    votes, extra, _, _ = CASES[condition]
+    g, players = game(votes, tie_rule="sym_side", **extra)
+    for row in [g, *players]:
+        assert list(row_dict(row).items()) == list(row.model_dump().items())
+    rich = players[0].model_copy(update={"team": "A", "confidence": 0.25, "cost_usd": 0.5, "eliminated_round": 2})
+    assert list(row_dict(rich).items()) == list(rich.model_dump().items())

@@ -257,3 +257,24 @@ def test_leak_prefilter_never_changes_the_answer():
             checked += 1
             leaks += expected is not None
     assert checked == 3000 and 300 < leaks < 2700  # both answers well represented
+
+
+@pytest.mark.parametrize("body", [
+    '{"suspected_impostor_id": "Player 3", "confidence": 0.7, "reasoning": "r", "self_declaration": false, "word_guess": null}',
+    '  {"suspected_impostor_id": 2, "reasoning": "a } brace, a { brace, a \\" quote and \'single\' quotes"}\n',
+    '{"vote": {"suspected_impostor_id": 1}, "note": "{not an object}"}',
+    '{"suspected_impostor_id": 1} {"suspected_impostor_id": 2}',  # two objects: not one JSON value
+    "{'suspected_impostor_id': 'p4', 'self_declaration': False,}",  # repaired, found by the scan
+    '{"suspected_impostor_id": 1, "suspected_impostor_id": 2}',
+])
+def test_one_json_object_is_read_as_the_scan_reads_it(body):
+    """The shortcut for a body that is one JSON object gives what the brace scan gives."""
+    from impostor.core.parsing import _DuplicateKey, _balanced_objects, _load_object, _objects
+
+    def read(objects):
+        try:
+            return list(objects())
+        except _DuplicateKey as dup:
+            return f"duplicate {dup}"
+
+    assert read(lambda: _objects(body)) == read(lambda: (_load_object(c) for c in _balanced_objects(body)))

@@ -15,6 +15,7 @@ temperature depends on the backend (docs/rules.md, "Generation settings"):
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass
 from typing import Any, Mapping, Optional
 
@@ -80,7 +81,19 @@ class SeatSettings:
 def seat_settings(model: str, *, temperature: Optional[float] = None, max_tokens: Optional[int] = None,
                   vote_temperature: Optional[float] = None,
                   alias_defaults: Optional[Mapping[str, Any]] = None) -> SeatSettings:
-    """Resolve one seat's settings: explicit (task/sweep) > ``alias_defaults`` > paper defaults."""
+    """Resolve one seat's settings: explicit (task/sweep) > ``alias_defaults`` > paper defaults.
+
+    Every seat of every phase asks (eight times a game) with the eval's few arguments: the
+    answer (frozen) is cached when the arguments can be a cache key."""
+    try:
+        return _cached_settings(model, temperature, max_tokens, vote_temperature,
+                                tuple((k, type(v), v) for k, v in alias_defaults.items()) if alias_defaults else ())
+    except TypeError:  # an unhashable alias default: resolved afresh
+        return _seat_settings(model, temperature, max_tokens, vote_temperature, alias_defaults)
+
+
+def _seat_settings(model: str, temperature: Optional[float], max_tokens: Optional[int],
+                   vote_temperature: Optional[float], alias_defaults: Optional[Mapping[str, Any]]) -> SeatSettings:
     alias = dict(alias_defaults or {})
     sources = []
 
@@ -100,6 +113,12 @@ def seat_settings(model: str, *, temperature: Optional[float] = None, max_tokens
     if v is None:
         v = vote_temperature_for(model, t)
     return SeatSettings(float(t), int(n), float(v), ",".join(sources), alias.get("top_p"))
+
+
+@functools.lru_cache(maxsize=256, typed=True)  # typed, and alias values with their types: 1 and 1.0 stay apart
+def _cached_settings(model: str, temperature: Optional[float], max_tokens: Optional[int],
+                     vote_temperature: Optional[float], alias_items: tuple) -> SeatSettings:
+    return _seat_settings(model, temperature, max_tokens, vote_temperature, {k: v for k, _, v in alias_items})
 
 
 def seat_roles(mode: str, impostor_seat: int, team_assignment: Optional[tuple] = None) -> list[str]:

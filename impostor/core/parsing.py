@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -136,15 +136,36 @@ def _find_ballot(obj: dict) -> Optional[dict]:
     return None
 
 
+_FENCE = re.compile(r"```(?:json|JSON)?")
+
+
+def _objects(body: str) -> Iterator[Optional[dict]]:
+    """:func:`_load_object` of each of :func:`_balanced_objects`; a body that is one JSON object
+    as given (most ballots) is its own only span (in valid JSON the braces and quotes are the ones
+    the scan reads), so it is loaded once without the character-by-character scan."""
+    whole = body.strip()
+    if whole[:1] == "{" and whole[-1:] == "}":
+        try:
+            obj = json.loads(whole, object_pairs_hook=_no_conflicting_duplicates)
+        except _DuplicateKey:
+            raise
+        except (ValueError, RecursionError):
+            pass
+        else:
+            yield obj
+            return
+    for cand in _balanced_objects(body):
+        yield _load_object(cand)
+
+
 def extract_ballot_object(text: str) -> tuple[Optional[dict], Optional[str]]:
     """The ballot dict in a response (code fences, prose around it, repairs), or an error."""
     if not text or not text.strip():
         return None, "the response is empty"
-    body = re.sub(r"```(?:json|JSON)?", "", text)
+    body = _FENCE.sub("", text) if "```" in text else text
     ballots: list[dict] = []
     try:
-        for cand in _balanced_objects(body):
-            obj = _load_object(cand)
+        for obj in _objects(body):
             found = _find_ballot(obj) if obj is not None else None
             if found is not None and found not in ballots:
                 ballots.append(found)
@@ -162,6 +183,9 @@ def extract_ballot_object(text: str) -> tuple[Optional[dict], Optional[str]]:
 # model text is total over any input (a 5,000-digit id is a number naming no player).
 _MAX_ID_TEXT = 40
 _MAX_ID_DIGITS = 9
+_ID_PREFIX = re.compile(r"^(?:player|p|#|id)[\s_#:\-]*")
+_ID_DIGITS = re.compile(rf"\d{{1,{_MAX_ID_DIGITS}}}")
+_NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 
 
 def parse_player_id(value: Any) -> Optional[int]:
@@ -174,11 +198,10 @@ def parse_player_id(value: Any) -> Optional[int]:
         return int(value) if value.is_integer() and abs(value) < 10**_MAX_ID_DIGITS else None
     if not isinstance(value, str) or len(value) > _MAX_ID_TEXT:
         return None
-    s = value.strip().lower()
-    s = re.sub(r"^(?:player|p|#|id)[\s_#:\-]*", "", s).strip().strip(".")
+    s = _ID_PREFIX.sub("", value.strip().lower()).strip().strip(".")
     if s in _NUMBER_WORDS:
         return _NUMBER_WORDS[s]
-    return int(s) if re.fullmatch(rf"\d{{1,{_MAX_ID_DIGITS}}}", s) else None
+    return int(s) if _ID_DIGITS.fullmatch(s) else None
 
 
 def _is_number(value: Any) -> bool:
@@ -189,8 +212,8 @@ def _is_number(value: Any) -> bool:
         return True
     if not isinstance(value, str):
         return False
-    s = re.sub(r"^(?:player|p|#|id)[\s_#:\-]*", "", value.strip().lower()).strip()
-    return re.fullmatch(r"[-+]?\d+(?:\.\d+)?", s) is not None
+    s = _ID_PREFIX.sub("", value.strip().lower()).strip()
+    return _NUMBER.fullmatch(s) is not None
 
 
 def _shown(value: Any, limit: int = _MAX_ID_TEXT) -> str:
@@ -272,11 +295,11 @@ def parse_vote(text: str, own_seat: int) -> ParsedVote:
         # naturally names itself (docs/rules.md, "Ballot classes").
         return unvoted(error=f"voted for itself (Player {player_label(own_seat)})", retry=False,
                        ballot_class="self_vote")
-    # The coerced ballot, validated once by its schema (id 1-4, confidence in [0, 1]).
-    ballot = VoteModel(suspected_impostor_id=label, confidence=confidence, reasoning=reasoning,
-                       self_declaration=declared, word_guess=guess)
-    return ParsedVote(vote=seat, confidence=ballot.confidence, reasoning=ballot.reasoning,
-                      self_declared=ballot.self_declaration, word_guess=ballot.word_guess, error=None, retry=False)
+    # The coerced ballot is what ``VoteModel`` validates (id 1-4 and confidence in [0, 1] were
+    # checked above, the text fields are str or None, the declaration a bool), so it is not
+    # validated again (a pydantic model per ballot on the hot path).
+    return ParsedVote(vote=seat, confidence=confidence, reasoning=reasoning, self_declared=declared,
+                      word_guess=guess, error=None, retry=False)
 
 
 def vote_json_schema(own_seat: Optional[int] = None, *, reasoning_max: Optional[int] = None,

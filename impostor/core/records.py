@@ -168,6 +168,13 @@ MODELS_FILE = "models.csv"
 ERRORS_FILE = "errors.csv"
 
 
+def row_dict(row: BaseModel) -> dict[str, Any]:
+    """``row.model_dump()`` of a contract row, read from its validated fields without the
+    serializer: the rows are flat (every field a string, number, bool or None, in field
+    order), so the two are equal (tests/test_game_summary.py); five rows a game, in the scorer."""
+    return dict(row.__dict__)
+
+
 def player_label(seat: int) -> int:
     """The number shown to models: seat 0-3 is "Player 1"-"Player 4"."""
     return seat + 1

@@ -17,9 +17,10 @@ identical games on any machine.  Two kinds of draws (docs/rules.md, "Schedules")
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from impostor.core.modes import mode_spec
@@ -45,8 +46,10 @@ def seed_problem(seed: int) -> Optional[str]:
 
 def derive_seed(*parts: object) -> int:
     """A 63-bit seed from any parts; stable across processes and machines (not ``hash``)."""
-    digest = hashlib.sha256(":".join(str(p) for p in parts).encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
+    return int.from_bytes(_SHA256(":".join(map(str, parts)).encode()).digest()[:8], "big") >> 1
+
+
+_SHA256 = hashlib.sha256  # ten seeds a game
 
 
 @dataclass(frozen=True)
@@ -76,9 +79,10 @@ class GameSpec:
     def for_experiment(self, experiment: str) -> "GameSpec":
         """This game with the draws of the experiment whose identity is ``experiment``."""
         seat, teams = impostor_seat_and_teams(self.mode, experiment, self.game_index)
-        return replace(self, impostor_seat=seat, team_assignment=teams,
-                       speaking_order=speaking_order(experiment, self.game_index),
-                       game_seed=game_seed(experiment, self.game_index))
+        return GameSpec(game_index=self.game_index, sample_id=self.sample_id, mode=self.mode,
+                        difficulty=self.difficulty, pair=self.pair, impostor_seat=seat, team_assignment=teams,
+                        speaking_order=speaking_order(experiment, self.game_index),
+                        game_seed=game_seed(experiment, self.game_index))  # not dataclasses.replace: ~3x its cost
 
     def to_metadata(self) -> dict:
         """Plain-JSON form stored in the Inspect sample metadata."""
@@ -131,21 +135,36 @@ def impostor_seat_and_teams(mode: str, experiment: str, game_index: int) -> tupl
     """
     if mode_spec(mode).teams:
         block, k = divmod(game_index, 2 * N_SEATS)
-        rng = random.Random(derive_seed(experiment, "seat-block", block))
-        first, second = list(range(N_SEATS)), list(range(N_SEATS))
-        rng.shuffle(first)
-        rng.shuffle(second)
-        a_first = [rng.random() < 0.5 for _ in range(N_SEATS)]  # seat s on team A in the first 4-block?
-        mates = [rng.choice([t for t in range(N_SEATS) if t != s]) for s in first + second]
-        seat = (first + second)[k]
+        seats, a_first, mates = _team_block(experiment, block)
+        seat = seats[k]
         host = ("A" if a_first[seat] else "B") if k < N_SEATS else ("B" if a_first[seat] else "A")
         mate = mates[k]
         other = "B" if host == "A" else "A"
         return seat, tuple(host if t in (seat, mate) else other for t in range(N_SEATS))
     block, k = divmod(game_index, N_SEATS)
+    return _seat_block(experiment, block)[k], None
+
+
+# The games of a block share its draw: drawn once per block, not once per game (cached).
+@functools.lru_cache(maxsize=1024)
+def _seat_block(experiment: str, block: int) -> tuple[int, ...]:
+    """The impostor seats of one 4-game block: a permutation of the seats."""
     seats = list(range(N_SEATS))
     random.Random(derive_seed(experiment, "seat-block", block)).shuffle(seats)
-    return seats[k], None
+    return tuple(seats)
+
+
+@functools.lru_cache(maxsize=1024)
+def _team_block(experiment: str, block: int) -> tuple[tuple[int, ...], tuple[bool, ...], tuple[int, ...]]:
+    """One 8-game block of a team mode: its impostor seats, whether each seat is on team A in
+    the first 4-block, and each game's drawn teammate."""
+    rng = random.Random(derive_seed(experiment, "seat-block", block))
+    first, second = list(range(N_SEATS)), list(range(N_SEATS))
+    rng.shuffle(first)
+    rng.shuffle(second)
+    a_first = tuple(rng.random() < 0.5 for _ in range(N_SEATS))  # seat s on team A in the first 4-block?
+    mates = tuple(rng.choice([t for t in range(N_SEATS) if t != s]) for s in first + second)
+    return tuple(first + second), a_first, mates
 
 
 def pair_order(pairs: Sequence[PairRef], n_games: int, seed: int, difficulty: str) -> list[PairRef]:

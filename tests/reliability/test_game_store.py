@@ -127,3 +127,61 @@ def test_one_solver_step_per_game(tmp_path):
     assert steps == ["impostor_game"]
     assert sum(1 for e in sample.events if e.event == "state") == 1
     assert [m.text.count("\n") for m in sample.messages if m.role == "assistant"] == [3, 3]  # two phases, 4 lines each
+
+
+def _played_seats():
+    from impostor.core.seat import SeatRecord
+
+    return [SeatRecord(model="m", temperature=0.7, description=f"d{s}", description_raw=[f"d{s}"], description_valid=True,
+                       input_tokens=5, vote_raw=[f"v{s}"], vote=(s + 1) % 4, confidence=0.25, reasoning="r",
+                       ballot_class="valid", vote_temperature=0.3, vote_output_tokens=2) for s in range(4)]
+
+
+def _decoded(store):
+    """What load_seats reads from the store's JSON alone (a fresh Store holding the same data)."""
+    from inspect_ai.util import Store
+
+    return load_seats(Store({k: json.loads(json.dumps(v)) for k, v in store.items()}))
+
+
+def test_saved_records_load_as_their_json_reads():
+    """load_seats answers from the records a phase saved (no JSON decoding) exactly what the
+    stored JSON holds, after each phase, and hands out records no later load shares."""
+    from inspect_ai.util import Store
+
+    from solvers.game_store import save_ballots, save_seats
+
+    store, seats = Store(), _played_seats()
+    described = [s.copy() for s in seats]
+    for s in described:
+        s.vote_raw, s.vote, s.ballot_class = [], None, "missing"
+    save_seats(store, described)
+    assert load_seats(store) == _decoded(store) == described
+    voted = load_seats(store)
+    for v, s in zip(voted, seats):
+        v.vote_raw.append(s.vote_raw[0])
+        v.vote, v.confidence, v.reasoning, v.ballot_class = s.vote, s.confidence, s.reasoning, s.ballot_class
+        v.vote_temperature, v.vote_output_tokens = s.vote_temperature, s.vote_output_tokens
+    save_ballots(store, voted)
+    first = load_seats(store)
+    assert first == _decoded(store) == seats
+    first[0].vote_raw.append("changed")
+    first[1].description = "changed"
+    assert load_seats(store) == seats
+
+
+def test_a_store_holding_other_strings_is_decoded():
+    """A store whose values are not the strings saved (replaced, or another store with equal
+    data) reads its JSON."""
+    from inspect_ai.util import Store
+
+    from solvers.game_store import save_ballots, save_seats
+
+    store, seats = Store(), _played_seats()
+    save_seats(store, seats)
+    save_ballots(store, seats)
+    other = json.loads(store.get(SEATS_KEY))
+    other[0]["description"] = "edited"
+    store.set(SEATS_KEY, json.dumps(other, ensure_ascii=False))
+    assert load_seats(store)[0].description == "edited"
+    assert load_seats(store) == _decoded(store)
