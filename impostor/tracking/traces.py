@@ -152,8 +152,29 @@ def _id(*parts: object, n: int = 16) -> str:
     return hashlib.sha256(":".join(map(str, parts)).encode()).hexdigest()[:n]
 
 
-_encode = json.JSONEncoder(default=str).encode  # = json.dumps(v, default=str), without a new encoder per call
+def json_encoder(ensure_ascii: bool = True, default: Callable[[Any], Any] = json.JSONEncoder().default
+                 ) -> Callable[[Any], str]:
+    """``json.dumps(v, ensure_ascii=..., default=...)`` (without its check for circular
+    references: for the acyclic dicts of spans) through one C encoder made once: its set-up
+    per call (what ``JSONEncoder.encode`` does) cost more than encoding a span's attributes."""
+    make = json.encoder.c_make_encoder  # type: ignore[attr-defined]
+    if make is None:  # a Python without the C accelerator
+        return json.JSONEncoder(ensure_ascii=ensure_ascii, default=default).encode
+    encode = make(None, default, json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring,
+                  None, ": ", ", ", False, False, True)
+    return lambda v: "".join(encode(v, 0))
+
+
+_encode = json_encoder(default=str)  # = json.dumps(v, default=str)
 _str = json.encoder.encode_basestring_ascii  # = json.dumps(a str)
+
+
+def _usage_json(usage: dict[str, int]) -> str:
+    """``_dump(usage | {"total_tokens": <sum>})`` of a span's token counts."""
+    if len(usage) == 2 and type(usage["input_tokens"]) is int and type(usage["output_tokens"]) is int:
+        i, o = usage["input_tokens"], usage["output_tokens"]
+        return f'{{"input_tokens": {i}, "output_tokens": {o}, "total_tokens": {i + o}}}'
+    return _dump(usage | {"total_tokens": sum(usage.values())})
 
 
 def _dump(v: Any) -> str:
@@ -260,22 +281,26 @@ def _phase_spans(tid: str, parent: str, calls: list[dict], round_no: int, rounds
             continue
         rid = _id(tid, phase) if rounds == 1 else _id(tid, phase, round_no)
         spans.append(_span(tid, rid, parent, title, "CHAIN", mine[0]["start"], max(c["end"] for c in mine)))
+        phase_json = _str(phase)
         for c in mine:
             e = c["event"]
-            name = f"Player {player_label(c['seat'])} {VERBS[phase]}" + (f" (attempt {c['attempt']})" if c["attempt"] > 1 else "")
+            label = player_label(c["seat"])
+            name = f"Player {label} {VERBS[phase]}" + (f" (attempt {c['attempt']})" if c["attempt"] > 1 else "")
             usage = {k: v for k, v in (("input_tokens", c["input_tokens"]), ("output_tokens", c["output_tokens"]))
                      if v is not None}
-            attrs = {"player": player_label(c["seat"]), "model": str(e.model), "phase": phase,
-                     "attempt": c["attempt"], "latency_s": c["latency_s"], **usage}
+            attrs = {"player": _dump(label), "model": _str(str(e.model)), "phase": phase_json,
+                     "attempt": _dump(c["attempt"]), "latency_s": _dump(c["latency_s"])}
+            for k, v in usage.items():
+                attrs[k] = _dump(v)
             if rounds > 1:
-                attrs["round"] = round_no
+                attrs["round"] = _dump(round_no)
             if usage:
-                attrs["mlflow.chat.tokenUsage"] = usage | {"total_tokens": sum(usage.values())}
+                attrs["mlflow.chat.tokenUsage"] = _usage_json(usage)
             sid = _id(tid, phase, c["seat"], c["attempt"]) if rounds == 1 else _id(tid, phase, c["seat"], c["attempt"],
                                                                                    round_no)
             spans.append(_stored_span(tid, sid, rid, name, "LLM", c["start"], c["end"], texts.messages(e.input),
                                       texts.reply(e.output.completion or "" if e.output is not None else ""),
-                                      {k: _dump(v) for k, v in attrs.items()}, not e.error))
+                                      attrs, not e.error))
     return spans
 
 

@@ -21,6 +21,8 @@ import base64
 import json
 from typing import Any, Optional
 
+from impostor.tracking.traces import json_encoder
+
 ROOT_TAG_PREFIX = "mlflow.traceTag."
 _USAGE_COLUMNS = {"input_tokens": "input_tokens", "output_tokens": "output_tokens", "total_tokens": "total_tokens"}
 
@@ -58,7 +60,7 @@ def _through_log_spans(tracing: Any, experiment_id: str, games: list[list[dict]]
     return [g[0]["trace_id"] for g in games]
 
 
-_encode = json.JSONEncoder(ensure_ascii=False).encode  # = json.dumps(v, ensure_ascii=False), one encoder
+_encode = json_encoder(ensure_ascii=False)  # = json.dumps(v, ensure_ascii=False)
 
 
 def stored_content(span: dict, b64: Optional[dict[str, str]] = None) -> str:
@@ -70,11 +72,23 @@ def stored_content(span: dict, b64: Optional[dict[str, str]] = None) -> str:
     for i in (tid, sid, parent):
         if i and i not in b64:
             b64[i] = _b64(i.removeprefix("tr-"))
-    return _encode({"trace_id": b64[tid], "span_id": b64[sid],
-                       "parent_span_id": b64[parent] if parent else None, "name": span["name"],
-                       "start_time_unix_nano": span["start_time_unix_nano"],
-                       "end_time_unix_nano": span["end_time_unix_nano"], "events": span["events"],
-                       "status": span["status"], "attributes": span["attributes"], "links": span["links"]})
+    name, start, end, ev, links = (span["name"], span["start_time_unix_nano"], span["end_time_unix_nano"],
+                                   span["events"], span["links"])
+    if type(name) is str and type(start) is int and type(end) is int and ev == [] and links == []:
+        try:  # the same JSON written directly: the encoder's walk cost ~1/3 of encoding the texts
+            attrs = ", ".join([f"{_q(k)}: {_q(v)}" for k, v in span["attributes"].items()])
+            return (f'{{"trace_id": "{b64[tid]}", "span_id": "{b64[sid]}", "parent_span_id": '
+                    f'{_q(b64[parent]) if parent else "null"}, "name": {_q(name)}, "start_time_unix_nano": {start}, '
+                    f'"end_time_unix_nano": {end}, "events": [], "status": {_encode(span["status"])}, '
+                    f'"attributes": {{{attrs}}}, "links": []}}')
+        except TypeError:  # an attribute key or value not a str (not JSON-encoded yet): the encoder's walk
+            pass
+    return _encode({"trace_id": b64[tid], "span_id": b64[sid], "parent_span_id": b64[parent] if parent else None,
+                    "name": name, "start_time_unix_nano": start, "end_time_unix_nano": end, "events": ev,
+                    "status": span["status"], "attributes": span["attributes"], "links": links})
+
+
+_q = json.encoder.encode_basestring  # = json.dumps(a str, ensure_ascii=False)
 
 
 def _rows(exp_id: int, artifact_root: str, spans: list[dict]) -> tuple[dict, list[dict], list[dict]]:
@@ -124,6 +138,23 @@ def _span_type(encoded: str) -> str:
     return json.loads(encoded) if t is None else t
 
 
+def _insert(session: Any, table: Any, rows: list[dict]) -> None:
+    """``session.execute(insert(table), rows)`` (rows with the same keys). On SQLite the
+    statement SQLAlchemy compiles goes to the driver's executemany with the rows as tuples,
+    without SQLAlchemy's processing of each row's parameters (~15% of the writing, and none
+    of the columns here has a bind processor on SQLite: plain strings and integers); other
+    databases keep SQLAlchemy's own executemany (PostgreSQL's batches rows per statement)."""
+    from sqlalchemy import insert
+
+    conn = session.connection()
+    if conn.dialect.name != "sqlite":
+        session.execute(insert(table), rows)
+        return
+    compiled = insert(table).compile(dialect=conn.dialect, column_keys=list(rows[0]))
+    order = compiled.positiontup or []  # qmark: the parameters' order
+    conn.exec_driver_sql(str(compiled), [tuple([row[k] for k in order]) for row in rows])
+
+
 def _bulk(store: Any, experiment_id: str, games: list[list[dict]], run_id: Optional[str]) -> list[str]:
     """One transaction: skip the traces already stored, then one executemany per table
     (and the trace-to-run links ``MlflowClient.link_traces_to_run`` would add)."""
@@ -132,7 +163,7 @@ def _bulk(store: Any, experiment_id: str, games: list[list[dict]], run_id: Optio
     from mlflow.store.tracking.dbmodels.models import (SqlEntityAssociation, SqlExperiment, SqlSpan, SqlTraceInfo,
                                                        SqlTraceTag)
     from mlflow.utils.time import get_current_time_millis
-    from sqlalchemy import insert, select
+    from sqlalchemy import select
 
     if not games:
         return []
@@ -154,11 +185,11 @@ def _bulk(store: Any, experiment_id: str, games: list[list[dict]], run_id: Optio
             tags += t
             spans += s
         if infos:
-            session.execute(insert(SqlTraceInfo.__table__), infos)
-            session.execute(insert(SqlTraceTag.__table__), tags)
-            session.execute(insert(SqlSpan.__table__), spans)
+            _insert(session, SqlTraceInfo.__table__, infos)
+            _insert(session, SqlTraceTag.__table__, tags)
+            _insert(session, SqlSpan.__table__, spans)
             if run_id is not None:
-                session.execute(insert(SqlEntityAssociation.__table__), [
+                _insert(session, SqlEntityAssociation.__table__, [
                     {"association_id": uuid.uuid4().hex, "source_type": "trace", "source_id": i["request_id"],
                      "destination_type": "run", "destination_id": run_id, "created_time": get_current_time_millis()} for i in infos])
     return [i["request_id"] for i in infos]
