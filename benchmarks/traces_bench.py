@@ -20,6 +20,15 @@ a fresh store; the CPU is the sweep process's and its children's (``getrusage``)
 
 Target: traces on >= 0.9x the games/s of traces off (issue 17: at most 10% slower), as the
 median over rounds of the ratio within a round (wall and CPU).
+
+``--spans LOG`` measures the tracing code alone: the spans of ``--games`` games built from the
+samples of an Inspect log (``traces.game_spans``, what the end-of-sample hook runs; the log's
+samples again under other run ids when it holds fewer games) and written to a fresh SQLite
+store (``tracestore.write_traces``, what the end of the run runs): thread CPU per game of each,
+best of ``--rounds``; with ``--callgrind``, instructions per game of each (one round).
+
+    python benchmarks/traces_bench.py --spans logs/x.eval --games 200 --rounds 5
+    python benchmarks/traces_bench.py --spans logs/x.eval --games 200 --callgrind
 """
 
 from __future__ import annotations
@@ -89,11 +98,76 @@ def measured_sweep(games: int, traces: bool, tmp: Path, template: Path) -> tuple
 
     client = MlflowClient(uri)
     exp = client.get_experiment_by_name("traces-bench")
-    n = len(client.search_traces(locations=[exp.experiment_id], max_results=50_000))
+    n = len(client.search_traces(locations=[exp.experiment_id], max_results=50_000)) if exp else 0
     if n != (9 * games if traces else 0):
         raise SystemExit(f"{n} traces in the store after a sweep of {9 * games} games (traces {traces})")
     shutil.rmtree(work)
     return 9 * games / wall, 9 * games / cpu
+
+
+def build_and_write(log: str, games: int, store: str, callgrind: bool = False) -> tuple[float, float]:
+    """(build, write) per game of ``games`` games' spans from ``log``'s samples: thread CPU
+    seconds, or under callgrind (``callgrind``) the two phases dumped apart."""
+    from inspect_ai.log import read_eval_log
+
+    from impostor.tracking import traces
+    from impostor.tracking.store import get_client
+    from impostor.tracking.tracestore import write_traces
+
+    samples = [traces._resolved(s) for s in read_eval_log(log).samples or []]
+    jobs = [(f"bench-run-{i // len(samples)}", samples[i % len(samples)]) for i in range(games)]
+    uri = f"sqlite:///{store}"
+    exp = get_client(uri)[0].create_experiment(f"spans-{time.monotonic_ns()}")
+    write_traces(uri, exp, [traces.game_spans("warm-up", samples[0], set())])  # imports, the store's engine
+    secrets = {"sk-bench-not-in-any-text-0123456789"}  # one API key, as a real run scrubs
+    if callgrind:
+        from overhead_bench import _callgrind
+
+        _callgrind("--instr=on")
+        _callgrind("--zero")
+    t0 = time.thread_time()
+    built = [traces.game_spans(run, s, secrets) for run, s in jobs]
+    t1 = time.thread_time()
+    if callgrind:
+        _callgrind("--dump=build")
+    written = write_traces(uri, exp, [g for g in built if g], "0" * 32)
+    t2 = time.thread_time()
+    if callgrind:
+        _callgrind("--dump=write")
+        _callgrind("--instr=off")
+    if len(written) != sum(1 for g in built if g):
+        raise SystemExit(f"{len(written)} traces written of {len(built)} games")
+    return (t1 - t0) / games, (t2 - t1) / games
+
+
+def measured_spans(args: argparse.Namespace) -> None:
+    """``--spans``: best of ``--rounds`` fresh stores in this process, or one round under callgrind."""
+    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    if args.inside_callgrind:
+        build_and_write(args.spans, args.games, args.inside_callgrind, callgrind=True)
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        if args.callgrind:
+            prefix = f"{tmp}/callgrind"
+            subprocess.run(["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={prefix}.%p",
+                            sys.executable, __file__, "--spans", args.spans, "--games", str(args.games),
+                            "--inside-callgrind", f"{tmp}/mlflow.db"], check=True, capture_output=True, cwd=ROOT)
+            b, w = (_dumped(prefix, n) / args.games / 1e6 for n in (1, 2))
+            print(f"build {b:.3f} M instructions/game, write {w:.3f} M instructions/game, together {b + w:.3f}")
+            return
+        rounds = [build_and_write(args.spans, args.games, f"{tmp}/mlflow-{r}.db") for r in range(args.rounds)]
+    build, write = min(r[0] for r in rounds), min(r[1] for r in rounds)
+    print(f"build {build * 1e3:.3f} ms/game, write {write * 1e3:.3f} ms/game (thread CPU, best of {args.rounds})")
+
+
+def _dumped(prefix: str, n: int) -> int:
+    """Instructions in callgrind's dump number ``n`` (``summary:`` line) of the process ``prefix``."""
+    import glob
+
+    (path,) = glob.glob(f"{prefix}.*.{n}")
+    with open(path) as f:
+        return sum(int(line.split()[1]) for line in f if line.startswith("summary:"))
 
 
 def main() -> None:
@@ -104,7 +178,13 @@ def main() -> None:
                         help="count instructions (valgrind's callgrind, ~100x slower, use ~40 games and 1-2 rounds) "
                              "instead of CPU time: repeatable where time on a shared machine is not")
     parser.add_argument("--sweep", action="store_true", help="whole bot sweeps (9 experiments of --games games)")
+    parser.add_argument("--spans", metavar="LOG", help="the tracing code alone: build and write the spans of "
+                        "--games games from this Inspect log's samples")
+    parser.add_argument("--inside-callgrind", metavar="STORE", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.spans:
+        measured_spans(args)
+        return
     unit = "games per giga-instruction" if args.callgrind else "games per CPU-second"
     rates: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
     print(f"load average at start: {os.getloadavg()} (nproc {os.cpu_count()})", flush=True)

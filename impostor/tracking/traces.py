@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 from impostor.core.records import player_label
 from impostor.core.schedule import derive_seed
-from impostor.tracking.redact import redact_text
+from impostor.tracking.redact import redactor
 
 ENV_TRACES = "IMPOSTOR_MLFLOW_TRACES"
 TAG_DONE = "impostor.traces_logged"
@@ -76,8 +77,34 @@ def _text(message: Any, attachments: Optional[dict]) -> str:
     return "\n".join(_resolve(c.text, attachments) for c in content if getattr(c, "type", None) == "text")
 
 
+class _Texts:
+    """A game's texts as its LLM spans store them: resolved, scrubbed and JSON-encoded, each
+    message once (a game's calls repeat their phase's system prompt)."""
+
+    def __init__(self, secrets: set[str], attachments: Optional[dict]) -> None:
+        self.redact: Callable[[str], str] = redactor(secrets)
+        self.attachments = attachments
+        self.encoded: dict[tuple[str, str], str] = {}
+
+    def messages(self, messages: Iterable[Any]) -> str:
+        """``_dump({"messages": [{"role": ..., "content": <scrubbed text>}, ...]})``."""
+        parts = []
+        for m in messages:
+            key = (str(m.role), _text(m, self.attachments) or "")
+            enc = self.encoded.get(key)
+            if enc is None:
+                enc = self.encoded[key] = f'{{"role": {_str(key[0])}, "content": {_str(self.redact(key[1]))}}}'
+            parts.append(enc)
+        return f'{{"messages": [{", ".join(parts)}]}}'
+
+    def reply(self, text: str) -> str:
+        """``_dump({"reply": <scrubbed text>})``."""
+        return f'{{"reply": {_str(self.redact(_resolve(text, self.attachments)))}}}'
+
+
 def _messages(messages: Iterable[Any], secrets: set[str], attachments: Optional[dict] = None) -> list[dict[str, str]]:
-    return [{"role": str(m.role), "content": redact_text(_text(m, attachments) or "", secrets)} for m in messages]
+    """The prompt as an LLM span stores it (its ``mlflow.spanInputs``, decoded)."""
+    return json.loads(_Texts(secrets, attachments).messages(messages))["messages"]
 
 
 def game_calls(sample: Any) -> list[dict]:
@@ -125,19 +152,61 @@ def _id(*parts: object, n: int = 16) -> str:
     return hashlib.sha256(":".join(map(str, parts)).encode()).hexdigest()[:n]
 
 
-_dump = json.JSONEncoder(default=str).encode  # = json.dumps(v, default=str), without a new encoder per call
+def json_encoder(ensure_ascii: bool = True, default: Callable[[Any], Any] = json.JSONEncoder().default
+                 ) -> Callable[[Any], str]:
+    """``json.dumps(v, ensure_ascii=..., default=...)`` (without its check for circular
+    references: for the acyclic dicts of spans) through one C encoder made once: its set-up
+    per call (what ``JSONEncoder.encode`` does) cost more than encoding a span's attributes."""
+    make = json.encoder.c_make_encoder  # type: ignore[attr-defined]
+    if make is None:  # a Python without the C accelerator
+        return json.JSONEncoder(ensure_ascii=ensure_ascii, default=default).encode
+    encode = make(None, default, json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring,
+                  None, ": ", ", ", False, False, True)
+    return lambda v: "".join(encode(v, 0))
+
+
+_encode = json_encoder(default=str)  # = json.dumps(v, default=str)
+_str = json.encoder.encode_basestring_ascii  # = json.dumps(a str)
+
+
+def _usage_json(usage: dict[str, int]) -> str:
+    """``_dump(usage | {"total_tokens": <sum>})`` of a span's token counts."""
+    if len(usage) == 2 and type(usage["input_tokens"]) is int and type(usage["output_tokens"]) is int:
+        i, o = usage["input_tokens"], usage["output_tokens"]
+        return f'{{"input_tokens": {i}, "output_tokens": {o}, "total_tokens": {i + o}}}'
+    return _dump(usage | {"total_tokens": sum(usage.values())})
+
+
+def _dump(v: Any) -> str:
+    """``json.dumps(v, default=str)``; a str, int or finite float without the encoder's set-up
+    (an LLM span has ~12 attributes, most of them scalars)."""
+    t = type(v)
+    if t is str:
+        return _str(v)
+    if t is int:
+        return int.__repr__(v)
+    if t is float and math.isfinite(v):
+        return float.__repr__(v)
+    return _encode(v)
 
 
 def _span(trace_id: str, span_id: str, parent: Optional[str], name: str, span_type: str, start: int, end: int,
           inputs: Any = None, outputs: Any = None, attributes: Optional[dict] = None, ok: bool = True) -> dict:
     """One span in MLflow's stored form (attribute values JSON-encoded, as MLflow writes them)."""
-    attrs = {"mlflow.traceRequestId": _dump(trace_id), "mlflow.spanType": _dump(span_type)}
+    return _stored_span(trace_id, span_id, parent, name, span_type, start, end,
+                        None if inputs is None else _dump(inputs), None if outputs is None else _dump(outputs),
+                        {k: _dump(v) for k, v in (attributes or {}).items()}, ok)
+
+
+def _stored_span(trace_id: str, span_id: str, parent: Optional[str], name: str, span_type: str, start: int, end: int,
+                 inputs: Optional[str], outputs: Optional[str], attributes: dict[str, str], ok: bool) -> dict:
+    """``_span`` with its inputs, outputs and attribute values already JSON-encoded."""
+    attrs = {"mlflow.traceRequestId": _str(trace_id), "mlflow.spanType": _str(span_type)}
     if inputs is not None:
-        attrs["mlflow.spanInputs"] = _dump(inputs)
+        attrs["mlflow.spanInputs"] = inputs
     if outputs is not None:
-        attrs["mlflow.spanOutputs"] = _dump(outputs)
-    for k, v in (attributes or {}).items():
-        attrs[k] = _dump(v)
+        attrs["mlflow.spanOutputs"] = outputs
+    attrs.update(attributes)
     return {"trace_id": trace_id, "span_id": span_id, "parent_span_id": parent, "name": name,
             "start_time_unix_nano": int(start), "end_time_unix_nano": int(end), "events": [], "links": [],
             "status": {"code": "STATUS_CODE_OK" if ok else "STATUS_CODE_ERROR", "message": ""}, "attributes": attrs}
@@ -182,7 +251,7 @@ def game_spans(run_id: str, sample: Any, secrets: set[str]) -> list[dict]:
             outputs |= {"rounds_played": g["rounds_played"],
                         "eliminated": [_player(int(s)) for s in g["elimination_order"].split(",") if s]}
     tags = {f"mlflow.traceTag.{k}": v for k, v in _outcome_tags(record, sample).items()}
-    att = sample.attachments
+    texts = _Texts(secrets, sample.attachments)
     spans = [_span(tid, root, None, f"game {md.get('game_index', sample.id)}", "AGENT", min(c["start"] for c in calls),
                    max(c["end"] for c in calls), inputs, outputs, tags, ok=record is not None)]
     rounds = int(md.get("rounds") or 1)
@@ -196,12 +265,14 @@ def game_spans(run_id: str, sample: Any, secrets: set[str]) -> list[dict]:
             spans.append(_span(tid, parent, root, f"round {round_no}", "CHAIN", min(c["start"] for c in in_round),
                                max(c["end"] for c in in_round)))
         spans += _phase_spans(tid, parent, calls if rounds == 1 else [c for c in calls if c["round"] == round_no],
-                              round_no, rounds, secrets, att)
+                              round_no, rounds, texts)
     return spans
 
 
-def _phase_spans(tid: str, parent: str, calls: list[dict], round_no: int, rounds: int, secrets: set[str],
-                 att: Any) -> list[dict]:
+VERBS = {"describe": "describes", "vote": "votes", "note": "writes a note"}
+
+
+def _phase_spans(tid: str, parent: str, calls: list[dict], round_no: int, rounds: int, texts: _Texts) -> list[dict]:
     """The phase spans of one round (the paper's game: its only round) and their LLM spans."""
     spans = []
     for phase, title in PHASES + ((NOTE_PHASE,) if rounds > 1 else ()):
@@ -210,24 +281,26 @@ def _phase_spans(tid: str, parent: str, calls: list[dict], round_no: int, rounds
             continue
         rid = _id(tid, phase) if rounds == 1 else _id(tid, phase, round_no)
         spans.append(_span(tid, rid, parent, title, "CHAIN", mine[0]["start"], max(c["end"] for c in mine)))
+        phase_json = _str(phase)
         for c in mine:
             e = c["event"]
-            verb = {"describe": "describes", "vote": "votes", "note": "writes a note"}[phase]
-            name = f"Player {player_label(c['seat'])} {verb}" + (f" (attempt {c['attempt']})" if c["attempt"] > 1 else "")
+            label = player_label(c["seat"])
+            name = f"Player {label} {VERBS[phase]}" + (f" (attempt {c['attempt']})" if c["attempt"] > 1 else "")
             usage = {k: v for k, v in (("input_tokens", c["input_tokens"]), ("output_tokens", c["output_tokens"]))
                      if v is not None}
-            attrs = {"player": player_label(c["seat"]), "model": str(e.model), "phase": phase,
-                     "attempt": c["attempt"], "latency_s": c["latency_s"], **usage}
+            attrs = {"player": _dump(label), "model": _str(str(e.model)), "phase": phase_json,
+                     "attempt": _dump(c["attempt"]), "latency_s": _dump(c["latency_s"])}
+            for k, v in usage.items():
+                attrs[k] = _dump(v)
             if rounds > 1:
-                attrs["round"] = round_no
+                attrs["round"] = _dump(round_no)
             if usage:
-                attrs["mlflow.chat.tokenUsage"] = usage | {"total_tokens": sum(usage.values())}
-            reply = _resolve(e.output.completion or "", att) if e.output is not None else ""
+                attrs["mlflow.chat.tokenUsage"] = _usage_json(usage)
             sid = _id(tid, phase, c["seat"], c["attempt"]) if rounds == 1 else _id(tid, phase, c["seat"], c["attempt"],
                                                                                    round_no)
-            spans.append(_span(tid, sid, rid, name, "LLM", c["start"], c["end"],
-                               {"messages": _messages(e.input, secrets, att)}, {"reply": redact_text(reply, secrets)},
-                               attrs, ok=not e.error))
+            spans.append(_stored_span(tid, sid, rid, name, "LLM", c["start"], c["end"], texts.messages(e.input),
+                                      texts.reply(e.output.completion or "" if e.output is not None else ""),
+                                      attrs, not e.error))
     return spans
 
 
