@@ -269,30 +269,56 @@ def log_params(client: Any, run_id: str, params: dict[str, str], old: dict[str, 
             client.set_tag(run_id, f"{TAG}param_changed.{k}"[:250], v)
 
 
-def _log_word_pairs(client: Any, run_id: str, spec: Any) -> None:
+_DATASETS: dict[tuple[str, str, str], Any] = {}  # (file, sha param, sha256 of its bytes) -> mlflow Dataset
+
+
+def _word_pairs_dataset(path: Path, sha: str) -> Any:
+    """The MLflow dataset entity of a word-pairs file, built once per file content and sha
+    param (callers hold ``_DATASET_LOCK``): mlflow infers its schema from the DataFrame of
+    the pairs, ~15 ms of every run's end."""
+    import hashlib
+
     import pandas as pd
     from mlflow.data.pandas_dataset import from_pandas
+
+    from impostor.core.wordpairs import load_word_pairs
+
+    try:
+        content = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        content = ""  # not cached: load_word_pairs says what is wrong with it
+    key = (str(path.resolve()), sha, content)
+    if key in _DATASETS:
+        return _DATASETS[key]
+    tiers = load_word_pairs(str(path), require_full=False)
+    rows = [{"pair_id": p.pair_id, "difficulty": p.difficulty, "majority_word": p.majority,
+             "impostor_word": p.impostor} for tier in tiers.values() for p in tier]
+    ds = from_pandas(pd.DataFrame(rows), source=key[0], name="word_pairs", digest=sha[:16] if sha else None)
+    entity = ds._to_mlflow_entity()
+    if content:
+        if len(_DATASETS) >= 16:
+            _DATASETS.clear()
+        _DATASETS[key] = entity
+    return entity
+
+
+def _log_word_pairs(client: Any, run_id: str, spec: Any) -> None:
     from mlflow.entities import DatasetInput, InputTag
 
-    from impostor.core.wordpairs import default_word_pairs_path, load_word_pairs
+    from impostor.core.wordpairs import default_word_pairs_path
 
     args = spec.task_args or {}
     md_file = (spec.metadata or {}).get("word_pairs_file")  # resolved by the task (a -T path may be relative)
     path = Path(md_file or args.get("word_pairs") or default_word_pairs_path())
     if not path.exists():
         return
-    tiers = load_word_pairs(str(path), require_full=False)
-    rows = [{"pair_id": p.pair_id, "difficulty": p.difficulty, "majority_word": p.majority, "impostor_word": p.impostor}
-            for tier in tiers.values() for p in tier]
-    sha = (spec.metadata or {}).get("word_pairs_sha256") or ""
-    ds = from_pandas(pd.DataFrame(rows), source=str(path.resolve()), name="word_pairs",
-                     digest=sha[:16] if sha else None)
+    ds = _word_pairs_dataset(path, (spec.metadata or {}).get("word_pairs_sha256") or "")
     run = client.get_run(run_id)
     have = {(d.dataset.name, d.dataset.digest) for d in (run.inputs.dataset_inputs if run.inputs else [])}
     if (ds.name, ds.digest) in have:
         return
     tags = [InputTag("mlflow.data.context", "eval"), InputTag("difficulty", str(args.get("difficulty", "")))]
-    client.log_inputs(run_id, datasets=[DatasetInput(ds._to_mlflow_entity(), tags=tags)])
+    client.log_inputs(run_id, datasets=[DatasetInput(ds, tags=tags)])
 
 
 def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optional[Tables] = None) -> Tables:
