@@ -21,7 +21,6 @@ Used by ``impostor export`` and by the MLflow tracking (one run's tables).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
@@ -51,11 +50,10 @@ from impostor.export_frames import (  # noqa: F401 - re-exported: callers import
     table_rows,
     validate_frames,
 )
+from impostor.export_models import MODELS_COLUMNS, models_frame  # noqa: F401 - re-exported to the tracking adapter
 from impostor.pricing import add_costs
-from impostor.registry import MODELS_CSV_COLUMNS, unregistered_row
 
 SCORER = "impostor_winner"
-MODELS_COLUMNS = list(MODELS_CSV_COLUMNS)  # contract columns, then route, params_source, ...
 #: Sample fields we never need for the tables (they dominate log size).
 EXCLUDE_FIELDS = {"events", "messages", "attachments"}
 IMPOSTOR_TASK = "impostor"
@@ -321,38 +319,6 @@ def tables_from_logs(path: str | Path, with_players: bool = True) -> Tables:
 
 
 # ------------------------------------------------------------------ models.csv
-
-
-def models_frame(models: Iterable[str]) -> pd.DataFrame:
-    """models.csv rows for these models: from the registry (configs/models.yaml) where it knows them,
-    else the route from the model string, the maker where the string tells it, empty family/params_b."""
-    models = tuple(sorted({m for m in models if m}))
-    from impostor.registry import default_models_path
-
-    path = default_models_path()
-    try:
-        st = path.stat()
-        version: tuple = (st.st_mtime_ns, st.st_size)
-    except OSError:
-        version = ()
-    rows = _models_rows(str(path), version, models)
-    return pd.DataFrame([dict(r) for r in rows], columns=MODELS_COLUMNS)
-
-
-@lru_cache(maxsize=64)
-def _models_rows(path: str, version: tuple, models: tuple[str, ...]) -> tuple[tuple[tuple[str, Any], ...], ...]:
-    """models.csv rows of ``models`` from the registry file at ``path`` as it is at ``version``
-    (mtime, size): parsing the YAML was ~15 ms of every tracked run's end."""
-    rows = None
-    try:
-        from impostor.registry import load_registry
-
-        rows = load_registry(path).models_csv_rows(list(models))
-    except Exception:  # noqa: BLE001 - registry missing or broken: fall back, never block an export
-        rows = None
-    if rows is None:
-        rows = [unregistered_row(m) for m in models]
-    return tuple(tuple((c, r.get(c)) for c in MODELS_COLUMNS) for r in rows)
 
 
 def table_models(tables: Tables) -> list[str]:
