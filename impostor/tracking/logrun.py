@@ -17,7 +17,7 @@ import warnings
 from dataclasses import dataclass, field
 from importlib import metadata as importlib_metadata
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from impostor.export import (
     ERRORS_FILE,
@@ -326,8 +326,10 @@ def _log_word_pairs(client: Any, run_id: str, spec: Any) -> None:
     client.log_inputs(run_id, datasets=[DatasetInput(ds, tags=tags)])
 
 
-def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optional[Tables] = None) -> Tables:
-    """Log metrics, tables, the (redacted) Inspect log, config and word pairs; set the final status."""
+def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optional[Tables] = None,
+               live: Sequence[Any] = ()) -> Tables:
+    """Log metrics, tables, the (redacted) Inspect log, config and word pairs; set the final status.
+    ``live``: the last points of the live series (``hooks.LiveProgress``), written with the metrics."""
     from mlflow.entities import Metric, RunTag
     import time
 
@@ -336,9 +338,7 @@ def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optiona
     tables = tables if tables is not None else tables_from_log(log)
     metrics = eval_metrics(log, tables)
     now = int(time.time() * 1000)
-    ms = [Metric(k, v, now, 0) for k, v in metrics.items()]
-    for i in range(0, len(ms), 500):
-        client.log_batch(run_id, metrics=ms[i:i + 500])
+    ms = list(live) + [Metric(k, v, now, 0) for k, v in metrics.items()]
     with tempfile.TemporaryDirectory(prefix="impostor-mlflow-") as tmp:
         t = Path(tmp) / TABLES_DIR
         t.mkdir()
@@ -379,7 +379,11 @@ def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optiona
             NOTE_TAG: experiment_note(metrics, spec.task_args or {}, role_models(spec))}
     if log.error is not None:
         tags[f"{TAG}error"] = redact_text((log.error.message or "")[:1000], secrets)
-    # one store transaction for all the end tags (set_tag is one commit each)
-    client.log_batch(run_id, tags=[RunTag(k, v) for k, v in tags.items()])
+    # the metrics and all the end tags in one store transaction (set_tag is one commit each, and
+    # each log_batch reads the whole run back first); tables_logged is still written last
+    chunks = [ms[i:i + 500] for i in range(0, len(ms), 500)] or [[]]
+    for chunk in chunks[:-1]:
+        client.log_batch(run_id, metrics=chunk)
+    client.log_batch(run_id, metrics=chunks[-1], tags=[RunTag(k, v) for k, v in tags.items()])
     client.set_terminated(run_id, status=status)
     return tables
