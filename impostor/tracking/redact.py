@@ -184,6 +184,8 @@ def _dirty(data: bytes, needles: list[bytes]) -> bool:
     """Whether a log member holds a secret value, or a URL with credentials."""
     if any(n in data for n in needles):
         return True
+    if b"@" not in data and b"?" not in data:  # a credential needs one after "://"; two memchr, no regex
+        return False
     if _URL_CREDENTIAL_HINT_BYTES.search(data) is None:
         return False
     text = data.decode("utf-8", "replace")
