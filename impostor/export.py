@@ -40,6 +40,7 @@ from impostor.core.records import (  # noqa: F401 - the file names are re-export
     GameRow,
     MoveRow,
     PlayerRow,
+    moves_of_player_rows,
     moves_of_players,
 )
 from impostor.export_frames import (  # noqa: F401 - re-exported: callers import the frames from here
@@ -49,11 +50,10 @@ from impostor.export_frames import (  # noqa: F401 - re-exported: callers import
     table_rows,
     validate_frames,
 )
+from impostor.export_models import MODELS_COLUMNS, models_frame  # noqa: F401 - re-exported to the tracking adapter
 from impostor.pricing import add_costs
-from impostor.registry import MODELS_CSV_COLUMNS, unregistered_row
 
 SCORER = "impostor_winner"
-MODELS_COLUMNS = list(MODELS_CSV_COLUMNS)  # contract columns, then route, params_source, ...
 #: Sample fields we never need for the tables (they dominate log size).
 EXCLUDE_FIELDS = {"events", "messages", "attachments"}
 IMPOSTOR_TASK = "impostor"
@@ -98,6 +98,12 @@ class GameRecord:
     usage: dict = field(default_factory=dict)  # model -> {"input", "output", "total"} tokens of this game
     time_s: float = 0.0
     moves: list[dict] = field(default_factory=list)  # a multi-round game's rows; [] = one round (from players)
+    checked: bool = False  # players are PlayerRow dumps validated here: one-round moves need no validation
+
+
+def _one_round_moves(r: GameRecord) -> list[dict]:
+    players = sorted(r.players, key=lambda p: p["seat"])
+    return moves_of_player_rows(players) if r.checked else moves_of_players(players)
 
 
 @dataclass
@@ -207,7 +213,8 @@ def records_from_log(log: Any, source: str | None = None) -> tuple[list[GameReco
                         game[key] = (spec.metadata or {}).get(key)
                 usage = {m: {"input": float(u.input_tokens or 0), "output": float(u.output_tokens or 0),
                              "total": float(u.total_tokens or 0)} for m, u in (sample.model_usage or {}).items()}
-                records.append(GameRecord(game, players, rank, source, usage, float(sample.total_time or 0.0), moves))
+                records.append(GameRecord(game, players, rank, source, usage, float(sample.total_time or 0.0), moves,
+                                          checked=True))
                 continue
         sexp = (sample.metadata or {}).get("experiment_id") or exp
         errors.append(GameError(f"{sexp}/{sid}", sexp, sid, reason, source))
@@ -236,8 +243,7 @@ def build_tables(records: Iterable[GameRecord], errors: Iterable[GameError] = ()
     chosen = sorted(best.values(), key=lambda r: (r.game["experiment_id"], r.game["game_index"], r.game["game_id"]))
     games = games_frame([r.game for r in chosen])
     players = add_costs(players_frame([p for r in chosen for p in sorted(r.players, key=lambda p: p["seat"])]))
-    moves = moves_frame([m for r in chosen for m in (r.moves or moves_of_players(
-        sorted(r.players, key=lambda p: p["seat"])))])
+    moves = moves_frame([m for r in chosen for m in (r.moves or _one_round_moves(r))])
     usage: dict[str, dict[str, float]] = {}
     for r in chosen:
         for m, u in r.usage.items():
@@ -313,22 +319,6 @@ def tables_from_logs(path: str | Path, with_players: bool = True) -> Tables:
 
 
 # ------------------------------------------------------------------ models.csv
-
-
-def models_frame(models: Iterable[str]) -> pd.DataFrame:
-    """models.csv rows for these models: from the registry (configs/models.yaml) where it knows them,
-    else the route from the model string, the maker where the string tells it, empty family/params_b."""
-    models = sorted({m for m in models if m})
-    rows = None
-    try:
-        from impostor.registry import load_registry
-
-        rows = load_registry().models_csv_rows(models)
-    except Exception:  # noqa: BLE001 - registry missing or broken: fall back, never block an export
-        rows = None
-    if rows is None:
-        rows = [unregistered_row(m) for m in models]
-    return pd.DataFrame([{c: r.get(c) for c in MODELS_COLUMNS} for r in rows], columns=MODELS_COLUMNS)
 
 
 def table_models(tables: Tables) -> list[str]:

@@ -189,3 +189,16 @@ def test_missing_file_and_env_override(tmp_path, monkeypatch):
     monkeypatch.setenv("IMPOSTOR_MODELS", str(p))
     reg = load_registry()
     assert reg.aliases == ["tiny"] and reg.path == p
+
+
+def test_models_csv_rows_follow_an_edited_registry(tmp_path, monkeypatch):
+    """models.csv rows are read from the registry once per file version: an edit is seen."""
+    from impostor.export import models_frame
+
+    p = write(tmp_path, GOOD)
+    monkeypatch.setenv("IMPOSTOR_MODELS", str(p))
+    assert models_frame(["local/smollm2"])[["provider", "alias"]].values.tolist() == [["local", "tiny"]]
+    write(tmp_path, GOOD.replace("provider: local", "provider: somebody-else"))
+    assert models_frame(["local/smollm2"])[["provider", "alias"]].values.tolist() == [["somebody-else", "tiny"]]
+    p.unlink()  # no registry: the model string alone
+    assert models_frame(["local/smollm2"])["alias"].isna().all()

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from impostor.core import prompts
-from impostor.core.records import MoveRow, PlayerRow, moves_of_players
+from impostor.core.records import MoveRow, PlayerRow, moves_of_player_rows, moves_of_players
 from impostor.core.rounds import (NOTE_MAX_CHARS, RoundView, clip_note, counted_vote, decide_round, play_rounds,
                                   public_transcript, repeat_violation, round_ballot_class, speaking_order_of_round)
 from impostor.core.rules import Ballot
@@ -177,6 +177,24 @@ def test_one_round_moves_are_the_players_rows():
     (m,) = moves_of_players([p])
     assert MoveRow.model_validate(m).round == 1
     assert (m["vote"], m["speaking_position"], m["eliminated"], m["note"], m["input_tokens"]) == (2, 2, False, None, 10)
+
+
+def test_moves_of_validated_player_rows_are_the_validated_moves():
+    """The exporter's shortcut for rows it has just validated gives what validating each move does."""
+    import itertools
+
+    rows = []
+    for i, (vote, conf, team, tokens, out, ballot) in enumerate(itertools.product(
+            (None, 0, 3), (None, 0.0, 1.0), (None, "B"), (None, 0, 7), (None, 2), (None, "unparseable"))):
+        extra = {"ballot_class": ballot, "ballot_valid": False, "ballot_error": "no number"} if ballot else {}
+        rows.append(PlayerRow(game_id="e/g0", seat=i % 4, model="m/x", role=("majority", "impostor")[i % 2],
+                              team=team, speaking_position=(i + 1) % 4, description=f"d{i}",
+                              description_valid=bool(i % 3), vote=vote, confidence=conf, self_declared=bool(i % 5 == 0),
+                              word_guess="pear" if i % 7 == 0 else None, experiment_id="e", word="apple",
+                              description_error=None if i % 3 else "empty", reasoning="r" if i % 2 else None,
+                              input_tokens=tokens, output_tokens=tokens, eliminated_round=out, **extra).model_dump())
+    assert moves_of_player_rows(rows) == moves_of_players(rows)
+    assert [list(m) for m in moves_of_player_rows(rows)] == [list(m) for m in moves_of_players(rows)]  # column order
 
 
 def test_multi_round_game_reads_round_by_round_in_the_summary():

@@ -130,3 +130,18 @@ def test_plain_eval_run_does_not_read_its_log_back(tracked, tmp_path, monkeypatc
     for name, frame in (("games", from_disk.games), ("players", from_disk.players)):
         pd.testing.assert_frame_equal(pd.read_parquet(art / f"{name}.parquet"), frame.reset_index(drop=True),
                                       check_dtype=False)
+
+
+def test_word_pairs_dataset_follows_the_file_it_was_built_from(tmp_path):
+    """The run's word-pairs dataset is built once per file content: an edited file is built again."""
+    import json
+
+    from impostor.tracking.logrun import _word_pairs_dataset
+
+    full = json.loads((Path(__file__).resolve().parents[1] / "configs" / "word_pairs.json").read_text())
+    p = tmp_path / "pairs.json"
+    p.write_text(json.dumps(full))
+    n = sum(len(v) for v in full.values())
+    assert json.loads(_word_pairs_dataset(p, "").profile)["num_rows"] == n
+    p.write_text(json.dumps({k: v[:3] for k, v in full.items()}))
+    assert json.loads(_word_pairs_dataset(p, "").profile)["num_rows"] == 3 * len(full)

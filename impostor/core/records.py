@@ -264,8 +264,26 @@ MOVE_BALLOT_CLASSES = BALLOT_CLASSES + (ELIMINATED_SEAT,)
 def moves_of_players(players: list[dict]) -> list[dict]:
     """The moves rows of a one-round game, from its players rows (its only round; a NaN read
     back from a table is a missing value)."""
-    def value(v: Any) -> Any:
-        return None if isinstance(v, float) and v != v else v
+    rows = []
+    for p in players:
+        kw = {k: p[k] for k in MOVE_COLUMNS if k in p}
+        for k, v in kw.items():
+            if isinstance(v, float) and v != v:
+                kw[k] = None
+        rows.append(MoveRow(**kw, round=1, eliminated=p.get("eliminated_round") == 1).model_dump())
+    return rows
 
-    return [MoveRow(**{k: value(p.get(k)) for k in MoveRow.model_fields if k in p},
-                    round=1, eliminated=p.get("eliminated_round") == 1).model_dump() for p in players]
+
+_MOVE_DEFAULTS = {k: f.default for k, f in MoveRow.model_fields.items()}
+
+
+def moves_of_player_rows(players: list[dict]) -> list[dict]:
+    """``moves_of_players`` of rows that are ``PlayerRow.model_dump()`` output, validated: each
+    value already has the type and bounds its MoveRow field asks, so the rows are not validated
+    a second time (a sixth of the tables of a tracked run's end)."""
+    rows = []
+    for p in players:
+        row = {k: p[k] if k in p else _MOVE_DEFAULTS[k] for k in MOVE_COLUMNS}
+        row["round"], row["eliminated"] = 1, p.get("eliminated_round") == 1
+        rows.append(row)
+    return rows

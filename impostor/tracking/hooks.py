@@ -64,14 +64,19 @@ class LiveProgress:
         self._busy = True
         return True
 
-    def log(self, client: Any, run_id: str) -> None:
+    def points(self) -> tuple[int, list[Any]]:
+        """(games, the series' points now): what ``log`` writes."""
         from mlflow.entities import Metric
 
         games, wins = self.games, self.wins
         now = int(time.time() * 1000)
+        return games, [Metric("live/games_done", games, now, games),
+                       Metric("live/impostor_win_rate", wins / games, now, games)]
+
+    def log(self, client: Any, run_id: str) -> None:
+        games, points = self.points()
         try:
-            client.log_batch(run_id, metrics=[Metric("live/games_done", games, now, games),
-                                              Metric("live/impostor_win_rate", wins / games, now, games)])
+            client.log_batch(run_id, metrics=points)
             self.logged = games
         finally:
             self._last = self._clock()
@@ -161,9 +166,9 @@ class ImpostorMlflowHooks(Hooks):
         if full is None:  # not exactly the games seen ending here: the log on disk has them
             full = read_log(loc) if loc else log
         try:
-            if live is not None and live.unlogged:
-                live.log(client, run_id)  # the series ends at the last game
-            finish_run(client, run_id, full, _context.get())
+            # the series ends at the last game: its last points go with the run's metrics
+            last = live.points()[1] if live is not None and live.unlogged else []
+            finish_run(client, run_id, full, _context.get(), live=last)
             if not _context.get().sweep_id:  # a sweep prints its own addresses
                 self._logged.append((client, run_id, uri))
         except Exception as exc:  # noqa: BLE001

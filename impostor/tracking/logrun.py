@@ -8,6 +8,7 @@ hook already wrote instead of duplicating it.
 
 from __future__ import annotations
 
+import functools
 import json
 import platform
 import tempfile
@@ -16,7 +17,7 @@ import warnings
 from dataclasses import dataclass, field
 from importlib import metadata as importlib_metadata
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from impostor.export import (
     ERRORS_FILE,
@@ -69,16 +70,26 @@ def run_key(spec: Any) -> str:
 
 
 def _versions() -> dict[str, str]:
+    return dict(_installed_versions())
+
+
+@functools.lru_cache(maxsize=1)
+def _installed_versions() -> tuple[tuple[str, str], ...]:
+    """Read once per process: each ``importlib.metadata.version`` scans the installed
+    distributions (~2 ms a run for the six, twice per run: params and resolved.json)."""
     out = {"python": platform.python_version()}
     for pkg in ("inspect_ai", "mlflow", "impostor-bench", "pydantic", "inspect-mlflow", "litellm"):
         try:
             out[pkg] = importlib_metadata.version(pkg)
         except importlib_metadata.PackageNotFoundError:
             pass
-    return out
+    return tuple(out.items())
 
 
 _DATASET_LOCK = threading.Lock()
+# Runs this process created and has not finished: they have no dataset input yet, so the end
+# of the run logs the word pairs without reading the whole run back to look (~6 ms a run).
+_CREATED: set[str] = set()
 _GIT: dict[str, Optional[tuple[str, bool]]] = {}
 
 
@@ -239,6 +250,7 @@ def start_run(client: Any, experiment_id: str, spec: Any, ctx: Context, source: 
         run = client.create_run(experiment_id, run_name=exp_label[:250], tags={"mlflow.runName": exp_label[:250], **tags})
         run_id = run.info.run_id
         old_params: dict[str, str] = {}
+        _CREATED.add(run_id)
     else:
         run_id = existing.info.run_id
         old_params = dict(existing.data.params)
@@ -261,34 +273,63 @@ def log_params(client: Any, run_id: str, params: dict[str, str], old: dict[str, 
             client.set_tag(run_id, f"{TAG}param_changed.{k}"[:250], v)
 
 
-def _log_word_pairs(client: Any, run_id: str, spec: Any) -> None:
+_DATASETS: dict[tuple[str, str, str], Any] = {}  # (file, sha param, sha256 of its bytes) -> mlflow Dataset
+
+
+def _word_pairs_dataset(path: Path, sha: str) -> Any:
+    """The MLflow dataset entity of a word-pairs file, built once per file content and sha
+    param (callers hold ``_DATASET_LOCK``): mlflow infers its schema from the DataFrame of
+    the pairs, ~15 ms of every run's end."""
+    import hashlib
+
     import pandas as pd
     from mlflow.data.pandas_dataset import from_pandas
+
+    from impostor.core.wordpairs import load_word_pairs
+
+    try:
+        content = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        content = ""  # not cached: load_word_pairs says what is wrong with it
+    key = (str(path.resolve()), sha, content)
+    if key in _DATASETS:
+        return _DATASETS[key]
+    tiers = load_word_pairs(str(path), require_full=False)
+    rows = [{"pair_id": p.pair_id, "difficulty": p.difficulty, "majority_word": p.majority,
+             "impostor_word": p.impostor} for tier in tiers.values() for p in tier]
+    ds = from_pandas(pd.DataFrame(rows), source=key[0], name="word_pairs", digest=sha[:16] if sha else None)
+    entity = ds._to_mlflow_entity()
+    if content:
+        if len(_DATASETS) >= 16:
+            _DATASETS.clear()
+        _DATASETS[key] = entity
+    return entity
+
+
+def _log_word_pairs(client: Any, run_id: str, spec: Any) -> None:
     from mlflow.entities import DatasetInput, InputTag
 
-    from impostor.core.wordpairs import default_word_pairs_path, load_word_pairs
+    from impostor.core.wordpairs import default_word_pairs_path
 
     args = spec.task_args or {}
     md_file = (spec.metadata or {}).get("word_pairs_file")  # resolved by the task (a -T path may be relative)
     path = Path(md_file or args.get("word_pairs") or default_word_pairs_path())
     if not path.exists():
         return
-    tiers = load_word_pairs(str(path), require_full=False)
-    rows = [{"pair_id": p.pair_id, "difficulty": p.difficulty, "majority_word": p.majority, "impostor_word": p.impostor}
-            for tier in tiers.values() for p in tier]
-    sha = (spec.metadata or {}).get("word_pairs_sha256") or ""
-    ds = from_pandas(pd.DataFrame(rows), source=str(path.resolve()), name="word_pairs",
-                     digest=sha[:16] if sha else None)
-    run = client.get_run(run_id)
-    have = {(d.dataset.name, d.dataset.digest) for d in (run.inputs.dataset_inputs if run.inputs else [])}
-    if (ds.name, ds.digest) in have:
-        return
+    ds = _word_pairs_dataset(path, (spec.metadata or {}).get("word_pairs_sha256") or "")
+    if run_id not in _CREATED:  # a run found again (a resumed eval, a sync) may have it already
+        run = client.get_run(run_id)
+        have = {(d.dataset.name, d.dataset.digest) for d in (run.inputs.dataset_inputs if run.inputs else [])}
+        if (ds.name, ds.digest) in have:
+            return
     tags = [InputTag("mlflow.data.context", "eval"), InputTag("difficulty", str(args.get("difficulty", "")))]
-    client.log_inputs(run_id, datasets=[DatasetInput(ds._to_mlflow_entity(), tags=tags)])
+    client.log_inputs(run_id, datasets=[DatasetInput(ds, tags=tags)])
 
 
-def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optional[Tables] = None) -> Tables:
-    """Log metrics, tables, the (redacted) Inspect log, config and word pairs; set the final status."""
+def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optional[Tables] = None,
+               live: Sequence[Any] = ()) -> Tables:
+    """Log metrics, tables, the (redacted) Inspect log, config and word pairs; set the final status.
+    ``live``: the last points of the live series (``hooks.LiveProgress``), written with the metrics."""
     from mlflow.entities import Metric, RunTag
     import time
 
@@ -297,9 +338,7 @@ def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optiona
     tables = tables if tables is not None else tables_from_log(log)
     metrics = eval_metrics(log, tables)
     now = int(time.time() * 1000)
-    ms = [Metric(k, v, now, 0) for k, v in metrics.items()]
-    for i in range(0, len(ms), 500):
-        client.log_batch(run_id, metrics=ms[i:i + 500])
+    ms = list(live) + [Metric(k, v, now, 0) for k, v in metrics.items()]
     with tempfile.TemporaryDirectory(prefix="impostor-mlflow-") as tmp:
         t = Path(tmp) / TABLES_DIR
         t.mkdir()
@@ -328,6 +367,7 @@ def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optiona
             if attempt == 2:
                 client.set_tag(run_id, f"{TAG}word_pairs_dataset_error", str(exc)[:250])
             time.sleep(0.5 * (attempt + 1))
+    _CREATED.discard(run_id)
     try:  # one MLflow trace per game (impostor.tracking.traces); never fails the run
         trace_run(client, run_id, log, secrets)
     except Exception as exc:  # noqa: BLE001
@@ -339,7 +379,11 @@ def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optiona
             NOTE_TAG: experiment_note(metrics, spec.task_args or {}, role_models(spec))}
     if log.error is not None:
         tags[f"{TAG}error"] = redact_text((log.error.message or "")[:1000], secrets)
-    # one store transaction for all the end tags (set_tag is one commit each)
-    client.log_batch(run_id, tags=[RunTag(k, v) for k, v in tags.items()])
+    # the metrics and all the end tags in one store transaction (set_tag is one commit each, and
+    # each log_batch reads the whole run back first); tables_logged is still written last
+    chunks = [ms[i:i + 500] for i in range(0, len(ms), 500)] or [[]]
+    for chunk in chunks[:-1]:
+        client.log_batch(run_id, metrics=chunk)
+    client.log_batch(run_id, metrics=chunks[-1], tags=[RunTag(k, v) for k, v in tags.items()])
     client.set_terminated(run_id, status=status)
     return tables

@@ -37,6 +37,12 @@ _QUERY_PARAM = re.compile(r"[?&;](?P<name>[^=&#?;]+)=(?P<value>[^&#;]*)")
 # from "://" to "://", where ``_URL`` tries every letter of the text as a scheme's start (~2 ms for
 # a game's log member, and every member of a log has "attachment://" references).
 _URL_CREDENTIAL_HINT = re.compile(r"://[^\s\"'<>\\`@?]*[@?]")
+# The same test on a log member's bytes, before decoding it (decoding 10 MB of JSON was half the
+# cost of checking a 200-game log): a byte outside ASCII never stops it where the decoded text's
+# Unicode whitespace would, so it matches wherever the text's pattern does (and maybe more: then
+# the member is decoded and checked exactly).  Possessive: the class excludes "@" and "?", so
+# backtracking over a long "attachment://..." reference can never find one.
+_URL_CREDENTIAL_HINT_BYTES = re.compile(rb"://[^\s\"'<>\\`@?]*+[@?]")
 _URL_SECRET_PARAMS = {"sig", "signature", "pass", "pwd", "code", "apikey", "api_key", "key"}
 
 
@@ -191,7 +197,9 @@ def _dirty(data: bytes, needles: list[bytes]) -> bool:
     """Whether a log member holds a secret value, or a URL with credentials."""
     if any(n in data for n in needles):
         return True
-    if b"://" not in data:
+    if b"@" not in data and b"?" not in data:  # a credential needs one after "://"; two memchr, no regex
+        return False
+    if _URL_CREDENTIAL_HINT_BYTES.search(data) is None:
         return False
     text = data.decode("utf-8", "replace")
     return redact_urls(text) != text

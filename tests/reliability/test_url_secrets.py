@@ -63,6 +63,25 @@ def test_the_credential_pre_check_changes_nothing_the_full_pass_would_mask():
         assert redact.redact_urls(text) == redact._URL.sub(redact._redact_url, text), text
 
 
+def test_the_byte_pre_check_of_a_log_member_finds_every_credential_the_text_check_does():
+    """A log member is tested on its bytes before any decoding; on bytes built from URL
+    fragments, stop characters, Unicode spaces and invalid UTF-8 it answers what decoding the
+    member and running the full pattern answer."""
+    import random
+
+    from impostor.tracking import redact
+
+    pieces = [b"http://", b"attachment://0f3a9c", b"://", b"1abc://", b"user:pw@", b"@", b"?", b"?api-key=K&x=1",
+              b";token=T", b"host/v1", b" ", b"\"", b"'", b"<", b">", b"\\", b"`", b"\n", b"\t", b"word", b"=",
+              "\u00a0".encode(), "\u2003".encode(), "\u0085".encode(), "\x1c".encode(), "é".encode(), b"\xff",
+              b"\xc3", b"\xe2\x80", b"ftp://u@h"]
+    rng = random.Random(11)
+    for _ in range(5000):
+        data = b"".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+        text = data.decode("utf-8", "replace")
+        assert redact._dirty(data, []) == (redact._URL.sub(redact._redact_url, text) != text), data
+
+
 def test_url_credentials_are_secret_values_with_context_when_short():
     assert url_secrets(f"http://u:{PASSWORD}@h/?api-key={QUERY_KEY}") == {f"u:{PASSWORD}", PASSWORD, QUERY_KEY}
     assert url_secrets(f"http://u:{SHORT}@h/?key=abc") == {"//u:pw@", "key=abc"}  # "pw" alone would mask too much
