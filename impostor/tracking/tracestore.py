@@ -21,7 +21,7 @@ import base64
 import json
 from typing import Any, Optional
 
-from impostor.tracking.traces import json_encoder
+from impostor.tracking.spanjson import json_encoder
 
 ROOT_TAG_PREFIX = "mlflow.traceTag."
 _USAGE_COLUMNS = {"input_tokens": "input_tokens", "output_tokens": "output_tokens", "total_tokens": "total_tokens"}
