@@ -15,7 +15,6 @@ structured.  Measured in ``benchmarks/overhead_bench.py``.
 from __future__ import annotations
 
 import json
-import weakref
 from typing import Any, Optional
 
 from inspect_ai.util import Store
@@ -29,56 +28,16 @@ ROUNDS_KEY = "impostor:rounds"  # multi-round games only (solvers.rounds)
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(..., ensure_ascii=False), built once
 
-# What each live store was last given, decoded: id(store) -> (the store, its seats string, its
-# ballots string, the records they hold).  A later phase and the scorer read the records from
-# here, without decoding the JSON, as long as the store still holds those very strings (an
-# entry goes with its store).
-_SAVED: dict[int, tuple[weakref.ref, str, Optional[str], list[SeatRecord]]] = {}
-
-
-def _remember(store: Store, seats_text: str, ballots_text: Optional[str], records: list[SeatRecord]) -> None:
-    key = id(store)
-
-    def forget(_: object) -> None:
-        _SAVED.pop(key, None)
-
-    try:
-        ref = weakref.ref(store, forget)
-    except TypeError:  # not a Store (a plain dict): nothing remembered
-        return
-    _SAVED[key] = (ref, seats_text, ballots_text, records)
-
-
-def _remembered(store: Store) -> Optional[tuple[weakref.ref, str, Optional[str], list[SeatRecord]]]:
-    saved = _SAVED.get(id(store))
-    return saved if saved is not None and saved[0]() is store else None
-
 
 def save_seats(store: Store, seats: list[SeatRecord]) -> None:
     """The description phase's record of every seat."""
-    text = _ENCODE([seat.to_dict() for seat in seats])
-    store.set(SEATS_KEY, text)
-    ballots = store.get(BALLOTS_KEY)  # a later round's seats beside the last round's ballots: loaded as before
-    if ballots is None:
-        _remember(store, text, None, [seat.copy() for seat in seats])
-    else:
-        _SAVED.pop(id(store), None)
+    store.set(SEATS_KEY, _ENCODE([seat.to_dict() for seat in seats]))
 
 
 def save_ballots(store: Store, seats: list[SeatRecord]) -> None:
     """The voting phase's fields of every seat, beside (not over) the description record."""
     ballots = [{key: values[key] for key in BALLOT_FIELDS} for values in (seat.__dict__ for seat in seats)]
-    text = _ENCODE(ballots)
-    saved = _remembered(store)
-    store.set(BALLOTS_KEY, text)
-    if saved is not None and saved[1] is store.get(SEATS_KEY) and len(saved[3]) == len(seats):
-        records = saved[3]  # the stored seats (never handed out: loads get copies), their ballots updated as load_seats does
-        for record, ballot in zip(records, ballots):
-            record.__dict__.update(ballot)
-            record.vote_raw = list(record.vote_raw)
-        _remember(store, saved[1], text, records)
-    else:
-        _SAVED.pop(id(store), None)
+    store.set(BALLOTS_KEY, _ENCODE(ballots))
 
 
 def _value(store: Store, key: str) -> Any:
@@ -92,9 +51,6 @@ def load_seats(store: Store) -> Optional[list[SeatRecord]]:
     Logs written before the ballots had their own key hold the whole record under
     ``impostor:seats``, and before that as a list rather than a string: both load.
     """
-    saved = _remembered(store)
-    if saved is not None and saved[1] is store.get(SEATS_KEY) and saved[2] is store.get(BALLOTS_KEY):
-        return [record.copy() for record in saved[3]]
     seats = _value(store, SEATS_KEY)
     ballots = _value(store, BALLOTS_KEY)
     if seats is None:

@@ -56,13 +56,6 @@ class SeatRecord:
         out["description_raw"], out["vote_raw"] = list(self.description_raw), list(self.vote_raw)  # the list fields
         return out
 
-    def copy(self) -> "SeatRecord":
-        """An equal record sharing no list with this one (what a JSON round trip gives, without it)."""
-        new = SeatRecord.__new__(SeatRecord)
-        new.__dict__.update(self.__dict__)
-        new.description_raw, new.vote_raw = list(self.description_raw), list(self.vote_raw)
-        return new
-
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "SeatRecord":
         """A record from its stored form; fields an older log lacks take their defaults (an

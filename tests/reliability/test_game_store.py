@@ -1,5 +1,6 @@
 """The game's working state in the sample store: what a finished, an errored and a re-scored game keep."""
 
+import copy
 import json
 
 import pytest
@@ -145,14 +146,14 @@ def _decoded(store):
 
 
 def test_saved_records_load_as_their_json_reads():
-    """load_seats answers from the records a phase saved (no JSON decoding) exactly what the
-    stored JSON holds, after each phase, and hands out records no later load shares."""
+    """load_seats reads exactly what the stored JSON holds, after each phase, and hands out
+    records no later load shares."""
     from inspect_ai.util import Store
 
     from solvers.game_store import save_ballots, save_seats
 
     store, seats = Store(), _played_seats()
-    described = [s.copy() for s in seats]
+    described = copy.deepcopy(seats)
     for s in described:
         s.vote_raw, s.vote, s.ballot_class = [], None, "missing"
     save_seats(store, described)
