@@ -101,25 +101,30 @@ def answer_of(output: ModelOutput) -> str:
     return bounded_answer(output.completion or "")
 
 
-def with_call_limits(model: Model, config: GenerateConfig) -> GenerateConfig:
-    """``config`` with the eval's ``attempt_timeout`` (task default or --attempt-timeout).
+def _eval_attempt_timeout(model: Model, asked: Optional[float]) -> Optional[float]:
+    """The eval's ``attempt_timeout`` (task default or --attempt-timeout) for a call that sets none
+    itself on a model whose config sets none, else None (the call keeps what it has).
 
     Inspect gives a model role the eval's ``max_retries`` and ``timeout`` but not its
     ``attempt_timeout``; passing it per call bounds the calls of every seat alike.
     """
-    if config.attempt_timeout is not None or model.config.attempt_timeout is not None:
-        return config
-    attempt_timeout = active_generate_config().attempt_timeout
+    if asked is not None or model.config.attempt_timeout is not None:
+        return None
+    return active_generate_config().attempt_timeout
+
+
+def with_call_limits(model: Model, config: GenerateConfig) -> GenerateConfig:
+    """``config`` with the eval's ``attempt_timeout`` where it has none (``_eval_attempt_timeout``)."""
+    attempt_timeout = _eval_attempt_timeout(model, config.attempt_timeout)
     return config if attempt_timeout is None else config.model_copy(update={"attempt_timeout": attempt_timeout})
 
 
 def call_config(model: Model, **fields: Any) -> GenerateConfig:
     """``with_call_limits(model, GenerateConfig(**fields))`` built in one validation, without the
     copy that adds ``attempt_timeout`` (two calls a seat, every game)."""
-    if fields.get("attempt_timeout") is None and model.config.attempt_timeout is None:
-        attempt_timeout = active_generate_config().attempt_timeout
-        if attempt_timeout is not None:
-            fields["attempt_timeout"] = attempt_timeout
+    attempt_timeout = _eval_attempt_timeout(model, fields.get("attempt_timeout"))
+    if attempt_timeout is not None:
+        fields["attempt_timeout"] = attempt_timeout
     return GenerateConfig(**fields)
 
 
