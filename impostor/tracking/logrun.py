@@ -273,37 +273,33 @@ def log_params(client: Any, run_id: str, params: dict[str, str], old: dict[str, 
             client.set_tag(run_id, f"{TAG}param_changed.{k}"[:250], v)
 
 
-_DATASETS: dict[tuple[str, str, str], Any] = {}  # (file, sha param, sha256 of its bytes) -> mlflow Dataset
-
-
 def _word_pairs_dataset(path: Path, sha: str) -> Any:
-    """The MLflow dataset entity of a word-pairs file, built once per file content and sha
-    param (callers hold ``_DATASET_LOCK``): mlflow infers its schema from the DataFrame of
-    the pairs, ~15 ms of every run's end."""
+    """The MLflow dataset entity of a word-pairs file (callers hold ``_DATASET_LOCK``), built once
+    per file content and sha param: mlflow infers its schema from the DataFrame of the pairs,
+    ~15 ms of every run's end."""
     import hashlib
 
+    try:
+        content = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:  # not cached: load_word_pairs says what is wrong with it
+        return _dataset_entity.__wrapped__(str(path), str(path.resolve()), sha, "")
+    return _dataset_entity(str(path), str(path.resolve()), sha, content)
+
+
+@functools.lru_cache(maxsize=16)
+def _dataset_entity(path: str, source: str, sha: str, content: str) -> Any:
+    """The entity of the word pairs at ``path`` (``source``: resolved) whose bytes hash to
+    ``content`` (part of the cache key)."""
     import pandas as pd
     from mlflow.data.pandas_dataset import from_pandas
 
     from impostor.core.wordpairs import load_word_pairs
 
-    try:
-        content = hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        content = ""  # not cached: load_word_pairs says what is wrong with it
-    key = (str(path.resolve()), sha, content)
-    if key in _DATASETS:
-        return _DATASETS[key]
-    tiers = load_word_pairs(str(path), require_full=False)
+    tiers = load_word_pairs(path, require_full=False)
     rows = [{"pair_id": p.pair_id, "difficulty": p.difficulty, "majority_word": p.majority,
              "impostor_word": p.impostor} for tier in tiers.values() for p in tier]
-    ds = from_pandas(pd.DataFrame(rows), source=key[0], name="word_pairs", digest=sha[:16] if sha else None)
-    entity = ds._to_mlflow_entity()
-    if content:
-        if len(_DATASETS) >= 16:
-            _DATASETS.clear()
-        _DATASETS[key] = entity
-    return entity
+    return from_pandas(pd.DataFrame(rows), source=source, name="word_pairs",
+                       digest=sha[:16] if sha else None)._to_mlflow_entity()
 
 
 def _log_word_pairs(client: Any, run_id: str, spec: Any) -> None:
