@@ -7,6 +7,7 @@ by IMPOSTOR_MLFLOW_TRACES=0; not logged twice; secrets scrubbed from prompts."""
 from __future__ import annotations
 
 import contextvars
+import json
 import types
 
 import pytest
@@ -108,17 +109,20 @@ def test_traces_off_and_not_twice(store, monkeypatch):
     assert len(client.search_traces(locations=[exp.experiment_id], max_results=10)) == 2
 
 
-def test_prompts_and_replies_are_scrubbed():
-    from impostor.tracking.traces import _messages
+def _messages(messages, secrets, attachments=None):
+    """A prompt as an LLM span stores it (its ``mlflow.spanInputs``, decoded)."""
+    from impostor.tracking.traces import _Texts
 
+    return json.loads(_Texts(secrets, attachments).messages(messages))["messages"]
+
+
+def test_prompts_and_replies_are_scrubbed():
     msg = types.SimpleNamespace(role="user", content=f"key={FAKE_SECRET} rest")
     assert FAKE_SECRET not in str(_messages([msg], {FAKE_SECRET}))
 
 
 def test_attachments_are_resolved_then_scrubbed():
     """Inspect stores long prompts once per sample (``attachment://<hash>``); the span gets the text."""
-    from impostor.tracking.traces import _messages
-
     text = types.SimpleNamespace(type="text", text="attachment://h2")
     msgs = [types.SimpleNamespace(role="system", content="attachment://h1"),
             types.SimpleNamespace(role="user", content=[text, types.SimpleNamespace(type="image", text="x")])]

@@ -103,11 +103,6 @@ class _Texts:
         return f'{{"reply": {_str(self.redact(_resolve(text, self.attachments)))}}}'
 
 
-def _messages(messages: Iterable[Any], secrets: set[str], attachments: Optional[dict] = None) -> list[dict[str, str]]:
-    """The prompt as an LLM span stores it (its ``mlflow.spanInputs``, decoded)."""
-    return json.loads(_Texts(secrets, attachments).messages(messages))["messages"]
-
-
 def game_calls(sample: Any) -> list[dict]:
     """The model calls of one game in time order, each with its phase, seat, round and attempt."""
     gseed = (sample.metadata or {}).get("game_seed")
