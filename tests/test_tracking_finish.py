@@ -145,3 +145,38 @@ def test_word_pairs_dataset_follows_the_file_it_was_built_from(tmp_path):
     assert json.loads(_word_pairs_dataset(p, "").profile)["num_rows"] == n
     p.write_text(json.dumps({k: v[:3] for k, v in full.items()}))
     assert json.loads(_word_pairs_dataset(p, "").profile)["num_rows"] == 3 * len(full)
+
+
+def test_a_run_created_or_found_again_logs_its_word_pairs_once(tmp_path, monkeypatch):
+    """``open_run`` says whether it made the run; ``finish_run`` then skips reading a new run back
+    for its dataset inputs, and a run found again (a second sync) does not get the dataset twice."""
+    import contextvars
+
+    from inspect_ai import eval as inspect_eval
+    from mlflow.tracking import MlflowClient
+
+    from impostor.tracking.logrun import Context, finish_run, open_run
+    from impostor.tracking.store import ensure_experiment, get_client
+    from tasks.impostor import impostor
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("IMPOSTOR_MLFLOW", "0")
+    monkeypatch.setenv("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+    [log] = inspect_eval(contextvars.Context().run(impostor, n_games=2), model="bot/random", log_dir="logs",
+                         display="none")
+    client, uri = get_client(f"sqlite:///{tmp_path / 'mlflow.db'}")
+    exp_id = ensure_experiment(client, "again", uri)
+    reads = []
+    get_run = MlflowClient.get_run
+    monkeypatch.setattr(MlflowClient, "get_run", lambda self, rid: reads.append(rid) or get_run(self, rid))
+    first = open_run(client, exp_id, log.eval, Context(), source="test")
+    assert first.created
+    finish_run(client, first.run_id, log, Context(), created=first.created)
+    new_run_reads = len(reads)
+    again = open_run(client, exp_id, log.eval, Context(), source="test")
+    assert again == (first.run_id, False)
+    reads.clear()
+    finish_run(client, again.run_id, log, Context(), created=again.created)
+    assert len(reads) == new_run_reads + 1  # only the run found again is read back to look for its dataset
+    [ds] = get_run(client, first.run_id).inputs.dataset_inputs
+    assert ds.dataset.name == "word_pairs"

@@ -87,6 +87,7 @@ class LiveProgress:
 class ImpostorMlflowHooks(Hooks):
     def __init__(self) -> None:
         self._runs: dict[str, tuple[Any, str, str]] = {}  # eval_id -> (client, run_id, uri)
+        self._created: set[str] = set()  # eval_ids whose run this process created (logrun.OpenedRun)
         self._untracked: dict[str, str] = {}  # eval_id -> reason
         self._live: dict[str, LiveProgress] = {}
         self._secrets: dict[str, set[str]] = {}  # eval_id -> secrets scrubbed from its traces
@@ -102,7 +103,7 @@ class ImpostorMlflowHooks(Hooks):
         self._start_spec(data.eval_id, data.spec)
 
     def _start_spec(self, eval_id: str, spec: Any) -> None:
-        from impostor.tracking.logrun import spec_secrets, start_run
+        from impostor.tracking.logrun import open_run, spec_secrets
 
         ctx = _context.get()
         if ctx.disabled:
@@ -110,11 +111,13 @@ class ImpostorMlflowHooks(Hooks):
         client, uri = get_client(ctx.tracking_uri)
         exp_id = ensure_experiment(client, experiment_name(ctx.experiment), uri)
         try:
-            run_id = start_run(client, exp_id, spec, ctx, source="hook")
+            run_id, created = open_run(client, exp_id, spec, ctx, source="hook")
         except Exception as exc:  # noqa: BLE001 - HTTP 403: a user without EDIT on the experiment
             refused_or(exc, uri, TrackingUnavailable(
                 f"MLflow tracking at {shown_uri(uri)} failed ({str(exc).splitlines()[0][:200]})"))
         self._runs[eval_id] = (client, run_id, uri)
+        if created:
+            self._created.add(eval_id)
         self._secrets[eval_id] = spec_secrets(spec)
 
     async def on_task_start(self, data: TaskStart) -> None:
@@ -154,6 +157,8 @@ class ImpostorMlflowHooks(Hooks):
         from impostor.tracking.logrun import finish_run
 
         client, run_id, uri = self._runs.pop(eval_id)
+        created = eval_id in self._created
+        self._created.discard(eval_id)
         live = self._live.pop(eval_id, None)
         self._secrets.pop(eval_id, None)
         loc = str(log.location or "").removeprefix("file://")
@@ -168,7 +173,7 @@ class ImpostorMlflowHooks(Hooks):
         try:
             # the series ends at the last game: its last points go with the run's metrics
             last = live.points()[1] if live is not None and live.unlogged else []
-            finish_run(client, run_id, full, _context.get(), live=last)
+            finish_run(client, run_id, full, _context.get(), live=last, created=created)
             if not _context.get().sweep_id:  # a sweep prints its own addresses
                 self._logged.append((client, run_id, uri))
         except Exception as exc:  # noqa: BLE001
@@ -216,6 +221,7 @@ class ImpostorMlflowHooks(Hooks):
         self._announce()
         for eid in list(self._runs):
             client, run_id, _ = self._runs.pop(eid)
+            self._created.discard(eid)
             self._live.pop(eid, None)
             self._secrets.pop(eid, None)
             traces.discard(run_id)

@@ -17,7 +17,7 @@ import warnings
 from dataclasses import dataclass, field
 from importlib import metadata as importlib_metadata
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, NamedTuple, Optional, Sequence
 
 from impostor.export import (
     ERRORS_FILE,
@@ -87,9 +87,6 @@ def _installed_versions() -> tuple[tuple[str, str], ...]:
 
 
 _DATASET_LOCK = threading.Lock()
-# Runs this process created and has not finished: they have no dataset input yet, so the end
-# of the run logs the word pairs without reading the whole run back to look (~6 ms a run).
-_CREATED: set[str] = set()
 _GIT: dict[str, Optional[tuple[str, bool]]] = {}
 
 
@@ -217,8 +214,21 @@ def find_run(client: Any, experiment_id: str, key: str) -> Any | None:
     return runs[0] if runs else None
 
 
+class OpenedRun(NamedTuple):
+    """A run ``open_run`` found or made; ``created``: made now, so it has no dataset input yet and
+    ``finish_run`` logs the word pairs without reading the whole run back to look (~6 ms a run)."""
+
+    run_id: str
+    created: bool
+
+
 def start_run(client: Any, experiment_id: str, spec: Any, ctx: Context, source: str) -> str:
     """Find (by run key) or create the experiment's run, tag it, log its params; leaves it RUNNING."""
+    return open_run(client, experiment_id, spec, ctx, source).run_id
+
+
+def open_run(client: Any, experiment_id: str, spec: Any, ctx: Context, source: str) -> OpenedRun:
+    """``start_run``, saying whether the run was created (pass it to ``finish_run``)."""
     secrets = spec_secrets(spec)
     key = run_key(spec)
     exp_label = experiment_id_of(spec)
@@ -250,7 +260,6 @@ def start_run(client: Any, experiment_id: str, spec: Any, ctx: Context, source: 
         run = client.create_run(experiment_id, run_name=exp_label[:250], tags={"mlflow.runName": exp_label[:250], **tags})
         run_id = run.info.run_id
         old_params: dict[str, str] = {}
-        _CREATED.add(run_id)
     else:
         run_id = existing.info.run_id
         old_params = dict(existing.data.params)
@@ -258,7 +267,7 @@ def start_run(client: Any, experiment_id: str, spec: Any, ctx: Context, source: 
         for k, v in tags.items():
             client.set_tag(run_id, k, v)
     log_params(client, run_id, spec_params(spec, secrets), old_params)
-    return run_id
+    return OpenedRun(run_id, existing is None)
 
 
 def log_params(client: Any, run_id: str, params: dict[str, str], old: dict[str, str]) -> None:
@@ -302,7 +311,7 @@ def _dataset_entity(path: str, source: str, sha: str, content: str) -> Any:
                        digest=sha[:16] if sha else None)._to_mlflow_entity()
 
 
-def _log_word_pairs(client: Any, run_id: str, spec: Any) -> None:
+def _log_word_pairs(client: Any, run_id: str, spec: Any, created: bool) -> None:
     from mlflow.entities import DatasetInput, InputTag
 
     from impostor.core.wordpairs import default_word_pairs_path
@@ -313,7 +322,7 @@ def _log_word_pairs(client: Any, run_id: str, spec: Any) -> None:
     if not path.exists():
         return
     ds = _word_pairs_dataset(path, (spec.metadata or {}).get("word_pairs_sha256") or "")
-    if run_id not in _CREATED:  # a run found again (a resumed eval, a sync) may have it already
+    if not created:  # a run found again (a resumed eval, a sync) may have it already
         run = client.get_run(run_id)
         have = {(d.dataset.name, d.dataset.digest) for d in (run.inputs.dataset_inputs if run.inputs else [])}
         if (ds.name, ds.digest) in have:
@@ -323,9 +332,10 @@ def _log_word_pairs(client: Any, run_id: str, spec: Any) -> None:
 
 
 def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optional[Tables] = None,
-               live: Sequence[Any] = ()) -> Tables:
+               live: Sequence[Any] = (), created: bool = False) -> Tables:
     """Log metrics, tables, the (redacted) Inspect log, config and word pairs; set the final status.
-    ``live``: the last points of the live series (``hooks.LiveProgress``), written with the metrics."""
+    ``live``: the last points of the live series (``hooks.LiveProgress``), written with the metrics;
+    ``created``: ``open_run`` made the run (``OpenedRun``)."""
     from mlflow.entities import Metric, RunTag
     import time
 
@@ -357,13 +367,12 @@ def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optiona
     for attempt in range(3):
         try:
             with _DATASET_LOCK:  # concurrent inserts of one dataset collide in the store; a retry finds it
-                _log_word_pairs(client, run_id, spec)
+                _log_word_pairs(client, run_id, spec, created)
             break
         except Exception as exc:  # noqa: BLE001 - the sha param is logged regardless
             if attempt == 2:
                 client.set_tag(run_id, f"{TAG}word_pairs_dataset_error", str(exc)[:250])
             time.sleep(0.5 * (attempt + 1))
-    _CREATED.discard(run_id)
     try:  # one MLflow trace per game (impostor.tracking.traces); never fails the run
         trace_run(client, run_id, log, secrets)
     except Exception as exc:  # noqa: BLE001

@@ -17,7 +17,7 @@ from typing import Any, Optional
 from impostor.core.errors import ImpostorError
 from impostor.export import find_logs, is_impostor_task, read_log
 from impostor.sweep.config import MANIFEST
-from impostor.tracking.logrun import TAG, Context, find_run, finish_run, run_key, start_run
+from impostor.tracking.logrun import TAG, Context, find_run, finish_run, open_run, run_key
 from impostor.tracking.store import (
     TrackingAuthError,
     TrackingUnavailable,
@@ -148,8 +148,8 @@ def sync(path: str | Path, experiment: Optional[str] = None, tracking_uri: Optio
                         client.set_terminated(parents[pk], status="FINISHED")
                 ctx.parent_run_id = parents[pk]
             log = read_log(lp)
-            run_id = start_run(client, exp_id, log.eval, ctx, source="sync")
-            finish_run(client, run_id, log, ctx)
+            run_id, created = open_run(client, exp_id, log.eval, ctx, source="sync")
+            finish_run(client, run_id, log, ctx, created=created)
             report.synced.append(lp)
         except ImpostorError:
             raise
