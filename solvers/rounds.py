@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable, Optional
 
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from impostor.core import prompts
@@ -28,7 +28,7 @@ from solvers.game import ask_model, call_seed, describe_all, game_settings, show
 from solvers.game_store import save_ballots, save_rounds, save_seats
 from solvers.seating import model_name
 from solvers.usage import counting
-from solvers.vote_format import VoteFormats
+from solvers.vote_format import VoteFormats, call_config
 
 
 async def _write_notes(spec: Any, models: list, seats: list[SeatRecord], settings: list, remaining: list[int],
@@ -39,8 +39,8 @@ async def _write_notes(spec: Any, models: list, seats: list[SeatRecord], setting
         word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
         user = prompts.note_prompt(word=word, player_label=player_label(seat), context=context(seat),
                                    max_chars=NOTE_MAX_CHARS)
-        config = GenerateConfig(temperature=settings[seat].temperature, max_tokens=settings[seat].max_tokens,
-                                top_p=settings[seat].top_p, seed=call_seed(spec, "note", seat, round_no))
+        config = call_config(models[seat], temperature=settings[seat].temperature, max_tokens=settings[seat].max_tokens,
+                             top_p=settings[seat].top_p, seed=call_seed(spec, "note", seat, round_no))
         with counting(seats[seat], "describe"):
             text = await ask_model(models[seat], [ChatMessageSystem(content=prompts.NOTE_SYSTEM),
                                              ChatMessageUser(content=user)], config)
