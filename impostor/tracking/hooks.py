@@ -86,8 +86,8 @@ class LiveProgress:
 @hooks(name="impostor_mlflow", description="MLflow tracking for the Impostor Game (one run per experiment)")
 class ImpostorMlflowHooks(Hooks):
     def __init__(self) -> None:
-        self._runs: dict[str, tuple[Any, str, str]] = {}  # eval_id -> (client, run_id, uri)
-        self._created: set[str] = set()  # eval_ids whose run this process created (logrun.OpenedRun)
+        # eval_id -> (client, run_id, uri, created: open_run made the run, logrun.OpenedRun)
+        self._runs: dict[str, tuple[Any, str, str, bool]] = {}
         self._untracked: dict[str, str] = {}  # eval_id -> reason
         self._live: dict[str, LiveProgress] = {}
         self._secrets: dict[str, set[str]] = {}  # eval_id -> secrets scrubbed from its traces
@@ -115,9 +115,7 @@ class ImpostorMlflowHooks(Hooks):
         except Exception as exc:  # noqa: BLE001 - HTTP 403: a user without EDIT on the experiment
             refused_or(exc, uri, TrackingUnavailable(
                 f"MLflow tracking at {shown_uri(uri)} failed ({str(exc).splitlines()[0][:200]})"))
-        self._runs[eval_id] = (client, run_id, uri)
-        if created:
-            self._created.add(eval_id)
+        self._runs[eval_id] = (client, run_id, uri, created)
         self._secrets[eval_id] = spec_secrets(spec)
 
     async def on_task_start(self, data: TaskStart) -> None:
@@ -147,7 +145,7 @@ class ImpostorMlflowHooks(Hooks):
             return
         live = self._live.setdefault(data.eval_id, LiveProgress())
         if live.add(float(score.value)):
-            client, run_id, _ = entry
+            client, run_id, _, _ = entry
             try:
                 await anyio.to_thread.run_sync(live.log, client, run_id)
             except Exception:  # noqa: BLE001 - final metrics are logged at the end anyway
@@ -156,9 +154,7 @@ class ImpostorMlflowHooks(Hooks):
     def _finish(self, eval_id: str, log: Any) -> None:
         from impostor.tracking.logrun import finish_run
 
-        client, run_id, uri = self._runs.pop(eval_id)
-        created = eval_id in self._created
-        self._created.discard(eval_id)
+        client, run_id, uri, created = self._runs.pop(eval_id)
         live = self._live.pop(eval_id, None)
         self._secrets.pop(eval_id, None)
         loc = str(log.location or "").removeprefix("file://")
@@ -220,8 +216,7 @@ class ImpostorMlflowHooks(Hooks):
         self._finished.clear()
         self._announce()
         for eid in list(self._runs):
-            client, run_id, _ = self._runs.pop(eid)
-            self._created.discard(eid)
+            client, run_id, _, _ = self._runs.pop(eid)
             self._live.pop(eid, None)
             self._secrets.pop(eid, None)
             traces.discard(run_id)
