@@ -1,9 +1,9 @@
 """Ballot and description outcome classes of a players table, also for older exports.
 
-The classes are defined once in the game core (``impostor.core.records.BALLOT_CLASSES``,
-``impostor.core.parsing.DESCRIPTION_ERROR_CLASSES``); this module applies them to a
+The classes are defined once in the game core (``impostor_bench.core.records.BALLOT_CLASSES``,
+``impostor_bench.core.parsing.DESCRIPTION_ERROR_CLASSES``); this module applies them to a
 DataFrame.  Exports written before ``ballot_class`` existed (or by another tool)
-get it derived row by row with ``impostor.core.records.derive_ballot_class`` from
+get it derived row by row with ``impostor_bench.core.records.derive_ballot_class`` from
 ``vote``, ``seat``, ``ballot_error``, ``self_declared``, ``ballot_valid`` and
 ``ballot_attempts`` (whichever are present), so old data loads and is counted
 the same way as new data.
@@ -16,8 +16,8 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
-from impostor.core.parsing import description_error_class
-from impostor.core.records import BALLOT_CLASSES, INVALID_BALLOT_CLASSES, derive_ballot_class
+from impostor_bench.core.parsing import description_error_class
+from impostor_bench.core.records import BALLOT_CLASSES, INVALID_BALLOT_CLASSES, derive_ballot_class
 
 __all__ = ["ballot_classes", "description_classes", "invalid_ballot_mask"]
 

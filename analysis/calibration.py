@@ -1,7 +1,7 @@
 """Calibration suite: do the report's p-values hold their size and its intervals their
 coverage on designs like the paper's?
 
-Each scenario fixes one design (:func:`analysis.sim.design.build_design`: 9 models, 5
+Each scenario fixes one design (:func:`impostor_bench.analysis.sim.design.build_design`: 9 models, 5
 modes, 4 tiers, strong word-pair effects fixed by the design and shared across
 experiments, strong per-experiment effects) and draws ``reps`` independent runs of it
 (speaking orders, experiment effects, winners). Every run goes through the real table
@@ -21,7 +21,7 @@ value (``SimDesign.marginal_win_prob``). Scenarios:
 
 Full run (figures in docs/analysis.md)::
 
-    python -m analysis.calibration --reps 200 --games 120 --out calibration.csv
+    python -m impostor_bench.analysis.calibration --reps 200 --games 120 --out calibration.csv
 
 The reduced version runs in CI (tests/analysis/test_calibration.py).
 """
@@ -38,14 +38,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.data import AnalysisData
-from analysis.sim.design import SimDesign, build_design
-from analysis.stats import ALL, wilson
-from analysis.stats.config import BOOTSTRAPS, StatsConfig
-from analysis.stats.odds import odds_ratios
-from analysis.stats.robustness import bootstrap, permutation
-from analysis.stats.session import Analysis
-from analysis.stats.speaking import speaking_itt, speaking_randomization
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.sim.design import SimDesign, build_design
+from impostor_bench.analysis.stats import ALL, wilson
+from impostor_bench.analysis.stats.config import BOOTSTRAPS, StatsConfig
+from impostor_bench.analysis.stats.odds import odds_ratios
+from impostor_bench.analysis.stats.robustness import bootstrap, permutation
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.speaking import speaking_itt, speaking_randomization
 
 SCENARIOS: dict[str, dict[str, Any]] = {  # keyword arguments of build_design
     "null": dict(mode_or=1.0, opponent_or_per_10pp=1.0, position_effect_pp=0.0),

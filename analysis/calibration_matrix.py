@@ -1,6 +1,6 @@
 """The calibration matrix: size and coverage of every row of ``inference.csv``.
 
-Every entry of :data:`analysis.stats.inference.SPECS` (a table's p-values or intervals)
+Every entry of :data:`impostor_bench.analysis.stats.inference.SPECS` (a table's p-values or intervals)
 is run, through the real table functions and the ``inference`` table, on replicate runs
 of simulated designs with the design's real dependence -- word pairs shared across
 experiments with strong effects (SD 1.0 on the logit scale) and strong experiment
@@ -16,7 +16,7 @@ and marginal ORs, from each game's ``p_design``: its win probability averaged ov
 experiment effect and speaking position), else the Monte-Carlo mean of the estimate over
 the replicates (consistent estimators; the bias at these sizes is far below their SE).
 
-    python -m analysis.calibration_matrix --experiments 120 --games 40 --reps 200 --out benchmarks/calibration.csv
+    python -m impostor_bench.analysis.calibration_matrix --experiments 120 --games 40 --reps 200 --out benchmarks/calibration.csv
 
 Targets (issue 26): size <= 6% and coverage >= 93% at the paper's size (756 x 120);
 <= 8% / >= 90% at 120 x 40. The columns of the output say which rows meet them.
@@ -32,13 +32,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.calibration_rounds import ROUND_TABLES, run_rounds_once
-from analysis.data import AnalysisData
-from analysis.sim.effects import SimModel
-from analysis.sim.simulate import simulate_games
-from analysis.stats.config import StatsConfig
-from analysis.stats.inference import SPECS, inference_rows
-from analysis.stats.session import Analysis
+from impostor_bench.analysis.calibration_rounds import ROUND_TABLES, run_rounds_once
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.sim.effects import SimModel
+from impostor_bench.analysis.sim.simulate import simulate_games
+from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats.inference import SPECS, inference_rows
+from impostor_bench.analysis.stats.session import Analysis
 
 STRONG = dict(pair_effect_sd=1.0, experiment_effect_sd=0.5)
 NULL_MODELS = tuple(SimModel(f"m{i}", "maker", "family", float(10 ** (0.5 + i / 4)), det=0.6, self_decl=0.3)
@@ -87,7 +87,7 @@ def design_truth(games: pd.DataFrame, players: pd.DataFrame) -> dict[str, float]
 def run_once(scenario: str, experiments: int, games: int, rep: int, config: StatsConfig, design_seed: int = 1,
              tables=None):
     """One replicate: simulate, compute the inference table (or only ``tables``' rows), attach truths;
-    the round tables' rows come from multi-round games (``analysis.calibration_rounds``)."""
+    the round tables' rows come from multi-round games (``impostor_bench.analysis.calibration_rounds``)."""
     rounds = [t for t in (tables or ROUND_TABLES) if t in ROUND_TABLES]
     others = None if tables is None else [t for t in tables if t not in ROUND_TABLES]
     parts = [run_rounds_once(scenario, experiments, games, rep, config, design_seed, rounds)] if rounds else []

@@ -1,8 +1,8 @@
 """Calibration of the round tables (issue 32) on simulated multi-round games
-(:mod:`analysis.sim.rounds`) with the design's dependence: word pairs shared across
+(:mod:`impostor_bench.analysis.sim.rounds`) with the design's dependence: word pairs shared across
 experiments with strong effects (SD 1.0, logit) and strong experiment effects (SD 0.5).
 
-``analysis.calibration_matrix`` runs these replicates for the round tables and summarises them
+``impostor_bench.analysis.calibration_matrix`` runs these replicates for the round tables and summarises them
 with the others (one row per table, quantity family, method, scenario and design size):
 
 * ``global_null``: nine identical models, no learning across rounds (vote accuracy flat);
@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from analysis.data import AnalysisData
-from analysis.sim.effects import SimModel
-from analysis.sim.rounds import simulate_rounds
-from analysis.stats.inference import inference_rows
-from analysis.stats.rounds import ROUND_TABLES
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.sim.effects import SimModel
+from impostor_bench.analysis.sim.rounds import simulate_rounds
+from impostor_bench.analysis.stats.inference import inference_rows
+from impostor_bench.analysis.stats.rounds import ROUND_TABLES
 
 ROUNDS = 3
 _STRONG = dict(pair_effect_sd=1.0, experiment_effect_sd=0.5)

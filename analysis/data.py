@@ -19,7 +19,7 @@ class AnalysisData:
     # for the semantic-distance tables (positive_control); None = not available
     embedder: Optional[Any] = None
     # moves.parquet (issue 32: one row per game, round and seat); None = not in the export
-    # (analysis.moves.moves_of derives it from players for one-round games)
+    # (impostor_bench.analysis.moves.moves_of derives it from players for one-round games)
     moves: Optional[pd.DataFrame] = None
 
 

@@ -1,6 +1,6 @@
 """Which interval the paper output and the comparison print for an estimate: one per estimate.
 
-The lead's inference registry (``analysis.stats.inference.SPECS``, ``tables/inference.csv``)
+The lead's inference registry (``impostor_bench.analysis.stats.inference.SPECS``, ``tables/inference.csv``)
 says, for every table that prints inference, which columns hold the interval and which
 column (or label) names its method; it is used first, and a row's method decides whether it
 counts as calibrated (``inference.is_calibrated``). An estimate it does not list would go in
@@ -26,7 +26,7 @@ class Interval:
     calibrated: bool = False
     source: Optional[str] = None  # another bundle table holding the interval
     source_key: Optional[str] = None  # e.g. "quantity={comparison}_or" formatted with the row
-    registry: bool = False  # from analysis.stats.inference.SPECS
+    registry: bool = False  # from impostor_bench.analysis.stats.inference.SPECS
 
     @property
     def kind(self) -> str:
@@ -41,7 +41,7 @@ INTERVALS: dict[tuple[str, str], Interval] = {}
 
 def _registry(table: str, column: str) -> Optional[Interval]:
     try:
-        from analysis.stats.inference import SPECS
+        from impostor_bench.analysis.stats.inference import SPECS
     except ImportError:  # an older stats layer without the registry
         return None
     for s in SPECS:
@@ -60,7 +60,7 @@ def _method(spec: Interval, src: pd.Series) -> tuple[str, bool]:
     calibrated: the registry's rule for its entries and for the bootstrap's mode ORs, else the spec's."""
     m = str(src[spec.method]) if spec.method in src.index else spec.method
     if spec.registry or spec.source:
-        from analysis.stats.inference import is_calibrated
+        from impostor_bench.analysis.stats.inference import is_calibrated
 
         return m, bool(is_calibrated(m))
     return m, spec.calibrated

@@ -2,8 +2,8 @@
 downloaded from the runs of an MLflow experiment, into a validated ``AnalysisData``.
 
 Analysis reads files only: the command layer downloads MLflow artifacts
-(``impostor.tracking.tables``) and hands the local directories to
-:func:`load_run_tables`.  Validation is :mod:`analysis.validate`.
+(``impostor_bench.tracking.tables``) and hands the local directories to
+:func:`load_run_tables`.  Validation is :mod:`impostor_bench.analysis.validate`.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from typing import Optional, Sequence
 
 import pandas as pd
 
-from analysis.data import AnalysisData
-from analysis.moves import moves_from_players, validate_moves
-from analysis.validate import FIX_EXPORT, MODEL_COLUMNS, validate_tables
-from impostor.core.errors import ImpostorError
-from impostor.core.records import GAMES_FILE, MODELS_FILE, MOVES_FILE, PLAYERS_FILE
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.moves import moves_from_players, validate_moves
+from impostor_bench.analysis.validate import FIX_EXPORT, MODEL_COLUMNS, validate_tables
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.records import GAMES_FILE, MODELS_FILE, MOVES_FILE, PLAYERS_FILE
 
 __all__ = [
     "GAMES_FILE",
@@ -114,7 +114,7 @@ def _read_models(path: Path, shown: str) -> pd.DataFrame:
 
 def load_tables(directory: str | Path) -> AnalysisData:
     """Read ``games.parquet``, ``players.parquet``, optional ``models.csv`` and ``moves.parquet``
-    (multi-round games; without it ``analysis.moves.moves_of`` derives one-round moves) from ``directory``."""
+    (multi-round games; without it ``impostor_bench.analysis.moves.moves_of`` derives one-round moves) from ``directory``."""
     d = Path(directory)
     if not d.is_dir():
         raise ImpostorError(

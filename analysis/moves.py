@@ -1,7 +1,7 @@
 """The ``moves`` table of multi-round games (issue 32): reading, checking and, for exports of
 one-round games written without it, deriving it from ``players``.
 
-``impostor.core.records.MoveRow`` defines the columns; the checks here follow its fields
+``impostor_bench.core.records.MoveRow`` defines the columns; the checks here follow its fields
 (required columns present; whole numbers within the field's bounds; booleans; the role) and
 raise one-line errors that name the file, the column and the fix, like the other tables.
 """
@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Optional
 import numpy as np
 import pandas as pd
 
-from impostor.core.errors import ImpostorError
-from impostor.core.records import MOVE_COLUMNS, MOVES_FILE, MoveRow
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.records import MOVE_COLUMNS, MOVES_FILE, MoveRow
 
 if TYPE_CHECKING:
-    from analysis.data import AnalysisData
-    from analysis.stats.session import Analysis
+    from impostor_bench.analysis.data import AnalysisData
+    from impostor_bench.analysis.stats.session import Analysis
 
 __all__ = ["MOVES_FILE", "validate_moves", "moves_from_players", "moves_of"]
 
@@ -101,7 +101,7 @@ def moves_from_players(players: pd.DataFrame) -> pd.DataFrame:
 def moves_of(data: "AnalysisData | Analysis") -> pd.DataFrame:
     """``data.moves`` when the export has it, else derived from ``players`` (one-round exports);
     the derivation is kept in the analysis session (``Analysis.memo``), never on the input."""
-    from analysis.stats.session import Analysis
+    from impostor_bench.analysis.stats.session import Analysis
 
     session = Analysis.of(data)
     got = session.moves

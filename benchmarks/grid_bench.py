@@ -93,7 +93,7 @@ class Server:
         """MLflow's client variables for the admin login the server generated (issue 33)."""
         if not self.auth:
             return {}
-        from impostor.tracking.serverauth import ADMIN_USER, Auth
+        from impostor_bench.tracking.serverauth import ADMIN_USER, Auth
 
         return {"MLFLOW_TRACKING_USERNAME": ADMIN_USER, "MLFLOW_TRACKING_PASSWORD": Auth(self.root).password()}
 
@@ -221,7 +221,7 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=False)
     os.chmod(out, 0o755)
     cfg_path = write_config(out, args)
-    from impostor.sweep import plan
+    from impostor_bench.sweep import plan
 
     plans = [plan(cfg_path, f"{i}/{args.shards}") for i in range(1, args.shards + 1)]
     games = [p.games for p in plans]
@@ -330,7 +330,7 @@ def main() -> None:
                                                       str(out / "report")], senv, sampler, "report", out / "report.out")
     log(f"report rc {r['report_rc']} in {r['report_s']:.1f}s")
     checks(r, out, server.uri, args.experiment, plans)
-    from impostor.tracking.server import Postgres, database_size
+    from impostor_bench.tracking.server import Postgres, database_size
 
     pg = Postgres(out / "tracking", port=int((out / "tracking/pgdata/postmaster.pid").read_text().splitlines()[3]))
     r["db_mb"] = database_size(pg) / 1e6

@@ -44,8 +44,8 @@ def descriptions(words: list[str], n: int, rng: random.Random) -> list[str]:
 
 
 def main() -> None:
-    from impostor.core import parsing
-    from impostor.core.parsing import description_violation
+    from impostor_bench.core import parsing
+    from impostor_bench.core.parsing import description_violation
 
     pairs = json.loads((REPO / "configs" / "word_pairs.json").read_text())
     words = sorted({w for tier in pairs.values() for pair in tier for w in pair})

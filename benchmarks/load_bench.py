@@ -39,8 +39,8 @@ import psutil  # noqa: E402
 from inspect_ai import eval as inspect_eval  # noqa: E402
 from inspect_ai.log import read_eval_log  # noqa: E402
 
-from impostor.sweep import Concurrency  # noqa: E402
-from tasks.impostor import impostor  # noqa: E402
+from impostor_bench.sweep import Concurrency  # noqa: E402
+from impostor_bench.tasks.impostor import impostor  # noqa: E402
 from tests.reliability import scripted  # noqa: E402
 
 MODEL = "load"
@@ -92,7 +92,7 @@ def quiet_inspect_mlflow() -> None:
 def _make_task(kind: str):
     if kind == "bare":
         from benchmarks.bare_task import bare
-        from impostor.gc_tuning import tune_gc
+        from impostor_bench.gc_tuning import tune_gc
 
         tune_gc()  # what building the game task does: same collector settings for both tasks
         return bare, "bare_score"
@@ -184,7 +184,7 @@ def main() -> None:
         worker(args)
         return
     if args.tracking:  # workers inherit the environment; the store is created here, before the clock starts
-        from impostor.tracking.store import get_client
+        from impostor_bench.tracking.store import get_client
 
         uri = f"sqlite:///{tempfile.mkdtemp(prefix='load_bench_mlflow_')}/mlflow.db"
         os.environ.update(IMPOSTOR_MLFLOW="1", MLFLOW_TRACKING_URI=uri, LITELLM_LOCAL_MODEL_COST_MAP="True")

@@ -46,7 +46,7 @@ def _player(call: scripted.Call) -> str:
 
 
 # Both tasks are loaded from their files, as `inspect eval <file>` loads them.  Imported
-# as a module instead (``from tasks.impostor import impostor``), a task pays Inspect's
+# as a module instead (``from impostor_bench.tasks.impostor import impostor``), a task pays Inspect's
 # lookup of the installed distribution that ships it on every eval (~0.3 s CPU here:
 # importlib.metadata.packages_distributions() scans every installed package), while a
 # task defined in this script's ``__main__`` would skip it: loading both from files
@@ -187,11 +187,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         args.tracking_dir = tmp
         if args.tracking:  # create the store once, not inside the first measured eval
-            from impostor.tracking.store import get_client
+            from impostor_bench.tracking.store import get_client
 
             get_client(f"sqlite:///{tmp}/mlflow.db")
         run_once("bare", 8, tmp)  # warm up: imports, entry points, registry
-        run_once("game", 8, tmp)  # building the game task applies impostor.gc_tuning: to both tasks from here on
+        run_once("game", 8, tmp)  # building the game task applies impostor_bench.gc_tuning: to both tasks from here on
         import gc
 
         print(f"collector: thresholds {gc.get_threshold()}, frozen objects {gc.get_freeze_count()} "

@@ -36,7 +36,7 @@ DESCRIPTIONS = [(3, "It has strings and you play it with a bow."), (1, "A musica
 def _messages(phase: str, word: str, player: int):
     from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 
-    from impostor.core import prompts
+    from impostor_bench.core import prompts
 
     if phase == "description":
         prev = [d for d in DESCRIPTIONS if d[0] != player][: player - 1]
@@ -64,7 +64,7 @@ def startup(model: str) -> dict:
         "from inspect_ai.model import GenerateConfig, get_model\n"
         "msgs = _messages('vote', 'violin', 2)\n"
         "t0 = time.perf_counter()\n"
-        "from impostor.providers.bots.api import BotAPI\n"
+        "from impostor_bench.providers.bots.api import BotAPI\n"
         "BotAPI(%r).answer(msgs, GenerateConfig())\n"
         "t1 = time.perf_counter()\n"
         "m = get_model(%r)\n"
@@ -116,7 +116,7 @@ async def _bench_local(calls: int, model_name: str) -> dict:
     from inspect_ai.model import GenerateConfig, ResponseSchema, get_model
     from inspect_ai.util import JSONSchema
 
-    from impostor.core.parsing import vote_json_schema
+    from impostor_bench.core.parsing import vote_json_schema
 
     t = time.perf_counter()
     model = get_model(model_name)
@@ -139,7 +139,7 @@ async def _bench_local(calls: int, model_name: str) -> dict:
             toks.append(out.usage.output_tokens)
             ptoks.append(out.usage.input_tokens)
             if phase == "vote":
-                from impostor.core.parsing import parse_vote
+                from impostor_bench.core.parsing import parse_vote
 
                 valid += parse_vote(out.completion, player - 1).error is None
         res[phase] = {
@@ -174,7 +174,7 @@ def bench_minilm(sentences: int) -> dict:
 
 
 def bench_table() -> dict:
-    from impostor.providers.bots.vocab import shipped_table
+    from impostor_bench.providers.bots.vocab import shipped_table
 
     shipped_table.cache_clear()
     t = time.perf_counter()
@@ -198,11 +198,11 @@ def bench_selfplay(games_per_tier: int) -> dict:
     """Four bot/embedding players per game on the shipped word pairs (no Inspect, the bot logic)."""
     import random
 
-    from impostor.core import prompts
-    from impostor.providers.bots.players import EmbeddingPlayer, seeded_rng
-    from impostor.providers.bots.vocab import shipped_table
-    from impostor.providers.prompt_parse import parse_messages
-    from impostor.core.rules import guess_matches
+    from impostor_bench.core import prompts
+    from impostor_bench.providers.bots.players import EmbeddingPlayer, seeded_rng
+    from impostor_bench.providers.bots.vocab import shipped_table
+    from impostor_bench.providers.prompt_parse import parse_messages
+    from impostor_bench.core.rules import guess_matches
 
     player = EmbeddingPlayer(shipped_table())
     pairs = json.loads((ROOT / "configs" / "word_pairs.json").read_text())

@@ -62,8 +62,8 @@ def machine() -> dict:
 
 
 def run(args) -> dict:
-    from analysis.io import write_tables
-    from analysis.sim.simulate import simulate_games
+    from impostor_bench.analysis.io import write_tables
+    from impostor_bench.analysis.sim.simulate import simulate_games
 
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="report-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -79,7 +79,7 @@ def run(args) -> dict:
     n_games = len(games)
     del games, players
 
-    cmd = [sys.executable, "-m", "impostor.cli", "report", "--parquet", str(export), "--out", str(out),
+    cmd = [sys.executable, "-m", "impostor_bench.cli", "report", "--parquet", str(export), "--out", str(out),
            "--seed", str(args.seed), "--bootstrap-reps", str(args.bootstrap_reps)]
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     print(f"[bench] {n_games:,} games simulated in {t_sim:.1f} s, written in {t_write:.1f} s; running: "

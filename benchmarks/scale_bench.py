@@ -7,7 +7,7 @@ size, in child processes, one after the other:
 
 1. ``impostor simulate --out DIR/export`` (seed 0);
 2. reading the export back: plain ``pyarrow`` (both files to pandas) and the report's
-   loader (``analysis.io.load_tables``: read + validate), in a fresh process;
+   loader (``impostor_bench.analysis.io.load_tables``: read + validate), in a fresh process;
 3. ``impostor report --parquet DIR/export --out DIR/report`` (10,000 bootstrap replicates).
 
 Each child's wall time, CPU time and peak RSS (``os.wait4``: that child alone) are
@@ -52,7 +52,7 @@ t = time.perf_counter()
 n = sum(len(pq.read_table(f"{d}/{f}").to_pandas()) for f in ("games.parquet", "players.parquet"))
 t_arrow = time.perf_counter() - t
 sys.path.insert(0, sys.argv[2])
-from analysis.io import load_tables
+from impostor_bench.analysis.io import load_tables
 t = time.perf_counter()
 data = load_tables(d)
 print(t_arrow, time.perf_counter() - t, n)
@@ -81,7 +81,7 @@ def run_size(k: int, work: Path, reps: int) -> dict:
     d = work / f"x{k}"
     shutil.rmtree(d, ignore_errors=True)
     d.mkdir(parents=True)
-    exe = [sys.executable, "-m", "impostor.cli"]
+    exe = [sys.executable, "-m", "impostor_bench.cli"]
     print(f"[scale] {k}x: simulate {PAPER_EXPERIMENTS * k} experiments x {GAMES} games", flush=True)
     sim = child(exe + ["simulate", "--out", str(d / "export"), "--experiments", str(PAPER_EXPERIMENTS * k),
                        "--games", str(GAMES), "--seed", "0"], d / "simulate.log")

@@ -90,7 +90,7 @@ def measured_sweep(games: int, traces: bool, tmp: Path, template: Path) -> tuple
     env = dict(os.environ, IMPOSTOR_MLFLOW="1", MLFLOW_TRACKING_URI=uri, LITELLM_LOCAL_MODEL_COST_MAP="True",
                HF_HUB_OFFLINE="1", IMPOSTOR_MLFLOW_TRACES="1" if traces else "0")
     r0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-    subprocess.run([sys.executable, "-m", "impostor.cli", "sweep", str(work / "sweep.yaml"), "--log-dir",
+    subprocess.run([sys.executable, "-m", "impostor_bench.cli", "sweep", str(work / "sweep.yaml"), "--log-dir",
                     str(work / "logs"), "--display", "none"], check=True, env=env, cwd=ROOT, capture_output=True)
     wall, r1 = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
@@ -110,9 +110,9 @@ def build_and_write(log: str, games: int, store: str, callgrind: bool = False) -
     seconds, or under callgrind (``callgrind``) the two phases dumped apart."""
     from inspect_ai.log import read_eval_log
 
-    from impostor.tracking import traces
-    from impostor.tracking.store import get_client
-    from impostor.tracking.tracestore import write_traces
+    from impostor_bench.tracking import traces
+    from impostor_bench.tracking.store import get_client
+    from impostor_bench.tracking.tracestore import write_traces
 
     samples = [traces._resolved(s) for s in read_eval_log(log).samples or []]
     jobs = [(f"bench-run-{i // len(samples)}", samples[i % len(samples)]) for i in range(games)]
@@ -191,7 +191,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = f"{tmp}/mlflow.db"
         sys.path.insert(0, str(ROOT))
-        from impostor.tracking.store import get_client
+        from impostor_bench.tracking.store import get_client
 
         get_client(f"sqlite:///{db}")  # the store is created once, outside the measured evals
         for r in range(args.rounds):

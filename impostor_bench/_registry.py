@@ -1,7 +1,7 @@
 """The ``impostor_bench`` entry point of Inspect: our model providers and the task by name.
 
 Inspect loads this module when it meets a name it does not know: a provider (``bot/``,
-``local/``, ``litellm/``, ``human/``; :mod:`impostor.providers.register`) or the task
+``local/``, ``litellm/``, ``human/``; :mod:`impostor_bench.providers.register`) or the task
 ``impostor_bench/impostor``, so ``inspect eval impostor_bench/impostor --model bot/random``
 works from any folder once the package is installed (docs/architecture.md).
 
@@ -19,8 +19,8 @@ from typing import Any
 
 from inspect_ai import Task, task
 
-from impostor.providers import register as _providers  # noqa: F401 - registers bot/local/litellm/human
-from tasks.impostor import impostor as _file_task
+from impostor_bench.providers import register as _providers  # noqa: F401 - registers bot/local/litellm/human
+from impostor_bench.tasks.impostor import impostor as _file_task
 
 _factory = _inspect.unwrap(_file_task)  # the undecorated function (Inspect's @task uses functools.wraps)
 

@@ -1,6 +1,6 @@
 """The contract rows of a multi-round game: games and players rows, plus its ``moves`` rows.
 
-The players rows keep their meaning (first-round values, from ``scorers.winner.build_record``,
+The players rows keep their meaning (first-round values, from ``impostor_bench.scorers.winner.build_record``,
 which the scorer passes in) and gain
 the round each seat was eliminated; the game row's ballot counts (``n_valid_votes``,
 ``votes_on_impostor``, ``tie_k`` ...) describe the first round like the players rows,
@@ -12,17 +12,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from impostor.core.records import GameRow, MoveRow, PlayerRow
-from impostor.core.rounds import counted_vote, play_rounds, round_rng
-from impostor.core.rules import Ballot
-from impostor.core.schedule import GameSpec
-from impostor.core.seat import SeatRecord
+from impostor_bench.core.records import GameRow, MoveRow, PlayerRow
+from impostor_bench.core.rounds import counted_vote, play_rounds, round_rng
+from impostor_bench.core.rules import Ballot
+from impostor_bench.core.schedule import GameSpec
+from impostor_bench.core.seat import SeatRecord
 
 
 def build_rounds_record(spec: GameSpec, game: GameRow, players: list[PlayerRow], record: dict[str, Any], *,
                         tie_rule: str) -> tuple[GameRow, list[PlayerRow], list[MoveRow]]:
     """The rows of a finished multi-round game from its first round's rows (``game``, ``players``)
-    and its rounds (``record``: ``solvers.game_store.load_rounds``)."""
+    and its rounds (``record``: ``impostor_bench.solvers.game_store.load_rounds``)."""
     assert spec.impostor_seat is not None, "the game's draws are made first"
     experiment_id = game.experiment_id
     rounds = record["rounds"]

@@ -3,7 +3,7 @@
 One sample is one game.  The score value is 1 when the impostor wins (under the
 tie rule the game was played with), and the score metadata holds the full game
 record: ``{"game": GameRow, "players": [PlayerRow x 4]}``.  The answer is the game
-in one line and the explanation the game in full (``impostor.core.summary``), so
+in one line and the explanation the game in full (``impostor_bench.core.summary``), so
 ``inspect view`` shows them in the samples list and the Scores tab.
 """
 
@@ -28,14 +28,14 @@ from inspect_ai.log import transcript
 from inspect_ai.solver import TaskState
 from inspect_ai.util import sample_limits
 
-from impostor.core.records import (N_SEATS, BALLOT_CLASSES, BallotClass, Team, INVALID_BALLOT_CLASSES, LEGAL_BALLOT_CLASSES, GameRow, PlayerRow,
+from impostor_bench.core.records import (N_SEATS, BALLOT_CLASSES, BallotClass, Team, INVALID_BALLOT_CLASSES, LEGAL_BALLOT_CLASSES, GameRow, PlayerRow,
                               TieRule, derive_ballot_class, row_dict)
-from impostor.core.rules import Ballot, decide
-from impostor.core.schedule import GameSpec, derive_seed
-from impostor.core.seat import SeatRecord
-from impostor.core.summary import answer_line, explanation
-from scorers.rounds_record import build_rounds_record
-from solvers.game_store import load_rounds, load_seats
+from impostor_bench.core.rules import Ballot, decide
+from impostor_bench.core.schedule import GameSpec, derive_seed
+from impostor_bench.core.seat import SeatRecord
+from impostor_bench.core.summary import answer_line, explanation
+from impostor_bench.scorers.rounds_record import build_rounds_record
+from impostor_bench.solvers.game_store import load_rounds, load_seats
 
 
 def build_record(spec: GameSpec, seats: list[SeatRecord], *, experiment_id: str, seed: int, tie_rule: TieRule) -> tuple[GameRow, list[PlayerRow]]:
@@ -222,7 +222,7 @@ def rates_by_model() -> Metric:
 
 @metric
 def ballot_class_rates() -> Metric:
-    """Share of all ballots in each class of ``impostor.core.records.BALLOT_CLASSES``, as
+    """Share of all ballots in each class of ``impostor_bench.core.records.BALLOT_CLASSES``, as
     ``ballot_class_rate/<class>`` (the invalid ones sum to ``invalid_ballot_rate``)."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
@@ -240,7 +240,7 @@ def ballot_class_rates() -> Metric:
 @metric
 def vote_fallbacks() -> Metric:
     """Ballots cast in a weaker form than asked because the server refused it
-    (``solvers.vote_format``): ``vote_fallback_count`` and ``vote_fallback_count/<model>``."""
+    (``impostor_bench.solvers.vote_format``): ``vote_fallback_count`` and ``vote_fallback_count/<model>``."""
 
     def compute(scores: list[SampleScore]) -> dict[str, int]:
         counts: dict[str, int] = {}

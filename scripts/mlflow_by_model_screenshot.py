@@ -1,6 +1,6 @@
 """Screenshot of the demo's runs grouped by impostor model in MLflow's UI
 (docs/img/mlflow_by_impostor.png), opened at the second address a sweep prints
-(``impostor.tracking.store.runs_view``, view ``impostor-by-impostor-model``).
+(``impostor_bench.tracking.store.runs_view``, view ``impostor-by-impostor-model``).
 
 Plays ``configs/demo.yaml`` (the bots' tournament, all five modes) into a throwaway folder,
 starts ``mlflow ui`` on its store and opens the view in headless Chromium (Debian's

@@ -1,5 +1,5 @@
 """Screenshot of an experiment's runs table in MLflow's UI (docs/img/mlflow_runs.png), opened at
-the address a sweep prints (``impostor.tracking.store.runs_page``), with each run's one-line
+the address a sweep prints (``impostor_bench.tracking.store.runs_page``), with each run's one-line
 description shown.
 
 Plays a small offline sweep (bots, 4 experiments x 4 games) into a throwaway folder, starts
@@ -53,7 +53,7 @@ def play(tmp: Path) -> tuple[str, str]:
 def shoot(uri: str, exp_id: str, out: Path) -> None:
     from playwright.sync_api import sync_playwright
 
-    from impostor.tracking.store import runs_page
+    from impostor_bench.tracking.store import runs_page
 
     with mlflow_ui(uri) as base:
         with sync_playwright() as p:

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from browser_shots import launch_chromium, mlflow_ui  # noqa: E402
 
 EXPERIMENT = "impostor-demo"
-IMPOSTOR = [sys.executable, "-m", "impostor.cli"]
+IMPOSTOR = [sys.executable, "-m", "impostor_bench.cli"]
 
 
 def _env(uri: str) -> dict[str, str]:

@@ -69,7 +69,7 @@ def shoot_mlflow_run(uri: str, experiment: str, out: Path) -> str:
             browser = launch_chromium(p)
             page = browser.new_page(viewport=VIEWPORT)
             # workflowType: the Model-training side of MLflow 3's switch, as the sweep's printed
-            # runs-table address (impostor.tracking.store.runs_page), not the GenAI evaluation view
+            # runs-table address (impostor_bench.tracking.store.runs_page), not the GenAI evaluation view
             page.goto(f"{base}/#/experiments/{exp_id}/runs/{run_id}?workflowType=machine_learning")
             page.get_by_text(run_name).first.wait_for(timeout=90_000)
             time.sleep(3)  # let the metrics and parameters panes fill in

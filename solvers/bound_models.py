@@ -4,7 +4,7 @@
 binds each role to a model the task builds itself, so an alias brings everything the
 registry says about it: its model string, its ``model_args`` (Inspect ``-M``) and its
 ``defaults`` (temperature, max_tokens, vote_temperature), which the solvers apply per
-seat below an explicit -T option (``impostor.core.generation``).  Sweeps pass their models
+seat below an explicit -T option (``impostor_bench.core.generation``).  Sweeps pass their models
 this way.  Roles not named here come from ``--model`` / ``--model-role`` as before.
 """
 
@@ -15,8 +15,8 @@ from typing import Any, Optional
 
 from inspect_ai.model import Model, get_model
 
-from impostor.core.errors import ImpostorError
-from impostor.core.modes import ALL_SEATS_ROLE, mode_spec
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.modes import ALL_SEATS_ROLE, mode_spec
 
 
 @dataclass
@@ -55,7 +55,7 @@ def bind_models(models: Any, mode: str) -> BoundModels:
     out = BoundModels(names=names)
     if not names:
         return out
-    from impostor.registry import load_registry
+    from impostor_bench.registry import load_registry
 
     registry = load_registry()
     for role, name in names.items():
@@ -68,7 +68,7 @@ def bind_models(models: Any, mode: str) -> BoundModels:
         except ImpostorError:
             raise
         except Exception as exc:  # noqa: BLE001 - unknown provider, missing key or package: the user's to fix
-            from impostor.preflight import problem_of
+            from impostor_bench.preflight import problem_of
 
             raise ImpostorError(f"-T models ({role}): {problem_of(name, string, exc)}") from None
         if role == ALL_SEATS_ROLE:

@@ -23,19 +23,19 @@ from inspect_ai.model import (
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import JSONSchema
 
-from impostor.core import prompts
-from impostor.core.generation import SeatSettings, seat_roles, seat_settings
-from impostor.core.options import GameOptions
-from impostor.core.parsing import MAX_DESCRIPTION_CHARS, description_violation, one_line, parse_vote, vote_json_schema
-from impostor.core.records import N_SEATS, player_label
-from impostor.core.descriptions import DescriptionViolation
-from impostor.core.rounds import repeat_violation
-from impostor.core.schedule import GameSpec, derive_seed
-from impostor.core.seat import SeatRecord
-from solvers.game_store import load_seats, save_ballots, save_seats
-from solvers.seating import experiment_id_for, model_name, seat_models
-from solvers.usage import count_in_task, counting
-from solvers.vote_format import VoteFormats, answer_of, call_config, with_call_limits
+from impostor_bench.core import prompts
+from impostor_bench.core.generation import SeatSettings, seat_roles, seat_settings
+from impostor_bench.core.options import GameOptions
+from impostor_bench.core.parsing import MAX_DESCRIPTION_CHARS, description_violation, one_line, parse_vote, vote_json_schema
+from impostor_bench.core.records import N_SEATS, player_label
+from impostor_bench.core.descriptions import DescriptionViolation
+from impostor_bench.core.rounds import repeat_violation
+from impostor_bench.core.schedule import GameSpec, derive_seed
+from impostor_bench.core.seat import SeatRecord
+from impostor_bench.solvers.game_store import load_seats, save_ballots, save_seats
+from impostor_bench.solvers.seating import experiment_id_for, model_name, seat_models
+from impostor_bench.solvers.usage import count_in_task, counting
+from impostor_bench.solvers.vote_format import VoteFormats, answer_of, call_config, with_call_limits
 
 CONSTRAINED_REASONING_MAX = 200
 
@@ -65,7 +65,7 @@ def shown_descriptions(spec: GameSpec, seats: list[SeatRecord]) -> list[tuple[in
     return [(player_label(seat), seats[seat].description) for seat in spec.speaking_order]
 
 
-RoundContext = Callable[[int], str]  # seat -> a multi-round game's prompt block (solvers.rounds)
+RoundContext = Callable[[int], str]  # seat -> a multi-round game's prompt block (impostor_bench.solvers.rounds)
 
 
 def call_seed(spec: GameSpec, phase: str, seat: int, round_no: int) -> int:
@@ -215,7 +215,7 @@ async def vote_all(
 ) -> None:
     """The voting round on ``seats`` (filled in place): four concurrent ballots on ``shown``,
     each at its seat's vote temperature (``settings``).  A structured ballot a server refuses
-    falls back to a weaker form (``formats``, ``solvers.vote_format``); the seat records the
+    falls back to a weaker form (``formats``, ``impostor_bench.solvers.vote_format``); the seat records the
     form it used (``vote_mode``) and, if weaker than asked, ``vote_fallback``."""
     formats = formats or VoteFormats()
 
@@ -279,12 +279,12 @@ def voting_phase(options: Optional[GameOptions] = None,
                  role_defaults: Optional[dict[str, dict[str, Any]]] = None) -> Solver:
     """All four seats vote at once, each seeing every description (A.2.2).
 
-    Vote temperature per seat (``impostor.core.generation``): ``vote_temperature`` if given,
+    Vote temperature per seat (``impostor_bench.core.generation``): ``vote_temperature`` if given,
     else the seat's alias default, else max(0.3, T - 0.4) on OpenAI/OpenRouter-compatible
     backends and T on Anthropic's (A.3).  An unreadable ballot is re-prompted once for
     valid JSON; if still unreadable the vote is null.
     """
-    formats = VoteFormats()  # per task: the ballot form each model takes (solvers.vote_format)
+    formats = VoteFormats()  # per task: the ballot form each model takes (impostor_bench.solvers.vote_format)
     opts = options or GameOptions()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:

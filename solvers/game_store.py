@@ -19,11 +19,11 @@ from typing import Any, Optional
 
 from inspect_ai.util import Store
 
-from impostor.core.seat import BALLOT_FIELDS, SeatRecord
+from impostor_bench.core.seat import BALLOT_FIELDS, SeatRecord
 
 SEATS_KEY = "impostor:seats"
 BALLOTS_KEY = "impostor:ballots"
-ROUNDS_KEY = "impostor:rounds"  # multi-round games only (solvers.rounds)
+ROUNDS_KEY = "impostor:rounds"  # multi-round games only (impostor_bench.solvers.rounds)
 
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(..., ensure_ascii=False), built once

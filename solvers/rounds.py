@@ -1,9 +1,9 @@
 """A multi-round game (-T rounds=N > 1) as one solver step: the per-round loop.
 
 Each round runs the same description and voting phases as the paper's game
-(``solvers.game``) on the remaining seats, with a prompt block carrying the round's
+(``impostor_bench.solvers.game``) on the remaining seats, with a prompt block carrying the round's
 rules, the public record of earlier rounds and, with ``-T private_notes``, the seat's
-own notes; the core (``impostor.core.rounds``) decides who is eliminated and whether
+own notes; the core (``impostor_bench.core.rounds``) decides who is eliminated and whether
 the game is over.  Round 1's seat records go where the one-round game keeps them (the
 players table's first-round values); every round is kept under ``impostor:rounds``.
 """
@@ -16,19 +16,19 @@ from typing import Any, Callable, Optional
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from impostor.core import prompts
-from impostor.core.options import GameOptions
-from impostor.core.parsing import MAX_DESCRIPTION_CHARS
-from impostor.core.records import player_label
-from impostor.core.rounds import (NOTE_MAX_CHARS, RoundView, clip_note, counted_vote, decide_round,
+from impostor_bench.core import prompts
+from impostor_bench.core.options import GameOptions
+from impostor_bench.core.parsing import MAX_DESCRIPTION_CHARS
+from impostor_bench.core.records import player_label
+from impostor_bench.core.rounds import (NOTE_MAX_CHARS, RoundView, clip_note, counted_vote, decide_round,
                                   public_transcript, round_ballot_class, round_rng, speaking_order_of_round)
-from impostor.core.rules import Ballot
-from impostor.core.seat import SeatRecord
-from solvers.game import ask_model, call_seed, describe_all, game_settings, show_phase, start_game, vote_all
-from solvers.game_store import save_ballots, save_rounds, save_seats
-from solvers.seating import model_name
-from solvers.usage import counting
-from solvers.vote_format import VoteFormats, call_config
+from impostor_bench.core.rules import Ballot
+from impostor_bench.core.seat import SeatRecord
+from impostor_bench.solvers.game import ask_model, call_seed, describe_all, game_settings, show_phase, start_game, vote_all
+from impostor_bench.solvers.game_store import save_ballots, save_rounds, save_seats
+from impostor_bench.solvers.seating import model_name
+from impostor_bench.solvers.usage import counting
+from impostor_bench.solvers.vote_format import VoteFormats, call_config
 
 
 async def _write_notes(spec: Any, models: list, seats: list[SeatRecord], settings: list, remaining: list[int],
@@ -124,7 +124,7 @@ async def play_multi_round(state: TaskState, options: GameOptions, role_defaults
 @solver
 def impostor_rounds_game(options: GameOptions, role_defaults: Optional[dict[str, dict[str, Any]]] = None) -> Solver:
     """A multi-round game (``options.rounds`` > 1) as one solver step (the task uses
-    ``solvers.game.impostor_game`` for rounds=1, so the paper's game logs as before)."""
+    ``impostor_bench.solvers.game.impostor_game`` for rounds=1, so the paper's game logs as before)."""
     formats = VoteFormats()  # per task, as in voting_phase
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:

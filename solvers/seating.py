@@ -7,9 +7,9 @@ import weakref
 
 from inspect_ai.model import Model, get_model, model_roles
 
-from impostor.core.errors import ImpostorError
-from impostor.core.experiment import ALL_SEATS, GAME_ROLES, MODE_ROLES, experiment_id
-from impostor.core.modes import ALL_SEATS_ROLE, mode_spec
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.experiment import ALL_SEATS, GAME_ROLES, MODE_ROLES, experiment_id
+from impostor_bench.core.modes import ALL_SEATS_ROLE, mode_spec
 
 
 def check_roles(mode: str, defined: set[str]) -> None:

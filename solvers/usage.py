@@ -2,7 +2,7 @@
 the seat (and phase) that made it.
 
 The seat is carried in a context variable rather than through every call signature: the
-ballot calls run through ``solvers.vote_format`` and run concurrently (``asyncio.gather``
+ballot calls run through ``impostor_bench.solvers.vote_format`` and run concurrently (``asyncio.gather``
 gives each seat's coroutine its own copy of the context, so the four ballots never mix).
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from contextvars import ContextVar
 from typing import Any, Optional
 
-from impostor.core.seat import SeatRecord
+from impostor_bench.core.seat import SeatRecord
 
 _SEAT: ContextVar[Optional[tuple[SeatRecord, str]]] = ContextVar("impostor_seat_usage", default=None)
 

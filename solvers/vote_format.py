@@ -15,7 +15,7 @@ structured call of each model is a *probe* made without Inspect's retries: if th
 refuses the form (:func:`refusal_reason`) the model falls back to the next weaker form
 for the rest of the eval, once, noted as a warning, a transcript info event and the
 sample's ``vote_format_fallbacks`` metadata (each seat records the form it used, see
-``solvers.game``); any other error takes the normal retry path.
+``impostor_bench.solvers.game``); any other error takes the normal retry path.
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ import anyio
 from inspect_ai.log import transcript
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput
 
-from impostor.core.parsing import bounded_answer
-from impostor.inspect_compat import active_generate_config
-from solvers.seating import model_name
-from solvers.usage import count
+from impostor_bench.core.parsing import bounded_answer
+from impostor_bench.inspect_compat import active_generate_config
+from impostor_bench.solvers.seating import model_name
+from impostor_bench.solvers.usage import count
 
 logger = logging.getLogger(__name__)
 
@@ -96,8 +96,8 @@ def json_mode_ok(model: Model) -> bool:
 def answer_of(output: ModelOutput) -> str:
     """A model's answer as the game keeps it (``bounded_answer``: cut to ``MAX_ANSWER_CHARS``),
     its tokens counted.  What Inspect's own model event records is the provider's: our
-    ``litellm/`` provider cuts there too (``impostor.providers.litellm_api``)."""
-    count(output)  # the seat's tokens (solvers.usage)
+    ``litellm/`` provider cuts there too (``impostor_bench.providers.litellm_api``)."""
+    count(output)  # the seat's tokens (impostor_bench.solvers.usage)
     return bounded_answer(output.completion or "")
 
 

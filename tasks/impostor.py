@@ -20,21 +20,21 @@ from inspect_ai.model import GenerateConfig, model_roles
 from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 from pydantic import ValidationError
 
-from impostor import LAUNCH_DIR
-from impostor.inspect_compat import UserInputError, building_task_for_eval
+from impostor_bench import LAUNCH_DIR
+from impostor_bench.inspect_compat import UserInputError, building_task_for_eval
 
-from impostor.core import call_limits, options as game_options
-from impostor.core.errors import ImpostorError
-from impostor.core.records import Difficulty, Mode
-from impostor.gc_tuning import tune_gc
-from impostor.core.schedule import PairRef, build_schedule
-from impostor.core.wordpairs import load_word_pairs, word_pairs_file, word_pairs_sha256
-from scorers.winner import impostor_winner
-from impostor.core.generation import UNANNEALED_BACKENDS, seat_settings
-from solvers.bound_models import bind_models
-from solvers.game import impostor_game
-from solvers.rounds import impostor_rounds_game
-from solvers.seating import check_roles
+from impostor_bench.core import call_limits, options as game_options
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.records import Difficulty, Mode
+from impostor_bench.gc_tuning import tune_gc
+from impostor_bench.core.schedule import PairRef, build_schedule
+from impostor_bench.core.wordpairs import load_word_pairs, word_pairs_file, word_pairs_sha256
+from impostor_bench.scorers.winner import impostor_winner
+from impostor_bench.core.generation import UNANNEALED_BACKENDS, seat_settings
+from impostor_bench.solvers.bound_models import bind_models
+from impostor_bench.solvers.game import impostor_game
+from impostor_bench.solvers.rounds import impostor_rounds_game
+from impostor_bench.solvers.seating import check_roles
 
 
 #: inspect view's samples list for games: the game (words, impostor seat), its one-line outcome
@@ -71,7 +71,7 @@ _RECORDED_ELSEWHERE = ("n_games", "first_game", "word_pairs", "models")
 
 
 def validated_options(values: dict[str, Any]) -> game_options.GameOptions:
-    """The -T options as ``GameOptions`` (``impostor.core.options``), or a one-line error:
+    """The -T options as ``GameOptions`` (``impostor_bench.core.options``), or a one-line error:
     unknown options listed with the known ones, else the first bad value with its fix."""
     model = game_options.GameOptions  # looked up per call: the one place a new option is added
     values = {k: v for k, v in values.items() if k not in _NOT_OPTIONS}
@@ -146,7 +146,7 @@ def impostor(
     """Four-player Impostor Game: one sample per game.
 
     Every option (its meaning, default and bounds) is a field of
-    ``impostor.core.options.GameOptions``; the named parameters are the options that
+    ``impostor_bench.core.options.GameOptions``; the named parameters are the options that
     logs recorded before newer ones, which arrive in ``more_options`` and are validated
     the same way (a log's ``task_args`` keeps its shape).
     """
@@ -180,15 +180,15 @@ def impostor(
     metadata |= {k: v for k, v in opts.task_args().items() if k not in metadata and k not in _RECORDED_ELSEWHERE}
     return Task(
         dataset=MemoryDataset(samples, name=f"impostor-{opts.difficulty}"),
-        # a multi-round game: the rounds engine (solvers.rounds); the paper's game as before
+        # a multi-round game: the rounds engine (impostor_bench.solvers.rounds); the paper's game as before
         solver=(impostor_rounds_game(options=opts, role_defaults=bound.defaults) if opts.rounds > 1
                 else impostor_game(options=opts, role_defaults=bound.defaults)),
         model=bound.model,
         model_roles=bound.roles or None,
-        # Bounded model calls (impostor.core.call_limits); --max-retries / --timeout / --attempt-timeout override.
+        # Bounded model calls (impostor_bench.core.call_limits); --max-retries / --timeout / --attempt-timeout override.
         config=GenerateConfig(max_retries=call_limits.MAX_RETRIES, timeout=call_limits.TIMEOUT,
                               attempt_timeout=call_limits.ATTEMPT_TIMEOUT),
-        # A game past its time budget is an errored game naming the cause (scorers.winner), never scored.
+        # A game past its time budget is an errored game naming the cause (impostor_bench.scorers.winner), never scored.
         time_limit=opts.game_time_limit or None,
         scorer=impostor_winner(tie_rule=opts.tie_rule),
         # No epoch reductions: with one epoch they repeat every game's score, game record

@@ -7,14 +7,14 @@ import sys
 
 import pytest
 
-from impostor import __version__
-from impostor.cli import SUBCOMMAND_MODULES
+from impostor_bench import __version__
+from impostor_bench.cli import SUBCOMMAND_MODULES
 
 SUBCOMMANDS = [name.rsplit(".", 1)[1].replace("_", "-") for name in SUBCOMMAND_MODULES]  # module tracking_server: command tracking-server
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "impostor.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "impostor_bench.cli", *args], capture_output=True, text=True,
                           timeout=120)
 
 

@@ -1,4 +1,4 @@
-"""docs/data-contract.md lists every column of the record schema (impostor.core.records)."""
+"""docs/data-contract.md lists every column of the record schema (impostor_bench.core.records)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from impostor.core.records import GameRow, MoveRow, PlayerRow
-from impostor.registry import MODELS_CSV_COLUMNS
+from impostor_bench.core.records import GameRow, MoveRow, PlayerRow
+from impostor_bench.registry import MODELS_CSV_COLUMNS
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "data-contract.md"
 
@@ -45,7 +45,7 @@ def test_seat_numbering_and_self_vote_are_stated():
 
 def test_no_reference_to_the_file_outside_the_repository():
     root = DOC.parents[1]
-    offenders = [str(p.relative_to(root)) for d in ("impostor", "analysis", "docs", "solvers", "scorers", "tasks")
+    offenders = [str(p.relative_to(root)) for d in ("impostor_bench", "analysis", "docs", "solvers", "scorers", "tasks")
                  for p in (root / d).rglob("*") if p.suffix in {".py", ".md"}
                  and "shared/data-contract.md" in p.read_text(encoding="utf-8", errors="replace")]
     offenders += ["README.md"] if "shared/data-contract.md" in (root / "README.md").read_text(encoding="utf-8") else []

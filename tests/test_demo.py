@@ -12,9 +12,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.stats.rounds import ROUND_TABLES
-from impostor.registry import load_registry, route_of
-from impostor.sweep.plan import plan
+from impostor_bench.analysis.stats.rounds import ROUND_TABLES
+from impostor_bench.registry import load_registry, route_of
+from impostor_bench.sweep.plan import plan
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO, DEMO_LLM = ROOT / "configs" / "demo.yaml", ROOT / "configs" / "demo-llm.yaml"
@@ -39,7 +39,7 @@ def test_demo_plans_the_tournament_and_the_llm_games():
 
 def test_demo_needs_no_key(monkeypatch):
     """Only offline players (bots, the embedded llama.cpp model), each creatable without any API key."""
-    from impostor.preflight import check_models
+    from impostor_bench.preflight import check_models
 
     for var in [v for v in os.environ if re.search(r"_(API_KEY|KEY|TOKEN|SECRET)$", v)]:
         monkeypatch.delenv(var)
@@ -53,7 +53,7 @@ def test_demo_needs_no_key(monkeypatch):
 
 
 def _run(args: list[str], env: dict, cwd: Path) -> str:
-    proc = subprocess.run([sys.executable, "-m", "impostor.cli", *args], env=env, cwd=cwd, capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "impostor_bench.cli", *args], env=env, cwd=cwd, capture_output=True,
                           text=True, timeout=900)
     assert proc.returncode == 0, (args, proc.stdout[-2000:], proc.stderr[-4000:])
     return proc.stdout + proc.stderr

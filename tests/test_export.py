@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 from inspect_ai.log import EvalError, read_eval_log, write_eval_log
 
-from impostor.cli import main as cli_main
-from impostor.core.errors import ImpostorError
-from impostor.export import tables_from_logs
-from impostor.core.records import CONTRACT_GAME_COLUMNS, CONTRACT_PLAYER_COLUMNS, GameRow, PlayerRow
+from impostor_bench.cli import main as cli_main
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.export import tables_from_logs
+from impostor_bench.core.records import CONTRACT_GAME_COLUMNS, CONTRACT_PLAYER_COLUMNS, GameRow, PlayerRow
 
 import test_sweep_helpers  # noqa: F401 - registers testplayer/
 
@@ -25,7 +25,7 @@ def finished_log(tmp_path_factory):
 
     from inspect_ai import eval
 
-    from tasks.impostor import impostor
+    from impostor_bench.tasks.impostor import impostor
 
     d = tmp_path_factory.mktemp("logs")
     old = os.environ.get("IMPOSTOR_MLFLOW")
@@ -157,8 +157,8 @@ def test_export_experiment_says_unfinished_for_runs_killed_before_logging(finish
     while playing or logging) is reported as an unfinished run, not as errored games; a run
     with tables keeps its errored/missing games apart (tests/reliability/test_crash_safety.py
     checks the same after a real SIGKILL)."""
-    from impostor.tracking.logrun import Context, finish_run, start_run
-    from impostor.tracking.store import ensure_experiment, get_client
+    from impostor_bench.tracking.logrun import Context, finish_run, start_run
+    from impostor_bench.tracking.store import ensure_experiment, get_client
 
     monkeypatch.setenv("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
     uri = f"sqlite:///{tmp_path}/mlflow.db"

@@ -7,10 +7,10 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
 
-from impostor.core.schedule import GameSpec, PairRef
-from impostor.core.seat import SeatRecord
-from impostor.core.summary import ANSWER_MAX_CHARS, answer_line, explanation
-from scorers.winner import build_record
+from impostor_bench.core.schedule import GameSpec, PairRef
+from impostor_bench.core.seat import SeatRecord
+from impostor_bench.core.summary import ANSWER_MAX_CHARS, answer_line, explanation
+from impostor_bench.scorers.winner import build_record
 
 IMP = 2  # the impostor's seat: "Player 3"
 
@@ -94,7 +94,7 @@ def test_table_survives_pipes_and_long_answers():
 def test_inspect_view_fields_of_a_real_eval(tmp_path):
     """What the log viewer reads: the samples list (sample summaries: input, score answer),
     the Scores tab (explanation) and the task's samples-list columns."""
-    from tasks.impostor import impostor
+    from impostor_bench.tasks.impostor import impostor
 
     [log] = inspect_eval(impostor(n_games=4, mode="cross_play"), model="bot/embedding",
                          model_roles={"impostor": "bot/random"}, log_dir=str(tmp_path), display="none")
@@ -125,7 +125,7 @@ def test_inspect_view_fields_of_a_real_eval(tmp_path):
 @pytest.mark.parametrize("condition", sorted(CASES))
 def test_row_dicts_are_the_rows_dumps(condition):
     """The scorer's metadata reads the rows' fields (``row_dict``): what ``model_dump`` gives, in order."""
-    from impostor.core.records import row_dict
+    from impostor_bench.core.records import row_dict
 
     votes, extra, _, _ = CASES[condition]
     g, players = game(votes, tie_rule="sym_side", **extra)

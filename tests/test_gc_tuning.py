@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PROBE = """
 import gc, json
 before = gc.get_threshold()
-from tasks.impostor import impostor
+from impostor_bench.tasks.impostor import impostor
 impostor(n_games=2)
 impostor(n_games=2)  # once per process: a second task does not freeze again
 print(json.dumps({"before": before, "after": gc.get_threshold(), "frozen": gc.get_freeze_count()}))
@@ -28,7 +28,7 @@ def _probe(env_value):
 
 
 def test_building_the_task_freezes_the_heap_and_raises_thresholds():
-    from impostor.gc_tuning import THRESHOLDS
+    from impostor_bench.gc_tuning import THRESHOLDS
 
     proc = _probe(None)
     assert proc.returncode == 0, proc.stderr[-2000:]

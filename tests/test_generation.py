@@ -11,8 +11,8 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.event import ModelEvent
 from inspect_ai.model import get_model
 
-from impostor.core import prompts
-from impostor.core.generation import anneals_votes, seat_settings, vote_temperature_for
+from impostor_bench.core import prompts
+from impostor_bench.core.generation import anneals_votes, seat_settings, vote_temperature_for
 
 BALLOT = json.dumps({"suspected_impostor_id": 2, "confidence": 0.5, "reasoning": "mock",
                      "self_declaration": False, "word_guess": None})
@@ -53,7 +53,7 @@ def test_seat_settings_precedence_task_over_alias_over_paper():
 
 
 def _eval(tmp_path, **kw):
-    from tasks.impostor import impostor
+    from impostor_bench.tasks.impostor import impostor
 
     model = kw.pop("model", None)
     roles = kw.pop("model_roles", None)
@@ -161,7 +161,7 @@ def test_alias_without_vote_temperature_uses_the_route_rule_on_its_t(tmp_path, r
 
 
 def test_models_option_errors_are_one_line(tmp_path, registry):
-    from tasks.impostor import TaskOptionError, impostor
+    from impostor_bench.tasks.impostor import TaskOptionError, impostor
 
     with pytest.raises(TaskOptionError, match="no model alias 'scriptd'.*did you mean scripted"):
         impostor(models="scriptd")
@@ -172,9 +172,9 @@ def test_models_option_errors_are_one_line(tmp_path, registry):
 
 
 def test_sweep_passes_aliases_to_the_task(tmp_path, registry):
-    from impostor.sweep import plan, resolve_models
-    from impostor.sweep.run import alias_model_args, build_tasks
-    from tasks.impostor import impostor
+    from impostor_bench.sweep import plan, resolve_models
+    from impostor_bench.sweep.run import alias_model_args, build_tasks
+    from impostor_bench.tasks.impostor import impostor
 
     cfg = tmp_path / "s.yaml"
     cfg.write_text("name: t\nmodels: [scripted, plain]\nmodes: [homogeneous, cross_play]\n"

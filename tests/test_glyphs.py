@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from impostor.core.glyphs import confusable_readings, has_visible_character, read_char, visible_text
-from impostor.core.parsing import description_error_class, description_violation, find_word_leak, one_line
+from impostor_bench.core.glyphs import confusable_readings, has_visible_character, read_char, visible_text
+from impostor_bench.core.parsing import description_error_class, description_violation, find_word_leak, one_line
 
 CGJ, ZWSP, ZWJ, VS16, HANGUL_FILLER = "\u034f", "\u200b", "\u200d", "\ufe0f", "\u3164"
 
@@ -147,7 +147,7 @@ def test_ascii_hot_path_never_loads_icu():
     import subprocess
     import sys
 
-    code = ("import sys; from impostor.core.parsing import description_violation as d; "
+    code = ("import sys; from impostor_bench.core.parsing import description_violation as d; "
             "assert d('A loyal dog.', 'dog') and d('A loyal pet.', 'dog') is None; "
             "print('icu' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -50,7 +50,7 @@ def browser():
 
 def _start_play(tmp_path: Path, model: str = "bot/embedding", extra: tuple[str, ...] = (),
                 env: Optional[dict[str, str]] = None) -> tuple[subprocess.Popen, str, list[str]]:
-    cmd = [sys.executable, "-m", "impostor.cli", "play", "--model", model, "--as", "impostor",
+    cmd = [sys.executable, "-m", "impostor_bench.cli", "play", "--model", model, "--as", "impostor",
            "--participant", "tester", "--seed", "5", "--log-dir", str(tmp_path / "logs"), "--linger", "30", *extra]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "IMPOSTOR_MLFLOW": "0", **(env or {})})

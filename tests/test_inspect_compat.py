@@ -1,4 +1,4 @@
-"""impostor/inspect_compat.py: the package scan Inspect repeats for every task is done once
+"""impostor_bench/inspect_compat.py: the package scan Inspect repeats for every task is done once
 (a 378-experiment shard spent over 13 minutes in it before its first game, issue 18)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 def test_package_scan_cached_and_same_answer():
     from inspect_ai._util import package
 
-    from impostor.inspect_compat import cache_package_scan
-    from tasks.impostor import impostor
+    from impostor_bench.inspect_compat import cache_package_scan
+    from impostor_bench.tasks.impostor import impostor
 
     before = package.get_distribution_for_object(impostor)
     cache_package_scan()
@@ -38,8 +38,8 @@ def test_finished_experiments_are_freed_during_the_eval_set(tmp_path, monkeypatc
     from inspect_ai import eval_set
     from inspect_ai.hooks import Hooks, TaskStart, hooks
 
-    from impostor.inspect_compat import cache_package_scan
-    from tasks.impostor import impostor
+    from impostor_bench.inspect_compat import cache_package_scan
+    from impostor_bench.tasks.impostor import impostor
 
     monkeypatch.setenv("IMPOSTOR_MLFLOW", "0")
     cache_package_scan()

@@ -3,7 +3,7 @@
 Every module is parsed with ``ast`` (imports inside functions included), so a lazy
 import cannot slip past.  Layers, bottom up: core → adapters → command line.
 Also (issue 31): no import cycles, no private name across modules, no private Inspect
-module path outside impostor/inspect_compat.py.
+module path outside impostor_bench/inspect_compat.py.
 """
 
 from __future__ import annotations
@@ -17,8 +17,21 @@ ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("inspect_ai", "mlflow", "litellm", "pandas")
 
 
+# The top-level folders installed as sub-packages of impostor_bench (symlinks in impostor_bench/).
+MAPPED = ("tasks", "solvers", "scorers", "analysis")
+
+
 def _modules(*dirs: str) -> list[Path]:
-    return sorted(p for d in dirs for p in (ROOT / d).rglob("*.py"))
+    """The .py files under the given folders, each once under its real path (the symlinks in
+    impostor_bench/ to the top-level folders are not walked twice)."""
+    out = set()
+    for d in dirs:
+        for p in (ROOT / d).rglob("*.py"):
+            rel = p.relative_to(ROOT).parts
+            if rel[0] == "impostor_bench" and len(rel) > 2 and rel[1] in MAPPED:
+                continue
+            out.add(p)
+    return sorted(out)
 
 
 def _imports(path: Path) -> set[str]:
@@ -49,8 +62,8 @@ def _under(name: str, *prefixes: str) -> bool:
 def test_core_is_pure():
     """The core imports no Inspect/MLflow/litellm/pandas and nothing of impostor-bench outside it."""
     bad = _offending(
-        _modules("impostor/core"), allowed=lambda n: _under(n, "impostor.core"),
-        forbidden=lambda n: _under(n, *HEAVY, "impostor", "solvers", "scorers", "tasks", "analysis"),
+        _modules("impostor_bench/core"), allowed=lambda n: _under(n, "impostor_bench.core"),
+        forbidden=lambda n: _under(n, *HEAVY, "impostor_bench"),
     )
     assert not bad, "\n".join(bad)
 
@@ -60,7 +73,7 @@ def test_core_imports_alone():
     import subprocess
     import sys
 
-    mods = [f"impostor.core.{p.stem}" for p in _modules("impostor/core") if p.stem != "__init__"]
+    mods = [f"impostor_bench.core.{p.stem}" for p in _modules("impostor_bench/core") if p.stem != "__init__"]
     code = ("import sys\n" + "".join(f"import {m}\n" for m in mods)
             + f"print(','.join(sorted(m for m in {HEAVY!r} if m in sys.modules)))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
@@ -71,17 +84,17 @@ def test_core_imports_alone():
 def test_analysis_reads_tables_and_core_only():
     bad = _offending(
         _modules("analysis"),
-        allowed=lambda n: _under(n, "impostor.core", "analysis"),
-        forbidden=lambda n: _under(n, "impostor", "solvers", "scorers", "tasks", "inspect_ai", "mlflow", "litellm"),
+        allowed=lambda n: _under(n, "impostor_bench.core", "impostor_bench.analysis"),
+        forbidden=lambda n: _under(n, "impostor_bench", "inspect_ai", "mlflow", "litellm"),
     )
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.parametrize("layer", ["impostor/core", "impostor/providers", "impostor/tracking", "solvers", "scorers",
+@pytest.mark.parametrize("layer", ["impostor_bench/core", "impostor_bench/providers", "impostor_bench/tracking", "solvers", "scorers",
                                    "tasks", "analysis"])
 def test_no_lower_layer_imports_the_command_line(layer):
     bad = _offending(_modules(layer), allowed=lambda n: False,
-                     forbidden=lambda n: _under(n, "impostor.cli", "impostor.commands"))
+                     forbidden=lambda n: _under(n, "impostor_bench.cli", "impostor_bench.commands"))
     assert not bad, "\n".join(bad)
 
 
@@ -92,9 +105,9 @@ def _private_path(name: str) -> bool:
 
 def test_inspect_private_api_only_in_the_compat_module():
     """Inspect's private modules (any ``_``-component of the path, ``inspect_ai.model._model`` too)
-    are reached through impostor/inspect_compat.py only; what ``inspect_ai.model`` exports is public."""
-    compat = ROOT / "impostor" / "inspect_compat.py"
-    paths = [p for p in _modules("impostor", "solvers", "scorers", "tasks", "analysis") if p != compat]
+    are reached through impostor_bench/inspect_compat.py only; what ``inspect_ai.model`` exports is public."""
+    compat = ROOT / "impostor_bench" / "inspect_compat.py"
+    paths = [p for p in _modules("impostor_bench", "solvers", "scorers", "tasks", "analysis") if p != compat]
     bad = []
     for p in paths:
         for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
@@ -114,28 +127,43 @@ MOVED = ("rules", "records", "schedule", "parsing", "prompts", "wordpairs", "exp
 
 
 def test_nothing_imports_the_core_by_its_old_paths():
-    """The game modules live in impostor.core only (issue 14): no impostor.<module> aliases."""
-    old = {f"impostor.{m}" for m in MOVED}
-    bad = _offending(_modules("impostor", "solvers", "scorers", "tasks", "analysis", "tests", "benchmarks"),
+    """The game modules live in impostor_bench.core only (issue 14): no impostor.<module> aliases."""
+    old = {f"impostor_bench.{m}" for m in MOVED}
+    bad = _offending(_modules("impostor_bench", "solvers", "scorers", "tasks", "analysis", "tests", "benchmarks"),
                      allowed=lambda n: False,
                      forbidden=lambda n: any(_under(n, o) for o in old))
     assert not bad, "\n".join(bad)
-    assert not [m for m in MOVED if (ROOT / "impostor" / f"{m}.py").exists()]
+    assert not [m for m in MOVED if (ROOT / "impostor_bench" / f"{m}.py").exists()]
+
+
+OLD_TOP_LEVEL = ("impostor", "tasks", "solvers", "scorers", "analysis", "configs")
+
+
+def test_nothing_imports_the_old_top_level_names():
+    """One installed name (issue 41): every import of the project is ``impostor_bench.…``."""
+    bad = _offending(_modules("impostor_bench", "solvers", "scorers", "tasks", "analysis", "tests", "benchmarks",
+                              "scripts"),
+                     allowed=lambda n: False, forbidden=lambda n: _under(n, *OLD_TOP_LEVEL))
+    assert not bad, "\n".join(bad)
+    assert not (ROOT / "impostor").exists()
 
 
 def test_the_impostor_package_does_not_import_the_task_layer():
     """tasks/, solvers/, scorers/ sit on top of impostor's core and adapters; only the command line
-    (impostor/cli.py, impostor/commands/) wires them in (e.g. the sweep gets the task function)."""
-    paths = [p for p in _modules("impostor") if "commands" not in p.parts and p.name != "cli.py"]
-    bad = _offending(paths, allowed=lambda n: False, forbidden=lambda n: _under(n, "tasks", "solvers", "scorers"))
+    (impostor_bench/cli.py, impostor_bench/commands/) wires them in (e.g. the sweep gets the task function)."""
+    paths = [p for p in _modules("impostor_bench") if p.relative_to(ROOT).parts[1] not in ("commands", "cli.py",
+                                                                                            "_registry.py")]
+    bad = _offending(paths, allowed=lambda n: False,
+                     forbidden=lambda n: _under(n, *(f"impostor_bench.{m}" for m in ("tasks", "solvers", "scorers"))))
     assert not bad, "\n".join(bad)
 
 
-PACKAGES = ("impostor", "impostor_bench", "tasks", "solvers", "scorers", "analysis")
+PACKAGES = ("impostor_bench", "tasks", "solvers", "scorers", "analysis")
 
 
 def _module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    parts = ["impostor_bench", *parts] if parts[0] in MAPPED else parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -183,8 +211,8 @@ def _import_graph():
 def test_the_import_graph_has_a_cycle_detector_that_works():
     """The graph sees the edges this test relies on (a graph with no edges would pass anything)."""
     graph = _import_graph()
-    assert graph.has_edge("impostor.tracking.sync", "impostor.tracking.store")
-    assert graph.has_edge("analysis.stats.odds", "analysis.stats._base")
+    assert graph.has_edge("impostor_bench.tracking.sync", "impostor_bench.tracking.store")
+    assert graph.has_edge("impostor_bench.analysis.stats.odds", "impostor_bench.analysis.stats._base")
 
 
 def test_no_import_cycles():

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from impostor.core.parsing import description_error_class, description_violation, find_word_leak
+from impostor_bench.core.parsing import description_error_class, description_violation, find_word_leak
 
 # The red team's look-alike forms that passed (11).
 LOOK_ALIKE = [

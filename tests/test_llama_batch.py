@@ -10,9 +10,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest
 
-from impostor.core import prompts
-from impostor.core.parsing import parse_vote, vote_json_schema
-from impostor.core.records import seat_of_label
+from impostor_bench.core import prompts
+from impostor_bench.core.parsing import parse_vote, vote_json_schema
+from impostor_bench.core.records import seat_of_label
 
 pytestmark = pytest.mark.slow  # runs the real SmolLM2 (small prompts, few tokens)
 
@@ -24,14 +24,14 @@ DESCRIPTIONS = [(1, "It has strings and you play it with a bow."), (2, "A musica
 def llm():
     from llama_cpp import Llama
 
-    from impostor.providers.local import resolve_gguf
+    from impostor_bench.providers.local import resolve_gguf
 
     return Llama(model_path=str(resolve_gguf("smollm2")), n_ctx=64, n_batch=64, n_threads=2, verbose=False)
 
 
 @pytest.fixture()
 def engine(llm):
-    from impostor.providers.llama_batch import BatchEngine
+    from impostor_bench.providers.llama_batch import BatchEngine
 
     eng = BatchEngine(llm, 2, 1024)
     yield eng
@@ -79,7 +79,7 @@ def test_concurrent_constrained_votes_always_parse(engine):
 
 
 def test_a_cancelled_call_frees_its_sequence(llm):
-    from impostor.providers.llama_batch import BatchEngine
+    from impostor_bench.providers.llama_batch import BatchEngine
 
     eng = BatchEngine(llm, 1, 1024)  # one sequence: the next call needs the cancelled one's
     try:
@@ -111,7 +111,7 @@ def test_too_long_a_prompt_is_refused_before_queueing(engine):
 
 
 def test_close_fails_waiting_calls_instead_of_hanging(llm):
-    from impostor.providers.llama_batch import BatchEngine
+    from impostor_bench.providers.llama_batch import BatchEngine
 
     eng = BatchEngine(llm, 1, 1024)
     futures = [eng.submit(eng.plan(**chat("Tell me about the sea.", max_tokens=200))) for _ in range(3)]

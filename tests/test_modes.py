@@ -1,4 +1,4 @@
-"""Each mode's facts in one table (``impostor.core.modes.ModeSpec``), as the game uses them."""
+"""Each mode's facts in one table (``impostor_bench.core.modes.ModeSpec``), as the game uses them."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from collections import Counter
 
 import pytest
 
-from impostor.core.experiment import GAME_ROLES, MODE_ROLES, assignment_label, experiment_id, side_models
-from impostor.core.modes import MODE_SPECS, mode_spec
-from impostor.core.prompts import TEAM_PROMPT_MODES, description_prompt, voting_prompt
-from impostor.core.records import MODES, N_SEATS, TEAM_MODES
+from impostor_bench.core.experiment import GAME_ROLES, MODE_ROLES, assignment_label, experiment_id, side_models
+from impostor_bench.core.modes import MODE_SPECS, mode_spec
+from impostor_bench.core.prompts import TEAM_PROMPT_MODES, description_prompt, voting_prompt
+from impostor_bench.core.records import MODES, N_SEATS, TEAM_MODES
 
 
 def test_every_mode_has_one_spec():

@@ -1,4 +1,4 @@
-"""Game options defined once (issue 31): ``impostor.core.options.GameOptions`` is what the task
+"""Game options defined once (issue 31): ``impostor_bench.core.options.GameOptions`` is what the task
 validates, what a sweep config's shared fields are and what a sweep hands each task."""
 
 from __future__ import annotations
@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 import yaml
-from impostor.core import options as game_options
-from impostor.core.errors import ImpostorError
-from impostor.core.options import GameOptions, _option
-from impostor.sweep import config as sweep_config
-from impostor.sweep.config import GAME_FIELDS, game_fields, load_config, sweep_config_model
-from impostor.sweep.plan import experiments, task_spec
+from impostor_bench.core import options as game_options
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.options import GameOptions, _option
+from impostor_bench.sweep import config as sweep_config
+from impostor_bench.sweep.config import GAME_FIELDS, game_fields, load_config, sweep_config_model
+from impostor_bench.sweep.plan import experiments, task_spec
 
 # The task arguments and hashed fields of every sweep started before rounds/private_notes:
 # their order is part of each task's identity in Inspect's eval_set (resume), the hash's keys
-# part of the sweep's (impostor.sweep.config.config_hash).
+# part of the sweep's (impostor_bench.sweep.config.config_hash).
 LEGACY_TASK_ARGS = ["mode", "difficulty", "n_games", "seed", "tie_rule", "temperature", "max_tokens",
                     "vote_temperature", "structured_votes", "constrained_votes", "game_time_limit", "models"]
 LEGACY_HASHED = {"models", "modes", "difficulties", "games_per_experiment", "seeds", "tie_rule", "temperature",
@@ -40,7 +40,7 @@ def _sweep_yaml(tmp_path: Path, **fields) -> Path:
 def test_a_new_option_is_added_in_one_place(tmp_path, monkeypatch):
     """One field on GameOptions: the task takes it as -T and the sweep config as a field, both
     refuse a bad value with its fix, and a sweep passes it to every experiment's task."""
-    from tasks.impostor import TaskOptionError, impostor
+    from impostor_bench.tasks.impostor import TaskOptionError, impostor
 
     monkeypatch.setattr(game_options, "GameOptions", WithEncore)
     task = impostor(n_games=1, encore=2)
@@ -59,7 +59,7 @@ def test_a_new_option_is_added_in_one_place(tmp_path, monkeypatch):
 
 def test_shared_bounds_are_the_tasks(tmp_path):
     """max_tokens was bounded in the sweep only: the same bound now refuses it in both."""
-    from tasks.impostor import TaskOptionError, impostor
+    from impostor_bench.tasks.impostor import TaskOptionError, impostor
 
     with pytest.raises(TaskOptionError, match=r"-T max_tokens=100001 is not valid; use 1 to 100,000"):
         impostor(n_games=1, max_tokens=100_001)
@@ -75,7 +75,7 @@ def test_shared_bounds_are_the_tasks(tmp_path):
 ])
 def test_task_values_are_strict(value, problem):
     """-T values arrive as YAML scalars: a text or a boolean is refused, never coerced."""
-    from tasks.impostor import validated_options
+    from impostor_bench.tasks.impostor import validated_options
 
     with pytest.raises(ImpostorError) as err:
         validated_options({"n_games": value})
@@ -83,7 +83,7 @@ def test_task_values_are_strict(value, problem):
 
 
 def test_first_game_inside_the_experiment():
-    from tasks.impostor import validated_options
+    from impostor_bench.tasks.impostor import validated_options
 
     assert validated_options({"n_games": 4, "first_game": 3}).first_game == 3
     with pytest.raises(ImpostorError, match=r"^-T first_game=4 is not valid; use 0 to n_games - 1 \(3\)$"):
@@ -93,7 +93,7 @@ def test_first_game_inside_the_experiment():
 def test_new_options_stay_out_of_old_records_until_set(tmp_path):
     """rounds/private_notes: accepted by task and sweep, in task args and metadata only when
     they differ from their defaults, so old logs and sweep hashes keep their identity."""
-    from tasks.impostor import impostor
+    from impostor_bench.tasks.impostor import impostor
 
     assert list(GameOptions().task_args()) == LEGACY_TASK_ARGS
     assert GameOptions(rounds=3, private_notes=True).task_args() == {
@@ -121,7 +121,7 @@ def test_task_signature_defaults_are_the_options():
     defaults from GameOptions, and every option the task lacks a parameter for is newer."""
     import inspect
 
-    from tasks.impostor import impostor
+    from impostor_bench.tasks.impostor import impostor
 
     params = {k: p.default for k, p in inspect.signature(impostor).parameters.items()
               if p.kind is not p.VAR_KEYWORD}
@@ -142,7 +142,7 @@ def test_options_validate_a_sweeps_experiments(tmp_path):
 
 
 def test_unknown_option_lists_the_options():
-    from tasks.impostor import validated_options
+    from impostor_bench.tasks.impostor import validated_options
 
     with pytest.raises(ImpostorError) as err:
         validated_options({"n_gamez": 3})

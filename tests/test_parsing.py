@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from impostor.core.parsing import (
+from impostor_bench.core.parsing import (
     description_error_class,
     description_violation,
     find_word_leak,
@@ -111,7 +111,7 @@ BALLOT_CLASS_CASES = [
 def test_ballot_class(raw, cls):
     """Each ballot gets its class; legal ones (valid, self_vote) are never re-prompted, and
     the class derived from the recorded error text alone (older records) is the same."""
-    from impostor.core.records import LEGAL_BALLOT_CLASSES, derive_ballot_class
+    from impostor_bench.core.records import LEGAL_BALLOT_CLASSES, derive_ballot_class
 
     parsed = parse_vote(raw, ME)
     assert parsed.ballot_class == cls
@@ -123,7 +123,7 @@ def test_ballot_class(raw, cls):
 
 @pytest.mark.parametrize("raw, seat, declared, error, retry", CASES)
 def test_every_parse_case_has_a_consistent_class(raw, seat, declared, error, retry):
-    from impostor.core.records import BALLOT_CLASSES, LEGAL_BALLOT_CLASSES, derive_ballot_class
+    from impostor_bench.core.records import BALLOT_CLASSES, LEGAL_BALLOT_CLASSES, derive_ballot_class
 
     parsed = parse_vote(raw, ME)
     assert parsed.ballot_class in BALLOT_CLASSES
@@ -136,7 +136,7 @@ def test_every_parse_case_has_a_consistent_class(raw, seat, declared, error, ret
     ("A cat sat.", "cat", "leak"), ("It is c-a-t.", "cat", "leak"),
 ])
 def test_description_error_class(text, word, cls):
-    from impostor.core.parsing import description_error_class
+    from impostor_bench.core.parsing import description_error_class
 
     assert description_error_class(description_violation(text, word)) == cls
     assert description_error_class("some other tool's message") == "other"
@@ -220,8 +220,8 @@ def test_constrained_vote_schema_lists_only_other_players():
 
 def _leak_by_patterns_alone(text, word):
     """The leak check without its ASCII pre-filter: the compiled patterns on every text."""
-    from impostor.core.descriptions import _leak_patterns
-    from impostor.core.glyphs import visible_text
+    from impostor_bench.core.descriptions import _leak_patterns
+    from impostor_bench.core.glyphs import visible_text
 
     text = visible_text(text)
     for pattern in _leak_patterns(word):
@@ -237,7 +237,7 @@ def test_leak_prefilter_never_changes_the_answer():
     answer is the patterns' own."""
     import random
 
-    from impostor.core.parsing import word_forms
+    from impostor_bench.core.parsing import word_forms
 
     rng = random.Random(7)
     words = ["dog", "berry", "bake", "run", "piano", "ox", "a", "umbrella", "Kiwi", "stop"]
@@ -269,7 +269,7 @@ def test_leak_prefilter_never_changes_the_answer():
 ])
 def test_one_json_object_is_read_as_the_scan_reads_it(body):
     """The shortcut for a body that is one JSON object gives what the brace scan gives."""
-    from impostor.core.parsing import _DuplicateKey, _balanced_objects, _load_object, _objects
+    from impostor_bench.core.parsing import _DuplicateKey, _balanced_objects, _load_object, _objects
 
     def read(objects):
         try:

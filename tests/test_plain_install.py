@@ -45,6 +45,17 @@ def test_plain_install_in_a_fresh_venv_plays_a_game(tmp_path):
     _run([str(bin_dir / "pip"), "install", "-q", "--no-index", "--find-links", str(WHEELHOUSE),
           "--only-binary", ":all:", str(ROOT)], tmp_path, env)
 
+    # one installed top-level name (issue 41): the distribution's files all live under impostor_bench/
+    where = ("import importlib.metadata as m; d = m.distribution('impostor-bench'); "
+             "print(d.read_text('top_level.txt')); "
+             "print(sorted({str(f).split('/')[0] for f in d.files if not str(f).startswith(('..', 'impostor_bench-'))}))")
+    top_level, shipped = _run([str(bin_dir / "python"), "-c", where], tmp_path, env).stdout.strip().splitlines()
+    assert top_level.split() == ["impostor_bench"] and shipped == "['impostor_bench']"
+    data = ("from importlib import resources as r; p = r.files('impostor_bench'); "
+            "print(all(p.joinpath(f).is_file() for f in ('configs/word_pairs.json', 'configs/models.yaml', "
+            "'analysis/lexicon/language.json', 'tasks/impostor.py', 'py.typed')))")
+    assert _run([str(bin_dir / "python"), "-c", data], tmp_path, env).stdout.strip() == "True"
+
     # nothing of the extras came along: the plain install is what is tested
     probe = "import importlib.util as u; print([m for m in ('llama_cpp', 'playwright', 'litellm', 'psycopg2') if u.find_spec(m)])"
     assert _run([str(bin_dir / "python"), "-c", probe], tmp_path, env).stdout.strip() == "[]"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from impostor.core.errors import ImpostorError
-from impostor.preflight import check_models, problem_of
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.preflight import check_models, problem_of
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -44,14 +44,14 @@ def test_sweep_with_missing_key_fails_in_one_line_before_any_game(tmp_path):
                                      "difficulties: [easy]\ngames_per_experiment: 2\n")
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     env.update(IMPOSTOR_MLFLOW="1", PYTHONPATH=str(REPO))
-    r = subprocess.run([sys.executable, "-m", "impostor.cli", "sweep", "s.yaml"], cwd=tmp_path, env=env,
+    r = subprocess.run([sys.executable, "-m", "impostor_bench.cli", "sweep", "s.yaml"], cwd=tmp_path, env=env,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2, r.stderr
     errors = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert len(errors) == 1 and "OPENAI_API_KEY" in errors[0] and "Traceback" not in r.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.yaml"]  # no logs, no mlruns
     # a dry run is how one plans before having the keys: the plan, then what a real run would refuse, exit 0
-    r = subprocess.run([sys.executable, "-m", "impostor.cli", "sweep", "s.yaml", "--dry-run"], cwd=tmp_path, env=env,
+    r = subprocess.run([sys.executable, "-m", "impostor_bench.cli", "sweep", "s.yaml", "--dry-run"], cwd=tmp_path, env=env,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert "a real run here would refuse" in r.stdout and "export OPENAI_API_KEY=" in r.stdout
@@ -63,6 +63,6 @@ def test_dry_run_of_a_config_with_an_unknown_provider_still_exits_2(tmp_path):
     (tmp_path / "s.yaml").write_text("name: k\nmodels: [bot/random, nosuch/x]\nmodes: [cross_play]\n"
                                      "difficulties: [easy]\ngames_per_experiment: 2\n")
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    r = subprocess.run([sys.executable, "-m", "impostor.cli", "sweep", "s.yaml", "--dry-run"], cwd=tmp_path, env=env,
+    r = subprocess.run([sys.executable, "-m", "impostor_bench.cli", "sweep", "s.yaml", "--dry-run"], cwd=tmp_path, env=env,
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "provider 'nosuch' is not an installed Inspect model provider" in r.stderr

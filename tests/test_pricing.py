@@ -1,4 +1,4 @@
-"""Seat costs (impostor/pricing.py): the registry's price wins, bots cost 0, litellm's offline
+"""Seat costs (impostor_bench/pricing.py): the registry's price wins, bots cost 0, litellm's offline
 map otherwise (checked against litellm.cost_per_token), unknown stays unknown (NaN, not 0);
 a bad ``price:`` in configs/models.yaml is one line naming file, alias, field and fix."""
 
@@ -10,9 +10,9 @@ import litellm
 import pandas as pd
 import pytest
 
-from impostor.core.errors import ImpostorError
-from impostor.core.records import PLAYER_COLUMNS, PlayerRow
-from impostor.pricing import add_costs, price_of
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.records import PLAYER_COLUMNS, PlayerRow
+from impostor_bench.pricing import add_costs, price_of
 
 REGISTRY = """
 models:
@@ -49,7 +49,7 @@ def test_registry_price_wins(tmp_path):
 
 
 def test_bad_price_is_one_line(tmp_path):
-    from impostor.registry import load_registry
+    from impostor_bench.registry import load_registry
 
     reg = tmp_path / "models.yaml"
     reg.write_text(REGISTRY.replace("input_per_mtok: 1.5", "input_per_mtok: -1"))
@@ -83,7 +83,7 @@ def test_litellm_prices_read_without_importing_litellm():
 
     code = (
         "import json, sys\n"
-        "from impostor.pricing import _litellm_price\n"
+        "from impostor_bench.pricing import _litellm_price\n"
         "p = {m: (lambda r: r and [r.input_per_token, r.output_per_token, r.source])(_litellm_price(m))\n"
         "     for m in ['openai/gpt-4o', 'gpt-4o-mini', 'gpt-3.5-turbo']}\n"
         "print(json.dumps({'imported': 'litellm' in sys.modules, 'prices': p}))\n"

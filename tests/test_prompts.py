@@ -1,6 +1,6 @@
 """Prompt texts against Appendix A.2 (expected texts copied from the paper by hand)."""
 
-from impostor.core import prompts
+from impostor_bench.core import prompts
 
 PAPER_DESCRIPTION_SYSTEM = (
     "You are playing a word guessing game. In the DESCRIPTION PHASE, you must ONLY describe your word "

@@ -24,15 +24,15 @@ from inspect_ai.model import (
 )
 from inspect_ai.util import JSONSchema
 
-from impostor.core import prompts
-from impostor.core.errors import ImpostorError
-from impostor.core.parsing import description_violation, parse_vote, vote_json_schema
-from impostor.providers.bots.api import BotAPI
-from impostor.providers.bots.players import EmbeddingPlayer, random_description, random_vote, seeded_rng
-from impostor.providers.bots.vocab import shipped_table
-from impostor.providers.prompt_parse import parse_messages
-from impostor.core.records import seat_of_label
-from impostor.core.rules import guess_matches
+from impostor_bench.core import prompts
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.parsing import description_violation, parse_vote, vote_json_schema
+from impostor_bench.providers.bots.api import BotAPI
+from impostor_bench.providers.bots.players import EmbeddingPlayer, random_description, random_vote, seeded_rng
+from impostor_bench.providers.bots.vocab import shipped_table
+from impostor_bench.providers.prompt_parse import parse_messages
+from impostor_bench.core.records import seat_of_label
+from impostor_bench.core.rules import guess_matches
 
 ROOT = Path(__file__).resolve().parents[1]
 WORD_PAIRS = json.loads((ROOT / "configs" / "word_pairs.json").read_text())
@@ -250,7 +250,7 @@ def test_embedding_bots_detect_the_impostor_on_easy_pairs():
 
 def test_vague_bot_describes_with_the_neighbours_after_the_nearest():
     """bot/vague's pool is the embedding bot's wider pool minus its 16 nearest words."""
-    from impostor.providers.bots.api import VAGUE_SKIP
+    from impostor_bench.providers.bots.api import VAGUE_SKIP
 
     table = shipped_table()
     vague, wide = EmbeddingPlayer(table, skip=VAGUE_SKIP), EmbeddingPlayer(table, pool=VAGUE_SKIP + 8)

@@ -12,12 +12,12 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import get_model
 
-from impostor.core import prompts
-from impostor.core.errors import ImpostorError
-from impostor.core.parsing import parse_vote
-from impostor.providers.human.session import HumanSession, completion_text
-from impostor.providers.prompt_parse import parse_messages
-from tasks.impostor import impostor
+from impostor_bench.core import prompts
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.parsing import parse_vote
+from impostor_bench.providers.human.session import HumanSession, completion_text
+from impostor_bench.providers.prompt_parse import parse_messages
+from impostor_bench.tasks.impostor import impostor
 
 
 def _description_call(word="cat", previous=(), player=2):

@@ -19,12 +19,12 @@ import pytest
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, ResponseSchema, get_model
 from inspect_ai.util import JSONSchema
 
-from impostor.core import prompts
-from impostor.core.errors import ImpostorError
-from impostor.core.parsing import vote_json_schema
-from impostor.providers.local import resolve_gguf
+from impostor_bench.core import prompts
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.parsing import vote_json_schema
+from impostor_bench.providers.local import resolve_gguf
 
-litellm_api = pytest.importorskip("impostor.providers.litellm_api")
+litellm_api = pytest.importorskip("impostor_bench.providers.litellm_api")
 import litellm  # noqa: E402
 
 SECRET = "sk-test-do-not-log-0123456789"

@@ -12,11 +12,11 @@ import pytest
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, ResponseSchema, get_model
 from inspect_ai.util import JSONSchema
 
-from impostor.core import prompts
-from impostor.core.errors import ImpostorError
-from impostor.core.parsing import parse_vote, vote_json_schema
-from impostor.providers.local import LocalLlamaAPI, resolve_gguf
-from impostor.core.records import seat_of_label
+from impostor_bench.core import prompts
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.parsing import parse_vote, vote_json_schema
+from impostor_bench.providers.local import LocalLlamaAPI, resolve_gguf
+from impostor_bench.core.records import seat_of_label
 
 DESCRIPTIONS = [(1, "It has strings and you play it with a bow."), (2, "A musical instrument in orchestras."),
                 (3, "It lives in the ocean and has eight arms."), (4, "You play it under your chin.")]
@@ -94,7 +94,7 @@ def test_path_form_shares_the_loaded_model_and_records_the_call(smollm2):
 # --- slots: several llama.cpp contexts with prompt-prefix affinity (issue 20) ---
 
 def test_slot_pool_prefers_the_context_with_the_longest_common_prefix():
-    from impostor.providers.llama_slots import SlotPool
+    from impostor_bench.providers.llama_slots import SlotPool
 
     made = []
     pool = SlotPool(lambda: made.append(object()) or made[-1], 2)
@@ -112,7 +112,7 @@ def test_slot_pool_never_runs_more_calls_than_contexts():
     import threading
     import time
 
-    from impostor.providers.llama_slots import SlotPool
+    from impostor_bench.providers.llama_slots import SlotPool
 
     pool = SlotPool(object, 2)
     busy, peak, guard = [0], [0], threading.Lock()
@@ -136,7 +136,7 @@ def test_slot_pool_never_runs_more_calls_than_contexts():
 
 
 def test_one_context_when_calls_never_overlap():
-    from impostor.providers.llama_slots import SlotPool
+    from impostor_bench.providers.llama_slots import SlotPool
 
     pool = SlotPool(object, 4)
     for i in range(5):
@@ -201,7 +201,7 @@ def test_threads_shared_out_between_the_contexts(monkeypatch, smollm2):
     """Each context's thread count (prompts and generation alike) is the cores this process may
     use over the contexts that work at once: two contexts on two cores ran four threads before
     (llama-cpp-python gives every context all cores for prompts), measured slower."""
-    from impostor.providers import local
+    from impostor_bench.providers import local
 
     cores = len(os.sched_getaffinity(0))
     monkeypatch.setattr(local.os, "sched_getaffinity", lambda pid: {0, 1})

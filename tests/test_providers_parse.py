@@ -1,4 +1,4 @@
-"""The bots read the real game prompts (impostor.core.prompts) back into a GameView."""
+"""The bots read the real game prompts (impostor_bench.core.prompts) back into a GameView."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import pytest
 
-from impostor.core import prompts
-from impostor.providers.prompt_parse import PromptParseError, parse_messages
+from impostor_bench.core import prompts
+from impostor_bench.providers.prompt_parse import PromptParseError, parse_messages
 
 
 def desc_messages(word="violin", player=2, previous=(), mode="homogeneous", teammate=None, retries=()):

@@ -1,4 +1,4 @@
-"""configs/models.yaml and impostor.registry: the paper's nine models, aliases, clear errors."""
+"""configs/models.yaml and impostor_bench.registry: the paper's nine models, aliases, clear errors."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import textwrap
 
 import pytest
 
-from impostor.core.errors import ImpostorError
-from impostor.registry import MODELS_CSV_COLUMNS, load_registry
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.registry import MODELS_CSV_COLUMNS, load_registry
 
 PAPER_NINE = {
     "gpt-4o": "openai/gpt-4o",
@@ -33,7 +33,7 @@ def test_paper_models_and_local_players(reg):
         assert reg.resolve(alias) == model
         e = reg.entry(alias)
         assert e.defaults.temperature == 0.7 and e.defaults.max_tokens == 150  # A.3 defaults
-        # the vote temperature comes from the route rule (impostor.core.generation), not a fixed number
+        # the vote temperature comes from the route rule (impostor_bench.core.generation), not a fixed number
         assert e.defaults.vote_temperature is None
     assert reg.resolve("smollm2") == "local/smollm2" and reg.entry("smollm2").params_b == 0.135
     assert reg.resolve("random") == "bot/random" and reg.resolve("embedding") == "bot/embedding"
@@ -67,7 +67,7 @@ def test_sizes_say_published_or_estimated_with_a_source(reg):
 def test_every_registry_model_has_a_known_provider(reg):
     from inspect_ai._util.registry import registry_find
 
-    import impostor.providers.register  # noqa: F401 - registers bot/local/litellm
+    import impostor_bench.providers.register  # noqa: F401 - registers bot/local/litellm
 
     names = {i.name.split("/")[-1] for i in [getattr(o, "__registry_info__", None)
                                              for o in registry_find(lambda info: info.type == "modelapi")] if i}
@@ -193,7 +193,7 @@ def test_missing_file_and_env_override(tmp_path, monkeypatch):
 
 def test_models_csv_rows_follow_an_edited_registry(tmp_path, monkeypatch):
     """models.csv rows are read from the registry once per file version: an edit is seen."""
-    from impostor.export import models_frame
+    from impostor_bench.export import models_frame
 
     p = write(tmp_path, GOOD)
     monkeypatch.setenv("IMPOSTOR_MODELS", str(p))

@@ -11,7 +11,7 @@ import pytest
 
 def _run(cwd, *args: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k != "MLFLOW_TRACKING_URI"}
-    return subprocess.run([sys.executable, "-m", "impostor.cli", *args], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "impostor_bench.cli", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
 
 

@@ -1,5 +1,5 @@
 """``impostor report --experiment X --log-run`` logs the report as a run of its own in X
-(impostor/tracking/reportrun.py): the ratings as metrics per role and model (names
+(impostor_bench/tracking/reportrun.py): the ratings as metrics per role and model (names
 sanitised, equal to the bundle's ratings.csv), the ratings table through log_table, the
 ratings figure and the pages as artifacts; a later report skips that run; --log-run
 without --experiment is a one-line error."""
@@ -14,15 +14,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from impostor.cli import main as cli_main
+from impostor_bench.cli import main as cli_main
 
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     """SQLite store, experiment 'rep': two experiment runs holding simulated tables."""
-    from analysis.io import write_tables
-    from analysis.sim.simulate import simulate_games
-    from impostor.tracking.store import get_client
+    from impostor_bench.analysis.io import write_tables
+    from impostor_bench.analysis.sim.simulate import simulate_games
+    from impostor_bench.tracking.store import get_client
 
     root = tmp_path_factory.mktemp("store")
     games, players, models = simulate_games(16, 30, seed=11)
@@ -68,7 +68,7 @@ def test_report_run_holds_the_ratings(store, tmp_path, capsys):
     assert (Path(logged) / "tables" / "ratings.csv").read_text() == (tmp_path / "r1" / "tables" / "ratings.csv").read_text()
 
     # the next report reads the same games: the report run is no input (no "skipped" note for it)
-    from impostor.commands.report import load_from_mlflow
+    from impostor_bench.commands.report import load_from_mlflow
 
     data = load_from_mlflow("rep", uri)
     assert len(data.games) == n_games and not any("without tables" in note for note in data.notes)
@@ -76,7 +76,7 @@ def test_report_run_holds_the_ratings(store, tmp_path, capsys):
 
 def test_figure_and_sanitised_names(store, tmp_path):
     """The adapter on a hand-made bundle: the figure is uploaded, odd model names are sanitised."""
-    from impostor.tracking.reportrun import log_report_run, rating_metrics
+    from impostor_bench.tracking.reportrun import log_report_run, rating_metrics
 
     frame = pd.DataFrame({"model": ["openai/gpt-4o", "openai_gpt-4o", "ollama/qwen:7b@q4"], "role": "impostor",
                           "skill": [0.5, -0.1, -0.4], "ci_low": [0.1, float("nan"), -0.9], "ci_high": [0.9, 0.3, 0.1],

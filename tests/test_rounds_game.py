@@ -10,12 +10,12 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import resolve_sample_attachments
 from inspect_ai.model import get_model
 
-from impostor.core.records import MOVES_FILE, GameRow, MoveRow, PlayerRow
-from impostor.export import tables_from_logs, write_tables
+from impostor_bench.core.records import MOVES_FILE, GameRow, MoveRow, PlayerRow
+from impostor_bench.export import tables_from_logs, write_tables
 
 
 def run(tmp_path, model="bot/random", **kw):
-    from tasks.impostor import impostor
+    from impostor_bench.tasks.impostor import impostor
 
     roles = kw.pop("model_roles", None)
     [log] = inspect_eval(impostor(**kw), model=model, model_roles=roles, log_dir=str(tmp_path), display="none")
@@ -143,7 +143,7 @@ def test_one_round_export_writes_four_moves_per_game(tmp_path):
                                        ({"rounds": 11}, "-T rounds=11 is not valid"),
                                        ({"private_notes": True}, "needs -T rounds=2 or more")])
 def test_bad_round_options_are_one_line_errors(opts, fix):
-    from tasks.impostor import TaskOptionError, impostor
+    from impostor_bench.tasks.impostor import TaskOptionError, impostor
 
     with pytest.raises(TaskOptionError) as err:
         impostor(n_games=2, **opts)
@@ -151,7 +151,7 @@ def test_bad_round_options_are_one_line_errors(opts, fix):
 
 
 def test_trace_has_a_span_per_round_with_its_phases(tmp_path):
-    from impostor.tracking.traces import game_calls, game_spans
+    from impostor_bench.tracking.traces import game_calls, game_spans
 
     log = run(tmp_path, n_games=2, seed=1, rounds=3, private_notes=True)
     for sample in log.samples:

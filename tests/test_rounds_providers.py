@@ -10,11 +10,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import pytest
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
 
-from impostor.core import prompts
-from impostor.core.parsing import parse_vote
-from impostor.core.rounds import RoundView, public_transcript
-from impostor.providers.bots.api import BotAPI
-from impostor.providers.prompt_parse import parse_messages
+from impostor_bench.core import prompts
+from impostor_bench.core.parsing import parse_vote
+from impostor_bench.core.rounds import RoundView, public_transcript
+from impostor_bench.providers.bots.api import BotAPI
+from impostor_bench.providers.prompt_parse import parse_messages
 
 # Round 1: Player 2 (seat 1) was eliminated; Players 1, 3, 4 remain.
 HISTORY = public_transcript([RoundView(1, ((0, "A striped wild cat."), (1, "It flies over the sea."),

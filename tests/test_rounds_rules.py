@@ -1,4 +1,4 @@
-"""The pure rules of multi-round games (impostor.core.rounds; docs/rules.md "Multi-round games")."""
+"""The pure rules of multi-round games (impostor_bench.core.rounds; docs/rules.md "Multi-round games")."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import random
 
 import pytest
 
-from impostor.core import prompts
-from impostor.core.records import MoveRow, PlayerRow, moves_of_player_rows, moves_of_players
-from impostor.core.rounds import (NOTE_MAX_CHARS, RoundView, clip_note, counted_vote, decide_round, play_rounds,
+from impostor_bench.core import prompts
+from impostor_bench.core.records import MoveRow, PlayerRow, moves_of_player_rows, moves_of_players
+from impostor_bench.core.rounds import (NOTE_MAX_CHARS, RoundView, clip_note, counted_vote, decide_round, play_rounds,
                                   public_transcript, repeat_violation, round_ballot_class, speaking_order_of_round)
-from impostor.core.rules import Ballot
+from impostor_bench.core.rules import Ballot
 
 IMP = 2
 WORD = "apple"
@@ -198,12 +198,12 @@ def test_moves_of_validated_player_rows_are_the_validated_moves():
 
 
 def test_multi_round_game_reads_round_by_round_in_the_summary():
-    """The scorer's multi-round rows (scorers.rounds_record) through the summary's answer and explanation."""
-    from impostor.core.schedule import GameSpec, PairRef
-    from impostor.core.seat import SeatRecord
-    from impostor.core.summary import answer_line, explanation
-    from scorers.rounds_record import build_rounds_record
-    from scorers.winner import build_record
+    """The scorer's multi-round rows (impostor_bench.scorers.rounds_record) through the summary's answer and explanation."""
+    from impostor_bench.core.schedule import GameSpec, PairRef
+    from impostor_bench.core.seat import SeatRecord
+    from impostor_bench.core.summary import answer_line, explanation
+    from impostor_bench.scorers.rounds_record import build_rounds_record
+    from impostor_bench.scorers.winner import build_record
 
     spec = GameSpec(game_index=0, sample_id="g0", game_seed=7, mode="homogeneous", difficulty="easy",
                     pair=PairRef("easy-001", "tiger", "lion"), impostor_seat=IMP, speaking_order=(1, 0, 3, 2),

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from impostor.core.errors import ImpostorError
-from impostor.sweep import load_config, plan
-from impostor.sweep.config import config_hash
-from impostor.sweep.plan import task_spec
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.sweep import load_config, plan
+from impostor_bench.sweep.config import config_hash
+from impostor_bench.sweep.plan import task_spec
 
 from test_sweep_helpers import write_config
 
@@ -44,7 +44,7 @@ def test_bad_rounds_fields_name_file_field_and_fix(tmp_path, change, fix):
 
 
 def test_dry_run_says_the_rounds(tmp_path, capsys):
-    from impostor.sweep.run import print_plan
+    from impostor_bench.sweep.run import print_plan
 
     for kw, said in (({}, None), ({"rounds": 3}, "of up to 3 rounds"),
                      ({"rounds": 2, "private_notes": True}, "of up to 2 rounds with private notes")):

@@ -5,7 +5,7 @@ from collections import Counter
 
 import pytest
 
-from impostor.core.rules import Ballot, decide, guess_matches, normalize_guess, top_tie
+from impostor_bench.core.rules import Ballot, decide, guess_matches, normalize_guess, top_tie
 
 IMP = 2  # impostor seat in these tests
 WORD = "dog"

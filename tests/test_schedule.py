@@ -6,8 +6,8 @@ from scipy.stats import chi2_contingency, chisquare
 
 import pytest
 
-from impostor.core.schedule import PairRef, build_schedule, derive_seed, impostor_seat_and_teams
-from impostor.core.wordpairs import load_word_pairs
+from impostor_bench.core.schedule import PairRef, build_schedule, derive_seed, impostor_seat_and_teams
+from impostor_bench.core.wordpairs import load_word_pairs
 
 PAIRS = [PairRef(f"easy-{i:03d}", f"m{i}", f"i{i}") for i in range(1, 11)]
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from inspect_ai import eval as inspect_eval
 
-from impostor.core.schedule import derive_seed
-from impostor.export import tables_from_log
+from impostor_bench.core.schedule import derive_seed
+from impostor_bench.export import tables_from_log
 
 
 def test_seat_tokens_match_the_logged_calls(tmp_path, monkeypatch):
-    from tasks.impostor import impostor
+    from impostor_bench.tasks.impostor import impostor
 
     monkeypatch.setenv("IMPOSTOR_MLFLOW", "0")
     [log] = inspect_eval(impostor(n_games=4, mode="cross_play"), model="bot/random",

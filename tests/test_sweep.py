@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from impostor.core.errors import ImpostorError
-from impostor.sweep import experiments, load_config, plan
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.sweep import experiments, load_config, plan
 
 from test_sweep_helpers import REPO, cli_env, impostor_cmd, run_cli, write_config
 
@@ -104,7 +104,7 @@ def test_invalid_config_cli_exit_2(tmp_path):
 
 
 def _games(log_dir: Path) -> pd.DataFrame:
-    from impostor.export import tables_from_logs
+    from impostor_bench.export import tables_from_logs
 
     t = tables_from_logs(log_dir)
     assert not t.errors and not t.missing
@@ -112,7 +112,7 @@ def _games(log_dir: Path) -> pd.DataFrame:
 
 
 def test_changed_config_into_same_log_dir_is_refused(tmp_path, monkeypatch):
-    from impostor.commands.sweep import run_sweep
+    from impostor_bench.commands.sweep import run_sweep
 
     monkeypatch.setenv("IMPOSTOR_MLFLOW", "0")
     cfg = write_config(tmp_path / "s.yaml", modes=["homogeneous"], models=["testplayer/a"])
@@ -142,7 +142,7 @@ def _progress_votes(path: Path) -> int:
 
 def test_kill_mid_sweep_and_resume_gives_the_uninterrupted_game_set(tmp_path, monkeypatch):
     """SIGKILL a running sweep, re-run it: same game ids and outcomes as a clean run; finished games reused."""
-    from impostor.commands.sweep import run_sweep
+    from impostor_bench.commands.sweep import run_sweep
 
     fields = dict(modes=["homogeneous"], models=["testplayer/a", "testplayer/b"], games_per_experiment=8,
                   concurrency={"max_connections": 4, "max_samples": 2, "max_tasks": 2},
@@ -197,7 +197,7 @@ def test_kill_mid_sweep_and_resume_gives_the_uninterrupted_game_set(tmp_path, mo
     # games finished before the kill were reused (started before the kill), the rest ran after it
     from inspect_ai.log import read_eval_log
 
-    from impostor.export import find_logs
+    from impostor_bench.export import find_logs
 
     final = [read_eval_log(p, exclude_fields={"events", "messages"}) for p in find_logs(log_dir)]
     final = [lg for lg in final if lg.status == "success"]

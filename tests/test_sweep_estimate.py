@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from impostor.core.prompts import DESCRIPTION_SYSTEM, VOTING_SYSTEM, description_prompt, voting_prompt
-from impostor.sweep.estimate import CHARS_PER_TOKEN, estimate_costs, seat_tokens, seats_per_game
-from impostor.sweep.plan import plan
+from impostor_bench.core.prompts import DESCRIPTION_SYSTEM, VOTING_SYSTEM, description_prompt, voting_prompt
+from impostor_bench.sweep.estimate import CHARS_PER_TOKEN, estimate_costs, seat_tokens, seats_per_game
+from impostor_bench.sweep.plan import plan
 
 CONFIG = """name: costcheck
 models: [openai/gpt-4o-mini, bot/random, openai/no-such-model-xyz]  # gpt-4o-mini: no price in configs/models.yaml
@@ -78,7 +78,7 @@ def test_dry_run_prints_the_cost(tmp_path):
     cfg = tmp_path / "c.yaml"
     cfg.write_text(CONFIG.format(max_tokens=150))
     env = {**os.environ, "OPENAI_API_KEY": "sk-test", "LITELLM_LOCAL_MODEL_COST_MAP": "True", "HF_HUB_OFFLINE": "1"}
-    out = subprocess.run([sys.executable, "-m", "impostor.cli", "sweep", str(cfg), "--dry-run"], cwd=tmp_path,
+    out = subprocess.run([sys.executable, "-m", "impostor_bench.cli", "sweep", str(cfg), "--dry-run"], cwd=tmp_path,
                          env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     lines = out.stdout.splitlines()
@@ -93,8 +93,8 @@ def test_dry_run_prints_the_cost(tmp_path):
 def test_every_priced_model_of_the_registry_says_where_and_when(tmp_path):
     """configs/models.yaml: every API model has a price with its source and date, so the paper's
     plan has a dollar figure for every model (issue 29); the estimate names the source."""
-    from impostor.pricing import price_of
-    from impostor.registry import load_registry
+    from impostor_bench.pricing import price_of
+    from impostor_bench.registry import load_registry
 
     reg = load_registry()
     for alias in ("gpt-4o", "gpt-3.5-turbo", "claude-sonnet-4", "deepseek-v3", "llama-4-maverick", "llama-4-scout",
@@ -108,7 +108,7 @@ def test_rounds_count_every_round_and_note_as_upper_bounds(tmp_path):
     """A 3-round sweep with notes: per seat and game 3 descriptions + 3 ballots + 2 notes, each
     later prompt carrying the earlier rounds (so more than 3 one-round games' input), output at
     max_tokens per call; one round stays the paper's count."""
-    from impostor.sweep.estimate import game_seat_load
+    from impostor_bench.sweep.estimate import game_seat_load
 
     one_in, one_out = seat_tokens("cross_play", 150)
     assert game_seat_load("cross_play", 150) == (2, one_in, one_out)

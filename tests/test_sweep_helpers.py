@@ -31,7 +31,7 @@ import httpx
 import yaml
 from inspect_ai.model import ModelAPI, ModelOutput, ModelUsage, modelapi
 
-from impostor.core import prompts
+from impostor_bench.core import prompts
 
 REPO = Path(__file__).resolve().parents[1]
 TESTS = Path(__file__).resolve().parent
@@ -96,7 +96,7 @@ def cli_env(**extra: str) -> dict[str, str]:
 
 def impostor_cmd() -> list[str]:
     exe = Path(sys.executable).parent / "impostor"
-    return [str(exe)] if exe.exists() else [sys.executable, "-m", "impostor.cli"]
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "impostor_bench.cli"]
 
 
 def run_cli(args: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: float = 240) -> subprocess.CompletedProcess:

@@ -3,7 +3,7 @@
 import inspect_ai
 import pytest
 
-from impostor.commands.sweep import run_sweep
+from impostor_bench.commands.sweep import run_sweep
 
 CONFIG = """name: retries
 models: [bot/random]
@@ -68,8 +68,8 @@ def test_a_changed_game_time_limit_is_refused_on_resume(tmp_path, monkeypatch):
     """Inspect counts the time limit in a task's identity: a changed budget would replay every game,
     so resuming with another one is refused like any other change of the games; 0 keeps the hash
     of a sweep started before the option existed."""
-    from impostor.core.errors import ImpostorError
-    from impostor.sweep.config import game_fields, load_config
+    from impostor_bench.core.errors import ImpostorError
+    from impostor_bench.sweep.config import game_fields, load_config
 
     eval_set_tasks(tmp_path, monkeypatch, CONFIG % "")
     (tmp_path / "s.yaml").write_text(CONFIG % "" + "game_time_limit: 900\n")

@@ -10,7 +10,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import list_eval_logs, read_eval_log
 
-from impostor.core.records import GameRow, PlayerRow
+from impostor_bench.core.records import GameRow, PlayerRow
 
 ROOT = Path(__file__).resolve().parents[1]
 TASK = "tasks/impostor.py"  # inspect wants a path relative to cwd
@@ -25,7 +25,7 @@ def records(log):
 
 
 def run(tmp_path, **kw):
-    from tasks.impostor import impostor
+    from impostor_bench.tasks.impostor import impostor
 
     model = kw.pop("model", "bot/random")
     roles = kw.pop("model_roles", None)
@@ -59,7 +59,7 @@ def test_registered_task_has_the_file_tasks_options():
     import inspect as pyinspect
 
     from impostor_bench._registry import impostor as registered
-    from tasks.impostor import impostor as from_file
+    from impostor_bench.tasks.impostor import impostor as from_file
 
     assert pyinspect.signature(registered) == pyinspect.signature(from_file)
     assert registered.__doc__ == from_file.__doc__
@@ -145,8 +145,8 @@ def test_cross_play_without_roles_names_the_missing_role(tmp_path):
 
 
 def test_bad_task_option_is_named(tmp_path):
-    from impostor.core.errors import ImpostorError
-    from tasks.impostor import impostor
+    from impostor_bench.core.errors import ImpostorError
+    from impostor_bench.tasks.impostor import impostor
 
     with pytest.raises(ImpostorError, match="-T difficulty='impossible'"):
         impostor(difficulty="impossible")
@@ -183,8 +183,8 @@ def test_experiments_of_one_cell_get_independent_speaking_positions(tmp_path):
     `inspect eval`, play the same pairs (paired design) but draw the impostor's seat and
     speaking position independently per game; each game's order is the draw
     of its own experiment's identity, and re-running gives the identical games."""
-    from impostor.core.experiment import experiment_id
-    from impostor.core.schedule import speaking_order
+    from impostor_bench.core.experiment import experiment_id
+    from impostor_bench.core.schedule import speaking_order
 
     a = _cli_cross_play(tmp_path / "a", "bot/random", "bot/embedding")
     b = _cli_cross_play(tmp_path / "b", "bot/embedding", "bot/random")

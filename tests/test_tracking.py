@@ -13,8 +13,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from impostor.cli import main as cli_main
-from impostor.export import tables_from_logs
+from impostor_bench.cli import main as cli_main
+from impostor_bench.export import tables_from_logs
 
 from test_sweep_helpers import all_bytes_under, free_port, mlflow_server, write_config
 
@@ -62,7 +62,7 @@ def _artifacts(client, run_id, path=None):
 def test_sweep_logs_to_tracking_server(server, tracked, tmp_path, monkeypatch):
     from mlflow.tracking import MlflowClient
 
-    from impostor.commands.sweep import run_sweep
+    from impostor_bench.commands.sweep import run_sweep
 
     uri = server
     monkeypatch.setenv("MLFLOW_TRACKING_URI", uri)
@@ -132,7 +132,7 @@ def test_sweep_logs_to_tracking_server(server, tracked, tmp_path, monkeypatch):
     g = pd.read_parquet(out_m / "games.parquet")
     assert len(g) == 15 and g["game_id"].is_unique
     assert set(pd.read_csv(out_m / "models.csv")["model"]) == {"testplayer/a", "testplayer/b"}
-    from analysis.io import load_tables
+    from impostor_bench.analysis.io import load_tables
 
     data = load_tables(out_m)
     assert len(data.games) == 15 and len(data.players) == 60
@@ -148,7 +148,7 @@ def test_plain_eval_default_sqlite_store_no_secrets(tracked, tmp_path, monkeypat
     from inspect_ai.solver import generate
     from mlflow.tracking import MlflowClient
 
-    from tasks.impostor import impostor
+    from impostor_bench.tasks.impostor import impostor
 
     monkeypatch.chdir(tmp_path)
     logs = eval(fresh(impostor, mode="cross_play", n_games=2), model="testplayer/a",
@@ -192,7 +192,7 @@ def test_server_down_then_sync(server, tracked, tmp_path, monkeypatch, capsys):
     """The server is down during the sweep: games run, the user is told; `impostor sync` uploads once it is up."""
     from mlflow.tracking import MlflowClient
 
-    from impostor.commands.sweep import run_sweep
+    from impostor_bench.commands.sweep import run_sweep
 
     down = f"http://127.0.0.1:{free_port()}"  # nothing listens there
     monkeypatch.setenv("MLFLOW_TRACKING_URI", down)
@@ -208,7 +208,7 @@ def test_server_down_then_sync(server, tracked, tmp_path, monkeypatch, capsys):
     # a plain eval with the server down is told the exact log to sync
     from inspect_ai import eval
 
-    from tasks.impostor import impostor
+    from impostor_bench.tasks.impostor import impostor
 
     log = eval(fresh(impostor, n_games=1), model="testplayer/a", log_dir=str(tmp_path / "plain"), display="none")[0]
     assert log.status == "success"

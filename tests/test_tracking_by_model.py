@@ -88,7 +88,7 @@ def test_resumed_sweep_estimates_only_what_it_will_play(swept):
 def test_view_tag_written_again_after_a_concurrent_first_write_fails():
     """Two shards writing the view at once: on PostgreSQL the second insert fails (unique
     violation); the view is still written (the retry updates the row) and the address returned."""
-    from impostor.tracking.store import runs_view
+    from impostor_bench.tracking.store import runs_view
 
     class RacingClient:
         def __init__(self, failures: int) -> None:

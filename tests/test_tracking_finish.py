@@ -1,5 +1,5 @@
 """The end of an experiment's run builds its tables from the games seen ending in the process
-(impostor.tracking.hooks.with_finished_samples), not by reading the whole log back from disk
+(impostor_bench.tracking.hooks.with_finished_samples), not by reading the whole log back from disk
 (~1/6 of a sweep shard's CPU, issue 18). Same tables either way; the log is read whenever the
 games seen are not exactly the log's (a resumed eval reuses games that end in no hook)."""
 
@@ -16,9 +16,9 @@ def test_runs_tables_from_finished_games_equal_the_logs(tracked, tmp_path, monke
     from inspect_ai import eval_set
     from mlflow.tracking import MlflowClient
 
-    from impostor.export import read_log, tables_from_log
-    from impostor.tracking import hooks
-    from tasks.impostor import impostor
+    from impostor_bench.export import read_log, tables_from_log
+    from impostor_bench.tracking import hooks
+    from impostor_bench.tasks.impostor import impostor
 
     monkeypatch.chdir(tmp_path)
     reads = []
@@ -46,8 +46,8 @@ def test_runs_tables_from_finished_games_equal_the_logs(tracked, tmp_path, monke
 def test_games_not_exactly_the_logs_mean_reading_the_log(tmp_path, monkeypatch):
     from inspect_ai import eval
 
-    from impostor.tracking.hooks import with_finished_samples
-    from tasks.impostor import impostor
+    from impostor_bench.tracking.hooks import with_finished_samples
+    from impostor_bench.tasks.impostor import impostor
 
     monkeypatch.setenv("IMPOSTOR_MLFLOW", "0")
     log = eval(fresh(impostor, n_games=3), model="bot/random", log_dir=str(tmp_path), display="none")[0]
@@ -67,9 +67,9 @@ def test_sync_of_many_logs_looks_runs_up_in_one_paged_search(tracked, tmp_path, 
     not searched for once per log; the result is the same: one run per experiment, idempotent."""
     from mlflow.tracking import MlflowClient
 
-    from impostor.cli import main as cli_main
-    from impostor.commands.sweep import run_sweep
-    from impostor.tracking import logrun, sync
+    from impostor_bench.cli import main as cli_main
+    from impostor_bench.commands.sweep import run_sweep
+    from impostor_bench.tracking import logrun, sync
 
     from test_sweep_helpers import write_config
 
@@ -103,8 +103,8 @@ def test_plain_eval_run_does_not_read_its_log_back(tracked, tmp_path, monkeypatc
     from inspect_ai import eval
     from mlflow.tracking import MlflowClient
 
-    from impostor.export import read_log, tables_from_log
-    from tasks.impostor import impostor
+    from impostor_bench.export import read_log, tables_from_log
+    from impostor_bench.tasks.impostor import impostor
 
     monkeypatch.chdir(tmp_path)
     full_reads = []
@@ -136,7 +136,7 @@ def test_word_pairs_dataset_follows_the_file_it_was_built_from(tmp_path):
     """The run's word-pairs dataset is built once per file content: an edited file is built again."""
     import json
 
-    from impostor.tracking.logrun import _word_pairs_dataset
+    from impostor_bench.tracking.logrun import _word_pairs_dataset
 
     full = json.loads((Path(__file__).resolve().parents[1] / "configs" / "word_pairs.json").read_text())
     p = tmp_path / "pairs.json"
@@ -155,9 +155,9 @@ def test_a_run_created_or_found_again_logs_its_word_pairs_once(tmp_path, monkeyp
     from inspect_ai import eval as inspect_eval
     from mlflow.tracking import MlflowClient
 
-    from impostor.tracking.logrun import Context, finish_run, open_run
-    from impostor.tracking.store import ensure_experiment, get_client
-    from tasks.impostor import impostor
+    from impostor_bench.tracking.logrun import Context, finish_run, open_run
+    from impostor_bench.tracking.store import ensure_experiment, get_client
+    from impostor_bench.tasks.impostor import impostor
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("IMPOSTOR_MLFLOW", "0")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from impostor.tracking.hooks import LIVE_INTERVAL_S, LiveProgress
+from impostor_bench.tracking.hooks import LIVE_INTERVAL_S, LiveProgress
 
 
 class Clock:

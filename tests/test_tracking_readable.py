@@ -14,8 +14,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from impostor.cli import main as cli_main
-from impostor.tracking.runnote import NOTE_TAG, experiment_note, sweep_note
+from impostor_bench.cli import main as cli_main
+from impostor_bench.tracking.runnote import NOTE_TAG, experiment_note, sweep_note
 
 EXPERIMENT = "impostor"  # a plain eval's experiment
 
@@ -26,7 +26,7 @@ def _eval(folder: Path, n_games: int = 4) -> None:
 
     from inspect_ai import eval as inspect_eval
 
-    from tasks.impostor import impostor
+    from impostor_bench.tasks.impostor import impostor
 
     with contextlib.chdir(folder):
         task = contextvars.Context().run(impostor, mode="cross_play", n_games=n_games)
@@ -116,7 +116,7 @@ def test_a_copy_written_to_writes_beside_itself_not_into_the_original(store, tmp
 
 def test_moved_store_is_read_in_place_then_relocated(store, tmp_path, monkeypatch, capsys):
     """cp -r the project elsewhere, delete the original (the module's store: this test runs last)."""
-    from impostor.tracking.relocate import map_uri, store_moves
+    from impostor_bench.tracking.relocate import map_uri, store_moves
 
     orig = store
     _, before = _run(orig)
@@ -164,7 +164,7 @@ def test_relocate_without_a_store_is_one_line(tmp_path, monkeypatch, capsys):
 def test_runs_page_address_opens_the_runs_table():
     """MLflow 3 opens an experiment on its GenAI overview unless the address asks for the runs
     (scripts/mlflow_runs_screenshot.py checks it in Chromium); the sweep prints this address."""
-    from impostor.tracking.store import runs_page
+    from impostor_bench.tracking.store import runs_page
 
     assert runs_page("7") == "http://127.0.0.1:5000/#/experiments/7/runs?workflowType=machine_learning"
     assert runs_page("7", "http://host:5000/").startswith("http://host:5000/#/experiments/7/runs?")

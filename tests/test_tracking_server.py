@@ -114,7 +114,7 @@ def _shard(cfg: Path, i: int, env: dict) -> subprocess.Popen:
 
 def _pg_dump(data: Path, db: str) -> bytes:
     """The whole database as SQL text (pg_dump over TCP; the password from the server's pgpass file)."""
-    from impostor.tracking.server import PG_USER, pg_bin
+    from impostor_bench.tracking.server import PG_USER, pg_bin
 
     r = subprocess.run([pg_bin("pg_dump"), "-h", "127.0.0.1", "-p", str(_pg_port(data)), "-U", PG_USER, db],
                        env=dict(os.environ, PGPASSFILE=str(data / "pgpass")), capture_output=True, timeout=120)
@@ -124,8 +124,8 @@ def _pg_dump(data: Path, db: str) -> bytes:
 
 def test_two_shards_with_a_kill_into_postgres_server(server, tmp_path):
     uri, data = server.uri, server.data
-    from impostor.export import tables_from_logs
-    from impostor.sweep import plan
+    from impostor_bench.export import tables_from_logs
+    from impostor_bench.sweep import plan
 
     cfg = _config(tmp_path / "sweep.yaml")
     total = sum(e.n_games for e in plan(cfg).experiments)
@@ -187,7 +187,7 @@ def test_two_shards_with_a_kill_into_postgres_server(server, tmp_path):
     report_s = time.time() - t2
     assert any((tmp_path / "report").rglob("*.csv"))
 
-    from impostor.tracking.server import Postgres, database_size
+    from impostor_bench.tracking.server import Postgres, database_size
 
     pg = Postgres(data, port=_pg_port(data))
     db_mb = database_size(pg) / 1e6
@@ -215,8 +215,8 @@ def test_unreachable_data_dir_is_a_one_line_error():
     """As root the cluster runs as `postgres`: a DIR under a 0700 folder is refused, naming the folder."""
     if os.geteuid() != 0:
         pytest.skip("only root hands the cluster to the postgres user")
-    from impostor.core.errors import ImpostorError
-    from impostor.tracking.server import Postgres
+    from impostor_bench.core.errors import ImpostorError
+    from impostor_bench.tracking.server import Postgres
 
     base = Path(tempfile.mkdtemp(prefix="impostor-pg-"))  # pytest's own tmp_path is already 0700
     try:

@@ -9,7 +9,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 OPEN = """
 import sys, time
-from impostor.tracking import store
+from impostor_bench.tracking import store
 if sys.argv[3] == "nolock":
     import contextlib
     store.sqlite_setup_lock = lambda uri: contextlib.nullcontext()

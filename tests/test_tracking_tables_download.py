@@ -1,4 +1,4 @@
-"""impostor/tracking/tables.py downloads the runs' tables in parallel (756 runs of the paper's grid
+"""impostor_bench/tracking/tables.py downloads the runs' tables in parallel (756 runs of the paper's grid
 took ~10 min one at a time from a loaded server, issue 18): results stay in run order, a run
 without tables is None, and a failed download of tables that exist is raised, not hidden."""
 
@@ -11,8 +11,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from impostor.core.records import GAMES_FILE, PLAYERS_FILE
-from impostor.tracking import tables
+from impostor_bench.core.records import GAMES_FILE, PLAYERS_FILE
+from impostor_bench.tracking import tables
 
 
 class FakeClient:

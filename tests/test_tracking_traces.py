@@ -1,4 +1,4 @@
-"""Every game as an MLflow trace (impostor/tracking/traces.py): logged through the Inspect
+"""Every game as an MLflow trace (impostor_bench/tracking/traces.py): logged through the Inspect
 hooks into a local SQLite store and read back: one trace per game under its run, a
 description and a vote round, one LLM span per model call with prompt, reply, tokens and
 latency (the tokens agree with players.parquet), the outcome in the trace tags; switched off
@@ -12,7 +12,7 @@ import types
 
 import pytest
 
-from impostor.core.records import player_label
+from impostor_bench.core.records import player_label
 
 FAKE_SECRET = "sk-test-TRACESECRET-0123456789"
 
@@ -31,7 +31,7 @@ def store(tmp_path, monkeypatch):
 def _eval(n_games: int):
     from inspect_ai import eval as inspect_eval
 
-    from tasks.impostor import impostor
+    from impostor_bench.tasks.impostor import impostor
 
     task = contextvars.Context().run(impostor, mode="cross_play", n_games=n_games)
     [log] = inspect_eval(task, model="bot/embedding", model_roles={"impostor": "bot/random"}, log_dir="logs",
@@ -94,7 +94,7 @@ def test_one_trace_per_game_with_rounds_calls_and_outcome(store):
 
 
 def test_traces_off_and_not_twice(store, monkeypatch):
-    from impostor.tracking.traces import log_game_traces
+    from impostor_bench.tracking.traces import log_game_traces
 
     _, client_of = store
     monkeypatch.setenv("IMPOSTOR_MLFLOW_TRACES", "0")
@@ -111,7 +111,7 @@ def test_traces_off_and_not_twice(store, monkeypatch):
 
 def _messages(messages, secrets, attachments=None):
     """A prompt as an LLM span stores it (its ``mlflow.spanInputs``, decoded)."""
-    from impostor.tracking.traces import _Texts
+    from impostor_bench.tracking.traces import _Texts
 
     return json.loads(_Texts(secrets, attachments).messages(messages))["messages"]
 
@@ -127,14 +127,14 @@ def test_attachments_are_resolved_then_scrubbed():
     msgs = [types.SimpleNamespace(role="system", content="attachment://h1"),
             types.SimpleNamespace(role="user", content=[text, types.SimpleNamespace(type="image", text="x")])]
     out = _messages(msgs, {FAKE_SECRET}, {"h1": "You are Player 2.", "h2": f"key={FAKE_SECRET} describe"})
-    from impostor.tracking.redact import REDACTED
+    from impostor_bench.tracking.redact import REDACTED
 
     assert out == [{"role": "system", "content": "You are Player 2."},
                    {"role": "user", "content": f"key={REDACTED} describe"}]
 
 
 def test_url_credentials_are_scrubbed_from_texts():
-    from impostor.tracking.redact import REDACTED, redact_text
+    from impostor_bench.tracking.redact import REDACTED, redact_text
 
     text = "db at postgresql://bench:s3cretpw@host:5432/x, plain user@example.com, no url"
     assert redact_text(text, set()) == f"db at postgresql://{REDACTED}@host:5432/x, plain user@example.com, no url"
@@ -144,7 +144,7 @@ def test_url_credentials_are_scrubbed_from_texts():
 def test_traces_from_the_samples_the_hook_collected(store, monkeypatch):
     """In a sweep the end-of-task hook gets no samples: the spans built at each sample's end
     are written, the log's events are not read back."""
-    from impostor.tracking import traces
+    from impostor_bench.tracking import traces
 
     _, client_of = store
     monkeypatch.setenv("IMPOSTOR_MLFLOW_TRACES", "0")

@@ -1,4 +1,4 @@
-"""The bulk trace writer (impostor/tracking/tracestore.py) leaves the store exactly as
+"""The bulk trace writer (impostor_bench/tracking/tracestore.py) leaves the store exactly as
 MLflow's own writer (``TracingClient.log_spans``) does: every row of every table, compared
 between two fresh SQLite stores fed the same games (unicode text, an errored game, token
 usage, outcome tags); traces read back through MlflowClient; a trace is never written twice."""
@@ -9,7 +9,7 @@ import sqlite3
 
 import pytest
 
-from impostor.tracking.traces import _id, _span
+from impostor_bench.tracking.traces import _id, _span
 
 
 def _game(run: str, g: int, ok: bool = True) -> list[dict]:
@@ -39,7 +39,7 @@ GAMES = [_game("run-a", g, ok=g != 3) for g in range(5)]
 @pytest.fixture(scope="module")
 def empty_db(tmp_path_factory):
     """One migrated empty store, copied for each use (creating one takes seconds)."""
-    from impostor.tracking.store import get_client
+    from impostor_bench.tracking.store import get_client
 
     path = tmp_path_factory.mktemp("template") / "mlflow.db"
     get_client(f"sqlite:///{path}")
@@ -81,7 +81,7 @@ def _rows(db: str, run_id: str) -> dict[str, list]:
 def test_bulk_rows_equal_mlflows_own_writer(tmp_path, new_store):
     from mlflow.tracing.client import TracingClient
 
-    from impostor.tracking import tracestore
+    from impostor_bench.tracking import tracestore
 
     uri_a, client_a, exp_a = new_store("a")
     uri_b, client_b, exp_b = new_store("b")
@@ -101,7 +101,7 @@ def test_bulk_rows_equal_mlflows_own_writer(tmp_path, new_store):
 
 
 def test_a_trace_is_never_written_twice(new_store):
-    from impostor.tracking.tracestore import write_traces
+    from impostor_bench.tracking.tracestore import write_traces
 
     uri, client, exp = new_store("a")
     run = client.create_run(exp).info.run_id
@@ -114,7 +114,7 @@ def test_a_trace_is_never_written_twice(new_store):
 
 def test_opt_in_rollups_go_through_mlflows_writer(new_store, monkeypatch):
     """MLflow's opt-in trace rollups keep bookkeeping rows the bulk path does not write."""
-    from impostor.tracking import tracestore
+    from impostor_bench.tracking import tracestore
 
     uri, client, exp = new_store("a")
     monkeypatch.setenv("MLFLOW_SQL_TRACE_ROLLUPS_ENABLED", "true")
@@ -128,7 +128,7 @@ def test_through_a_tracking_server(tmp_path, monkeypatch):
     """An http:// store has no SQL session here: MLflow's own writer, same traces read back."""
     from mlflow.tracking import MlflowClient
 
-    from impostor.tracking import tracestore
+    from impostor_bench.tracking import tracestore
     from test_sweep_helpers import mlflow_server
 
     monkeypatch.setattr(tracestore, "_bulk", lambda *a: pytest.fail("bulk path on an http store"))

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from impostor.core.errors import ImpostorError
-from impostor.core.wordpairs import (
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.wordpairs import (
     PAIRS_PER_TIER,
     TIERS,
     WordPair,
@@ -370,7 +370,7 @@ def test_shipped_tiers_validated_by_embedding_distance():
     import numpy as np
     from scipy import stats
 
-    from impostor.providers.bots.vocab import shipped_table
+    from impostor_bench.providers.bots.vocab import shipped_table
 
     table = shipped_table()
     dist = {}
@@ -396,7 +396,7 @@ def test_shipped_tiers_validated_by_embedding_distance():
 
 
 def test_word_pairs_file_is_the_absolute_path(tmp_path, monkeypatch):
-    from impostor.core.wordpairs import word_pairs_file
+    from impostor_bench.core.wordpairs import word_pairs_file
 
     assert word_pairs_file() == str(default_word_pairs_path())
     monkeypatch.chdir(tmp_path)
@@ -407,8 +407,8 @@ def test_word_pairs_file_is_the_absolute_path(tmp_path, monkeypatch):
 def test_report_header_names_each_file_or_says_not_recorded():
     import pandas as pd
 
-    from analysis.report.build import _word_pair_files
-    from analysis.report.pages import _word_pairs_text
+    from impostor_bench.analysis.report.build import _word_pair_files
+    from impostor_bench.analysis.report.pages import _word_pairs_text
 
     old = pd.DataFrame({"game_id": ["a", "b"]})
     assert _word_pair_files(old) == []
@@ -432,12 +432,12 @@ def test_custom_pair_file_is_named_and_hashed_from_task_to_report(tmp_path, monk
     from inspect_ai import eval as inspect_eval
     from mlflow.tracking import MlflowClient
 
-    from analysis.io import load_tables
-    from analysis.report import build_report
-    from analysis.stats import StatsConfig
-    from impostor.commands.report import load_from_mlflow
-    from impostor.export import tables_from_logs, write_tables
-    from tasks.impostor import impostor
+    from impostor_bench.analysis.io import load_tables
+    from impostor_bench.analysis.report import build_report
+    from impostor_bench.analysis.stats import StatsConfig
+    from impostor_bench.commands.report import load_from_mlflow
+    from impostor_bench.export import tables_from_logs, write_tables
+    from impostor_bench.tasks.impostor import impostor
 
     for var in ("IMPOSTOR_MLFLOW", "MLFLOW_TRACKING_URI", "MLFLOW_EXPERIMENT_NAME", "IMPOSTOR_MLFLOW_EXPERIMENT"):
         monkeypatch.delenv(var, raising=False)

@@ -16,17 +16,17 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import pandas as pd
 
-from analysis.data import AnalysisData
-from analysis.figures.network import fig_vote_network
-from analysis.figures.rates import fig_forest, fig_tiebreak, fig_win_by_difficulty, fig_win_by_mode
-from analysis.figures.cost import fig_cost
-from analysis.figures.ratings import fig_ratings
-from analysis.figures.style import plt, wilson_ci
-from analysis.figures.team import fig_team_contrasts
-from analysis.figures.words import Embedder, fig_difficulty_validation
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.figures.network import fig_vote_network
+from impostor_bench.analysis.figures.rates import fig_forest, fig_tiebreak, fig_win_by_difficulty, fig_win_by_mode
+from impostor_bench.analysis.figures.cost import fig_cost
+from impostor_bench.analysis.figures.ratings import fig_ratings
+from impostor_bench.analysis.figures.style import plt, wilson_ci
+from impostor_bench.analysis.figures.team import fig_team_contrasts
+from impostor_bench.analysis.figures.words import Embedder, fig_difficulty_validation
 
 if TYPE_CHECKING:
-    from analysis.stats.session import Analysis
+    from impostor_bench.analysis.stats.session import Analysis
 
 __all__ = ["make_figures", "wilson_ci", "Embedder", "FIGURES"] + [
     "fig_win_by_mode", "fig_win_by_difficulty", "fig_forest", "fig_tiebreak", "fig_vote_network",

@@ -9,8 +9,8 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from analysis.data import AnalysisData, index_positions
-from analysis.figures.style import IMPOSTOR_COLOR, MAJORITY_COLOR, MODE_LABEL, plt, save_figure
+from impostor_bench.analysis.data import AnalysisData, index_positions
+from impostor_bench.analysis.figures.style import IMPOSTOR_COLOR, MAJORITY_COLOR, MODE_LABEL, plt, save_figure
 
 __all__ = ["fig_vote_network"]
 
@@ -99,7 +99,7 @@ def fig_vote_network(data: AnalysisData, tables: dict, out: Path, notes: list[st
             ballots.add_edge(int(r.seat), int(r.vote))
     helper = None
     try:  # the statistics layer's influence-graph builder (Appendix C.2)
-        from analysis.stats.network import network_for_game as helper  # type: ignore
+        from impostor_bench.analysis.stats.network import network_for_game as helper  # type: ignore
     except Exception:  # noqa: BLE001
         helper = None
     fig, axes = plt.subplots(1, 2 if helper else 1, figsize=(11 if helper else 5.8, 5.4))

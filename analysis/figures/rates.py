@@ -10,10 +10,10 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from analysis.data import AnalysisData
-from analysis.report.formatting import readable_seats
-from analysis.figures.style import MODE_COLOR, MODE_LABEL, plt, save_figure, wilson_ci
-from impostor.core.records import DIFFICULTIES, MODES
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.report.formatting import readable_seats
+from impostor_bench.analysis.figures.style import MODE_COLOR, MODE_LABEL, plt, save_figure, wilson_ci
+from impostor_bench.core.records import DIFFICULTIES, MODES
 
 __all__ = ["fig_win_by_mode", "fig_win_by_difficulty", "fig_forest", "fig_tiebreak"]
 

@@ -9,8 +9,8 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from analysis.data import AnalysisData
-from analysis.figures.style import IMPOSTOR_COLOR, MAJORITY_COLOR, plt, save_figure
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.figures.style import IMPOSTOR_COLOR, MAJORITY_COLOR, plt, save_figure
 
 __all__ = ["fig_ratings"]
 

@@ -1,7 +1,7 @@
 """Fig. 3: word-pair semantic distance by difficulty tier.
 
 The word vectors are an argument (an :class:`Embedder`): analysis loads no model.
-The command layer (``impostor.commands.report.word_embedder``) chooses
+The command layer (``impostor_bench.commands.report.word_embedder``) chooses
 all-MiniLM-L6-v2 or the bots' shipped vectors.
 """
 
@@ -14,9 +14,9 @@ from typing import Any, Optional
 
 import numpy as np
 
-from analysis.data import AnalysisData
-from analysis.figures.style import plt, save_figure
-from impostor.core.records import DIFFICULTIES
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.figures.style import plt, save_figure
+from impostor_bench.core.records import DIFFICULTIES
 
 __all__ = ["Embedder", "fig_difficulty_validation"]
 

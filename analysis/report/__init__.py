@@ -4,6 +4,6 @@
 lay the tables out as the paper prints them; ``bundle_dir`` swaps a finished bundle into place.
 """
 
-from analysis.report.build import CONTRACT_COLUMNS, TABLE_TITLES, build_report, latex_escape, to_latex, to_markdown
+from impostor_bench.analysis.report.build import CONTRACT_COLUMNS, TABLE_TITLES, build_report, latex_escape, to_latex, to_markdown
 
 __all__ = ["CONTRACT_COLUMNS", "TABLE_TITLES", "build_report", "to_markdown", "to_latex", "latex_escape"]

@@ -1,6 +1,6 @@
 """The report bundle (docs/data-contract.md, section 2).
 
-``build_report(data, out, cfg)`` computes every table of ``analysis.stats.TABLES``
+``build_report(data, out, cfg)`` computes every table of ``impostor_bench.analysis.stats.TABLES``
 and writes::
 
     OUT/tables/NAME.csv   full precision
@@ -35,17 +35,17 @@ from typing import TYPE_CHECKING, Callable, Mapping, Optional
 
 import pandas as pd
 
-from analysis.report import bundle_dir
-from analysis.data import AnalysisData
-from analysis.report.formatting import GENERATOR, latex_escape, to_latex, to_markdown
-from analysis.report.pages import MANIFEST, TABLE_TITLES, render_html, render_markdown
-from analysis.stats import CONTRACT
-from analysis.stats.config import StatsConfig
-from analysis.stats.session import Analysis
-from impostor.core.errors import ImpostorError
+from impostor_bench.analysis.report import bundle_dir
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.report.formatting import GENERATOR, latex_escape, to_latex, to_markdown
+from impostor_bench.analysis.report.pages import MANIFEST, TABLE_TITLES, render_html, render_markdown
+from impostor_bench.analysis.stats import CONTRACT
+from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.core.errors import ImpostorError
 
 if TYPE_CHECKING:  # figures (matplotlib) load only when drawn
-    from analysis.figures.words import Embedder
+    from impostor_bench.analysis.figures.words import Embedder
 
 __all__ = ["CONTRACT_COLUMNS", "TABLE_TITLES", "build_report", "to_markdown", "to_latex", "latex_escape"]
 
@@ -129,10 +129,10 @@ def _word_pair_files(g: pd.DataFrame) -> list[dict]:
 def load_stats() -> Mapping[str, Callable]:
     """Every registered table (imported here, not at module level: the tables load only when computed)."""
     try:
-        from analysis.stats import TABLES
+        from impostor_bench.analysis.stats import TABLES
     except ImportError as exc:
         raise ImpostorError(
-            f"analysis.stats is not available ({exc}); fix: install the full impostor-bench package"
+            f"impostor_bench.analysis.stats is not available ({exc}); fix: install the full impostor-bench package"
         ) from exc
     return TABLES
 
@@ -233,16 +233,16 @@ def _fill_bundle(tmp: Path, analysis: Analysis, cfg, tables: Mapping[str, Callab
     with analysis.batch():  # one fingerprint of the frames for every table and figure
         results, table_info, errors = _compute_tables(tables, analysis, cfg, tmp / "tables", progress)
         for name in missing:
-            analysis.note(f"Table {name} is required by the data contract but analysis.stats does not provide it.")
+            analysis.note(f"Table {name} is required by the data contract but impostor_bench.analysis.stats does not provide it.")
         figs = _figures(analysis, results, tmp / "figures", progress, embedder) if figures else []
     manifest = _manifest(analysis, cfg, source, inputs, table_info, missing, figs, errors)
     if figures:
-        from analysis.figures import FIGURES
+        from impostor_bench.analysis.figures import FIGURES
 
         drawn = {Path(f["file"]).stem for f in figs}
         manifest["figures_not_drawn"] = [name for name, _ in FIGURES if name not in drawn]
     progress("writing paper/ (Tables 1-12, Figures 1-3, paper.tex; pdflatex if installed)")
-    from analysis.report.paper_out import write_paper
+    from impostor_bench.analysis.report.paper_out import write_paper
 
     manifest["paper"] = write_paper(tmp, results, manifest, tmp / "figures", compile_tex=compile_tex)
     progress("writing report.md, report.html, manifest.json")
@@ -270,7 +270,7 @@ def build_report(
 
     The tables are computed in one session, ``Analysis(data, cfg)`` (its notes go into the
     manifest and pages; ``data.notes`` is not appended to). ``tables`` defaults to
-    ``analysis.stats.TABLES`` and ``cfg`` to ``StatsConfig()``.  ``inputs`` (path/sha256/bytes dicts) default to the
+    ``impostor_bench.analysis.stats.TABLES`` and ``cfg`` to ``StatsConfig()``.  ``inputs`` (path/sha256/bytes dicts) default to the
     sources recorded by the loader (``data.sources``).  ``embedder`` gives
     Fig. 3 its word vectors (the command layer loads them; without one the
     figure is skipped with a note).  ``compile_tex=False`` writes paper/paper.tex without
@@ -307,6 +307,6 @@ def _settings(cfg) -> dict:
 
 
 def _figures(analysis: Analysis, results, fig_dir: Path, progress, embedder: Optional[Embedder] = None) -> list[dict]:
-    from analysis.figures import make_figures
+    from impostor_bench.analysis.figures import make_figures
 
     return make_figures(analysis, results, fig_dir, analysis.notes, progress=lambda s: progress(s), embedder=embedder)

@@ -1,5 +1,5 @@
 """The two pages of a report bundle, report.md and report.html, rendered from the manifest,
-the computed tables and the drawn figures (the bundle's writing is :mod:`analysis.report.build`)."""
+the computed tables and the drawn figures (the bundle's writing is :mod:`impostor_bench.analysis.report.build`)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Optional
 
 import pandas as pd
 
-from analysis.report.formatting import GENERATOR, flag_intervals, html_table, to_markdown
-from analysis.report.sections import (FIGURE_SECTION, PAPER_FIGURES, SECTIONS, display_table, paper_table_html,
+from impostor_bench.analysis.report.formatting import GENERATOR, flag_intervals, html_table, to_markdown
+from impostor_bench.analysis.report.sections import (FIGURE_SECTION, PAPER_FIGURES, SECTIONS, display_table, paper_table_html,
                                      paper_table_md, section_of, sections_shown)
 
 __all__ = ["TABLE_TITLES", "MD_MAX_ROWS", "MANIFEST", "render_markdown", "render_html"]
@@ -181,7 +181,7 @@ def _group_notes(notes: list[str], min_group: int = 4) -> list[tuple[str, list[s
 
 
 def _paper_tables(m: dict, results: dict[str, pd.DataFrame]) -> list:
-    from analysis.report.paper_tables import build_paper_tables
+    from impostor_bench.analysis.report.paper_tables import build_paper_tables
 
     return build_paper_tables(results, m)
 

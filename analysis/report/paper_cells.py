@@ -1,7 +1,7 @@
 """The pieces every paper table is laid out with: the table and its context, the paper's number
 formats, and the panels by difficulty (Tables 5, 6 and 9) built one way.
 
-``analysis.report.paper_tables`` builds Tables 1-12 from these; ``analysis.report.paper_latex``
+``impostor_bench.analysis.report.paper_tables`` builds Tables 1-12 from these; ``impostor_bench.analysis.report.paper_latex``
 writes them as LaTeX floats.
 """
 
@@ -14,7 +14,7 @@ from typing import Callable, Optional
 import numpy as np
 import pandas as pd
 
-from analysis.intervals import lookup
+from impostor_bench.analysis.intervals import lookup
 
 DIFFS = [("easy", "Easy"), ("medium", "Medium"), ("hard", "Hard"), ("expert", "Expert")]
 MODES = [("homogeneous", "homogeneous"), ("cross_play", "cross-play"), ("team_blind", "team-blind"),
@@ -121,7 +121,7 @@ def rows_of(df: Optional[pd.DataFrame]) -> pd.DataFrame:
 
 
 def interval(ctx: Context, table: str, match: str, column: str) -> dict:
-    """The estimate, interval and method of one cell (``analysis.intervals.lookup``)."""
+    """The estimate, interval and method of one cell (``impostor_bench.analysis.intervals.lookup``)."""
     return lookup(ctx.results, table, match, column, ctx.settings)
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from analysis.report.formatting import latex_escape
-from analysis.report.paper_cells import PaperTable
+from impostor_bench.analysis.report.formatting import latex_escape
+from impostor_bench.analysis.report.paper_cells import PaperTable
 
 __all__ = ["paper_table_latex"]
 

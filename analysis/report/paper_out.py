@@ -1,10 +1,10 @@
 """The ``paper/`` folder of a report bundle: the paper's tables and figures from this bundle.
 
-    paper/table01.tex ... table12.tex   Tables 1-12 in the paper's layout (analysis.report.paper_tables)
+    paper/table01.tex ... table12.tex   Tables 1-12 in the paper's layout (impostor_bench.analysis.report.paper_tables)
     paper/fig1.pdf ... fig3.pdf         Figures 1-3 (vector copies of the bundle's figures)
     paper/paper.tex                     \\input's all of them (article, booktabs, graphicx)
     paper/paper.pdf                     compiled by pdflatex when it is installed (else not there)
-    paper/compare.csv, compare.txt      the paper's published numbers beside ours (analysis.report.paper_values)
+    paper/compare.csv, compare.txt      the paper's published numbers beside ours (impostor_bench.analysis.report.paper_values)
 
 ``write_paper`` returns what it did for the manifest (``paper``): the files, whether TeX was
 found, where the PDF is or why there is none.
@@ -19,14 +19,14 @@ from typing import Optional
 
 import pandas as pd
 
-from analysis.report.paper_latex import paper_table_latex
-from analysis.report.paper_tables import build_paper_tables
-from analysis.report.paper_values import compare, comparison_text
-from analysis.report.formatting import latex_escape
+from impostor_bench.analysis.report.paper_latex import paper_table_latex
+from impostor_bench.analysis.report.paper_tables import build_paper_tables
+from impostor_bench.analysis.report.paper_values import compare, comparison_text
+from impostor_bench.analysis.report.formatting import latex_escape
 
 __all__ = ["write_paper", "FIGURE_FILES", "TEX_INSTALL"]
 
-# Paper figure -> the bundle figure it is drawn from (analysis.figures.FIGURES names).
+# Paper figure -> the bundle figure it is drawn from (impostor_bench.analysis.figures.FIGURES names).
 FIGURE_FILES = {1: ("win_by_mode", "Impostor win rates by mode (%). Models ordered by overall impostor win rate; "
                                    "95% Wilson intervals (games independent)."),
                 2: ("win_by_difficulty", "Impostor win rates by difficulty (%). Models ordered by overall impostor "

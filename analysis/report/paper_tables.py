@@ -3,7 +3,7 @@
 Each builder takes the bundle's tables and a context (games, experiments, settings, notes)
 and returns a :class:`PaperTable`: the paper's rows and columns (panels where the paper
 has panels), numbers rounded as the paper rounds them, one interval per estimate (the one
-:mod:`analysis.intervals` names, its method in the caption) and a caption that says the
+:mod:`impostor_bench.analysis.intervals` names, its method in the caption) and a caption that says the
 method, n and what the interval is. A table whose data the bundle lacks keeps its place
 with the reason in the caption. The cells, formats and panels are ``paper_cells``'; the
 LaTeX is ``paper_latex``'s.
@@ -16,7 +16,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from analysis.report.paper_cells import (DASH, MODE_LABEL, MODES, Context, PaperTable, at_difficulty, bracket,
+from impostor_bench.analysis.report.paper_cells import (DASH, MODE_LABEL, MODES, Context, PaperTable, at_difficulty, bracket,
                                          difficulty_panels, interval, methods_text, models_by_win, num, pm, q_short,
                                          rows_of, sci_p)
 

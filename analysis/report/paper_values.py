@@ -9,7 +9,7 @@ prints one, and where the same quantity lives in a bundle: ``table``, the row
 (``match``: ``col=value;...``) and ``column``.
 
 ``compare(results)`` looks each one up in the bundle's tables (with the one interval
-:mod:`analysis.intervals` picks for it) and says whether the paper's value lies inside
+:mod:`impostor_bench.analysis.intervals` picks for it) and says whether the paper's value lies inside
 our interval. Rows of models the bundle does not have are left out; pooled rows stay.
 """
 
@@ -21,7 +21,7 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from analysis.intervals import lookup
+from impostor_bench.analysis.intervals import lookup
 
 __all__ = ["PAPER_VALUES", "PAPER_SOURCE", "load_paper_values", "compare", "comparison_text"]
 

@@ -15,8 +15,8 @@ from typing import Optional
 
 import pandas as pd
 
-from analysis.report.paper_cells import PaperTable
-from analysis.report.formatting import readable_header
+from impostor_bench.analysis.report.paper_cells import PaperTable
+from impostor_bench.analysis.report.formatting import readable_header
 
 __all__ = ["SECTIONS", "sections_shown", "FIGURE_SECTION", "PAPER_FIGURES", "section_of", "display_table", "paper_table_html",
            "paper_table_md", "MAX_COLUMNS"]
@@ -68,7 +68,7 @@ def display_table(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     """The page form of a bundle table: ``ci_low``/``ci_high`` pairs merged into one "95% interval"
     cell, the other bootstrap's columns and duplicates left to the CSV, readable headers, at most
     ``MAX_COLUMNS`` columns. Returns (display frame of strings, columns left out)."""
-    from analysis.report.formatting import ci_partner, display_cells  # one formatting of numbers
+    from impostor_bench.analysis.report.formatting import ci_partner, display_cells  # one formatting of numbers
 
     cols, rows, _numeric = display_cells(df)
     values = {c: [r[i] for r in rows] for i, c in enumerate(cols)}

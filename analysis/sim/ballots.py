@@ -1,6 +1,6 @@
 """Ballot profiles for the simulator: every 4^4 ballot profile of a game, its outcome
 class under the default rule (Appendix A.1), and a vectorised draw of one profile per
-game conditioned on the game's outcome class (see :mod:`analysis.sim.simulate`)."""
+game conditioned on the game's outcome class (see :mod:`impostor_bench.analysis.sim.simulate`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The simulator's design layer: models, the experiment grid, the schedule a run's
 configuration and seed fix, and the logit model of the impostor-win probability.
 
-The schedule follows the runner (``impostor.core.schedule``, docs/rules.md "Schedules"):
+The schedule follows the runner (``impostor_bench.core.schedule``, docs/rules.md "Schedules"):
 
 * **shared across experiments** (a paired design): within a difficulty, game *i* of
   every experiment (every mode and model assignment) plays the same word pair;
@@ -13,7 +13,7 @@ The schedule follows the runner (``impostor.core.schedule``, docs/rules.md "Sche
   teams of game *i* shared by every experiment of a mode), to show what it did to the
   seat tests.
 
-The models and the true effects (``SimModel``, the paper's ORs) are ``analysis.sim.effects``'.
+The models and the true effects (``SimModel``, the paper's ORs) are ``impostor_bench.analysis.sim.effects``'.
 :class:`SimDesign` holds the fixed part (drawn from ``design_seed``) and the linear
 predictor without the two random parts; :meth:`SimDesign.draw` draws one run (speaking
 orders, experiment effects, winners), :meth:`SimDesign.marginal_win_prob` gives each
@@ -42,10 +42,10 @@ from typing import TYPE_CHECKING, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
-from analysis.sim.effects import (PAPER_DIFFICULTY_OR, PAPER_SEAT_OR, centred_logor, coerce_models,
+from impostor_bench.analysis.sim.effects import (PAPER_DIFFICULTY_OR, PAPER_SEAT_OR, centred_logor, coerce_models,
                                   mode_logor, seat_logor)
-from impostor.core.records import DIFFICULTIES, MODES, TEAM_MODES
-from impostor.core.wordpairs import load_word_pairs
+from impostor_bench.core.records import DIFFICULTIES, MODES, TEAM_MODES
+from impostor_bench.core.wordpairs import load_word_pairs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -121,7 +121,7 @@ class SimDesign:
     eta: np.ndarray  # (N,) logit of P(impostor wins) without the position term and experiment effect
     c_pos: float
     experiment_effect_sd: float
-    # the seats' models and roles as a players table, built once per design (analysis.calibration.light_players)
+    # the seats' models and roles as a players table, built once per design (impostor_bench.analysis.calibration.light_players)
     players_cache: Optional[pd.DataFrame] = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -172,7 +172,7 @@ class SimDesign:
 
 def _experiment_schedule(exp_mode: np.ndarray, G: int, rng: np.random.Generator):
     """(E, G) seat, teammate and impostor-on-team-B of every game, drawn per experiment as
-    ``impostor.core.schedule.impostor_seat_and_teams`` draws them (other random numbers)."""
+    ``impostor_bench.core.schedule.impostor_seat_and_teams`` draws them (other random numbers)."""
     E = len(exp_mode)
     n4 = -(-G // 4)
     seat = rng.permuted(np.tile(np.arange(4), (E * n4, 1)), axis=1).reshape(E, n4 * 4)[:, :G]
@@ -308,7 +308,7 @@ def _seating(exp_mode, ge, gi, G: int, a_g, b_g, rng_seats, schedule: str = "per
 
 
 def _pairs(difficulties, diff_g, gi, G: int, pair_effect_sd: float, rng_pairs, rng_veff):
-    """Word pairs: a sequence per difficulty (permutation cycles, as impostor.core.schedule.pair_order)
+    """Word pairs: a sequence per difficulty (permutation cycles, as impostor_bench.core.schedule.pair_order)
     shared by every experiment of that difficulty; pair effects fixed by the design."""
     n = len(gi)
     plists = _word_pairs(tuple(difficulties))

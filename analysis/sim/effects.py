@@ -1,6 +1,6 @@
 """The simulated models and the true effects a simulation plants: ``SimModel``, the nine
 paper-like default models, the paper's seat/mode/difficulty ORs and their log-OR terms of
-the win logit (``analysis.sim.design`` builds the linear predictor from them)."""
+the win logit (``impostor_bench.analysis.sim.design`` builds the linear predictor from them)."""
 
 from __future__ import annotations
 

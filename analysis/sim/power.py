@@ -8,7 +8,7 @@ with win probability ``base`` and a contrast cell with odds ratio ``or``):
 * ``wald_logit``: the Wald test of the log odds ratio of a two-group logit,
   ``n = (z_{1-a/2} + z_{power})^2 (1/(p0 q0) + 1/(p1 q1)) / log(OR)^2`` per cell.
 
-And a simulation check: games drawn with :func:`analysis.sim.simulate.simulate_games`
+And a simulation check: games drawn with :func:`impostor_bench.analysis.sim.simulate.simulate_games`
 (homogeneous vs cross-play cells, only the mode effect switched on), a logit of
 impostor win on the cell indicator fitted with statsmodels, and the share of
 replications whose Wald p-value is below ``alpha``.
@@ -17,7 +17,7 @@ Clustering (``clustered_n``, ``clustered_power``): games of one experiment share
 run (an intra-experiment correlation, ICC ``rho``), so a cell of k experiments of m
 games carries the information of ``k m / (1 + (m - 1) rho)`` independent games (the
 design effect). The report's mode intervals come from the design bootstrap
-(``analysis.stats.design_boot``), an experiment-level wild bootstrap whose variance is
+(``impostor_bench.analysis.stats.design_boot``), an experiment-level wild bootstrap whose variance is
 that of the cluster sums, so the Wald formula with the design effect is its power:
 ``Var(log OR) = DE (1/(p0 q0) + 1/(p1 q1)) / (k m)``. ``rho`` is given or estimated
 from an export (``design_boot.residual_icc``); ``simulated_power_clustered`` checks the
@@ -86,7 +86,7 @@ def simulated_power(
     """(power, Monte-Carlo standard error) of the logit Wald test at ``n_per_cell`` games per cell."""
     import statsmodels.api as sm
 
-    from analysis.sim.simulate import SimModel, simulate_games
+    from impostor_bench.analysis.sim.simulate import SimModel, simulate_games
 
     models = [SimModel("model-a", det=0.6, self_decl=0.2), SimModel("model-b", det=0.6, self_decl=0.2)]
     # 2 homogeneous + 2 cross-play experiments; each cell gets n_per_cell games (rounded up to even).
@@ -191,10 +191,10 @@ def simulated_power_clustered(experiments_per_cell: int, games_per_experiment: i
     CI of the cross-play OR (the report's ``bootstrap`` table) excludes 1."""
     import numpy as np
 
-    from analysis.calibration import analyse_run
-    from analysis.sim.design import build_design
-    from analysis.sim.effects import SimModel
-    from analysis.stats.config import StatsConfig
+    from impostor_bench.analysis.calibration import analyse_run
+    from impostor_bench.analysis.sim.design import build_design
+    from impostor_bench.analysis.sim.effects import SimModel
+    from impostor_bench.analysis.stats.config import StatsConfig
 
     if experiments_per_cell < 2 or experiments_per_cell % 2:
         raise ValueError("experiments_per_cell must be even and >= 2 (two models per mode)")

@@ -2,7 +2,7 @@
 data-contract format (games, players, moves), so the round tables can be tested and calibrated.
 
 The design (experiments, seats, teams, models, shared word pairs with their effects, the
-experiment effects) is :func:`analysis.sim.design.build_design`'s; the play follows the
+experiment effects) is :func:`impostor_bench.analysis.sim.design.build_design`'s; the play follows the
 multi-round rules (docs/rules.md): every round each remaining seat describes, then votes
 among the remaining seats; the seat with the most counted votes is voted out (a tie at the
 top: nobody); the majority wins when the impostor is voted out, the impostor when two
@@ -33,10 +33,10 @@ from typing import Mapping, Optional, Sequence, Union
 import numpy as np
 import pandas as pd
 
-from analysis.sim.design import build_design
-from analysis.sim.effects import SimModel
-from analysis.sim.simulate import contract_frame, game_ids_of, models_frame, order_strings, team_strings
-from impostor.core.records import (DIFFICULTIES, GAME_COLUMNS, MODES, MOVE_COLUMNS, PLAYER_COLUMNS, GameRow,
+from impostor_bench.analysis.sim.design import build_design
+from impostor_bench.analysis.sim.effects import SimModel
+from impostor_bench.analysis.sim.simulate import contract_frame, game_ids_of, models_frame, order_strings, team_strings
+from impostor_bench.core.records import (DIFFICULTIES, GAME_COLUMNS, MODES, MOVE_COLUMNS, PLAYER_COLUMNS, GameRow,
                                    MoveRow, PlayerRow)
 
 __all__ = ["simulate_rounds", "vote_accuracy_truth"]
@@ -84,7 +84,7 @@ def simulate_rounds(
     at most ``rounds`` rounds.  ``hiding_scale`` multiplies ``h_g`` (0: no game effect at all);
     ``design_effects`` go to ``build_design`` (seat_or, mode_or, size_or_per_10x, ...)."""
     if rounds < 2:
-        raise ValueError("rounds must be 2 or more for the multi-round simulator (1: analysis.sim.simulate)")
+        raise ValueError("rounds must be 2 or more for the multi-round simulator (1: impostor_bench.analysis.sim.simulate)")
     if not 0 <= invalid_vote_rate < 1 or not 0 <= self_decl_rate < 1 or not 0 <= guess_rate <= 1:
         raise ValueError("invalid_vote_rate and self_decl_rate must be in [0, 1), guess_rate in [0, 1]")
     design = build_design(n_experiments, games_per_experiment, models=models, modes=modes, difficulties=difficulties,

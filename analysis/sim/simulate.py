@@ -1,11 +1,11 @@
 """Synthetic games in the data-contract format, with known true effects.
 
 ``simulate_games`` draws whole experiments the way the real runner lays them
-out (:mod:`analysis.sim.design`: word pairs shared across experiments; impostor seat
+out (:mod:`impostor_bench.analysis.sim.design`: word pairs shared across experiments; impostor seat
 in balanced blocks, teams and speaking order drawn per game of every experiment) and decides each game in two steps:
 
 1. **Winner** from a logit model of the impostor-win probability (full form, with
-   word-pair and experiment effects, in :mod:`analysis.sim.design`)::
+   word-pair and experiment effects, in :mod:`impostor_bench.analysis.sim.design`)::
 
        logit p = logit(base_imp_win)
                  + log(size_or_per_10x) * (log10 params of the impostor model - mean)
@@ -22,7 +22,7 @@ in balanced blocks, teams and speaking order drawn per game of every experiment)
    homogeneous, an average model, an average tier, average opponents).
 
 2. **Ballots** consistent with that winner under the default rule (A.1, as in
-   ``impostor.core.rules.decide``): an impostor self-declares with its model's rate
+   ``impostor_bench.core.rules.decide``): an impostor self-declares with its model's rate
    (the guess is right exactly when the impostor wins); rarely a majority
    player self-declares (majority wins); otherwise the four ballots are drawn
    from a simple voting model (a majority voter picks the impostor with its
@@ -43,10 +43,10 @@ from typing import Any, Optional
 import numpy as np
 import pandas as pd
 
-from analysis.sim.ballots import CLASS_NAMES, PROFILES, sample_profiles, profile_table
-from analysis.sim.design import SimDesign, build_design, design_cells
-from analysis.sim.effects import DEFAULT_MODELS, PAPER_MODE_OR, PAPER_SEAT_OR, SimModel
-from impostor.core.records import GAME_COLUMNS, PLAYER_COLUMNS, GameRow, PlayerRow
+from impostor_bench.analysis.sim.ballots import CLASS_NAMES, PROFILES, sample_profiles, profile_table
+from impostor_bench.analysis.sim.design import SimDesign, build_design, design_cells
+from impostor_bench.analysis.sim.effects import DEFAULT_MODELS, PAPER_MODE_OR, PAPER_SEAT_OR, SimModel
+from impostor_bench.core.records import GAME_COLUMNS, PLAYER_COLUMNS, GameRow, PlayerRow
 
 __all__ = [
     "SimModel",
@@ -334,7 +334,7 @@ def simulate_games(
     the design's keyword arguments (models, modes, difficulties and the true effects: ``seat_or``,
     ``mode_or``, ``difficulty_or``, ``size_or_per_10x``, ``position_effect_pp``,
     ``opponent_or_per_10pp``, ``pair_effect_sd``, ``experiment_effect_sd``), typed and defaulted
-    once, in :func:`analysis.sim.design.build_design`.
+    once, in :func:`impostor_bench.analysis.sim.design.build_design`.
     """
     if not 0 <= invalid_vote_rate < 1 or not 0 <= tie_rate < 1:
         raise ValueError("invalid_vote_rate and tie_rate must be in [0, 1)")

@@ -1,6 +1,6 @@
 """Statistics of the report bundle (paper Appendices B-M; definitions in docs/analysis.md).
 
-``Analysis(data, config)`` (``analysis.stats.session``) is one analysis of the data:
+``Analysis(data, config)`` (``impostor_bench.analysis.stats.session``) is one analysis of the data:
 ``a.table(name)`` computes a table once per session, ``a.notes`` collects the caveats.
 ``TABLES`` maps every bundle table name to its registered function ``fn(a, config) ->
 DataFrame`` (an ``AnalysisData`` instead of a session gets a one-off session), whose
@@ -13,41 +13,41 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.data import AnalysisData
+from impostor_bench.analysis.data import AnalysisData
 # importing the modules registers their tables
-from analysis.stats import balance as _balance  # noqa: F401
-from analysis.stats import categorical as _categorical
-from analysis.stats import coordination as _coordination
-from analysis.stats import cost as _cost  # noqa: F401
-from analysis.stats import descriptions as _descriptions
-from analysis.stats import correlations as _correlations
-from analysis.stats import headline as _headline
-from analysis.stats import inference as _inference  # noqa: F401
-from analysis.stats import invalid_outputs as _invalid_outputs  # noqa: F401
-from analysis.stats import language as _language  # noqa: F401
-from analysis.stats import multiple as _multiple
-from analysis.stats import network as _network
-from analysis.stats import odds as _odds
-from analysis.stats import paper_checks as _paper_checks  # noqa: F401
-from analysis.stats import ratings as _ratings  # noqa: F401
-from analysis.stats import recognition as _recognition
-from analysis.stats import robustness as _robustness
-from analysis.stats import controls as _controls  # noqa: F401 - after robustness: its tables follow robustness's
-from analysis.stats import rounds as _rounds  # noqa: F401
-from analysis.stats import rounds_trust as _rounds_trust  # noqa: F401
-from analysis.stats import scaling as _scaling
-from analysis.stats import sizes as _sizes
-from analysis.stats import size_fit_models as _size_fit_models  # noqa: F401
-from analysis.stats import style_adjusted as _style_adjusted  # noqa: F401
-from analysis.stats import table12 as _table12  # noqa: F401
-from analysis.stats import speaking as _speaking
-from analysis.stats import team_ballots as _team_ballots  # noqa: F401
-from analysis.stats import ties as _ties
-from analysis.stats._base import ALL, COLUMNS, CONTRACT, REGISTRY, Prepared, StatsUnavailable, prepared, wilson
-from analysis.stats.config import StatsConfig
-from analysis.stats.session import Analysis, Table
-from analysis.stats.network import game_metrics, model_network, network_for_game
-from analysis.stats.ties import game_ties
+from impostor_bench.analysis.stats import balance as _balance  # noqa: F401
+from impostor_bench.analysis.stats import categorical as _categorical
+from impostor_bench.analysis.stats import coordination as _coordination
+from impostor_bench.analysis.stats import cost as _cost  # noqa: F401
+from impostor_bench.analysis.stats import descriptions as _descriptions
+from impostor_bench.analysis.stats import correlations as _correlations
+from impostor_bench.analysis.stats import headline as _headline
+from impostor_bench.analysis.stats import inference as _inference  # noqa: F401
+from impostor_bench.analysis.stats import invalid_outputs as _invalid_outputs  # noqa: F401
+from impostor_bench.analysis.stats import language as _language  # noqa: F401
+from impostor_bench.analysis.stats import multiple as _multiple
+from impostor_bench.analysis.stats import network as _network
+from impostor_bench.analysis.stats import odds as _odds
+from impostor_bench.analysis.stats import paper_checks as _paper_checks  # noqa: F401
+from impostor_bench.analysis.stats import ratings as _ratings  # noqa: F401
+from impostor_bench.analysis.stats import recognition as _recognition
+from impostor_bench.analysis.stats import robustness as _robustness
+from impostor_bench.analysis.stats import controls as _controls  # noqa: F401 - after robustness: its tables follow robustness's
+from impostor_bench.analysis.stats import rounds as _rounds  # noqa: F401
+from impostor_bench.analysis.stats import rounds_trust as _rounds_trust  # noqa: F401
+from impostor_bench.analysis.stats import scaling as _scaling
+from impostor_bench.analysis.stats import sizes as _sizes
+from impostor_bench.analysis.stats import size_fit_models as _size_fit_models  # noqa: F401
+from impostor_bench.analysis.stats import style_adjusted as _style_adjusted  # noqa: F401
+from impostor_bench.analysis.stats import table12 as _table12  # noqa: F401
+from impostor_bench.analysis.stats import speaking as _speaking
+from impostor_bench.analysis.stats import team_ballots as _team_ballots  # noqa: F401
+from impostor_bench.analysis.stats import ties as _ties
+from impostor_bench.analysis.stats._base import ALL, COLUMNS, CONTRACT, REGISTRY, Prepared, StatsUnavailable, prepared, wilson
+from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats.session import Analysis, Table
+from impostor_bench.analysis.stats.network import game_metrics, model_network, network_for_game
+from impostor_bench.analysis.stats.ties import game_ties
 
 REQUIRED = list(CONTRACT)
 

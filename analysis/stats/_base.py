@@ -3,7 +3,7 @@ the session helpers (notes, memo), the prepared (vectorised) view of the games a
 
 Every table function is registered with :func:`table`; the wrapper
 
-* caches the result in the session (:class:`analysis.stats.session.Analysis`) per
+* caches the result in the session (:class:`impostor_bench.analysis.stats.session.Analysis`) per
   (table, StatsConfig) so that tables which reuse others (multiple comparisons,
   correlations) do not recompute them and notes are not added twice;
 * turns :class:`StatsUnavailable` ("cannot compute: <reason>") into an empty table
@@ -23,11 +23,11 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.proportion import proportion_confint
 
-from analysis.data import AnalysisData
-from analysis.stats._seats import N_SEATS, attach_seat_arrays, player_slots, str_col  # noqa: F401 - N_SEATS re-exported
-from analysis.stats.config import StatsConfig
-from analysis.stats.session import REGISTRY, Analysis, Table  # noqa: F401 - REGISTRY re-exported
-from impostor.core.records import DIFFICULTIES, MODES  # noqa: F401 - re-exported to the tables
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.stats._seats import N_SEATS, attach_seat_arrays, player_slots, str_col  # noqa: F401 - N_SEATS re-exported
+from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats.session import REGISTRY, Analysis, Table  # noqa: F401 - REGISTRY re-exported
+from impostor_bench.core.records import DIFFICULTIES, MODES  # noqa: F401 - re-exported to the tables
 
 ALL = "ALL"
 
@@ -174,7 +174,7 @@ class Prepared:
     # per-seat arrays (N, 4); absent seats are invalid ballots of unknown model
     present: Optional[np.ndarray] = None
     vote: Optional[np.ndarray] = None  # float, NaN = no counted vote (invalid, missing, or a self-vote)
-    ballot_class: Optional[np.ndarray] = None  # object, impostor.core.records.BALLOT_CLASSES; "missing" where absent
+    ballot_class: Optional[np.ndarray] = None  # object, impostor_bench.core.records.BALLOT_CLASSES; "missing" where absent
     self_decl: Optional[np.ndarray] = None
     is_imp: Optional[np.ndarray] = None
     model: Optional[np.ndarray] = None  # object, None where absent

@@ -33,7 +33,7 @@ import pandas as pd
 import statsmodels.api as sm
 from scipy import stats
 
-from analysis.stats._base import StatsUnavailable
+from impostor_bench.analysis.stats._base import StatsUnavailable
 
 # Smallest G - K (experiment clusters minus parameters) of a fit. CR2 with Bell-McCaffrey df
 # held its size at every G - K from 2 to 30 in the leverage-heavy simulation of

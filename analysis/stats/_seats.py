@@ -1,6 +1,6 @@
 """The (game, seat) arrays of the prepared view: player rows scattered into (N, 4) arrays.
 
-Kept apart from :mod:`analysis.stats._base` (which calls it) so that each reads at
+Kept apart from :mod:`impostor_bench.analysis.stats._base` (which calls it) so that each reads at
 once; problems found go to ``notes``, which the caller adds to ``data.notes``.
 """
 
@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.ballots import ballot_classes, invalid_ballot_mask
-from analysis.data import index_positions
+from impostor_bench.analysis.ballots import ballot_classes, invalid_ballot_mask
+from impostor_bench.analysis.data import index_positions
 
 __all__ = ["N_SEATS", "str_col", "player_slots", "attach_seat_arrays"]
 

@@ -30,7 +30,7 @@ _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _PLAYER = re.compile(r"\bplayer\s*(\d)\b")
 LSM_EPS = 0.0001
-# What other players see in place of a description that failed enforcement (impostor.core.prompts,
+# What other players see in place of a description that failed enforcement (impostor_bench.core.prompts,
 # not a core module analysis may import; tests/analysis/stats/test_stats_team_dynamics.py checks they agree).
 INVALID_DESCRIPTION_PLACEHOLDER = "[no valid description]"
 
@@ -38,7 +38,7 @@ INVALID_DESCRIPTION_PLACEHOLDER = "[no valid description]"
 @lru_cache(maxsize=1)
 def lexicon() -> dict:
     """The shipped lexicon (analysis/lexicon/language.json)."""
-    text = resources.files("analysis").joinpath("lexicon/language.json").read_text(encoding="utf-8")
+    text = resources.files("impostor_bench.analysis").joinpath("lexicon/language.json").read_text(encoding="utf-8")
     return json.loads(text)
 
 

@@ -1,6 +1,6 @@
 """Experiment-level intervals for means over any unit (pairs, ballots, descriptions).
 
-The design bootstrap's multipliers (:func:`analysis.stats.design_boot.multipliers`, one
+The design bootstrap's multipliers (:func:`impostor_bench.analysis.stats.design_boot.multipliers`, one
 Rademacher draw per experiment and replicate) perturb each experiment's sum of residuals
 about the group mean: ``mean* = mean + sum_e xi_e r_e / n`` with
 ``r_e = sum_{i in e} (x_i - mean)``. Experiments are the independent units, whatever the
@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from analysis.stats.design_boot import multipliers, t_halfwidth
+from impostor_bench.analysis.stats.design_boot import multipliers, t_halfwidth
 
 
 class Est(NamedTuple):

@@ -1,7 +1,7 @@
 """Appendix C.1 / D.1: game balance b = 1 - |2 p_imp - 1| by mode (plus an ALL row).
 
 p_imp is the impostor win rate of the mode under the default rule. Its interval is the
-design-based one of ``analysis.stats.rates.cluster_rate`` (experiments as clusters; the
+design-based one of ``impostor_bench.analysis.stats.rates.cluster_rate`` (experiments as clusters; the
 Wilson interval used before issue 26 treated games as independent and covered 77%);
 the CI of b is the image of that interval under b(p) (b is not monotone: when the
 interval contains 1/2 the upper limit is 1).
@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import ALL, MODES, ordered_levels, prepared, table
-from analysis.stats.rates import cluster_rate
-from analysis.stats.session import Analysis
-from analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats._base import ALL, MODES, ordered_levels, prepared, table
+from impostor_bench.analysis.stats.rates import cluster_rate
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.config import StatsConfig
 
 
 def balance_index(p) -> np.ndarray:

@@ -29,11 +29,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.stats._base import StatsUnavailable, note, ordered_levels, prepared, table
-from analysis.stats._regress import METHOD_JOINT, PAPER_CHI2, experiment_logit, with_intercept
-from analysis.stats.design_checks import seat_refusal
-from analysis.stats.session import Analysis
-from analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats._base import StatsUnavailable, note, ordered_levels, prepared, table
+from impostor_bench.analysis.stats._regress import METHOD_JOINT, PAPER_CHI2, experiment_logit, with_intercept
+from impostor_bench.analysis.stats.design_checks import seat_refusal
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.config import StatsConfig
 
 
 def cramers_v(chi2: float, n: int, shape: tuple[int, int]) -> float:

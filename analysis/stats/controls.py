@@ -23,15 +23,15 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.stats._base import StatsUnavailable, note, prepared, table
-from analysis.stats._regress import PAPER_CHI2
-from analysis.stats.categorical import chi2_test, factor_wald
-from analysis.stats.config import StatsConfig
-from analysis.stats.design_checks import seat_refusal
-from analysis.stats.odds import mode_ors
-from analysis.stats.resampling import exp_sums, perm_pvalue, within_experiment_perm
-from analysis.stats.session import Analysis
-from impostor.core.records import INVALID_BALLOT_CLASSES
+from impostor_bench.analysis.stats._base import StatsUnavailable, note, prepared, table
+from impostor_bench.analysis.stats._regress import PAPER_CHI2
+from impostor_bench.analysis.stats.categorical import chi2_test, factor_wald
+from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats.design_checks import seat_refusal
+from impostor_bench.analysis.stats.odds import mode_ors
+from impostor_bench.analysis.stats.resampling import exp_sums, perm_pvalue, within_experiment_perm
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.core.records import INVALID_BALLOT_CLASSES
 
 
 def valid_ballot_games(prep) -> np.ndarray:

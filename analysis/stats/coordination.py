@@ -13,7 +13,7 @@
 * self_decl_pct  -- % of the model's impostor games in which the impostor self-declared.
 * guess_succ_pct -- % of those self-declarations with a correct majority-word guess:
                     the logged win_condition (impostor_guess_correct / _wrong) when it
-                    decided the game, else ``impostor.core.rules.guess_matches`` on word_guess
+                    decided the game, else ``impostor_bench.core.rules.guess_matches`` on word_guess
                     vs majority_word (same normalisation as the game engine).
 
 Table 12 (team dynamics) is ``analysis/stats/table12.py``, from the ballot measures
@@ -25,13 +25,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import N_SEATS, note, prepared, table
-from analysis.stats.network import model_network
-from analysis.stats.rates import rate_columns
-from analysis.stats.team_ballots import seat_pairs
-from analysis.stats.session import Analysis
-from analysis.stats.config import StatsConfig
-from impostor.core.rules import guess_matches
+from impostor_bench.analysis.stats._base import N_SEATS, note, prepared, table
+from impostor_bench.analysis.stats.network import model_network
+from impostor_bench.analysis.stats.rates import rate_columns
+from impostor_bench.analysis.stats.team_ballots import seat_pairs
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.core.rules import guess_matches
 
 TEAM_MODES = ("team_blind", "team_aware", "team_semi_aware")
 

@@ -40,11 +40,11 @@ import pandas as pd
 import pingouin as pg
 from scipy import stats
 
-from analysis.stats._base import StatsUnavailable, note, table
-from analysis.stats.coordination import coordination
-from analysis.stats.headline import headline
-from analysis.stats.session import Analysis
-from analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats._base import StatsUnavailable, note, table
+from impostor_bench.analysis.stats.coordination import coordination
+from impostor_bench.analysis.stats.headline import headline
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.config import StatsConfig
 
 PAIRS = [
     ("centrality", "coal_eff_pct"),

@@ -9,7 +9,7 @@ One row per (model, role) plus ``ALL`` per role, over the seats of the games ana
   ballot on the impostor); ``cost_per_success_usd`` = the role's total cost / successes.
 
 A cost is known only when every seat of the row has one (players.parquet ``cost_usd``, set by
-the exporter from the model's price, impostor/pricing.py): otherwise the cost columns are NaN
+the exporter from the model's price, impostor_bench/pricing.py): otherwise the cost columns are NaN
 and ``price`` says ``unknown`` (no seat priced) or ``partly unknown``; never 0.
 """
 
@@ -18,10 +18,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.data import index_positions
-from analysis.stats._base import ALL, StatsUnavailable, prepared, table
-from analysis.stats.session import Analysis
-from analysis.stats.config import StatsConfig
+from impostor_bench.analysis.data import index_positions
+from impostor_bench.analysis.stats._base import ALL, StatsUnavailable, prepared, table
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.config import StatsConfig
 
 COLUMNS = ["model", "role", "n_seats", "input_tokens_per_game", "output_tokens_per_game", "cost_per_game_usd",
            "successes", "cost_per_success_usd", "price"]

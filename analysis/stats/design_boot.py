@@ -35,8 +35,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.stats._base import Prepared, majority_models, memo, note
-from analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats._base import Prepared, majority_models, memo, note
+from impostor_bench.analysis.stats.config import StatsConfig
 
 
 def _codes(values) -> np.ndarray:

@@ -15,10 +15,10 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import StatsUnavailable, prepared, table
-from analysis.stats.session import Analysis
-from analysis.stats.config import StatsConfig
-from impostor.core.records import TEAM_MODES
+from impostor_bench.analysis.stats._base import StatsUnavailable, prepared, table
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.core.records import TEAM_MODES
 
 SEAT_SHARED = "impostor seat shared with the word pairs across experiments (schedule before per-experiment seats)"
 SEAT_UNKNOWN = ("cannot tell whether the impostor seat was drawn per experiment (no mode has two experiments "

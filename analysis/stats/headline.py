@@ -4,12 +4,12 @@ Denominators (data contract):
 * imp_win  -- games in which the model plays the impostor (games.impostor_model);
 * maj_win  -- majority seats the model plays (players rows with role majority; a
               homogeneous game contributes three seats);
-* det_acc  -- legal ballots (valid or self-vote, impostor.core.records.LEGAL_BALLOT_CLASSES)
+* det_acc  -- legal ballots (valid or self-vote, impostor_bench.core.records.LEGAL_BALLOT_CLASSES)
               cast by the model's majority seats; correct = vote on the impostor seat (a
               self-vote or a vote on another majority seat is wrong).
 ``*_ci`` is the half-width (pp) of the 95% design-based interval, (upper - lower) / 2, and
 ``*_ci_low`` / ``*_ci_high`` (%) its limits: experiments are the clusters
-(``analysis.stats.rates.cluster_rate``: CR1 on the logit scale, t with G - 1 df;
+(``impostor_bench.analysis.stats.rates.cluster_rate``: CR1 on the logit scale, t with G - 1 df;
 ``*_n_exp`` = G), so a homogeneous game's three majority seats and an experiment's games
 count as the correlated observations they are. (The Wilson interval used before issue 26
 treated games, or seats, as independent: 60-91% coverage under the design's dependence.)
@@ -23,12 +23,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import DIFFICULTIES, MODES, prepared, table
-from analysis.stats.network import model_network
-from analysis.stats.rates import rate_columns
-from analysis.stats.robustness import bootstrap
-from analysis.stats.session import Analysis
-from analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats._base import DIFFICULTIES, MODES, prepared, table
+from impostor_bench.analysis.stats.network import model_network
+from impostor_bench.analysis.stats.rates import rate_columns
+from impostor_bench.analysis.stats.robustness import bootstrap
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.config import StatsConfig
 
 
 def _seat_frame(prep) -> pd.DataFrame:

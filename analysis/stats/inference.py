@@ -22,9 +22,9 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import REGISTRY, StatsUnavailable, table
-from analysis.stats.session import Analysis
-from analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats._base import REGISTRY, StatsUnavailable, table
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.config import StatsConfig
 
 INFERENCE_COLUMNS = ["table", "quantity", "estimate", "ci_low", "ci_high", "p", "method", "calibration", "calibrated",
                      "family"]
@@ -139,7 +139,7 @@ SPECS = SPECS + (
 )
 
 #: Games of more than one round (issue 32, ``analysis/stats/rounds.py``, ``rounds_trust.py``); calibrated on
-#: ``analysis.sim.rounds`` (``analysis/calibration_rounds.py``).
+#: ``impostor_bench.analysis.sim.rounds`` (``analysis/calibration_rounds.py``).
 SPECS = SPECS + (
     I("rounds_survival", "survival", ("mode", "round"), "survival_pct", ("survival_ci_low", "survival_ci_high"),
       method="survival_ci_method", scale=100),

@@ -2,7 +2,7 @@
 
 One row per model (and an ``ALL`` row) over the seats it played: descriptions that
 failed enforcement by class (leak, too long, empty; ``other`` for an error text the
-harness never writes) and ballots by class (``impostor.core.records.BALLOT_CLASSES``).
+harness never writes) and ballots by class (``impostor_bench.core.records.BALLOT_CLASSES``).
 Only the invalid classes make up ``*_invalid``; ``ballot_self_vote`` (a legal
 self-declaration) and ``ballot_valid`` are listed so that each group sums to
 ``n_seats``.  Counts come from the player rows of the games the analysis keeps.
@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.ballots import ballot_classes, description_classes
-from analysis.stats._base import prepared, require, table
-from analysis.stats.session import Analysis
-from analysis.stats.config import StatsConfig
-from impostor.core.parsing import DESCRIPTION_ERROR_CLASSES
-from impostor.core.records import BALLOT_CLASSES, INVALID_BALLOT_CLASSES
+from impostor_bench.analysis.ballots import ballot_classes, description_classes
+from impostor_bench.analysis.stats._base import prepared, require, table
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.core.parsing import DESCRIPTION_ERROR_CLASSES
+from impostor_bench.core.records import BALLOT_CLASSES, INVALID_BALLOT_CLASSES
 
 DESC_COLUMNS = [f"desc_{c}" for c in DESCRIPTION_ERROR_CLASSES]
 BALLOT_COLUMNS = [f"ballot_{c}" for c in BALLOT_CLASSES]

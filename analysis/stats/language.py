@@ -18,13 +18,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.stats import _text as tx
-from analysis.stats._base import N_SEATS, StatsUnavailable, memo, note, prepared, table
-from analysis.stats._wild import Wild
-from analysis.stats.team_ballots import team_games
-from analysis.stats.session import Analysis
-from analysis.stats.config import StatsConfig
-from impostor.core.records import TEAM_MODES
+from impostor_bench.analysis.stats import _text as tx
+from impostor_bench.analysis.stats._base import N_SEATS, StatsUnavailable, memo, note, prepared, table
+from impostor_bench.analysis.stats._wild import Wild
+from impostor_bench.analysis.stats.team_ballots import team_games
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.core.records import TEAM_MODES
 
 
 def _reasoning(data, prep) -> np.ndarray:
@@ -237,8 +237,8 @@ def team_language(data: Analysis, config: StatsConfig) -> pd.DataFrame:
 def style_correlation(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """M.8's teammates' style correlation: Pearson r of log description length within teammate pairs
     (double entry, so the order of a pair does not matter) vs cross-team pairs, per mode."""
-    from analysis.stats.design_boot import multipliers
-    from analysis.stats.resampling import percentile_ci
+    from impostor_bench.analysis.stats.design_boot import multipliers
+    from impostor_bench.analysis.stats.resampling import percentile_ci
 
     prep = prepared(data, need_players=True)
     st = seat_text(data, prep)

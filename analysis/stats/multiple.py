@@ -1,7 +1,7 @@
 """Appendix B multiple comparisons: BH-FDR, Bonferroni and Holm (statsmodels
 ``multipletests``) applied within each family of hypotheses.
 
-The families are built from the ``inference`` table (``analysis.stats.inference``) and only
+The families are built from the ``inference`` table (``impostor_bench.analysis.stats.inference``) and only
 from its calibrated rows: each listed p-value carries its family (``Inference.family``:
 ``primary`` = the chi-square tests and odds ratios of Tables 2-4, ``permutation``,
 ``speaking_itt`` cells, ``opponent_baseline``, ``negative_controls``), and a p-value whose
@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
-from analysis.stats._base import table
-from analysis.stats.inference import inference
-from analysis.stats.session import Analysis
-from analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats._base import table
+from impostor_bench.analysis.stats.inference import inference
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.config import StatsConfig
 
 
 def adjust(p, alpha: float = 0.05) -> dict[str, np.ndarray]:

@@ -40,9 +40,9 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import N_SEATS, Prepared, memo, prepared, table
-from analysis.stats.session import Analysis
-from analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats._base import N_SEATS, Prepared, memo, prepared, table
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.config import StatsConfig
 
 
 def network_for_game(players_rows: pd.DataFrame) -> nx.DiGraph:

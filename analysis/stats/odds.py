@@ -6,7 +6,7 @@ All ORs are for the impostor winning, from unadjusted logits (``_regress.inferen
                            schedule seat k labels the same word pairs in every experiment
 * <mode>_vs_homogeneous -- each mode vs homogeneous
 * size_per_10x          -- logit(P[win]) ~ log10(params_b of the impostor model); OR = exp(beta);
-                           the row lists the models it used and left out (``analysis.stats.sizes``)
+                           the row lists the models it used and left out (``impostor_bench.analysis.stats.sizes``)
 CIs and p: cluster-robust by experiment (CR2, t with Bell-McCaffrey df; ``method``, ``df`` and
 ``n_clusters`` columns);
 ``StatsConfig.paper_methods`` restores the paper's game-level Wald.
@@ -29,12 +29,12 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import MODES, Prepared, StatsUnavailable, note, ordered_levels, prepared, table
-from analysis.stats._regress import fit_columns, inference_fit, with_intercept
-from analysis.stats.config import StatsConfig
-from analysis.stats.design_checks import seat_refusal
-from analysis.stats.session import Analysis
-from analysis.stats.sizes import size_view
+from impostor_bench.analysis.stats._base import MODES, Prepared, StatsUnavailable, note, ordered_levels, prepared, table
+from impostor_bench.analysis.stats._regress import fit_columns, inference_fit, with_intercept
+from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats.design_checks import seat_refusal
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.sizes import size_view
 
 
 def categorical_ors(keys: np.ndarray, y: np.ndarray, ref: Any, label: Callable[[Any], str], config: StatsConfig,
@@ -73,7 +73,7 @@ def mode_ors(prep: Prepared, config: StatsConfig, mask: Optional[np.ndarray] = N
 
 
 def size_or(data: Analysis, prep: Prepared, config: StatsConfig) -> dict:
-    """size_per_10x on the games ``analysis.stats.sizes`` selects, listing the models used and left out."""
+    """size_per_10x on the games ``impostor_bench.analysis.stats.sizes`` selects, listing the models used and left out."""
     try:
         members = size_view(data, config).fits["size_per_10x"]
     except StatsUnavailable as e:

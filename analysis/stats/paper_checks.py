@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.stats._base import ALL, DIFFICULTIES, MODES, StatsUnavailable, ordered_levels, prepared, table
-from analysis.stats.headline import rate_columns
-from analysis.stats.session import Analysis
-from analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats._base import ALL, DIFFICULTIES, MODES, StatsUnavailable, ordered_levels, prepared, table
+from impostor_bench.analysis.stats.headline import rate_columns
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.config import StatsConfig
 
 _RATE = ["imp_win_pct", "imp_win_ci_low", "imp_win_ci_high"]
 

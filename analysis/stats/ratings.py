@@ -37,12 +37,12 @@ import numpy as np
 import pandas as pd
 import statsmodels.api as sm
 
-from analysis.stats._base import (DIFFICULTIES, MODES, Prepared, StatsUnavailable, design_codes, majority_models,
+from impostor_bench.analysis.stats._base import (DIFFICULTIES, MODES, Prepared, StatsUnavailable, design_codes, majority_models,
                                   memo, note, ordered_levels, prepared, table)
-from analysis.stats.design_boot import t_halfwidth
-from analysis.stats.resampling import exp_sums, percentile_ci
-from analysis.stats.session import Analysis
-from analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats.design_boot import t_halfwidth
+from impostor_bench.analysis.stats.resampling import exp_sums, percentile_ci
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.config import StatsConfig
 
 COLUMNS = ["model", "role", "skill", "ci_low", "ci_high", "rank", "n_games"]
 ROLES = ("impostor", "majority")
@@ -214,11 +214,11 @@ def _try(fn):
 def replicate_coefs(data, fit: RatingFit, config, method: str) -> np.ndarray:
     """(R, K) bootstrap replicates of the coefficients (one-step score bootstrap, see module doc)."""
     if method == "design":
-        from analysis.stats.design_boot import multipliers
+        from impostor_bench.analysis.stats.design_boot import multipliers
 
         w = multipliers(data, fit.prep, config).astype(float)
     elif method == "paper":
-        from analysis.stats.resampling import bootstrap_weights
+        from impostor_bench.analysis.stats.resampling import bootstrap_weights
 
         w = bootstrap_weights(data, fit.prep, config).astype(float) - 1.0
     else:

@@ -29,12 +29,12 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
-from analysis.stats._base import (DIFFICULTIES, MODES, StatsUnavailable, design_codes, note,
+from impostor_bench.analysis.stats._base import (DIFFICULTIES, MODES, StatsUnavailable, design_codes, note,
                                   ordered_levels, prepared, table)
-from analysis.stats._base import ALL
-from analysis.stats._regress import fit_columns, inference_fit, with_intercept
-from analysis.stats.session import Analysis
-from analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats._base import ALL
+from impostor_bench.analysis.stats._regress import fit_columns, inference_fit, with_intercept
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.config import StatsConfig
 
 
 def opponent_baseline_per_game(prep) -> np.ndarray:

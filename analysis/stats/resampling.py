@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from analysis.stats._base import Prepared, memo
-from analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats._base import Prepared, memo
+from impostor_bench.analysis.stats.config import StatsConfig
 
 
 def bootstrap_weights(data, prep: Prepared, config: StatsConfig) -> np.ndarray:
@@ -55,7 +55,7 @@ def replicate_totals(data, prep: Prepared, config: StatsConfig, x: np.ndarray, m
         W = bootstrap_weights(data, prep, config)
         return _rows_matmul(W, exp_sums(prep, x, weights=prep.y)), _rows_matmul(W, exp_sums(prep, x))
     if method == "design":
-        from analysis.stats.design_boot import fitted_win_prob, multipliers
+        from impostor_bench.analysis.stats.design_boot import fitted_win_prob, multipliers
 
         resid = exp_sums(prep, x, weights=prep.y - fitted_win_prob(data, prep))
         wins = (prep.y.astype(float) @ x)[None, :] + _rows_matmul(multipliers(data, prep, config), resid)

@@ -1,5 +1,5 @@
 """Appendix B.2-B.3 robustness: block bootstrap, permutation tests and the cluster-robust
-GLM (the sensitivity analyses and negative controls: ``analysis.stats.controls``).
+GLM (the sensitivity analyses and negative controls: ``impostor_bench.analysis.stats.controls``).
 
 * bootstrap   -- percentile CIs of the overall impostor win rate, each mode's OR vs
                  homogeneous (marginal 2x2 OR, as in odds_ratios) and each model's
@@ -33,16 +33,16 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import (DIFFICULTIES, MODES, StatsUnavailable, design_codes, note, ordered_levels,
+from impostor_bench.analysis.stats._base import (DIFFICULTIES, MODES, StatsUnavailable, design_codes, note, ordered_levels,
                                   prepared, table)
-from analysis.stats._regress import fit_columns, inference_fit, with_intercept
-from analysis.stats.categorical import DIFFICULTY_REFUSAL
-from analysis.stats.design_boot import t_halfwidth
-from analysis.stats.design_checks import seat_refusal
-from analysis.stats.config import BOOTSTRAPS, StatsConfig
-from analysis.stats.resampling import (exp_sums, hypergeom_within, percentile_ci, perm_pvalue, replicate_totals,
+from impostor_bench.analysis.stats._regress import fit_columns, inference_fit, with_intercept
+from impostor_bench.analysis.stats.categorical import DIFFICULTY_REFUSAL
+from impostor_bench.analysis.stats.design_boot import t_halfwidth
+from impostor_bench.analysis.stats.design_checks import seat_refusal
+from impostor_bench.analysis.stats.config import BOOTSTRAPS, StatsConfig
+from impostor_bench.analysis.stats.resampling import (exp_sums, hypergeom_within, percentile_ci, perm_pvalue, replicate_totals,
                                        within_experiment_perm)
-from analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.session import Analysis
 
 
 def _odds(w, n):

@@ -21,9 +21,9 @@ from scipy import stats as sps
 from statsmodels.duration.survfunc import SurvfuncRight
 from statsmodels.stats.proportion import proportion_confint
 
-from analysis.moves import moves_of
-from analysis.stats._base import ALL, MODES, StatsUnavailable, ordered_levels, table
-from analysis.stats.rates import METHOD_EXTREME, rate_columns
+from impostor_bench.analysis.moves import moves_of
+from impostor_bench.analysis.stats._base import ALL, MODES, StatsUnavailable, ordered_levels, table
+from impostor_bench.analysis.stats.rates import METHOD_EXTREME, rate_columns
 
 KM_METHOD = "Kaplan-Meier; CR1 by experiment (linearised), logit scale, t(G-1)"
 #: The tables over rounds (here and in ``rounds_trust``): empty, with a note, on one-round data.

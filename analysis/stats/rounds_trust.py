@@ -22,10 +22,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import ALL, MODES, StatsUnavailable, ordered_levels, table
-from analysis.stats.rates import rate_columns
-from analysis.stats.rounds import round_moves
-from impostor.core.records import TEAM_MODES
+from impostor_bench.analysis.stats._base import ALL, MODES, StatsUnavailable, ordered_levels, table
+from impostor_bench.analysis.stats.rates import rate_columns
+from impostor_bench.analysis.stats.rounds import round_moves
+from impostor_bench.core.records import TEAM_MODES
 
 
 def _ballots(mv: pd.DataFrame) -> pd.DataFrame:

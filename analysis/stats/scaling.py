@@ -10,7 +10,7 @@ cluster-robust Wald); OR per 10x parameters = exp(beta):
                            >= 2 sizes; omitted with a note when none has)
 * within_<family>       -- restricted to one family; families with a single size omitted.
 Which models each fit uses and which it leaves out, and why (no params_b, estimated
-size excluded by config, no provider), comes from ``analysis.stats.sizes``: the rows
+size excluded by config, no provider), comes from ``impostor_bench.analysis.stats.sizes``: the rows
 carry ``models_used`` / ``models_left_out`` / ``models_estimated``, the companion table
 ``size_fit_models`` one row per (fit, model).
 """
@@ -22,12 +22,12 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import (DIFFICULTIES, MODES, Prepared, StatsUnavailable, design_codes, note, ordered_levels,
+from impostor_bench.analysis.stats._base import (DIFFICULTIES, MODES, Prepared, StatsUnavailable, design_codes, note, ordered_levels,
                                   prepared, table)
-from analysis.stats._regress import fit_columns, inference_fit, with_intercept
-from analysis.stats.config import StatsConfig
-from analysis.stats.session import Analysis
-from analysis.stats.sizes import SizeFit, size_view
+from impostor_bench.analysis.stats._regress import fit_columns, inference_fit, with_intercept
+from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.sizes import SizeFit, size_view
 
 #: a fixed-effect factor beyond mode and difficulty: (its values on the fit's games, preferred levels, tag)
 Factor = tuple[np.ndarray, Sequence, str]

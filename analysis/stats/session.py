@@ -22,8 +22,8 @@ from typing import Any, Callable, Iterable, Iterator, Optional, Protocol
 
 import pandas as pd
 
-from analysis.data import AnalysisData
-from analysis.stats.config import StatsConfig
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.stats.config import StatsConfig
 
 
 class Table(Protocol):
@@ -37,7 +37,7 @@ class Table(Protocol):
     def __call__(self, data: "AnalysisData | Analysis", config: Optional[StatsConfig] = None) -> pd.DataFrame: ...
 
 
-#: Every table by name, filled by ``analysis.stats._base.table`` as the table modules are imported.
+#: Every table by name, filled by ``impostor_bench.analysis.stats._base.table`` as the table modules are imported.
 REGISTRY: dict[str, Table] = {}
 
 
@@ -87,7 +87,7 @@ class Analysis:
 
     @property
     def moves(self) -> Optional[pd.DataFrame]:
-        """The export's moves table (multi-round games); None when it has none (``analysis.moves.moves_of``)."""
+        """The export's moves table (multi-round games); None when it has none (``impostor_bench.analysis.moves.moves_of``)."""
         return getattr(self.data, "moves", None)
 
     @property

@@ -1,17 +1,17 @@
 """The ``size_fit_models`` table: every size fit's models, used or left out, and why.
 
 It reads the fits that ran (``odds_ratios``, ``scaling``), which themselves select their games
-through :mod:`analysis.stats.sizes`; living apart from ``sizes`` keeps that one way round.
+through :mod:`impostor_bench.analysis.stats.sizes`; living apart from ``sizes`` keeps that one way round.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from analysis.stats._base import table
-from analysis.stats.odds import odds_ratios
-from analysis.stats.scaling import scaling
-from analysis.stats.sizes import COLUMNS, size_view
+from impostor_bench.analysis.stats._base import table
+from impostor_bench.analysis.stats.odds import odds_ratios
+from impostor_bench.analysis.stats.scaling import scaling
+from impostor_bench.analysis.stats.sizes import COLUMNS, size_view
 
 
 @table("size_fit_models", columns=COLUMNS)

@@ -5,7 +5,7 @@ config, the games of every fit (``size_per_10x`` of the odds ratios, and the sca
 fits ``overall_no_provider``, ``overall_provider_fe``, ``within_<family>``) together
 with one row per model in the fit's scope saying whether it is used and, if not, why.
 The fits select their games from here, so what is listed is what was fitted.  The rows
-are the ``size_fit_models`` table of the report (:mod:`analysis.stats.size_fit_models`); the
+are the ``size_fit_models`` table of the report (:mod:`impostor_bench.analysis.stats.size_fit_models`); the
 fits' own rows carry ``models_used`` / ``models_left_out`` / ``models_estimated``.
 
 Sizes marked ``params_source = estimated`` in models.csv are used unless
@@ -20,9 +20,9 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import Prepared, StatsUnavailable, memo, models_meta, note, ordered_levels, prepared
-from analysis.stats.config import StatsConfig
-from analysis.stats.session import Analysis
+from impostor_bench.analysis.stats._base import Prepared, StatsUnavailable, memo, models_meta, note, ordered_levels, prepared
+from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats.session import Analysis
 
 NOT_IN_MODELS = "not in models.csv"
 NO_PARAMS = "no params_b"

@@ -34,12 +34,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.stats._base import (ALL, DIFFICULTIES, MODES, StatsUnavailable, design_codes, note,
+from impostor_bench.analysis.stats._base import (ALL, DIFFICULTIES, MODES, StatsUnavailable, design_codes, note,
                                   ordered_levels, prepared, table)
-from analysis.stats._regress import cluster_logit, with_intercept
-from analysis.stats.config import BOOTSTRAPS, StatsConfig
-from analysis.stats.resampling import exp_sums, percentile_ci, perm_pvalue, replicate_totals
-from analysis.stats.session import Analysis
+from impostor_bench.analysis.stats._regress import cluster_logit, with_intercept
+from impostor_bench.analysis.stats.config import BOOTSTRAPS, StatsConfig
+from impostor_bench.analysis.stats.resampling import exp_sums, percentile_ci, perm_pvalue, replicate_totals
+from impostor_bench.analysis.stats.session import Analysis
 
 MID = (2, 3)
 

@@ -23,14 +23,14 @@ import pandas as pd
 import statsmodels.api as sm
 from scipy.stats import spearmanr
 
-from analysis.stats._base import N_SEATS, StatsUnavailable, note, ordered_levels, prepared, table
-from analysis.stats._wild import Wild
-from analysis.stats.design_boot import multipliers
-from analysis.stats.language import seat_text
-from analysis.stats.resampling import percentile_ci
-from analysis.stats.session import Analysis
-from analysis.stats.config import StatsConfig
-from impostor.core.records import MODES, DIFFICULTIES
+from impostor_bench.analysis.stats._base import N_SEATS, StatsUnavailable, note, ordered_levels, prepared, table
+from impostor_bench.analysis.stats._wild import Wild
+from impostor_bench.analysis.stats.design_boot import multipliers
+from impostor_bench.analysis.stats.language import seat_text
+from impostor_bench.analysis.stats.resampling import percentile_ci
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.core.records import MODES, DIFFICULTIES
 
 
 def _seat_style(data, prep):

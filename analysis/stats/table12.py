@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import note, prepared, table
-from analysis.stats._wild import Wild
-from analysis.stats.language import language_measures
-from analysis.stats.team_ballots import ballot_measures, seat_pairs
-from analysis.stats.session import Analysis
-from analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats._base import note, prepared, table
+from impostor_bench.analysis.stats._wild import Wild
+from impostor_bench.analysis.stats.language import language_measures
+from impostor_bench.analysis.stats.team_ballots import ballot_measures, seat_pairs
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.config import StatsConfig
 
 # (column, paper column, paper line it operationalises)
 TABLE12 = [

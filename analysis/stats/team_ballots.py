@@ -20,11 +20,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import N_SEATS, note, prepared, table
-from analysis.stats._wild import Wild
-from analysis.stats.session import Analysis
-from analysis.stats.config import StatsConfig
-from impostor.core.records import TEAM_MODES as _TM
+from impostor_bench.analysis.stats._base import N_SEATS, note, prepared, table
+from impostor_bench.analysis.stats._wild import Wild
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.core.records import TEAM_MODES as _TM
 
 KINDS = ("mm", "im")
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.stats._base import ALL, DIFFICULTIES, MODES, N_SEATS, note, ordered_levels, prepared, table
-from analysis.stats.session import Analysis
-from analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats._base import ALL, DIFFICULTIES, MODES, N_SEATS, note, ordered_levels, prepared, table
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.config import StatsConfig
 
 
 def game_ties(prep) -> pd.DataFrame:

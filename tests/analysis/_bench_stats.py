@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 import time
 
-from analysis.stats import TABLES, Analysis, StatsConfig
+from impostor_bench.analysis.stats import TABLES, Analysis, StatsConfig
 from _synth_stats import make_ballot_games  # run as a script: tests/analysis is on sys.path
 
 

@@ -6,7 +6,7 @@ Two generators:
   model assignments x games per experiment; 9 models and 120 games per experiment give
   exactly 756 experiments / 90,720 games) with ballots drawn per seat and the winner
   decided from the ballots by the default rule (Appendix A.1), written here
-  independently of impostor.core.rules and analysis.stats.
+  independently of impostor_bench.core.rules and impostor_bench.analysis.stats.
 * ``make_logit_games`` -- games whose impostor win is drawn from a known logit model
   (seat, mode, speaking-position, size and experiment random effects), for checking
   that estimators recover known odds ratios / ITTs. No players table.
@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.stats.session import Analysis
-from analysis.data import AnalysisData
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.data import AnalysisData
 
 MODES = ("homogeneous", "cross_play", "team_blind", "team_aware", "team_semi_aware")
 TEAM_MODES = ("team_blind", "team_aware", "team_semi_aware")
@@ -227,7 +227,7 @@ def shared_ballot(n_models=5, games_per_exp=8, seed=0) -> Analysis:
 
 
 def fast_config(**kw):
-    from analysis.stats import StatsConfig
+    from impostor_bench.analysis.stats import StatsConfig
     base = dict(bootstrap_reps=1000, permutation_reps=500, strict=True)
     base.update(kw)
     return StatsConfig(**base)

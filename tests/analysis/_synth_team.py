@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.data import AnalysisData
+from impostor_bench.analysis.data import AnalysisData
 
 STYLES = {
     "pron": "i think we and you know it is ours",

@@ -1,4 +1,4 @@
-"""Fixtures for the analysis tests: small simulated exports (analysis.sim.simulate)."""
+"""Fixtures for the analysis tests: small simulated exports (impostor_bench.analysis.sim.simulate)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis.io import write_tables
-from analysis.sim.simulate import simulate_games
+from impostor_bench.analysis.io import write_tables
+from impostor_bench.analysis.sim.simulate import simulate_games
 
 
 @pytest.fixture(scope="session")

@@ -25,9 +25,9 @@ def _allowed(module: str) -> bool:
     parts = module.split(".")
     if parts[0] in sys.stdlib_module_names or parts[0] == "__future__":
         return True
-    if parts[0] in THIRD_PARTY or parts[0] == "analysis":
+    if parts[0] in THIRD_PARTY or parts[:2] == ["impostor_bench", "analysis"]:
         return True
-    return parts[:2] == ["impostor", "core"] and len(parts) >= 3 and parts[2] in CORE
+    return parts[:2] == ["impostor_bench", "core"] and len(parts) >= 3 and parts[2] in CORE
 
 
 def _imports(tree: ast.AST, package: str) -> list[tuple[int, str]]:
@@ -42,7 +42,7 @@ def _imports(tree: ast.AST, package: str) -> list[tuple[int, str]]:
             if node.level:  # relative: resolve against the module's package
                 pkg = package.split(".")[: len(package.split(".")) - node.level + 1]
                 base = ".".join(pkg + ([base] if base else []))
-            if base == "impostor.core" or base == "impostor":
+            if base in ("impostor_bench.core", "impostor_bench"):
                 found += [(node.lineno, f"{base}.{a.name}") for a in node.names]
             else:
                 found.append((node.lineno, base))
@@ -55,7 +55,7 @@ def _imports(tree: ast.AST, package: str) -> list[tuple[int, str]]:
     return found
 
 
-def _violations(source: str, package: str = "analysis") -> list[str]:
+def _violations(source: str, package: str = "impostor_bench.analysis") -> list[str]:
     return [f"line {line}: {mod}" for line, mod in _imports(ast.parse(source), package) if not _allowed(mod)]
 
 
@@ -71,22 +71,22 @@ def test_every_analysis_module_is_checked():
 
 @pytest.mark.parametrize("path", _modules(), ids=lambda p: p.relative_to(ANALYSIS).as_posix())
 def test_analysis_imports_only_the_contract_core_and_stats_stack(path: Path):
-    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    package = ".".join(("impostor_bench", *path.relative_to(ROOT).with_suffix("").parts[:-1]))
     bad = _violations(path.read_text(encoding="utf-8"), package)
     assert not bad, (f"{path.relative_to(ROOT)} imports outside analysis' layer: {bad}; fix: take the value as an "
-                     "argument from the command layer (impostor/commands/), or import it from impostor.core")
+                     "argument from the command layer (impostor_bench/commands/), or import it from impostor_bench.core")
 
 
 @pytest.mark.parametrize("source", [
-    "def f():\n    from impostor.tracking.store import shown_uri\n",
+    "def f():\n    from impostor_bench.tracking.store import shown_uri\n",
     "def f():\n    import mlflow\n",
-    "from impostor.providers.bots.vocab import shipped_table\n",
-    "from impostor import export\n",
-    "from impostor.commands.report import load_from_mlflow\n",
+    "from impostor_bench.providers.bots.vocab import shipped_table\n",
+    "from impostor_bench import export\n",
+    "from impostor_bench.commands.report import load_from_mlflow\n",
     "import inspect_ai.log\n",
     "import litellm\n",
-    "from impostor.core import generation\n",
-    "def f():\n    import importlib\n    importlib.import_module('impostor.sweep')\n",
+    "from impostor_bench.core import generation\n",
+    "def f():\n    import importlib\n    importlib.import_module('impostor_bench.sweep')\n",
     "import sentence_transformers\n",
 ])
 def test_the_check_catches_forbidden_imports(source: str):
@@ -95,7 +95,7 @@ def test_the_check_catches_forbidden_imports(source: str):
 
 def test_the_check_allows_the_contract_and_the_stats_stack():
     ok = ("import json\nimport numpy as np\nfrom scipy.stats import norm\nimport matplotlib.pyplot as plt\n"
-          "from analysis.data import AnalysisData\nfrom impostor.core.records import MODES\n"
-          "from impostor.core import rules\nfrom .stats import TABLES\n"
-          "def f():\n    from impostor.core.wordpairs import load_word_pairs\n")
-    assert _violations(ok, "analysis") == []
+          "from impostor_bench.analysis.data import AnalysisData\nfrom impostor_bench.core.records import MODES\n"
+          "from impostor_bench.core import rules\nfrom .stats import TABLES\n"
+          "def f():\n    from impostor_bench.core.wordpairs import load_word_pairs\n")
+    assert _violations(ok, "impostor_bench.analysis") == []

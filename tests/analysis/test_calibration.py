@@ -1,7 +1,7 @@
 """Calibration suite, reduced for CI: a paper-sized design (9 models, 5 modes, 4 tiers, 756
 experiments) with strong word-pair and experiment effects and few games per experiment,
 many independent runs through the real tables. The full version is
-``python -m analysis.calibration`` (figures in docs/analysis.md); the ``heavy`` test below
+``python -m impostor_bench.analysis.calibration`` (figures in docs/analysis.md); the ``heavy`` test below
 runs a paper-sized slice of it when IMPOSTOR_HEAVY_TESTS=1."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.calibration import make_scenario, run_scenario, summarise, true_values
-from analysis.stats import StatsConfig
+from impostor_bench.analysis.calibration import make_scenario, run_scenario, summarise, true_values
+from impostor_bench.analysis.stats import StatsConfig
 
 heavy = pytest.mark.skipif(os.environ.get("IMPOSTOR_HEAVY_TESTS") != "1",
                            reason="heavy calibration run; set IMPOSTOR_HEAVY_TESTS=1")

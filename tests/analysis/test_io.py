@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.io import load_tables, validate_tables, write_tables
-from impostor.cli import main
-from impostor.commands.report import load_from_mlflow
-from impostor.core.errors import ImpostorError
-from impostor.core.records import CONTRACT_GAME_COLUMNS, CONTRACT_PLAYER_COLUMNS
+from impostor_bench.analysis.io import load_tables, validate_tables, write_tables
+from impostor_bench.cli import main
+from impostor_bench.commands.report import load_from_mlflow
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.records import CONTRACT_GAME_COLUMNS, CONTRACT_PLAYER_COLUMNS
 
 
 def _games(d):

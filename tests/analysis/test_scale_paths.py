@@ -9,12 +9,12 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from analysis.ballots import description_classes
-from analysis.data import index_positions
-from analysis.io import compact_text, load_tables
-from analysis.stats.design_boot import unique_rows
-from analysis.stats.resampling import _rows_matmul, exp_sums
-from impostor.core.parsing import description_error_class
+from impostor_bench.analysis.ballots import description_classes
+from impostor_bench.analysis.data import index_positions
+from impostor_bench.analysis.io import compact_text, load_tables
+from impostor_bench.analysis.stats.design_boot import unique_rows
+from impostor_bench.analysis.stats.resampling import _rows_matmul, exp_sums
+from impostor_bench.core.parsing import description_error_class
 
 
 def test_text_columns_load_as_sorted_categoricals_with_the_same_values(sim_export):

@@ -19,8 +19,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Union
 
-from impostor.core.prompts import INVALID_DESCRIPTION_PLACEHOLDER as PLACEHOLDER
-from impostor.core.records import LEGAL_BALLOT_CLASSES
+from impostor_bench.core.prompts import INVALID_DESCRIPTION_PLACEHOLDER as PLACEHOLDER
+from impostor_bench.core.records import LEGAL_BALLOT_CLASSES
 
 from .scripted import ballot
 

@@ -68,9 +68,9 @@ def make_script(games: dict[str, Game]):
 
 def play_corpus(tmp: Path, cases: list[Case] = CASES) -> tuple[EvalLog, dict[str, Game]]:
     """Play every case (homogeneous mode, one game each) and return the log and games by pair id."""
-    from impostor.core.experiment import ALL_SEATS, experiment_id
-    from impostor.core.schedule import GameSpec
-    from tasks.impostor import game_samples, impostor
+    from impostor_bench.core.experiment import ALL_SEATS, experiment_id
+    from impostor_bench.core.schedule import GameSpec
+    from impostor_bench.tasks.impostor import game_samples, impostor
 
     wp = tmp / "corpus_pairs.json"
     by_pair = write_word_pairs(wp, cases)

@@ -24,7 +24,7 @@ from inspect_ai.model import (
     modelapi,
 )
 
-from impostor.core import prompts
+from impostor_bench.core import prompts
 
 _LABEL = re.compile(r"You are Player (\d)")
 _WORD = re.compile(r"Your word (?:is|was): ([a-z]+)")

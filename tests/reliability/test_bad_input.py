@@ -109,7 +109,7 @@ def _write_tables(d: Path, mutate=None, drop_players: bool = False) -> None:
 
 def _exe(name: str) -> list[str]:
     exe = Path(sys.executable).parent / name
-    return [str(exe)] if exe.exists() else [sys.executable, "-m", {"impostor": "impostor.cli", "inspect": "inspect_ai"}[name]]
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", {"impostor": "impostor_bench.cli", "inspect": "inspect_ai"}[name]]
 
 
 def _drop(col: str):

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from inspect_ai.log import read_eval_log
 
-from impostor.core.parsing import parse_vote
-from impostor.core.records import BALLOT_CLASSES, INVALID_BALLOT_CLASSES, PlayerRow
+from impostor_bench.core.parsing import parse_vote
+from impostor_bench.core.records import BALLOT_CLASSES, INVALID_BALLOT_CLASSES, PlayerRow
 
 from .bad_outputs import CASES, Case, Ctx, Re
 from .corpus_game import play_corpus
@@ -118,7 +118,7 @@ def test_invalid_rates_in_metrics(corpus):
 
 @pytest.mark.parametrize("text", ["\uff43\uff41\uff4e\uff44\uff4c\uff45", "can\u200bdle", "can\u00addle", "c\u200da\u2060ndle"])
 def test_leak_check_sees_through_unicode_disguises(text):
-    from impostor.core.parsing import find_word_leak
+    from impostor_bench.core.parsing import find_word_leak
 
     assert find_word_leak(f"A {text} on the table.", "candle") is not None
 
@@ -146,9 +146,9 @@ def test_disguised_words_are_rejected_through_inspect_eval(tmp_path):
     no player is ever shown the disguised text."""
     from inspect_ai import eval as inspect_eval
 
-    from impostor.core.parsing import description_error_class
-    from impostor.core.prompts import INVALID_DESCRIPTION_PLACEHOLDER as PLACEHOLDER
-    from tasks.impostor import impostor
+    from impostor_bench.core.parsing import description_error_class
+    from impostor_bench.core.prompts import INVALID_DESCRIPTION_PLACEHOLDER as PLACEHOLDER
+    from impostor_bench.tasks.impostor import impostor
 
     from . import scripted
 
@@ -198,7 +198,7 @@ def test_invalid_rates_per_model_in_metrics(tmp_path):
     The task metrics carry the invalid ballot/description rates of each model, not only the mix."""
     from inspect_ai import eval as inspect_eval
 
-    from tasks.impostor import impostor
+    from impostor_bench.tasks.impostor import impostor
 
     from . import scripted
 
@@ -247,7 +247,7 @@ def test_older_records_derive_the_same_class(corpus):
 def test_parse_vote_class_matches_its_error_text(case: Case):
     """The class parse_vote gives equals the one derived from its error text alone, for
     every ballot of the corpus (so exports without the column are classified alike)."""
-    from impostor.core.records import derive_ballot_class
+    from impostor_bench.core.records import derive_ballot_class
 
     ctx = Ctx(own=2, imp=2, target=2, other=1, word="w", majority="apple", impostor="pear")
     for r in case.responses:

@@ -28,8 +28,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from impostor.export import tables_from_logs
-from tasks.impostor import game_samples
+from impostor_bench.export import tables_from_logs
+from impostor_bench.tasks.impostor import game_samples
 
 from .fault_server import VOTING_SYSTEM, FaultServer
 
@@ -92,7 +92,7 @@ def _env(server: FaultServer, **extra: str) -> dict[str, str]:
 
 def _cmd(cfg: Path, log_dir: Path) -> list[str]:
     exe = Path(sys.executable).parent / "impostor"
-    base = [str(exe)] if exe.exists() else [sys.executable, "-m", "impostor.cli"]
+    base = [str(exe)] if exe.exists() else [sys.executable, "-m", "impostor_bench.cli"]
     return base + ["sweep", str(cfg), "--log-dir", str(log_dir), "--display", "none"]
 
 
@@ -157,7 +157,7 @@ def crashed(server, tmp_path_factory):
         if r.data.tags.get("impostor.kind") == "experiment" and r.data.tags.get("impostor.tables_logged") != "1"
     ]
     exe = Path(sys.executable).parent / "impostor"
-    base = [str(exe)] if exe.exists() else [sys.executable, "-m", "impostor.cli"]
+    base = [str(exe)] if exe.exists() else [sys.executable, "-m", "impostor_bench.cli"]
     state["export_killed"] = subprocess.run(base + ["export", "--experiment", "crash", "--out", str(work / "x")],
                                             cwd=work, env=_env(server), capture_output=True, text=True, timeout=120)
 
@@ -215,7 +215,7 @@ def test_resumed_sweep_completes_the_half_logged_run(crashed):
 
 def test_impostor_sync_completes_the_half_logged_run(crashed):
     exe = Path(sys.executable).parent / "impostor"
-    base = [str(exe)] if exe.exists() else [sys.executable, "-m", "impostor.cli"]
+    base = [str(exe)] if exe.exists() else [sys.executable, "-m", "impostor_bench.cli"]
     r = subprocess.run(base + ["sync", str(crashed["log_dir"])], cwd=crashed["work"], env=crashed["env"],
                        capture_output=True, text=True, timeout=240)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]

@@ -6,11 +6,11 @@ import json
 import pytest
 from inspect_ai import eval as inspect_eval, score as inspect_score
 
-from scorers.winner import impostor_winner
-from solvers.game_store import BALLOTS_KEY, SEATS_KEY, load_seats
-from solvers.game import shown_descriptions
-from impostor.core.schedule import GameSpec
-from tasks.impostor import impostor
+from impostor_bench.scorers.winner import impostor_winner
+from impostor_bench.solvers.game_store import BALLOTS_KEY, SEATS_KEY, load_seats
+from impostor_bench.solvers.game import shown_descriptions
+from impostor_bench.core.schedule import GameSpec
+from impostor_bench.tasks.impostor import impostor
 from . import scripted
 
 MODEL = "store"
@@ -85,7 +85,7 @@ def test_ballots_join_their_seats():
 
 
 def test_seat_record_round_trips_and_ignores_unknown_keys():
-    from impostor.core.seat import SeatRecord
+    from impostor_bench.core.seat import SeatRecord
 
     rec = SeatRecord(model="bot/random", description_raw=["a", "b"], vote=3, ballot_class="valid")
     assert SeatRecord.from_dict(rec.to_dict()) == rec
@@ -97,7 +97,7 @@ def test_seat_record_dict_is_asdicts_in_order_with_its_own_lists():
     is byte for byte the same) and lists the record does not share."""
     from dataclasses import asdict
 
-    from impostor.core.seat import SeatRecord
+    from impostor_bench.core.seat import SeatRecord
 
     rec = SeatRecord(model="m", temperature=0.7, description_raw=["a"], vote_raw=["{}", "{"], vote=1, confidence=0.5,
                      word_guess="w", input_tokens=3, vote_output_tokens=4)
@@ -131,7 +131,7 @@ def test_one_solver_step_per_game(tmp_path):
 
 
 def _played_seats():
-    from impostor.core.seat import SeatRecord
+    from impostor_bench.core.seat import SeatRecord
 
     return [SeatRecord(model="m", temperature=0.7, description=f"d{s}", description_raw=[f"d{s}"], description_valid=True,
                        input_tokens=5, vote_raw=[f"v{s}"], vote=(s + 1) % 4, confidence=0.25, reasoning="r",
@@ -150,7 +150,7 @@ def test_saved_records_load_as_their_json_reads():
     records no later load shares."""
     from inspect_ai.util import Store
 
-    from solvers.game_store import save_ballots, save_seats
+    from impostor_bench.solvers.game_store import save_ballots, save_seats
 
     store, seats = Store(), _played_seats()
     described = copy.deepcopy(seats)
@@ -176,7 +176,7 @@ def test_a_store_holding_other_strings_is_decoded():
     data) reads its JSON."""
     from inspect_ai.util import Store
 
-    from solvers.game_store import save_ballots, save_seats
+    from impostor_bench.solvers.game_store import save_ballots, save_seats
 
     store, seats = Store(), _played_seats()
     save_seats(store, seats)

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from inspect_ai.log import read_eval_log
 
-from impostor.core import call_limits
-from tasks.impostor import impostor
+from impostor_bench.core import call_limits
+from impostor_bench.tasks.impostor import impostor
 
 from .fault_server import FaultServer
 
@@ -83,7 +83,7 @@ def test_the_cause_named_is_the_providers_error_not_the_cancelled_call():
     """A game cut off mid-call: the last model event is the call the time limit cancelled; the
     message names the provider's error before it (seen: 'model call cancelled' named instead of
     the HTTP 500 on a loaded machine)."""
-    from scorers.winner import likely_cause
+    from impostor_bench.scorers.winner import likely_cause
 
     cancelled = "RuntimeError('model call cancelled')"
     assert likely_cause(["Error code: 500 a", "Error code: 500 b", cancelled]) == "Error code: 500 b"

@@ -19,7 +19,7 @@ from inspect_ai import eval_retry
 from inspect_ai.log import EvalLog, read_eval_log
 from tenacity import wait_fixed
 
-from tasks.impostor import game_samples, impostor
+from impostor_bench.tasks.impostor import game_samples, impostor
 
 from .fault_server import VOTING_SYSTEM, FaultServer, Plan, cycle
 

@@ -49,7 +49,7 @@ pytestmark = pytest.mark.slow
 
 def _exe(name: str) -> list[str]:
     exe = Path(sys.executable).parent / name
-    return [str(exe)] if exe.exists() else [sys.executable, "-m", {"impostor": "impostor.cli", "inspect": "inspect_ai"}[name]]
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", {"impostor": "impostor_bench.cli", "inspect": "inspect_ai"}[name]]
 
 
 def _scan_bytes(data: bytes, where: str, found: list[str], depth: int = 0) -> None:

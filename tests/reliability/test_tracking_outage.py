@@ -9,7 +9,7 @@ import socket
 import pytest
 from inspect_ai import eval as inspect_eval
 
-from tasks.impostor import impostor
+from impostor_bench.tasks.impostor import impostor
 
 from . import scripted
 
@@ -68,8 +68,8 @@ def test_sweep_end_waits_for_the_server(tmp_path, monkeypatch, capsys):
     """A shard that ends while the server is down waits for it (bounded), then syncs once."""
     from types import SimpleNamespace
 
-    import impostor.tracking.sync as sync_mod
-    from impostor.sweep import tracking as sweep_tracking
+    import impostor_bench.tracking.sync as sync_mod
+    from impostor_bench.sweep import tracking as sweep_tracking
 
     calls = []
 

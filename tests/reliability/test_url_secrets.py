@@ -4,7 +4,7 @@ A model base URL with a password in its userinfo and a key in its query string
 (``http://user:PASSWORD@host/v1?api-key=KEY``) used to reach MLflow: the password stayed
 in the uploaded Inspect log, the query key in the ``model_base_url`` param,
 ``resolved.json`` and the log.  One redaction pass over every URL-shaped value
-(``impostor.tracking.redact.redact_urls``) now masks both wherever they appear.
+(``impostor_bench.tracking.redact.redact_urls``) now masks both wherever they appear.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from impostor.tracking.redact import REDACTED, redact_mapping, redact_text, redacted_log_copy, secret_values, url_secrets
+from impostor_bench.tracking.redact import REDACTED, redact_mapping, redact_text, redacted_log_copy, secret_values, url_secrets
 
 REPO = Path(__file__).resolve().parents[2]
 PASSWORD = "URLPASS-7f3e9a1c"
@@ -52,7 +52,7 @@ def test_the_credential_pre_check_changes_nothing_the_full_pass_would_mask():
     references it answers exactly what the full pattern alone does."""
     import random
 
-    from impostor.tracking import redact
+    from impostor_bench.tracking import redact
 
     pieces = ["http://", "attachment://0f3a9c", "x://", "://", "1abc://", "a.b-c://", "user:pw@", "@", "?",
               "?api-key=K&x=1", ";token=T", "&sig=S", "host/v1", "/p?q", " ", "\"", "'", "<", ">", "\\", "`",
@@ -69,7 +69,7 @@ def test_the_byte_pre_check_of_a_log_member_finds_every_credential_the_text_chec
     member and running the full pattern answer."""
     import random
 
-    from impostor.tracking import redact
+    from impostor_bench.tracking import redact
 
     pieces = [b"http://", b"attachment://0f3a9c", b"://", b"1abc://", b"user:pw@", b"@", b"?", b"?api-key=K&x=1",
               b";token=T", b"host/v1", b" ", b"\"", b"'", b"<", b">", b"\\", b"`", b"\n", b"\t", b"word", b"=",

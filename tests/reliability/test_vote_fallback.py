@@ -3,7 +3,7 @@
 * A server that refuses structured ballots (the fault server in llama_cpp.server's words,
   and the real ``llama_cpp.server`` in a slow test): the vote falls back to the next weaker
   form once per model, the eval finishes, and the fallback is in the log and the metrics.
-* The task's bounded call defaults (``impostor.core.call_limits``) reach every call, the
+* The task's bounded call defaults (``impostor_bench.core.call_limits``) reach every call, the
   model roles' included, and the command line overrides them.
 """
 
@@ -25,9 +25,9 @@ from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model._model import ModelGenerateError
 from tenacity import RetryError, wait_fixed
 
-from impostor.core import call_limits
-from solvers.vote_format import refusal_reason
-from tasks.impostor import impostor
+from impostor_bench.core import call_limits
+from impostor_bench.solvers.vote_format import refusal_reason
+from impostor_bench.tasks.impostor import impostor
 
 from .fault_server import VOTING_SYSTEM, FaultServer, cycle, refuses_formats
 
@@ -236,7 +236,7 @@ def test_real_llama_cpp_server_refuses_the_schema_and_the_game_finishes(tmp_path
     It plays the impostor of a cross-play game against bots (a few SmolLM2 calls, not a
     dozen, on 2 shared cores); the bots keep the schema: the fallback is per model."""
     pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python[server] not installed")
-    from impostor.providers.local import resolve_gguf
+    from impostor_bench.providers.local import resolve_gguf
 
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(resolve_gguf("smollm2")),

@@ -3,10 +3,10 @@
 import numpy as np
 import pandas as pd
 
-from analysis.data import AnalysisData
-from analysis.figures import fig_difficulty_validation
-from impostor.commands.report import ShippedWordVectors, word_embedder
-from impostor.core.wordpairs import load_word_pairs
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.figures import fig_difficulty_validation
+from impostor_bench.commands.report import ShippedWordVectors, word_embedder
+from impostor_bench.core.wordpairs import load_word_pairs
 
 
 def _pairs_frame():

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from analysis.figures.rates import _pretty_comparison
-from analysis.report.formatting import html_table, to_markdown
+from impostor_bench.analysis.figures.rates import _pretty_comparison
+from impostor_bench.analysis.report.formatting import html_table, to_markdown
 
 
 def test_report_tables_name_seat_contrasts_as_players():

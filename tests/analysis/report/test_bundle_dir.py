@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.report import bundle_dir
+from impostor_bench.analysis.report import bundle_dir
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -73,11 +73,11 @@ def test_sigkill_mid_report_then_rerun_gives_one_clean_bundle(tmp_path):
     """Through the real command line: SIGKILL `impostor report` while it writes, run it again."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
     tables = tmp_path / "tables"
-    r = subprocess.run([sys.executable, "-m", "impostor.cli", "simulate", "--out", str(tables), "--experiments", "4",
+    r = subprocess.run([sys.executable, "-m", "impostor_bench.cli", "simulate", "--out", str(tables), "--experiments", "4",
                         "--games", "40", "--seed", "1"], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     out = tmp_path / "rep"
-    cmd = [sys.executable, "-m", "impostor.cli", "report", "--parquet", str(tables), "--out", str(out)]
+    cmd = [sys.executable, "-m", "impostor_bench.cli", "report", "--parquet", str(tables), "--out", str(out)]
     assert subprocess.run(cmd, env=env, capture_output=True, timeout=600).returncode == 0
     first = (out / "manifest.json").read_text()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.report.formatting import readable_header, to_latex
+from impostor_bench.analysis.report.formatting import readable_header, to_latex
 
 _ESCAPED = re.compile(r"\\[{}_%&#$]")
 
@@ -52,7 +52,7 @@ def bundle(tmp_path_factory) -> Path:
     for args in (["simulate", "--out", "sim", "--experiments", "8", "--games", "20", "--seed", "5"],
                  ["report", "--parquet", "sim", "--out", "rep", "--no-figures", "--bootstrap-reps", "20",
                   "--permutation-reps", "20"]):
-        out = subprocess.run([sys.executable, "-m", "impostor.cli", *args], cwd=d, capture_output=True, text=True,
+        out = subprocess.run([sys.executable, "-m", "impostor_bench.cli", *args], cwd=d, capture_output=True, text=True,
                              timeout=600)
         assert out.returncode == 0, out.stderr[-2000:]
     return d / "rep"

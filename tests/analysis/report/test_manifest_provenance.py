@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from analysis.report.build import git_commit
-from impostor.cli import main
+from impostor_bench.analysis.report.build import git_commit
+from impostor_bench.cli import main
 
 
 def test_git_commit_of_a_folder_that_is_no_checkout_is_none(tmp_path):

@@ -14,16 +14,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.report import paper_out
-from analysis.report.paper_cells import PaperTable
-from analysis.report.paper_latex import paper_table_latex
-from analysis.report.paper_values import PAPER_VALUES, compare, load_paper_values
+from impostor_bench.analysis.report import paper_out
+from impostor_bench.analysis.report.paper_cells import PaperTable
+from impostor_bench.analysis.report.paper_latex import paper_table_latex
+from impostor_bench.analysis.report.paper_values import PAPER_VALUES, compare, load_paper_values
 
 PAPER_TEXT = Path("/work/shared/seed/000_bbe86ea630e89cb0.txt")
 
 
 def _impostor(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    out = subprocess.run([sys.executable, "-m", "impostor.cli", *args], cwd=cwd, capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-m", "impostor_bench.cli", *args], cwd=cwd, capture_output=True, text=True,
                          timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]
     return out
@@ -54,7 +54,7 @@ def test_paper_folder_has_every_table_and_figure(run):
     headline = pd.read_csv(rep / "tables" / "headline.csv").set_index("model")
     row = next(ln for ln in t1.splitlines() if ln.startswith("gpt-4o &"))
     h = headline.loc["gpt-4o"]
-    half = (h["imp_win_ci_high"] - h["imp_win_ci_low"]) / 2  # the registry's interval (analysis.stats.inference)
+    half = (h["imp_win_ci_high"] - h["imp_win_ci_low"]) / 2  # the registry's interval (impostor_bench.analysis.stats.inference)
     assert row.split(" & ")[1] == f"{h['imp_win_pct']:.1f} $\\pm$ {half:.1f}"
     assert row.split(" & ")[4] == f"{h['centrality']:.3f}"
     assert "1,200 games in 40 experiments" in t1 and h["imp_win_ci_method"] in t1

@@ -15,14 +15,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.io import load_tables
-from analysis.report.paper_tables import build_paper_tables
-from analysis.report.sections import section_of
-from analysis.report import CONTRACT_COLUMNS, build_report, latex_escape, to_latex, to_markdown
-from impostor.cli import main
-from impostor.core.errors import ImpostorError
+from impostor_bench.analysis.io import load_tables
+from impostor_bench.analysis.report.paper_tables import build_paper_tables
+from impostor_bench.analysis.report.sections import section_of
+from impostor_bench.analysis.report import CONTRACT_COLUMNS, build_report, latex_escape, to_latex, to_markdown
+from impostor_bench.cli import main
+from impostor_bench.core.errors import ImpostorError
 
-stats = pytest.importorskip("analysis.stats")
+stats = pytest.importorskip("impostor_bench.analysis.stats")
 FAST = dict(seed=3, bootstrap_reps=60, permutation_reps=60)
 
 
@@ -249,7 +249,7 @@ class _StubEmbedder:
 
 
 def test_difficulty_validation_figure(sim_export, tmp_path, monkeypatch):
-    import analysis.figures as figures
+    import impostor_bench.analysis.figures as figures
 
     data = load_tables(sim_export)
     notes: list[str] = []
@@ -261,7 +261,7 @@ def test_difficulty_validation_figure(sim_export, tmp_path, monkeypatch):
 
 
 def test_figures_never_sink_the_report(sim_export, tmp_path, monkeypatch):
-    import analysis.figures as figures
+    import impostor_bench.analysis.figures as figures
 
     def broken(*a, **k):
         raise ValueError("bad axis")

@@ -15,12 +15,12 @@ import pytest
 import re
 from html.parser import HTMLParser
 
-from analysis.report.formatting import flag_intervals, to_markdown
-from analysis.report.sections import MAX_COLUMNS, section_of
+from impostor_bench.analysis.report.formatting import flag_intervals, to_markdown
+from impostor_bench.analysis.report.sections import MAX_COLUMNS, section_of
 
 
 def _impostor(*args: str, cwd: Path) -> None:
-    out = subprocess.run([sys.executable, "-m", "impostor.cli", *args], cwd=cwd, capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-m", "impostor_bench.cli", *args], cwd=cwd, capture_output=True, text=True,
                          timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
 
@@ -149,7 +149,7 @@ def test_figures_as_vector_pdf_svg_and_300_dpi_png(tiny_bundle):
 
 
 def test_tiebreak_figure_not_drawn_without_ties(tmp_path):
-    from analysis.figures.rates import fig_tiebreak
+    from impostor_bench.analysis.figures.rates import fig_tiebreak
 
     no_ties = pd.DataFrame({"mode": ["homogeneous", "ALL"], "default": [40.0, 40.0], "sym_cand": [40.0, 40.0],
                             "sym_side": [40.0, 40.0], "delta_cand": [0.0, 0.0], "delta_side": [0.0, 0.0],

@@ -8,8 +8,8 @@ import pytest
 from scipy.stats import norm
 from statsmodels.stats.power import NormalIndPower
 
-from analysis.sim.power import closed_form_n, p_from_or, power_table, simulated_power
-from impostor.cli import main
+from impostor_bench.analysis.sim.power import closed_form_n, p_from_or, power_table, simulated_power
+from impostor_bench.cli import main
 
 
 def test_p_from_or():
@@ -90,7 +90,7 @@ def test_cli_power(capsys):
 
 
 def test_clustered_n_is_the_wald_n_times_the_design_effect():
-    from analysis.sim.power import clustered_n, clustered_power, design_effect
+    from impostor_bench.analysis.sim.power import clustered_n, clustered_power, design_effect
 
     assert design_effect(0.0, 120) == 1.0 and design_effect(0.02, 121) == pytest.approx(3.4)
     n_w = closed_form_n(0.8, 0.8, 0.45)["wald_logit"].n_exact
@@ -112,7 +112,7 @@ def test_clustered_n_is_the_wald_n_times_the_design_effect():
 def test_sd_for_icc_gives_that_icc():
     import numpy as np
 
-    from analysis.sim.power import sd_for_icc
+    from impostor_bench.analysis.sim.power import sd_for_icc
 
     for icc in (0.01, 0.05, 0.2):
         sd = sd_for_icc(icc, 0.3)
@@ -124,7 +124,7 @@ def test_sd_for_icc_gives_that_icc():
 
 def test_clustered_formula_matches_simulated_power_of_the_report_bootstrap():
     """Formula power vs the share of simulated designs whose design-bootstrap CI of the mode OR excludes 1."""
-    from analysis.sim.power import clustered_n, clustered_power, simulated_power_clustered
+    from impostor_bench.analysis.sim.power import clustered_n, clustered_power, simulated_power_clustered
 
     c = clustered_n(0.7, 0.8, 0.45, icc=0.03, games_per_experiment=40)
     k = c["experiments_per_cell"] + c["experiments_per_cell"] % 2
@@ -136,7 +136,7 @@ def test_clustered_formula_matches_simulated_power_of_the_report_bootstrap():
 
 
 def test_cli_power_clustered(capsys, sim_export):
-    from analysis.sim.power import clustered_n
+    from impostor_bench.analysis.sim.power import clustered_n
 
     assert main(["power", "--or", "0.8", "--reps", "0", "--icc", "0.03", "--games-per-experiment", "120"]) == 0
     out = capsys.readouterr().out

@@ -9,12 +9,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.data import AnalysisData
-from analysis.sim.effects import SimModel
-from analysis.sim.rounds import simulate_rounds, vote_accuracy_truth
-from analysis.stats import TABLES
-from analysis.stats.config import StatsConfig
-from analysis.validate import validate_tables
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.sim.effects import SimModel
+from impostor_bench.analysis.sim.rounds import simulate_rounds, vote_accuracy_truth
+from impostor_bench.analysis.stats import TABLES
+from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.analysis.validate import validate_tables
 
 Q, GAIN = 0.55, 0.5
 TWINS = (SimModel("a", det=Q), SimModel("b", det=Q))

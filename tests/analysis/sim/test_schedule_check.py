@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.data import AnalysisData
-from analysis.sim.simulate import simulate_games
-from analysis.stats import StatsConfig
-from analysis.stats.design_checks import schedule_check
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.sim.simulate import simulate_games
+from impostor_bench.analysis.stats import StatsConfig
+from impostor_bench.analysis.stats.design_checks import schedule_check
 
 
 @pytest.mark.parametrize("schedule, seat, host", [("per_experiment", (15, 36), (38, 62)), ("shared", (100, 100), (100, 100))])

@@ -11,10 +11,10 @@ import pytest
 import statsmodels.formula.api as smf
 from scipy import stats
 
-from analysis.io import load_tables
-from analysis.sim.simulate import DEFAULT_MODELS, simulate_games
-from impostor.cli import main
-from impostor.core.records import GAME_COLUMNS, PLAYER_COLUMNS, GameRow, PlayerRow
+from impostor_bench.analysis.io import load_tables
+from impostor_bench.analysis.sim.simulate import DEFAULT_MODELS, simulate_games
+from impostor_bench.cli import main
+from impostor_bench.core.records import GAME_COLUMNS, PLAYER_COLUMNS, GameRow, PlayerRow
 
 NULL = dict(mode_or=1.0, difficulty_or=None, size_or_per_10x=1.0, position_effect_pp=0.0, opponent_or_per_10pp=1.0,
             seat_or=1.0)
@@ -87,7 +87,7 @@ def test_ballots_decide_the_logged_winner(kw):
 
 
 def test_agrees_with_game_engine_rules():
-    rules = pytest.importorskip("impostor.core.rules")
+    rules = pytest.importorskip("impostor_bench.core.rules")
     games, players, _ = simulate_games(30, 40, seed=4, invalid_vote_rate=0.1)
     gids, votes, decl, guess = _seat_arrays(players)
     g = games.set_index("game_id").loc[gids]

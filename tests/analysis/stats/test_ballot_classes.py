@@ -8,13 +8,13 @@ import pandas as pd
 import pytest
 
 from _synth_stats import fast_config
-from analysis.data import AnalysisData
-from analysis.io import load_tables, write_tables
-from analysis.stats import TABLES
-from impostor.core.errors import ImpostorError
-from impostor.core.records import BALLOT_CLASSES, INVALID_BALLOT_CLASSES
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.io import load_tables, write_tables
+from impostor_bench.analysis.stats import TABLES
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.records import BALLOT_CLASSES, INVALID_BALLOT_CLASSES
 
-# What each class looks like in a record (error text as impostor.core.parsing writes it).
+# What each class looks like in a record (error text as impostor_bench.core.parsing writes it).
 ERRORS = {
     "valid": None,
     "self_vote": "voted for itself (Player 1)",
@@ -112,7 +112,7 @@ def test_older_export_loads_with_derived_classes(labelled, tmp_path):
 def test_contract_only_export_derives_classes(labelled, tmp_path):
     """Only contract columns: a counted vote is valid, a self-declaring seat with no vote
     named itself, any other missing vote is missing."""
-    from impostor.core.records import CONTRACT_PLAYER_COLUMNS
+    from impostor_bench.core.records import CONTRACT_PLAYER_COLUMNS
 
     games, players, models = labelled
     write_tables(tmp_path, games, players[CONTRACT_PLAYER_COLUMNS], models)

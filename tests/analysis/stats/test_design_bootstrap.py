@@ -13,13 +13,13 @@ import statsmodels.api as sm
 import statsmodels.formula.api as smf
 
 from _synth_stats import fast_config
-from analysis.calibration import light_games, light_players, models_frame
-from analysis.data import AnalysisData
-from analysis.sim.design import build_design
-from analysis.stats import TABLES, StatsConfig
-from analysis.stats._base import prepared
-from analysis.stats.design_boot import _irls_logit, fitted_win_prob, residual_icc
-from analysis.stats.resampling import replicate_totals
+from impostor_bench.analysis.calibration import light_games, light_players, models_frame
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.sim.design import build_design
+from impostor_bench.analysis.stats import TABLES, StatsConfig
+from impostor_bench.analysis.stats._base import prepared
+from impostor_bench.analysis.stats.design_boot import _irls_logit, fitted_win_prob, residual_icc
+from impostor_bench.analysis.stats.resampling import replicate_totals
 
 
 def _run(design, seed):

@@ -1,9 +1,9 @@
 """Issue 26: every printed p-value and interval is listed in ``inference.csv`` and calibrated.
 
 * a column that looks like inference (p, q, CI limits) in any bundle table is either listed
-  by an entry of ``analysis.stats.inference.SPECS`` or named here as not inference, with why;
+  by an entry of ``impostor_bench.analysis.stats.inference.SPECS`` or named here as not inference, with why;
 * every entry has a calibration row in benchmarks/calibration.csv (written by
-  ``python -m analysis.calibration_matrix``), so nothing uncalibrated can be added unnoticed;
+  ``python -m impostor_bench.analysis.calibration_matrix``), so nothing uncalibrated can be added unnoticed;
 * the multiple-comparison families come only from calibrated rows of ``inference``;
 * a reduced calibration matrix runs here (the full one is in docs/analysis.md).
 """
@@ -18,10 +18,10 @@ import pandas as pd
 import pytest
 
 from _synth_stats import fast_config, shared_ballot
-from analysis.calibration_matrix import calibrate, missing_rows
-from analysis.data import AnalysisData
-from analysis.stats import TABLES
-from analysis.stats.inference import SPECS, is_calibrated
+from impostor_bench.analysis.calibration_matrix import calibrate, missing_rows
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.stats import TABLES
+from impostor_bench.analysis.stats.inference import SPECS, is_calibrated
 
 ROOT = Path(__file__).resolve().parents[3]
 LOOKS_LIKE_INFERENCE = re.compile(r"(^p$|^q$|^p_|_p$|_p_|ci_low|ci_high|_ci$|_ci_|^se_|_se$|significant)")
@@ -128,13 +128,13 @@ def test_every_inference_column_is_listed_or_explained(computed):
     listed = _listed()
     stray = sorted(f"{name}.{c}" for name, df in computed.items() for c in df.columns
                    if LOOKS_LIKE_INFERENCE.search(c) and f"{name}.{c}" not in listed and f"{name}.{c}" not in NOT_INFERENCE)
-    assert not stray, ("columns that look like a p-value or interval but are neither in analysis.stats.inference.SPECS "
+    assert not stray, ("columns that look like a p-value or interval but are neither in impostor_bench.analysis.stats.inference.SPECS "
                        f"nor explained in NOT_INFERENCE: {stray}")
 
 
 def test_round_tables_print_only_listed_inference():
     """The round tables (issue 32) are empty on one-round games: check them on multi-round ones."""
-    from analysis.sim.rounds import simulate_rounds
+    from impostor_bench.analysis.sim.rounds import simulate_rounds
 
     g, p, mv, m = simulate_rounds(20, 8, 3, seed=1)
     data = AnalysisData(games=g, players=p, models=m, moves=mv)

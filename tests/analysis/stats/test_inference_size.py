@@ -1,7 +1,7 @@
 """Size of the report's regression and test columns under true nulls WITH the design's
 dependence (issue 26): word-pair effects shared across experiments (SD 1.0) and experiment
 effects (SD 0.5), as docs/analysis.md's "strong" scenario; no mode, seat, size, opponent or
-position effect. Each rep draws a fresh design (analysis.sim.design.build_design) and run.
+position effect. Each rep draws a fresh design (impostor_bench.analysis.sim.design.build_design) and run.
 
 Tolerance: the 99.5% quantile of Binomial(reps, 0.05) (11% at 100 reps; a test whose true
 size is 20% passes it with probability < 1%, one of 15% with about 16%). Each family also checks that the paper's
@@ -15,12 +15,12 @@ import pandas as pd
 from scipy import stats
 
 from _synth_stats import fast_config
-from analysis.calibration import light_games, models_frame
-from analysis.data import AnalysisData
-from analysis.sim.design import build_design
-from analysis.stats import TABLES
-from analysis.stats._base import prepared
-from analysis.stats.design_checks import seat_randomised
+from impostor_bench.analysis.calibration import light_games, models_frame
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.sim.design import build_design
+from impostor_bench.analysis.stats import TABLES
+from impostor_bench.analysis.stats._base import prepared
+from impostor_bench.analysis.stats.design_checks import seat_randomised
 
 NULL = dict(pair_effect_sd=1.0, experiment_effect_sd=0.5, mode_or=1.0, opponent_or_per_10pp=1.0, seat_or=1.0,
             position_effect_pp=0.0, size_or_per_10x=1.0)

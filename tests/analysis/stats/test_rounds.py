@@ -8,17 +8,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.data import AnalysisData
-from analysis.stats import Analysis
-from analysis.io import load_tables, write_tables
-from analysis.moves import moves_of
-from analysis.sim.rounds import simulate_rounds
-from analysis.stats import TABLES
-from analysis.stats.config import StatsConfig
-from analysis.stats.rounds import ONE_ROUND, ROUND_TABLES
-from impostor.cli import main
-from impostor.core.errors import ImpostorError
-from impostor.core.records import MOVE_COLUMNS, MOVES_FILE
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.stats import Analysis
+from impostor_bench.analysis.io import load_tables, write_tables
+from impostor_bench.analysis.moves import moves_of
+from impostor_bench.analysis.sim.rounds import simulate_rounds
+from impostor_bench.analysis.stats import TABLES
+from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats.rounds import ONE_ROUND, ROUND_TABLES
+from impostor_bench.cli import main
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.records import MOVE_COLUMNS, MOVES_FILE
 
 
 
@@ -92,7 +92,7 @@ def test_round_intervals_hold_coverage_under_the_design():
     run at 120 x 40 is in benchmarks/calibration.csv and docs/analysis.md)."""
     from scipy.stats import binom
 
-    from analysis.calibration_matrix import calibrate
+    from impostor_bench.analysis.calibration_matrix import calibrate
 
     res = calibrate(experiments=60, games=16, reps=30, tables=ROUND_TABLES,
                     config=StatsConfig(bootstrap_reps=50, permutation_reps=50))
@@ -105,7 +105,7 @@ def test_round_intervals_hold_coverage_under_the_design():
 
 
 def test_mlflow_runs_with_and_without_moves_load_together(rounds_export, sim_export):
-    from analysis.io import load_run_tables
+    from impostor_bench.analysis.io import load_run_tables
 
     data = load_run_tables([("multi", rounds_export), ("single", sim_export)], "exp", "file:./mlruns")
     one_round = set(pd.read_parquet(sim_export / "games.parquet")["game_id"])

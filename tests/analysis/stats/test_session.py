@@ -1,4 +1,4 @@
-"""The analysis session (``analysis.stats.session.Analysis``): its cache never serves a table of
+"""The analysis session (``impostor_bench.analysis.stats.session.Analysis``): its cache never serves a table of
 frames that changed, its notes are its own (the input's are not appended to), and a table asked
 for twice, or reused by another, is computed once."""
 
@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 from _synth_stats import fast_config, make_ballot_games
-from analysis.data import AnalysisData
-from analysis.stats import TABLES
-from analysis.stats.session import REGISTRY, Analysis, frame_fingerprint
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.stats import TABLES
+from impostor_bench.analysis.stats.session import REGISTRY, Analysis, frame_fingerprint
 
 
 def _data(seed: int = 5) -> AnalysisData:

@@ -10,8 +10,8 @@ import pytest
 from scipy import stats
 
 from _synth_stats import fast_config, shared_ballot
-from analysis.stats import TABLES
-from analysis.stats.categorical import magnitude
+from impostor_bench.analysis.stats import TABLES
+from impostor_bench.analysis.stats.categorical import magnitude
 
 
 def chi2_by_hand(a, b):
@@ -78,7 +78,7 @@ def test_chi2_detects_generated_difficulty_effect():
 
 
 def test_two_by_two_uses_pearson_without_yates():
-    from analysis.stats.categorical import chi2_test
+    from impostor_bench.analysis.stats.categorical import chi2_test
     a = ["x"] * 30 + ["y"] * 30
     b = ["w"] * 20 + ["l"] * 10 + ["w"] * 10 + ["l"] * 20
     x2, df, p, v = chi2_by_hand(a, b)

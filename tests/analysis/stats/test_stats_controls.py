@@ -1,4 +1,4 @@
-"""analysis.stats.controls: the sensitivity analyses against hand computations, the negative
+"""impostor_bench.analysis.stats.controls: the sensitivity analyses against hand computations, the negative
 controls null under no effect and detecting a planted seat-parity effect."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from _synth_stats import fast_config, make_logit_games, shared_ballot
-from analysis.stats import TABLES
+from impostor_bench.analysis.stats import TABLES
 
 
 def test_sensitivity_against_hand_computation():

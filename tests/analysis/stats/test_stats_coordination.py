@@ -10,8 +10,8 @@ import pytest
 from scipy import stats
 
 from _synth_stats import fast_config, shared_ballot
-from analysis.stats import TABLES
-from analysis.stats.correlations import correlate
+from impostor_bench.analysis.stats import TABLES
+from impostor_bench.analysis.stats.correlations import correlate
 
 
 def _seats_by_game(data):

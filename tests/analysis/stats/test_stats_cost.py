@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.stats.session import Analysis
-from analysis.data import AnalysisData
-from analysis.figures.cost import fig_cost
-from analysis.sim.simulate import simulate_games
-from analysis.stats import TABLES, StatsConfig
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.figures.cost import fig_cost
+from impostor_bench.analysis.sim.simulate import simulate_games
+from impostor_bench.analysis.stats import TABLES, StatsConfig
 
 PRICE = {"gpt-4o": (2.5e-6, 1e-5), "llama-3.1-8b": (1e-7, 2e-7), "deepseek-v3": None}  # None = unknown
 

@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 from _synth_stats import fast_config, shared_ballot
-from analysis.stats import TABLES
+from impostor_bench.analysis.stats import TABLES
 
 
 def cluster_halfwidth_pct(per_exp: dict, alpha: float = 0.05):
@@ -81,7 +81,7 @@ def test_balance_closed_form():
 
 
 def test_balance_paper_examples():
-    from analysis.stats.balance import balance_index
+    from impostor_bench.analysis.stats.balance import balance_index
     assert balance_index(0.5) == 1.0
     assert balance_index([0.489, 0.3, 0.8]) == pytest.approx([0.978, 0.6, 0.4])
 

@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 
 from _synth_stats import fast_config, make_ballot_games, shared_ballot
-from analysis.data import AnalysisData
-from analysis.stats import CONTRACT, TABLES, StatsConfig
-from analysis.stats.rounds import ROUND_TABLES
-from analysis.stats.session import Analysis
-from impostor.core.rules import Ballot, decide
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.stats import CONTRACT, TABLES, StatsConfig
+from impostor_bench.analysis.stats.rounds import ROUND_TABLES
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.core.rules import Ballot, decide
 
 REQUIRED = ["headline", "odds_ratios", "evalues", "chi2", "balance", "tie_sizes", "tiebreak_mode",
             "tiebreak_mode_difficulty", "speaking_itt", "opponent_baseline", "scaling", "coordination",
@@ -115,7 +115,7 @@ def test_missing_contract_column_is_reported():
 
 
 def test_generator_winner_matches_game_engine():
-    """The synthetic generator's default-rule winner agrees with impostor.core.rules.decide."""
+    """The synthetic generator's default-rule winner agrees with impostor_bench.core.rules.decide."""
     data = shared_ballot()
     rng = random.Random(0)
     p = data.players.set_index(["game_id", "seat"])

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from _synth_stats import fast_config, shared_ballot
-from analysis.stats import TABLES, game_metrics, network_for_game
-from analysis.stats._base import prepared
+from impostor_bench.analysis.stats import TABLES, game_metrics, network_for_game
+from impostor_bench.analysis.stats._base import prepared
 
 
 def test_closed_forms_match_networkx_on_sampled_games():
@@ -82,7 +82,7 @@ def test_model_level_aggregation_and_coalition_efficiency_against_loops():
 
 
 def test_single_voter_game_has_zero_metrics():
-    from analysis.stats.network import game_metrics as gm
+    from impostor_bench.analysis.stats.network import game_metrics as gm
 
     class P:  # minimal stand-in for Prepared
         vote = np.array([[2.0, np.nan, np.nan, np.nan], [1.0, 0.0, 1.0, 1.0]])

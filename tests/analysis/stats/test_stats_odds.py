@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from _synth_stats import fast_config, make_logit_games, shared_ballot
-from analysis.stats import TABLES
+from impostor_bench.analysis.stats import TABLES
 
 
 def woolf(a, b, c, d, z=stats.norm.ppf(0.975)):
@@ -82,7 +82,7 @@ def evalue_closed(rr):
 
 
 def test_evalues_paper_numbers_and_sqrt_approximation():
-    from analysis.stats.odds import evalue_ci, evalue_rr
+    from impostor_bench.analysis.stats.odds import evalue_ci, evalue_rr
     # Appendix B.3 treats OR as RR: 1.71 -> 2.81, 1.26 -> 1.83, 0.79 -> 1.85, 0.90 -> 1.46
     for o, e in ((1.71, 2.81), (1.26, 1.83), (1.22, 1.74), (1.12, 1.49), (0.79, 1.85), (0.77, 1.92),
                  (0.80, 1.81), (0.90, 1.46)):
@@ -121,6 +121,6 @@ def test_evalues_table_matches_odds_ratios():
     (2.0, 2 + math.sqrt(2), 2.1795804),  # 3.4142; sqrt(2) = 1.41421 -> 1.41421 + sqrt(0.58579)
 ])
 def test_evalue_against_hand_computation(odds, e_paper, e_common):
-    from analysis.stats.odds import evalue_rr
+    from impostor_bench.analysis.stats.odds import evalue_rr
     assert float(evalue_rr(odds)) == pytest.approx(e_paper, rel=1e-9)
     assert float(evalue_rr(math.sqrt(odds))) == pytest.approx(e_common, rel=1e-6)

@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from analysis.stats.session import Analysis
-from analysis.io import load_tables
-from analysis.stats import TABLES, StatsConfig
-from analysis.stats.rates import cluster_rate
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.io import load_tables
+from impostor_bench.analysis.stats import TABLES, StatsConfig
+from impostor_bench.analysis.stats.rates import cluster_rate
 
 CFG = StatsConfig(bootstrap_reps=50, permutation_reps=50, strict=True)
 
@@ -116,7 +116,7 @@ def test_positive_control_without_embedder_says_why(data):
 
 def test_shipped_word_vectors_make_the_word_list_monotone(data):
     """D.2 / B.3 (v) on the project's own word list and the vectors the report uses."""
-    from impostor.commands.report import ShippedWordVectors
+    from impostor_bench.commands.report import ShippedWordVectors
 
     d = Analysis(type(data)(games=data.games, players=data.players, models=data.models, embedder=ShippedWordVectors()))
     t = TABLES["positive_control"](d, CFG)

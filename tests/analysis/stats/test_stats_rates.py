@@ -1,4 +1,4 @@
-"""Design-based rate intervals (analysis.stats.rates): coverage under experiment clustering,
+"""Design-based rate intervals (impostor_bench.analysis.stats.rates): coverage under experiment clustering,
 the parameter space, and the cases with no interval."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from analysis.stats.rates import METHOD, METHOD_EXTREME, cluster_rate
+from impostor_bench.analysis.stats.rates import METHOD, METHOD_EXTREME, cluster_rate
 
 
 def _clustered(rng, n_exp: int, games: int, base: float, sd: float):

@@ -10,12 +10,12 @@ import pytest
 import statsmodels.api as sm
 from scipy.stats import spearmanr
 
-from analysis.stats.session import Analysis
-from analysis.data import AnalysisData
-from analysis.sim.simulate import SimModel, simulate_games
-from analysis.stats import TABLES, StatsConfig
-from analysis.stats._base import prepared
-from analysis.stats.ratings import fit_ratings, replicate_coefs
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.sim.simulate import SimModel, simulate_games
+from impostor_bench.analysis.stats import TABLES, StatsConfig
+from impostor_bench.analysis.stats._base import prepared
+from impostor_bench.analysis.stats.ratings import fit_ratings, replicate_coefs
 
 NAMES = [f"m{i}" for i in range(9)]
 _DET = np.linspace(0.4, 0.8, 9)[np.random.default_rng(3).permutation(9)]  # detection unrelated to impostor skill
@@ -92,7 +92,7 @@ def test_one_step_replicates_track_full_refits():
     prep = prepared(data, need_players=True)
     fit = fit_ratings(data, prep)
     one_step = replicate_coefs(data, fit, cfg, "paper")
-    from analysis.stats.resampling import bootstrap_weights
+    from impostor_bench.analysis.stats.resampling import bootstrap_weights
 
     W = bootstrap_weights(data, prep, cfg)
     full = np.array([sm.GLM(prep.y, fit.X, family=sm.families.Binomial(), freq_weights=W[r, prep.exp_code])
@@ -151,7 +151,7 @@ def _penalised_optimum(wins, n, X):
 
 
 def test_firth_matches_direct_penalised_likelihood_with_and_without_separation():
-    from analysis.stats.ratings import firth_logit
+    from impostor_bench.analysis.stats.ratings import firth_logit
 
     X = np.column_stack([np.ones(6), [0, 0, 1, 1, 2, 2], [0, 1, 0, 1, 0, 1]]).astype(float)
     n = np.array([5, 7, 6, 4, 8, 5], float)

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from _synth_stats import expit, fast_config, make_ballot_games, shared_ballot
-from analysis.stats.session import Analysis
-from analysis.stats import TABLES
-from analysis.stats._base import prepared
-from analysis.stats.recognition import opponent_baseline_per_game
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats import TABLES
+from impostor_bench.analysis.stats._base import prepared
+from impostor_bench.analysis.stats.recognition import opponent_baseline_per_game
 
 TRUE_B = -6.0  # per unit of baseline (proportion): OR per +10pp = exp(-0.6) = 0.55
 DET = np.linspace(0.3, 0.85, 9)
@@ -76,8 +76,8 @@ def test_q_values_are_bh_across_cells():
 def test_cells_that_cannot_be_fitted_are_na_not_false(monkeypatch):
     """A baseline collinear with the mode effects (here: a function of the mode only, for one
     impostor model) gives no test: estimates, q and significant_bh are missing, not False."""
-    import analysis.stats.recognition as rec
-    from analysis.stats._base import MODES
+    import impostor_bench.analysis.stats.recognition as rec
+    from impostor_bench.analysis.stats._base import MODES
 
     data = Analysis(make_ballot_games(n_models=5, games_per_exp=8, seed=4))
     real = rec.opponent_baseline_per_game

@@ -1,4 +1,4 @@
-"""The report's cluster-robust logit (analysis.stats._regress.experiment_logit) against
+"""The report's cluster-robust logit (impostor_bench.analysis.stats._regress.experiment_logit) against
 independent computations, its refusals, and its size with few, unequal clusters."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import statsmodels.api as sm
 
-from analysis.stats._base import StatsUnavailable
-from analysis.stats._regress import experiment_logit, with_intercept
+from impostor_bench.analysis.stats._base import StatsUnavailable
+from impostor_bench.analysis.stats._regress import experiment_logit, with_intercept
 
 
 def _games(G=40, m=30, seed=0, u_sd=0.5):

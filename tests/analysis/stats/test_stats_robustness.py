@@ -11,10 +11,10 @@ import pytest
 import statsmodels.api as sm
 
 from _synth_stats import fast_config, make_ballot_games, make_logit_games, shared_ballot
-from analysis.stats.session import Analysis
-from analysis.stats import TABLES
-from analysis.stats._base import prepared
-from analysis.stats.resampling import bootstrap_weights, hypergeom_within
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats import TABLES
+from impostor_bench.analysis.stats._base import prepared
+from impostor_bench.analysis.stats.resampling import bootstrap_weights, hypergeom_within
 
 
 @pytest.fixture(scope="module")
@@ -193,8 +193,8 @@ def test_each_contrast_counted_once_per_family():
 def test_multiple_comparisons_skips_a_family_whose_table_is_empty(monkeypatch):
     """An empty source table (e.g. opponent_baseline without a players table) drops its family;
     the other families are adjusted as before (it raised KeyError 'p' under strict=True)."""
-    import analysis.stats.multiple as multiple
-    from analysis.stats._base import REGISTRY
+    import impostor_bench.analysis.stats.multiple as multiple
+    from impostor_bench.analysis.stats._base import REGISTRY
 
     data = shared_ballot()
     full = TABLES["multiple_comparisons"](data, fast_config())

@@ -10,9 +10,9 @@ import pytest
 import statsmodels.formula.api as smf
 
 from _synth_stats import fast_config, make_logit_games
-from analysis.stats.session import Analysis
-from analysis.data import AnalysisData
-from analysis.stats import TABLES
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.stats import TABLES
 
 SLOPE = 0.4  # log-odds per 10x parameters within a family
 PARAMS = {"a1": 1.0, "a2": 10.0, "a3": 100.0, "b1": 10.0, "b2": 1000.0, "c1": 50.0}

@@ -11,10 +11,10 @@ import pytest
 import statsmodels.formula.api as smf
 
 from _synth_stats import fast_config, make_logit_games
-from analysis.stats.session import Analysis
-from analysis.data import AnalysisData
-from analysis.stats import TABLES
-from analysis.stats.sizes import ESTIMATED_EXCLUDED, NO_PARAMS, NO_PROVIDER, NOT_IN_MODELS
+from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.stats import TABLES
+from impostor_bench.analysis.stats.sizes import ESTIMATED_EXCLUDED, NO_PARAMS, NO_PROVIDER, NOT_IN_MODELS
 
 SLOPE = 0.35
 # a1-a3, b1-b2: published sizes; e1: an estimated size; x: no params_b; y: absent from models.csv;

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from _synth_stats import expit, fast_config, make_logit_games, shared_ballot
-from analysis.stats import TABLES
-from analysis.stats.speaking import itt_from_counts
+from impostor_bench.analysis.stats import TABLES
+from impostor_bench.analysis.stats.speaking import itt_from_counts
 
 POS_LOR = (0.0, 0.0, -0.3, -0.3)
 

@@ -8,12 +8,12 @@ import pytest
 
 from _synth_stats import fast_config
 from _synth_team import make_team_games
-from analysis.data import AnalysisData
-from analysis.stats import TABLES
-from analysis.stats import _text as tx
-from analysis.stats._base import prepared
-from analysis.stats.table12 import TABLE12, UNDEFINED
-from analysis.stats.team_ballots import team_outcomes
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.stats import TABLES
+from impostor_bench.analysis.stats import _text as tx
+from impostor_bench.analysis.stats._base import prepared
+from impostor_bench.analysis.stats.table12 import TABLE12, UNDEFINED
+from impostor_bench.analysis.stats.team_ballots import team_outcomes
 
 
 @pytest.fixture(scope="module")
@@ -114,8 +114,8 @@ def test_failure_modes_are_rules_on_ballots():
 
 
 def test_text_rules():
-    from impostor.core.prompts import INVALID_DESCRIPTION_PLACEHOLDER
-    from impostor.providers.bots.vocab import STOPWORDS
+    from impostor_bench.core.prompts import INVALID_DESCRIPTION_PLACEHOLDER
+    from impostor_bench.providers.bots.vocab import STOPWORDS
 
     assert tx.INVALID_DESCRIPTION_PLACEHOLDER == INVALID_DESCRIPTION_PLACEHOLDER  # the copy agrees with the game
     assert set(STOPWORDS) <= set(tx.lexicon()["stopwords"]["words"])
@@ -160,7 +160,7 @@ def test_one_pass_features_equal_the_lexicon_functions():
 
 
 def test_unseen_twin_is_the_next_game_of_the_same_pair_role_and_model():
-    from analysis.stats.language import _twins
+    from impostor_bench.analysis.stats.language import _twins
 
     d = pd.DataFrame({"gi": [0, 0, 1, 2, 2, 3], "seat": [0, 1, 0, 0, 1, 0], "pair": ["p", "p", "p", "p", "p", "q"],
                       "imp": [False] * 6, "model": ["m", "m", "m", "m", "m", "m"]})

@@ -9,14 +9,14 @@ import pandas as pd
 import pytest
 
 from _synth_stats import fast_config, make_ballot_games, shared_ballot
-from analysis.data import AnalysisData
-from analysis.stats import TABLES, game_ties
-from analysis.stats._base import prepared
-from impostor.core.rules import Ballot, decide
+from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.stats import TABLES, game_ties
+from impostor_bench.analysis.stats._base import prepared
+from impostor_bench.core.rules import Ballot, decide
 
 
 def engine_outcomes(data) -> pd.DataFrame:
-    """impostor.core.rules.decide on every game (an independent, per-game implementation)."""
+    """impostor_bench.core.rules.decide on every game (an independent, per-game implementation)."""
     rng = random.Random(0)
     rows = []
     by_game = {gid: r.sort_values("seat") for gid, r in data.players.groupby("game_id")}

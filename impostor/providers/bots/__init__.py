@@ -1,6 +1,0 @@
-"""Baseline and test players: ``bot/random``, ``bot/embedding``, ``bot/script``.
-
-The game logic of each bot lives in a plain function of a parsed
-:class:`~impostor.providers.prompt_parse.GameView` (no Inspect needed);
-``api.BotAPI`` wraps them as one Inspect model provider named ``bot``.
-"""

@@ -1,0 +1,43 @@
+"""``impostor sweep CONFIG [--dry-run] [--shard i/n] [--log-dir DIR]``: run a sweep with Inspect's eval_set.
+
+The command line wires the task layer (``impostor_bench.tasks.impostor``) into the sweep runner
+(``impostor_bench.sweep.run``), which does the rest: plan, preflight, resume guard,
+MLflow runs and the summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any, Optional
+
+from impostor_bench.sweep import run
+
+if TYPE_CHECKING:
+    from inspect_ai.util import DisplayType
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("sweep", help="run a sweep of experiments from a YAML config (Inspect eval_set)",
+                              description=__doc__.splitlines()[0])
+    p.add_argument("config", help="sweep YAML, e.g. configs/smoke.yaml or configs/paper.yaml")
+    p.add_argument("--dry-run", action="store_true", help="print the experiment plan and game counts; run nothing")
+    p.add_argument("--list", action="store_true", help="with --dry-run: list every experiment")
+    p.add_argument("--shard", metavar="I/N", help="run only shard I of N (round-robin over experiments)")
+    p.add_argument("--log-dir", help="Inspect log directory (default: OUTPUT_DIR/NAME[/shard-I-of-N])")
+    p.add_argument("--display", choices=["full", "conversation", "rich", "plain", "log", "none"],
+                   help="Inspect progress display (default: Inspect's)")
+    p.set_defaults(func=_cmd)
+
+
+def run_sweep(config: str, shard: Optional[str] = None, log_dir: Optional[str] = None, dry_run: bool = False,
+              display: Optional[DisplayType] = None, list_all: bool = False) -> int:
+    """Run (or with ``dry_run`` plan) the sweep of ``config`` with the Impostor task."""
+    from impostor_bench.tasks.impostor import impostor
+
+    return run.run_sweep(config, impostor, shard=shard, log_dir=log_dir, dry_run=dry_run, display=display,
+                         list_all=list_all)
+
+
+def _cmd(args: argparse.Namespace) -> int:
+    return run_sweep(args.config, shard=args.shard, log_dir=args.log_dir, dry_run=args.dry_run,
+                     display=args.display, list_all=args.list)

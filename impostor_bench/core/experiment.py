@@ -1,0 +1,70 @@
+"""An experiment's identity and which model plays which role: defined once, here.
+
+An *experiment* is one (mode, difficulty, model assignment, seed) cell of the design.
+Its identity string names it in the tables (``experiment_id``) and seeds every draw
+that the design makes per game of each experiment (speaking order, generation seeds),
+so two experiments of the same cell never share those draws, while the same config
+and seed give identical games on any machine.  The task solver (live models), the
+exporter and tracker (log headers) and the sweep (config aliases) all call
+:func:`experiment_id` with the role → model mapping they hold.
+
+Plain Python: no Inspect, MLflow or pandas import.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Optional
+
+from impostor_bench.core.modes import GAME_ROLES, MODE_SPECS, mode_spec
+
+__all__ = ["GAME_ROLES", "MODE_ROLES", "ALL_SEATS", "role_models", "assignment_label", "experiment_id", "side_models"]
+
+#: Mode → the model roles that seat its players (``impostor_bench.core.modes``); ``homogeneous`` uses ``--model`` alone.
+MODE_ROLES: dict[str, tuple[str, ...]] = {mode: spec.roles for mode, spec in MODE_SPECS.items()}
+
+#: The key of the single model in a homogeneous experiment's assignment (also the
+#: MLflow param ``model.all``).
+ALL_SEATS = "all"
+
+
+def role_models(mode: str, default_model: str, roles: Optional[Mapping[str, str]] = None) -> dict[str, str]:
+    """The model of each role of ``mode``; a role that is not given falls back to ``default_model``
+    (Inspect's ``--model``), as the seating does.  Homogeneous: ``{"all": default_model}``."""
+    roles = roles or {}
+    wanted = mode_spec(mode).roles
+    if not wanted:
+        return {ALL_SEATS: default_model}
+    return {role: roles.get(role) or default_model for role in wanted}
+
+
+def assignment_label(mode: str, assignment: Mapping[str, str]) -> str:
+    """Who plays which role, e.g. ``imp=bot/random,maj=bot/embedding`` or ``A=x,B=y``."""
+    spec = mode_spec(mode)
+    if not spec.roles:
+        return assignment[ALL_SEATS]
+    return ",".join(f"{label}={assignment[role]}" for role, label in zip(spec.roles, spec.role_labels))
+
+
+def experiment_id(mode: str, difficulty: str, assignment: Mapping[str, str], seed: int, rounds: int = 1,
+                  private_notes: bool = False) -> str:
+    """The experiment's identity, e.g. ``cross_play|easy|imp=a,maj=b|s0``; a multi-round game adds
+    its rounds (``|r3``, ``|r3n`` with private notes), so the paper's game keeps its identity."""
+    base = f"{mode}|{difficulty}|{assignment_label(mode, assignment)}|s{seed}"
+    return base if rounds == 1 else f"{base}|r{rounds}{'n' if private_notes else ''}"
+
+
+def side_models(mode: str, assignment: Mapping[str, str]) -> dict[str, list[str]]:
+    """The models that play each side of the game in an experiment, whatever the mode:
+    ``{"impostor": [...], "majority": [...]}`` (sorted, distinct).  Homogeneous: the one
+    model on both sides; cross-play: its two roles; team modes: both team models on both
+    sides, since the impostor's team alternates by game (A.3).  The MLflow tags
+    ``impostor.impostor_model`` / ``impostor.majority_model`` are these lists, so runs of
+    every mode group by model (docs/tracking.md)."""
+    spec = mode_spec(mode)
+    if not spec.roles:
+        both = [assignment[ALL_SEATS]]
+        return {"impostor": both, "majority": both}
+    if spec.seats_by == "side":  # roles[0] plays the impostor, roles[1] the majority
+        return {"impostor": [assignment[spec.roles[0]]], "majority": [assignment[spec.roles[1]]]}
+    teams = sorted({assignment[role] for role in spec.roles})
+    return {"impostor": teams, "majority": teams}

@@ -1,0 +1,289 @@
+"""The game record schema: the single source of the data-contract columns.
+
+``GameRow`` is one row of ``games.parquet``; ``PlayerRow`` one row of
+``players.parquet`` (four per game).  The scorer stores both in the Inspect
+score metadata, the exporter writes them to Parquet and ``analysis`` validates
+its inputs against them.  Contract columns come first; extra columns follow.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal, Optional, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+#: Players (seats 0-3) in every game (A.1): the one seat count of the game.
+N_SEATS = 4
+
+Mode = Literal["homogeneous", "cross_play", "team_blind", "team_aware", "team_semi_aware"]
+Difficulty = Literal["easy", "medium", "hard", "expert"]
+Side = Literal["impostor", "majority"]
+Team = Literal["A", "B"]
+TieRule = Literal["default", "sym_candidate", "sym_side"]
+WinCondition = Literal[
+    "majority_self_declared",
+    "impostor_guess_correct",
+    "impostor_guess_wrong",
+    "conviction",
+    "strict_plurality",
+    "tie",
+    "no_conviction",
+    # games of more than one round (issue 32, ``-T rounds=N``): the majority wins by voting the
+    # impostor out; the impostor wins when two players remain or the rounds run out
+    "eliminated",
+    "two_left",
+    "rounds_exhausted",
+]
+
+MODES: tuple[str, ...] = get_args(Mode)
+TEAM_MODES = ("team_blind", "team_aware", "team_semi_aware")  # each mode's facts: impostor_bench.core.modes
+DIFFICULTIES: tuple[str, ...] = get_args(Difficulty)
+TIE_RULES: tuple[str, ...] = get_args(TieRule)
+WIN_CONDITIONS: tuple[str, ...] = get_args(WinCondition)
+SIDES: tuple[str, ...] = get_args(Side)
+
+# Ballot outcome classes (docs/rules.md, "Ballot classes"): the one definition.  A
+# *legal* ballot breaks no rule of A.1-A.3; only the invalid classes are invalid ballots.
+BallotClass = Literal["valid", "self_vote", "unparseable", "names_no_player", "missing"]
+BALLOT_CLASSES: tuple[str, ...] = get_args(BallotClass)
+LEGAL_BALLOT_CLASSES = ("valid", "self_vote")
+INVALID_BALLOT_CLASSES = ("unparseable", "names_no_player", "missing")
+
+
+class GameRow(BaseModel):
+    """One game (``games.parquet``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # --- data contract columns (do not rename or drop) ---
+    experiment_id: str
+    game_id: str
+    game_index: int = Field(ge=0)
+    mode: Mode
+    difficulty: Difficulty
+    pair_id: str
+    majority_word: str
+    impostor_word: str
+    impostor_seat: int = Field(ge=0, le=N_SEATS - 1)
+    impostor_model: str
+    impostor_speaking_position: int = Field(ge=0, le=N_SEATS - 1)
+    winner: Side  # under the default rule (A.1)
+    win_condition: WinCondition
+    # --- extras ---
+    seed: int
+    tie_rule: TieRule = "default"
+    winner_live: Side  # under the tie rule the game was played with
+    tie_k: int = 0  # number of candidates tied at the top (0 = no top tie)
+    impostor_in_tie: bool = False
+    p_imp_default: float  # impostor-win probability under each rule
+    p_imp_sym_candidate: float
+    p_imp_sym_side: float
+    n_valid_votes: int
+    n_invalid_ballots: int
+    n_invalid_descriptions: int
+    votes_on_impostor: int
+    team_assignment: Optional[str] = None  # e.g. "ABAB" (seat order) in team modes
+    speaking_order: str  # seats in speaking order, e.g. "2031"
+    vote_mode: str = "free"  # free | structured | constrained | json_object (a fallback) | mixed
+    # the word-pair file the experiment drew from (task metadata; filled in by the exporter)
+    word_pairs_file: Optional[str] = None  # absolute path when the run was made
+    word_pairs_sha256: Optional[str] = None  # hex SHA-256 of its bytes
+    # multi-round games (issue 32); the defaults are the paper's one-round game
+    rounds_played: int = Field(default=1, ge=1)
+    max_rounds: int = Field(default=1, ge=1)  # the task option -T rounds
+    elimination_order: str = ""  # eliminated seats in order, comma-separated ("" when none)
+    private_notes: bool = False  # the task option -T private_notes
+
+
+class PlayerRow(BaseModel):
+    """One seat of one game (``players.parquet``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # --- data contract columns (do not rename or drop) ---
+    game_id: str
+    seat: int = Field(ge=0, le=N_SEATS - 1)
+    model: str
+    role: Side
+    team: Optional[Team] = None
+    speaking_position: int = Field(ge=0, le=N_SEATS - 1)
+    description: str
+    description_valid: bool
+    vote: Optional[int] = Field(default=None, ge=0, le=N_SEATS - 1)
+    confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
+    self_declared: bool
+    word_guess: Optional[str] = None
+    # --- extras ---
+    experiment_id: str
+    word: str
+    description_raw: str = ""
+    description_attempts: int = 1
+    description_error: Optional[str] = None
+    ballot_valid: bool = True
+    ballot_error: Optional[str] = None
+    ballot_attempts: int = 1
+    vote_raw: str = ""
+    reasoning: Optional[str] = None
+    ballot_class: BallotClass = "valid"  # derived for records written before it existed
+    temperature: Optional[float] = None  # description temperature this seat used (None: not recorded)
+    vote_temperature: Optional[float] = None  # ballot temperature this seat used (impostor_bench.core.generation)
+    vote_mode: Optional[str] = None  # ballot form this seat used: free | structured | constrained | json_object
+    vote_fallback: Optional[str] = None  # "<asked>-><used>" when the server refused the asked form
+    input_tokens: Optional[int] = Field(default=None, ge=0)  # tokens sent by this seat's calls in the game (None: not recorded)
+    output_tokens: Optional[int] = Field(default=None, ge=0)  # tokens generated by this seat's calls
+    cost_usd: Optional[float] = Field(default=None, ge=0)  # set by the exporter from the model's price; None = unknown, never 0
+    eliminated_round: Optional[int] = Field(default=None, ge=1)  # the round at whose end this seat was voted out
+
+    @model_validator(mode="before")
+    @classmethod
+    def _ballot_class_of_old_records(cls, data: Any) -> Any:
+        """Records written before ``ballot_class`` existed get it derived, and a
+        ``ballot_valid`` that agrees with it (older records flagged self-votes invalid)."""
+        if isinstance(data, dict) and data.get("ballot_class") is None:
+            data = dict(data)
+            data["ballot_class"] = derive_ballot_class(
+                data.get("vote"), data.get("seat"), data.get("ballot_error"), bool(data.get("self_declared")),
+                data.get("ballot_valid"), data.get("ballot_attempts"))
+            data["ballot_valid"] = data["ballot_class"] in LEGAL_BALLOT_CLASSES
+        return data
+
+    @model_validator(mode="after")
+    def _ballot_valid_agrees(self) -> "PlayerRow":
+        if self.ballot_valid != (self.ballot_class in LEGAL_BALLOT_CLASSES):
+            raise ValueError(f"ballot_valid={self.ballot_valid} disagrees with ballot_class={self.ballot_class!r}")
+        return self
+
+
+GAME_COLUMNS = list(GameRow.model_fields)
+PLAYER_COLUMNS = list(PlayerRow.model_fields)
+CONTRACT_GAME_COLUMNS = GAME_COLUMNS[: GAME_COLUMNS.index("win_condition") + 1]
+CONTRACT_PLAYER_COLUMNS = PLAYER_COLUMNS[: PLAYER_COLUMNS.index("word_guess") + 1]
+
+# The files of an export directory and of a run's MLflow ``tables/`` artifacts
+# (docs/data-contract.md): the one definition the exporter, tracking and analysis use.
+GAMES_FILE = "games.parquet"
+PLAYERS_FILE = "players.parquet"
+MODELS_FILE = "models.csv"
+ERRORS_FILE = "errors.csv"
+
+
+def row_dict(row: BaseModel) -> dict[str, Any]:
+    """``row.model_dump()`` of a contract row, read from its validated fields without the
+    serializer: the rows are flat (every field a string, number, bool or None, in field
+    order), so the two are equal (tests/test_game_summary.py); five rows a game, in the scorer."""
+    return dict(row.__dict__)
+
+
+def player_label(seat: int) -> int:
+    """The number shown to models: seat 0-3 is "Player 1"-"Player 4"."""
+    return seat + 1
+
+
+def seat_of_label(label: int) -> int:
+    return label - 1
+
+
+# ------------------------------------------------------------------ ballot classes of older records
+
+# ``parse_vote``'s error texts (impostor_bench/core/parsing.py), by the class each one means.
+_NULL_ID = re.compile(r"suspected_impostor_id (?:None|''|'null'|'none'|'n/a'|'na') is not a player number", re.I)
+_NUMBER_ID = re.compile(
+    r"suspected_impostor_id '?(?:player|p|#|id)?[\s_#:\-]*[-+]?\d+(?:\.\d+)?…?'? is not a player number", re.I)
+
+
+def classify_ballot_error(error: str, self_declared: bool) -> BallotClass:
+    """The class of a ballot from the error text ``parse_vote`` recorded for it."""
+    if error.startswith("voted for itself"):
+        return "self_vote"
+    if error == "the response is empty":
+        return "missing"
+    if error.startswith("there is no Player") or _NUMBER_ID.match(error):
+        return "names_no_player"
+    if self_declared and _NULL_ID.match(error):
+        return "self_vote"  # a self-declaration that names no one points at the voter itself
+    return "unparseable"
+
+
+def derive_ballot_class(vote: Optional[int], seat: Optional[int], ballot_error: Optional[str],
+                        self_declared: bool, ballot_valid: Optional[bool] = None,
+                        ballot_attempts: Optional[int] = None) -> BallotClass:
+    """The ballot class of a record that has none (written before the column existed, or
+    by another tool), from what it does have; see docs/rules.md "Ballot classes"."""
+    if ballot_error:
+        return classify_ballot_error(str(ballot_error), self_declared)
+    if vote is not None and ballot_valid is not False:
+        return "self_vote" if seat is not None and vote == seat else "valid"
+    if vote is None and ballot_valid is not False and ballot_attempts != 0 and self_declared:
+        return "self_vote"  # no error on record, only a declaration: the voter named itself
+    return "missing" if ballot_attempts == 0 or ballot_valid is not False else "unparseable"
+
+
+# ------------------------------------------------------------------ multi-round games (issue 32)
+
+MOVES_FILE = "moves.parquet"
+
+
+class MoveRow(BaseModel):
+    """One seat of one round of one game (``moves.parquet``): every seat still in the game at the
+    round's start.  A one-round game has four rows (round 1) with the seats' ``players`` values."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    game_id: str
+    experiment_id: str
+    round: int = Field(ge=1)
+    seat: int = Field(ge=0, le=3)
+    model: str
+    role: Side
+    team: Optional[Team] = None
+    speaking_position: int = Field(ge=0, le=3)  # position within this round's order (remaining seats)
+    description: str
+    description_valid: bool
+    description_error: Optional[str] = None
+    vote: Optional[int] = Field(default=None, ge=0, le=3)  # null when not a counted vote
+    ballot_class: str = "valid"  # BALLOT_CLASSES, plus the engine's class of a vote on an eliminated seat
+    confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
+    reasoning: Optional[str] = None
+    self_declared: bool = False
+    word_guess: Optional[str] = None
+    eliminated: bool = False  # this seat was voted out at the end of this round
+    note: Optional[str] = None  # the private note written after this round
+    input_tokens: Optional[int] = Field(default=None, ge=0)  # this seat's calls this round
+    output_tokens: Optional[int] = Field(default=None, ge=0)
+
+
+MOVE_COLUMNS = list(MoveRow.model_fields)
+
+#: The class of a later round's vote for a seat already eliminated (invalid; ``moves.parquet`` only:
+#: the players table holds first-round ballots, when no seat is out yet).
+ELIMINATED_SEAT = "eliminated_seat"
+MOVE_BALLOT_CLASSES = BALLOT_CLASSES + (ELIMINATED_SEAT,)
+
+
+def moves_of_players(players: list[dict]) -> list[dict]:
+    """The moves rows of a one-round game, from its players rows (its only round; a NaN read
+    back from a table is a missing value)."""
+    rows = []
+    for p in players:
+        kw = {k: p[k] for k in MOVE_COLUMNS if k in p}
+        for k, v in kw.items():
+            if isinstance(v, float) and v != v:
+                kw[k] = None
+        rows.append(MoveRow(**kw, round=1, eliminated=p.get("eliminated_round") == 1).model_dump())
+    return rows
+
+
+_MOVE_DEFAULTS = {k: f.default for k, f in MoveRow.model_fields.items()}
+
+
+def moves_of_player_rows(players: list[dict]) -> list[dict]:
+    """``moves_of_players`` of rows that are ``PlayerRow.model_dump()`` output, validated: each
+    value already has the type and bounds its MoveRow field asks, so the rows are not validated
+    a second time (a sixth of the tables of a tracked run's end)."""
+    rows = []
+    for p in players:
+        row = {k: p[k] if k in p else _MOVE_DEFAULTS[k] for k in MOVE_COLUMNS}
+        row["round"], row["eliminated"] = 1, p.get("eliminated_round") == 1
+        rows.append(row)
+    return rows

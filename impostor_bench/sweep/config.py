@@ -1,0 +1,243 @@
+"""Sweep configs: a YAML file validated into a ``SweepConfig``, with errors that name the
+file, the field and the fix; the hash of the fields that decide the games (the resume guard).
+
+Pure configuration: no Inspect or MLflow import.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any, Optional, cast
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
+
+from impostor_bench.core import call_limits
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.modes import mode_spec
+from impostor_bench.core.options import GameCount, GameOptions, Seed, is_option, omitted_defaults, problem_of, shared_options
+from impostor_bench.core.records import DIFFICULTIES, MODES, Difficulty, Mode
+from impostor_bench.outdir import dir_problem
+
+MANIFEST = "impostor-sweep.json"
+
+
+
+class Concurrency(BaseModel):
+    """Passed to Inspect's eval_set (see its docs for the meaning)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_connections: Optional[int] = Field(default=10, ge=1, description="concurrent API connections per model")
+    max_samples: Optional[int] = Field(default=None, ge=1, description="concurrent games per experiment")
+    max_tasks: Optional[int] = Field(default=None, ge=1, description="concurrent experiments")
+    # Inspect's live sample buffer (events of unfinished games, for `inspect view`) costs ~15 ms
+    # of CPU per game, a third of the process's time at API-like latencies: off for sweeps.
+    # Finished games are in the log either way (benchmarks/RESULTS.md, "Load and overhead").
+    log_realtime: bool = Field(default=False, description="stream unfinished games' events for inspect view")
+
+
+class Retries(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    attempts: int = Field(default=10, ge=0, description="eval_set retry attempts of an unfinished experiment")
+    wait: float = Field(default=30.0, ge=0, allow_inf_nan=False, description="seconds before the first retry (then exponential)")
+    on_error: Optional[int] = Field(default=None, ge=0, description="retries of one errored game (sample)")
+    fail_on_error: Optional[float] = Field(default=None, ge=0, allow_inf_nan=False,
+                                           description="errored games an experiment tolerates (count or fraction)")
+    # Per model call (Inspect's GenerateConfig). Inspect's own default retries a failing call
+    # without limit (backoff up to 30 min), so a provider that always fails would hang a game.
+    # The defaults are the task's own (impostor_bench.core.call_limits), so a sweep and a plain eval agree.
+    max_retries: Optional[int] = Field(default=call_limits.MAX_RETRIES, ge=0, description="retries of one model call")
+    timeout: Optional[float] = Field(default=call_limits.TIMEOUT, gt=0, allow_inf_nan=False,
+                                     description="seconds for one model call, retries included")
+    attempt_timeout: Optional[float] = Field(default=call_limits.ATTEMPT_TIMEOUT, gt=0, allow_inf_nan=False,
+                                             description="seconds for one attempt of a model call")
+
+
+#: URI schemes of MLflow's tracking stores (its TrackingStoreRegistry is private API; this list
+#: is MLflow 3's: file store, SQLAlchemy databases, REST servers, Databricks). A plain path is a
+#: file store.  Anything else is refused up front: MLflow would fail on it only when a run starts,
+#: which the sweep would take for "server down" and go on untracked.
+TRACKING_SCHEMES = ("file", "sqlite", "postgresql", "mysql", "mssql", "http", "https", "databricks",
+                    "databricks-uc", "uc")
+
+
+class Tracking(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    experiment: Optional[str] = Field(default=None, description="MLflow experiment name (default: the sweep name)")
+    tracking_uri: Optional[str] = Field(default=None, description="default: MLFLOW_TRACKING_URI, else ./mlruns SQLite")
+
+    @field_validator("tracking_uri")
+    @classmethod
+    def _known_scheme(cls, v: Optional[str]) -> Optional[str]:
+        m = None if v is None else re.match(r"([A-Za-z][A-Za-z0-9+.-]*):", v)
+        if m is None or len(m.group(1)) == 1:
+            return v  # a plain path (or a Windows drive letter): a file store
+        scheme = m.group(1).split("+", 1)[0].lower()
+        if scheme not in TRACKING_SCHEMES:
+            raise ValueError(f"{v!r} has URI scheme {scheme!r}, which MLflow does not know; fix: use one of "
+                             f"{', '.join(TRACKING_SCHEMES)} (e.g. http://host:5000 or sqlite:///mlruns/mlflow.db), "
+                             f"or a folder path")
+        return v
+
+
+class _SweepFields(BaseModel):
+    """One sweep.  Fields marked (games) change the games; the others may change between resumptions.
+
+    The options every experiment shares (tie_rule, generation settings, word_pairs,
+    game_time_limit, ...) are ``impostor_bench.core.options.GameOptions``' own fields, added by
+    :func:`sweep_config_model`: their bounds are the task's.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$", description="sweep name (MLflow experiment, log dir)")
+    description: str = ""
+    models: list[str] = Field(min_length=1, description="(games) registry aliases or provider/model strings")
+    modes: list[Mode] = Field(default_factory=lambda: cast("list[Mode]", list(MODES)), min_length=1,
+                              description="(games)")
+    difficulties: list[Difficulty] = Field(default_factory=lambda: cast("list[Difficulty]", list(DIFFICULTIES)),
+                                           min_length=1, description="(games)")
+    games_per_experiment: GameCount = Field(description="(games)")
+    seeds: list[Seed] = Field(default_factory=lambda: [0], min_length=1, description="(games) schedule seeds")
+    concurrency: Concurrency = Field(default_factory=Concurrency)
+    retries: Retries = Field(default_factory=Retries)
+    output_dir: str = Field(default="logs/sweeps", description="log dir is OUTPUT_DIR/NAME (relative to the CWD)")
+    tracking: Tracking = Field(default_factory=Tracking)
+    imports: list[str] = Field(default_factory=list,
+                               description="Python modules to import first (e.g. to register custom model providers)")
+
+    @field_validator("models", "modes", "difficulties", "seeds")
+    @classmethod
+    def _unique(cls, v: list) -> list:
+        dupes = sorted({str(x) for x in v if v.count(x) > 1})
+        if dupes:
+            raise ValueError(f"duplicate entries: {', '.join(dupes)}; list each once")
+        return v
+
+    @field_validator("models")
+    @classmethod
+    def _no_spaces(cls, v: list[str]) -> list[str]:
+        for name in v:
+            if not name.strip() or name != name.strip() or any(c.isspace() for c in name):
+                raise ValueError(f"model name {name!r} holds spaces; fix: write it as {''.join(name.split())!r}")
+        return v
+
+    @field_validator("output_dir")
+    @classmethod
+    def _output_dir_usable(cls, v: str) -> str:
+        problem = dir_problem(v)
+        if problem:
+            raise ValueError(f"{v!r} {problem}; fix: give a folder you can write to for the Inspect logs "
+                             f"(default logs/sweeps)")
+        return v
+
+    @model_validator(mode="after")
+    def _notes_need_rounds(self) -> "_SweepFields":
+        if getattr(self, "private_notes", False) and getattr(self, "rounds", 1) == 1:
+            raise ValueError("private_notes needs rounds of 2 or more; fix: set rounds or drop private_notes")
+        return self
+
+    @model_validator(mode="after")
+    def _pairs_need_two(self) -> "_SweepFields":
+        paired = [m for m in self.modes if mode_spec(m).roles]
+        if paired and len(self.models) < 2:
+            single = ", ".join(repr(m) for m in MODES if not mode_spec(m).roles)
+            raise ValueError(f"modes {', '.join(paired)} pair two different models; list at least two models "
+                             f"or keep only {single} in modes")
+        return self
+
+
+def sweep_config_model(options: type[GameOptions] = GameOptions) -> type[_SweepFields]:
+    """The sweep config model: the sweep's own fields plus every shared option of ``options``
+    with its own definition (type, default, bounds, fix), after ``seeds`` as they always were."""
+    shared = {k: (options.model_fields[k].annotation, options.model_fields[k]) for k in shared_options(options)}
+    return create_model("SweepConfig", __base__=_SweepFields, __module__=__name__, __doc__=_SweepFields.__doc__,
+                        **shared)  # type: ignore[call-overload]
+
+
+class SweepConfig(sweep_config_model()):  # type: ignore[misc]
+    __doc__ = _SweepFields.__doc__
+
+#: The fields that decide the games (the resume hash), the shared options included.
+GAME_FIELDS = ("models", "modes", "difficulties", "games_per_experiment", "seeds") + shared_options()
+
+
+# ------------------------------------------------------------------ loading
+
+
+def _loc(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def load_config(path: str | Path) -> SweepConfig:
+    """Read and validate a sweep YAML; errors name the file, the field and the fix."""
+    p = Path(path)
+    if not p.is_file():
+        raise ImpostorError(f"{path}: sweep config not found; fix: pass a YAML file such as configs/smoke.yaml")
+    try:
+        raw = yaml.safe_load(p.read_text())
+    except yaml.YAMLError as exc:
+        raise ImpostorError(f"{path}: not valid YAML ({str(exc).splitlines()[0]}); fix: check the syntax") from exc
+    if not isinstance(raw, dict):
+        raise ImpostorError(f"{path}: expected a mapping of fields (name, models, ...); fix: see configs/smoke.yaml")
+    model = SweepConfig
+    try:
+        cfg: SweepConfig = model.model_validate(raw)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors()[:5]:
+            where = _loc(err["loc"])
+            msg = err["msg"].removeprefix("Value error, ")
+            if err["type"] == "extra_forbidden":
+                known = ", ".join(model.model_fields) if len(err["loc"]) == 1 else "see configs/smoke.yaml"
+                msg = f"unknown field; fix: remove it or use one of: {known}"
+            elif err["type"] == "missing":
+                msg = "required field is missing; fix: add it"
+            elif "fix:" not in msg:
+                fix = problem_of(model, err)[1] if len(err["loc"]) == 1 and is_option(model, err["loc"][0]) else ""
+                msg = f"{msg}; fix: {fix.removeprefix('fix: ') or 'correct the value'}" + (f" (got {err['input']!r})" if "input" in err and not isinstance(err["input"], (dict, list)) else "")
+            problems.append(f"field '{where}': {msg}")
+        more = f" (and {exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
+        raise ImpostorError(f"{path}: " + " | ".join(problems) + more) from None
+    if cfg.word_pairs is not None:
+        wp = word_pairs_path(cfg, p)
+        if wp is not None and not wp.is_file():
+            raise ImpostorError(f"{path}: field 'word_pairs': {wp} does not exist; fix: give a path relative to "
+                                f"the config file, or drop the field for configs/word_pairs.json")
+    return cfg
+
+
+def word_pairs_path(cfg: SweepConfig, config_path: Path) -> Optional[Path]:
+    if cfg.word_pairs is None:
+        return None
+    wp = Path(cfg.word_pairs)
+    return (wp if wp.is_absolute() else config_path.parent / wp).resolve()
+
+
+def config_hash(cfg: SweepConfig, config_path: Path) -> str:
+    """Hash of the fields that decide the games (not concurrency, retries, output or tracking)."""
+    return hashlib.sha256(json.dumps(game_fields(cfg, config_path), sort_keys=True).encode()).hexdigest()
+
+
+def game_fields(cfg: SweepConfig, config_path: Path) -> dict[str, Any]:
+    from impostor_bench.core.wordpairs import word_pairs_sha256
+
+    d = {k: getattr(cfg, k) for k in GAME_FIELDS}
+    for k in omitted_defaults(GameOptions, d) - {"word_pairs"}:  # options newer than the hash: only when set
+        del d[k]
+    d["word_pairs"] = word_pairs_sha256(str(word_pairs_path(cfg, config_path)) if cfg.word_pairs else None)
+    if not cfg.game_time_limit:  # no limit: the hash of a sweep started before the option existed
+        del d["game_time_limit"]
+    return json.loads(json.dumps(d))
+
+
