@@ -47,7 +47,7 @@ def test_plain_install_in_a_fresh_venv_plays_a_game(tmp_path):
 
     # one installed top-level name (issue 41): the distribution's files all live under impostor_bench/
     where = ("import importlib.metadata as m; d = m.distribution('impostor-bench'); "
-             "print(d.read_text('top_level.txt')); "
+             "print(' '.join(d.read_text('top_level.txt').split())); "
              "print(sorted({str(f).split('/')[0] for f in d.files if not str(f).startswith(('..', 'impostor_bench-'))}))")
     top_level, shipped = _run([str(bin_dir / "python"), "-c", where], tmp_path, env).stdout.strip().splitlines()
     assert top_level.split() == ["impostor_bench"] and shipped == "['impostor_bench']"
