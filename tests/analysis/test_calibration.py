@@ -2,7 +2,7 @@
 experiments) with strong word-pair and experiment effects and few games per experiment,
 many independent runs through the real tables. The full version is
 ``python -m impostor_bench.analysis.calibration`` (figures in docs/analysis.md); the ``heavy`` test below
-runs a paper-sized slice of it when IMPOSTOR_HEAVY_TESTS=1."""
+runs a paper-sized slice of it with ``pytest --heavy``."""
 
 from __future__ import annotations
 
@@ -15,8 +15,7 @@ import pytest
 from impostor_bench.analysis.calibration import make_scenario, run_scenario, summarise, true_values
 from impostor_bench.analysis.stats import StatsConfig
 
-heavy = pytest.mark.skipif(os.environ.get("IMPOSTOR_HEAVY_TESTS") != "1",
-                           reason="heavy calibration run; set IMPOSTOR_HEAVY_TESTS=1")
+heavy = pytest.mark.heavy  # run only with `pytest --heavy` (tests/conftest.py)
 
 
 def _row(s: pd.DataFrame, stat: str, method: str) -> pd.Series:
