@@ -44,7 +44,7 @@ _MODEL = re.compile(r"^[A-Za-z0-9_.-]+/\S+$")
 def default_models_path() -> Path:
     """``<repo>/configs/models.yaml`` (or ``$IMPOSTOR_MODELS``)."""
     env = os.environ.get(ENV_VAR)
-    return Path(env) if env else Path(__file__).resolve().parent / "configs" / "models.yaml"
+    return Path(env) if env else (Path(__file__).resolve().parent / "configs" / "models.yaml").resolve()
 
 
 class Defaults(BaseModel):

@@ -72,7 +72,8 @@ class WordPairError(ImpostorError):
 
 def default_word_pairs_path() -> Path:
     """``<repo>/configs/word_pairs.json``, located relative to this file."""
-    return Path(__file__).resolve().parents[1] / "configs" / "word_pairs.json"
+    # resolved through impostor_bench/configs (a symlink to the repository's configs/ in a checkout)
+    return (Path(__file__).resolve().parents[1] / "configs" / "word_pairs.json").resolve()
 
 
 def _resolve(path: str | Path | None) -> Path:
