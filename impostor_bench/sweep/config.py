@@ -179,15 +179,107 @@ def _loc(loc: tuple) -> str:
     return out or "(top level)"
 
 
+#: The largest sweep config read (the shipped ones are < 2 kB): a bigger file, a pipe or a
+#: device is refused before it is read.
+MAX_CONFIG_BYTES = 1024 * 1024
+#: The most values a config may hold once its YAML aliases are expanded, and how deep it may
+#: nest: a recursive anchor (``a: &a [*a]``) or a billion-laughs file stops here, not in a
+#: ``RecursionError`` or out of memory later.
+MAX_CONFIG_VALUES = 100_000
+MAX_CONFIG_DEPTH = 32
+
+
+class _DuplicateKey(yaml.YAMLError):
+    def __init__(self, key: Any, line: int, first: int) -> None:
+        super().__init__(f"key {key!r} appears twice, on line {first} and line {line}")
+        self.key, self.line, self.first = key, line, first
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """PyYAML's safe loader refusing a key given twice in one mapping (PyYAML keeps the last:
+    ``games_per_experiment`` written twice silently multiplied a sweep's cost, issue 42)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=deep)
+            line = key_node.start_mark.line + 1
+            try:
+                first = seen.get(key)
+                seen.setdefault(key, line)
+            except TypeError:  # an unhashable key: the base class says so
+                continue
+            if first is not None:
+                raise _DuplicateKey(key, line, first)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _config_text(p: Path, path: str | Path) -> str:
+    """The config file's text: a regular UTF-8 file of at most ``MAX_CONFIG_BYTES``."""
+    import stat
+
+    try:
+        st = p.stat()
+    except OSError:
+        st = None
+    if st is None or stat.S_ISDIR(st.st_mode):
+        raise ImpostorError(f"{path}: sweep config not found; fix: pass a YAML file such as configs/smoke.yaml")
+    if not stat.S_ISREG(st.st_mode):
+        raise ImpostorError(f"{path}: not a regular file (a pipe, device or socket); fix: save the config to a "
+                            f"YAML file and pass its path")
+    if st.st_size > MAX_CONFIG_BYTES:
+        raise ImpostorError(f"{path}: {st.st_size:,} bytes, over the {MAX_CONFIG_BYTES:,}-byte limit of a sweep "
+                            f"config; fix: split the sweep into smaller configs")
+    try:
+        with p.open("rb") as f:
+            data = f.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ImpostorError(f"{path}: cannot read the sweep config ({exc.strerror or exc}); fix: check the path "
+                            f"and its permissions") from exc
+    try:
+        return data[:MAX_CONFIG_BYTES].decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise ImpostorError(f"{path}: not UTF-8 text (bad byte at line {line}, offset {exc.start}); fix: save the "
+                            f"file as UTF-8") from None
+
+
+def _check_size(value: Any, path: str | Path) -> None:
+    """Refuse a loaded config holding more than ``MAX_CONFIG_VALUES`` values (aliases counted
+    as often as they are used) or nested deeper than ``MAX_CONFIG_DEPTH``."""
+    count = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        v, depth = stack.pop()
+        count += 1
+        if count > MAX_CONFIG_VALUES or depth > MAX_CONFIG_DEPTH:
+            what = (f"nests deeper than {MAX_CONFIG_DEPTH} levels" if depth > MAX_CONFIG_DEPTH
+                    else f"holds more than {MAX_CONFIG_VALUES:,} values")
+            raise ImpostorError(f"{path}: {what} (a recursive or repeated YAML anchor?); fix: write the "
+                                f"values out without '&'/'*' anchors")
+        if isinstance(v, dict):
+            stack.extend((x, depth + 1) for kv in v.items() for x in kv)
+        elif isinstance(v, list):
+            stack.extend((x, depth + 1) for x in v)
+
+
 def load_config(path: str | Path) -> SweepConfig:
     """Read and validate a sweep YAML; errors name the file, the field and the fix."""
     p = Path(path)
-    if not p.is_file():
-        raise ImpostorError(f"{path}: sweep config not found; fix: pass a YAML file such as configs/smoke.yaml")
+    text = _config_text(p, path)
     try:
-        raw = yaml.safe_load(p.read_text())
+        raw = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader
+    except _DuplicateKey as exc:
+        raise ImpostorError(f"{path}: line {exc.line}: key {exc.key!r} is given twice (first on line {exc.first}); "
+                            f"fix: keep one of them") from None
     except yaml.YAMLError as exc:
         raise ImpostorError(f"{path}: not valid YAML ({str(exc).splitlines()[0]}); fix: check the syntax") from exc
+    except RecursionError:
+        raise ImpostorError(f"{path}: nests too deep to read; fix: a sweep config is a flat mapping of fields "
+                            f"(see configs/smoke.yaml)") from None
+    _check_size(raw, path)
     if not isinstance(raw, dict):
         raise ImpostorError(f"{path}: expected a mapping of fields (name, models, ...); fix: see configs/smoke.yaml")
     model = SweepConfig
@@ -211,10 +303,26 @@ def load_config(path: str | Path) -> SweepConfig:
         raise ImpostorError(f"{path}: " + " | ".join(problems) + more) from None
     if cfg.word_pairs is not None:
         wp = word_pairs_path(cfg, p)
-        if wp is not None and not wp.is_file():
+        if wp is not None and not wp.exists():
             raise ImpostorError(f"{path}: field 'word_pairs': {wp} does not exist; fix: give a path relative to "
                                 f"the config file, or drop the field for configs/word_pairs.json")
+        _check_word_pairs(cfg, wp, path)
     return cfg
+
+
+def _check_word_pairs(cfg: SweepConfig, wp: Optional[Path], path: str | Path) -> None:
+    """The word-pair file validated as a real run validates it (so ``--dry-run`` says what
+    the run would refuse), and holding every tier the sweep plays."""
+    from impostor_bench.core.wordpairs import WordPairError, load_word_pairs
+
+    try:
+        tiers = load_word_pairs(wp, require_full=False)
+    except WordPairError as exc:
+        raise ImpostorError(f"{path}: field 'word_pairs': {exc}") from None
+    missing = [d for d in cfg.difficulties if d not in tiers]
+    if missing:
+        raise ImpostorError(f"{path}: field 'word_pairs': {wp} has no tier {', '.join(map(repr, missing))}; fix: add "
+                            f"it to the file or drop it from 'difficulties'")
 
 
 def word_pairs_path(cfg: SweepConfig, config_path: Path) -> Optional[Path]:
