@@ -128,7 +128,6 @@ def complete_unfinished_runs(ld: Path, ctx: Any, wait_s: Optional[float] = None,
     (``IMPOSTOR_MLFLOW_WAIT_S``, default 600 s), so its runs reach the server without a
     manual ``impostor sync``.
     """
-    import os
 
     from impostor_bench.tracking.store import TrackingAuthError
     from impostor_bench.tracking.sync import sync
