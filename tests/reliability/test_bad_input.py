@@ -129,6 +129,16 @@ GOOD_PAIRS = json.dumps({"easy": [["cat", "dog"], ["sun", "pen"]]})
 DEEP_PAIRS = '{"easy": ' + "[" * 100_000 + "]" * 100_000 + "}"
 
 
+def _deleted_experiment(d: Path) -> None:
+    """A local MLflow store (the default ``mlruns/mlflow.db``) whose experiment 'gone' is deleted."""
+    from mlflow.tracking import MlflowClient
+
+    (d / "mlruns").mkdir()
+    client = MlflowClient(f"sqlite:///{d}/mlruns/mlflow.db")
+    client.delete_experiment(client.create_experiment("gone", artifact_location=str(d / "mlruns" / "art")))
+    (d / "mlruns" / "mlflow.db.lock").touch()  # the store's lock file, made by any reader
+
+
 def _fifo(name: str):
     return lambda d: os.mkfifo(d / name)
 
@@ -257,6 +267,12 @@ CASES = [
          ("games.parquet", "impostor_seat"), {"_tables": lambda d: _write_tables(d, _retype("impostor_seat", "left"))}),
     Case("report_out_of_range", "impostor", ("report", "--parquet", ".", "--out", "rep"),
          ("games.parquet", "impostor_seat"), {"_tables": lambda d: _write_tables(d, _retype("impostor_seat", 7))}),
+    # issue 42, finding 12: export never replaces an earlier export without --force; a deleted experiment says so
+    Case("export_over_an_earlier_export", "impostor", ("export", "--logs", "logs", "--out", "."),
+         ("--out '.' already holds an export (games.parquet, players.parquet)", "--force"),
+         {"_logs": _eval_log, "_tables": lambda d: _write_tables(d)}),
+    Case("export_deleted_experiment", "impostor", ("export", "--experiment", "gone", "--out", "out"),
+         ("'gone'", "is deleted", "fix: restore it"), {"_store": _deleted_experiment}),
     Case("export_missing_logs", "impostor", ("export", "--logs", "nope", "--out", "out"), ("nope",)),
     Case("sync_missing_logs", "impostor", ("sync", "nope"), ("nope",)),
     # ---------------------------------------------------------------- inspect eval tasks/impostor.py
