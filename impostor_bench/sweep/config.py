@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any, Optional, cast
 
@@ -116,7 +117,7 @@ class _SweepFields(BaseModel):
     @field_validator("models", "modes", "difficulties", "seeds")
     @classmethod
     def _unique(cls, v: list) -> list:
-        dupes = sorted({str(x) for x in v if v.count(x) > 1})
+        dupes = sorted(str(x) for x, n in Counter(v).items() if n > 1)  # v.count per entry: quadratic
         if dupes:
             raise ValueError(f"duplicate entries: {', '.join(dupes)}; list each once")
         return v
@@ -301,6 +302,7 @@ def load_config(path: str | Path) -> SweepConfig:
             problems.append(f"field '{where}': {msg}")
         more = f" (and {exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
         raise ImpostorError(f"{path}: " + " | ".join(problems) + more) from None
+    _check_plan_size(cfg, path)
     if cfg.word_pairs is not None:
         wp = word_pairs_path(cfg, p)
         if wp is not None and not wp.exists():
@@ -308,6 +310,37 @@ def load_config(path: str | Path) -> SweepConfig:
                                 f"the config file, or drop the field for configs/word_pairs.json")
         _check_word_pairs(cfg, wp, path)
     return cfg
+
+
+#: The most experiments one sweep config may plan (the paper's design is 756 a seed; one
+#: experiment is one Inspect eval and log): a config of 2,000 models in cross_play planned
+#: 3,998,000 and was still planning after 3 minutes (issue 42). Counted before planning.
+MAX_EXPERIMENTS = 100_000
+
+
+def experiments_per_cell(mode: str, n_models: int) -> int:
+    """How many experiments one (mode, difficulty, seed) cell plans with ``n_models`` models
+    (``impostor_bench.sweep.plan.experiments`` enumerates them)."""
+    pairs = mode_spec(mode).sweep_pairs
+    if pairs == "each":
+        return n_models
+    return n_models * (n_models - 1) // (1 if pairs == "ordered" else 2)
+
+
+def planned_experiments(cfg: SweepConfig) -> int:
+    """The number of experiments the config plans, counted without listing them."""
+    return len(cfg.seeds) * len(cfg.difficulties) * sum(experiments_per_cell(m, len(cfg.models)) for m in cfg.modes)
+
+
+def _check_plan_size(cfg: SweepConfig, path: str | Path) -> None:
+    n = planned_experiments(cfg)
+    if n > MAX_EXPERIMENTS:
+        per_mode = ", ".join(f"{m}: {experiments_per_cell(m, len(cfg.models)):,}" for m in cfg.modes)
+        raise ImpostorError(
+            f"{path}: field 'models': {len(cfg.models):,} models plan {n:,} experiments ({per_mode} per difficulty "
+            f"and seed, x {len(cfg.difficulties)} difficulties x {len(cfg.seeds)} seeds), over the limit of "
+            f"{MAX_EXPERIMENTS:,}; fix: split the models over several sweep configs, or use fewer modes, "
+            f"difficulties or seeds")
 
 
 def _check_word_pairs(cfg: SweepConfig, wp: Optional[Path], path: str | Path) -> None:
