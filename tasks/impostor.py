@@ -21,7 +21,7 @@ from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 from pydantic import ValidationError
 
 from impostor_bench import LAUNCH_DIR
-from impostor_bench.inspect_compat import UserInputError, building_task_for_eval
+from impostor_bench.inspect_compat import UserInputError, building_task_for_eval, refuse_unbounded_task_args
 
 from impostor_bench.core import call_limits, options as game_options
 from impostor_bench.core.errors import ImpostorError
@@ -46,6 +46,9 @@ GAMES_VIEW = ViewerConfig(task_samples_view=TaskSamplesView(
     + [TaskSamplesColumn.score("impostor_winner")]
     + [TaskSamplesColumn(id=c) for c in ("tokens", "duration")] + [TaskSamplesColumn(id="target", visible=False)],
 ))
+
+
+refuse_unbounded_task_args()  # a recursive YAML anchor in -T: one line, not Inspect's RecursionError
 
 
 class TaskOptionError(UserInputError):

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from impostor_bench.core import call_limits
 from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.input_limits import shape_problem
 from impostor_bench.core.modes import mode_spec
 from impostor_bench.core.options import GameCount, GameOptions, Seed, is_option, omitted_defaults, problem_of, shared_options
 from impostor_bench.core.records import DIFFICULTIES, MODES, Difficulty, Mode
@@ -250,20 +251,9 @@ def _config_text(p: Path, path: str | Path) -> str:
 def _check_size(value: Any, path: str | Path) -> None:
     """Refuse a loaded config holding more than ``MAX_CONFIG_VALUES`` values (aliases counted
     as often as they are used) or nested deeper than ``MAX_CONFIG_DEPTH``."""
-    count = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        v, depth = stack.pop()
-        count += 1
-        if count > MAX_CONFIG_VALUES or depth > MAX_CONFIG_DEPTH:
-            what = (f"nests deeper than {MAX_CONFIG_DEPTH} levels" if depth > MAX_CONFIG_DEPTH
-                    else f"holds more than {MAX_CONFIG_VALUES:,} values")
-            raise ImpostorError(f"{path}: {what} (a recursive or repeated YAML anchor?); fix: write the "
-                                f"values out without '&'/'*' anchors")
-        if isinstance(v, dict):
-            stack.extend((x, depth + 1) for kv in v.items() for x in kv)
-        elif isinstance(v, list):
-            stack.extend((x, depth + 1) for x in v)
+    problem = shape_problem(value, MAX_CONFIG_VALUES, MAX_CONFIG_DEPTH)
+    if problem:
+        raise ImpostorError(f"{path}: {problem}; fix: write the values out without '&'/'*' anchors")
 
 
 def load_config(path: str | Path) -> SweepConfig:
