@@ -367,7 +367,9 @@ def game_fields(cfg: SweepConfig, config_path: Path) -> dict[str, Any]:
     for k in omitted_defaults(GameOptions, d) - {"word_pairs"}:  # options newer than the hash: only when set
         del d[k]
     d["word_pairs"] = word_pairs_sha256(str(word_pairs_path(cfg, config_path)) if cfg.word_pairs else None)
-    if not cfg.game_time_limit:  # no limit: the hash of a sweep started before the option existed
+    if d["game_time_limit"] is None:  # the default (by model: call_limits.game_time_limit) hashes as the
+        d["game_time_limit"] = call_limits.GAME_TIME_LIMIT  # 210 s it was, so older sweeps resume
+    if not d["game_time_limit"]:  # no limit: the hash of a sweep started before the option existed
         del d["game_time_limit"]
     return json.loads(json.dumps(d))
 
