@@ -8,9 +8,11 @@ turns ``ImpostorError`` into a one-line message without a traceback.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
+from typing import Optional
 
 from impostor_bench.core.errors import ImpostorError
 
@@ -82,6 +84,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+_DISK_FULL = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
+
+
+def disk_full(exc: BaseException) -> Optional[OSError]:
+    """The "no space left" ``OSError`` behind ``exc`` (itself, its cause or context, or one of
+    an exception group's), if any: Inspect raises it from its log writer, sometimes wrapped."""
+    seen: set[int] = set()
+    todo = [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, OSError) and e.errno in _DISK_FULL:
+            return e
+        todo += [e.__cause__, e.__context__, *getattr(e, "exceptions", ())]  # type: ignore[list-item]
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -92,8 +113,15 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"impostor {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except OSError as exc:  # a path given by the user that the system refused: one line naming it
-        if args.debug or exc.filename is None:
+    except Exception as exc:  # noqa: BLE001 - a full disk, wherever raised: one line, then re-raised if not that
+        full = None if args.debug else disk_full(exc)
+        if full is not None:
+            where = f" (writing {full.filename})" if full.filename else ""
+            print(f"impostor {args.command}: error: no space left on the device{where}; fix: free disk space, then "
+                  f"run the same command again (finished games are kept: a sweep resumes where it stopped)",
+                  file=sys.stderr)
+            return 2
+        if args.debug or not isinstance(exc, OSError) or exc.filename is None:
             raise
         print(f"impostor {args.command}: error: {exc.filename}: {exc.strerror or exc}; fix: check the path "
               f"(a file or folder you can read, or a folder you can write to); --debug shows where", file=sys.stderr)

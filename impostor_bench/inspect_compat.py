@@ -24,8 +24,12 @@ from impostor_bench.core.errors import ImpostorError
 
 __all__ = [
     "PrerequisiteError", "UserInputError", "active_generate_config", "building_task_for_eval", "cache_package_scan",
-    "release_finished_eval",
+    "refuse_unbounded_task_args", "release_finished_eval",
 ]
+
+#: The most values, and levels, one ``-T`` value may hold (aliases counted as used).
+MAX_TASK_ARG_VALUES = 10_000
+MAX_TASK_ARG_DEPTH = 32
 
 
 class UserInputError(ImpostorError, PrerequisiteError):
@@ -63,6 +67,35 @@ def cache_package_scan() -> None:
 
     if not hasattr(package.packages_distributions, "cache_info"):
         package.packages_distributions = functools.lru_cache(maxsize=1)(package.packages_distributions)
+
+
+def refuse_unbounded_task_args() -> None:
+    """Check every task argument's shape before Inspect resolves it.
+
+    ``inspect eval -T 'models=&a [*a]'`` parses the value as YAML into a list that holds
+    itself, and Inspect's ``registry_kwargs`` (resolving registry objects inside the task
+    arguments, before the task function runs) recursed into it until ``RecursionError``, a
+    traceback before any of our checks. Wrapped here to refuse such a value with one line
+    (``UserInputError``); Inspect has no hook before it. Idempotent.
+    """
+    from inspect_ai._util import registry
+
+    original = registry.registry_kwargs
+    if getattr(original, "_impostor_checked", False):
+        return
+
+    from impostor_bench.core.input_limits import shape_problem
+
+    def registry_kwargs(**kwargs: object) -> dict:
+        for name, value in kwargs.items():
+            problem = shape_problem(value, MAX_TASK_ARG_VALUES, MAX_TASK_ARG_DEPTH)
+            if problem:
+                raise UserInputError.of(ImpostorError(
+                    f"-T {name}: the value {problem}; fix: write it out without YAML '&'/'*' anchors"))
+        return original(**kwargs)
+
+    registry_kwargs._impostor_checked = True  # type: ignore[attr-defined]
+    registry.registry_kwargs = registry_kwargs
 
 
 def release_finished_eval(eval_id: str) -> None:

@@ -16,12 +16,12 @@ from typing import Any, Optional, Union
 
 from inspect_ai import Epochs, Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import GenerateConfig, model_roles
+from inspect_ai.model import GenerateConfig, get_model, model_roles
 from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 from pydantic import ValidationError
 
 from impostor_bench import LAUNCH_DIR
-from impostor_bench.inspect_compat import UserInputError, building_task_for_eval
+from impostor_bench.inspect_compat import UserInputError, building_task_for_eval, refuse_unbounded_task_args
 
 from impostor_bench.core import call_limits, options as game_options
 from impostor_bench.core.errors import ImpostorError
@@ -48,8 +48,24 @@ GAMES_VIEW = ViewerConfig(task_samples_view=TaskSamplesView(
 ))
 
 
+refuse_unbounded_task_args()  # a recursive YAML anchor in -T: one line, not Inspect's RecursionError
+
+
 class TaskOptionError(UserInputError):
     """A bad -T option, role or word-pair file, printed by ``inspect eval`` without a traceback."""
+
+
+def _playing(bound: Any) -> list[str]:
+    """The model strings that play the task's games, as far as they are known when it is built:
+    those it binds, the eval's model roles and (built by Inspect for an eval) its ``--model``."""
+    models = ([bound.model] if bound.model is not None else []) + list(bound.roles.values())
+    models += list(model_roles().values())
+    if building_task_for_eval():
+        try:
+            models.append(get_model())
+        except Exception:  # noqa: BLE001 - no model (yet): the default limit
+            pass
+    return [str(m) for m in models]
 
 
 def _user_path(path: Optional[str]) -> Optional[str]:
@@ -140,7 +156,7 @@ def impostor(
     experiment_id: Optional[str] = _DEFAULT.experiment_id,
     first_game: int = _DEFAULT.first_game,
     models: Optional[Union[str, dict]] = _DEFAULT.models,
-    game_time_limit: int = _DEFAULT.game_time_limit,
+    game_time_limit: Optional[int] = _DEFAULT.game_time_limit,
     **more_options: Any,
 ) -> Task:
     """Four-player Impostor Game: one sample per game.
@@ -162,7 +178,9 @@ def impostor(
         roles |= set(bound.roles)
         if roles or building_task_for_eval():  # refuse a contradictory mode/role set before any game
             check_roles(opts.mode, roles)
-        opts = opts.model_copy(update={"word_pairs": _user_path(opts.word_pairs)})
+        opts = opts.model_copy(update={"word_pairs": _user_path(opts.word_pairs),
+                                       "game_time_limit": call_limits.game_time_limit(opts.game_time_limit,
+                                                                                      _playing(bound))})
         samples = game_samples(opts.mode, opts.difficulty, opts.n_games, opts.seed, opts.word_pairs,
                                opts.experiment_id, opts.first_game, opts.rounds, opts.private_notes)
         tune_gc()  # after the schedule exists: it is part of the heap the collector can skip

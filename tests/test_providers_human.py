@@ -172,3 +172,39 @@ def test_as_the_majority_a_person_plays_three_seats_one_move_at_a_time(tmp_path)
     # the three ballots are asked at once (simultaneous votes): the page says how many wait
     assert max(m["waiting_moves"] for m in seen[3:]) >= 1
     assert all(p["vote"] is not None and p["confidence"] is None for p in mine)
+
+
+def test_hostile_requests_get_an_answer_and_print_no_traceback(capfd, monkeypatch):
+    """Issue 42: a deeply nested JSON body is a 400 (it raised RecursionError), a client that
+    hangs up mid-answer or stalls prints nothing in the player's terminal (149 BrokenPipeError
+    tracebacks), and a stalled connection is dropped after the idle timeout; the page still
+    serves the player."""
+    import socket
+
+    from impostor_bench.providers.human import server as page_server
+
+    monkeypatch.setattr(page_server._Handler, "timeout", 1.0)
+    model = get_model("human/web", participant="tok", memoize=False)
+    api = model.api
+    host, port = api.server.httpd.server_address[:2]
+    answer = f"http://127.0.0.1:{port}/answer?t={api.session.token}"
+    try:
+        r = httpx.post(answer, content=b'{"id": "x", "fields": ' + b"[" * 60_000 + b"}",
+                       headers={"content-type": "application/json"})
+        assert r.status_code == 400
+        stalled = socket.create_connection(("127.0.0.1", port))
+        stalled.sendall(b"POST /answer?t=" + api.session.token.encode() + b" HTTP/1.1\r\nContent-Length: 100\r\n\r\n{")
+        for _ in range(30):  # ask for the page and hang up before reading it
+            s = socket.create_connection(("127.0.0.1", port))
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            s.sendall(f"GET /?t={api.session.token} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            s.close()
+        stalled.settimeout(10)
+        assert stalled.recv(100) == b""  # dropped after the (1 s) idle timeout, not held for ever
+        stalled.close()
+        assert httpx.get(api.url).status_code == 200
+        time.sleep(0.3)
+    finally:
+        api.server.close()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "BrokenPipe" not in err and "ConnectionReset" not in err, err[-2000:]

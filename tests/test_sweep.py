@@ -60,6 +60,37 @@ def test_paper_design_counts():
     assert len({e.label for e in exps}) == 756
 
 
+@pytest.mark.parametrize("n_models", [2, 3, 9])
+def test_planned_experiments_counts_what_the_plan_lists(tmp_path, n_models):
+    from impostor_bench.core.records import MODES
+    from impostor_bench.sweep.config import planned_experiments
+
+    p = write_config(tmp_path / "c.yaml", models=[f"testplayer/m{i}" for i in range(n_models)], modes=list(MODES),
+                     difficulties=["easy", "hard"], seeds=[0, 1, 2])
+    cfg = load_config(p)
+    assert planned_experiments(cfg) == len(experiments(cfg))
+
+
+def test_a_plan_over_the_limit_is_refused_before_planning(tmp_path):
+    """Issue 42 (2): 2,000 models in cross_play (3,998,000 experiments) ran for minutes in
+    --dry-run; now one line with the count and the fix, in seconds. Duplicates among 20,000
+    models are found with a Counter (``v.count`` per entry was quadratic: 9.6 s)."""
+    models = [f"testplayer/m{i}" for i in range(2000)]
+    p = write_config(tmp_path / "big.yaml", models=models, modes=["cross_play"])
+    t0 = time.perf_counter()
+    r = run_cli(["sweep", str(p), "--dry-run"], cwd=tmp_path, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    [line] = [ln for ln in r.stderr.splitlines() if ": error:" in ln]
+    assert "3,998,000 experiments" in line and "100,000" in line and "fix:" in line, line
+    assert time.perf_counter() - t0 < 60  # the process start included; it was > 180 s
+    from impostor_bench.sweep.config import SweepConfig
+
+    many = [f"testplayer/m{i}" for i in range(20_000)]
+    with pytest.raises(ValueError, match="duplicate entries: testplayer/m7, testplayer/m9;"):
+        SweepConfig._unique(many + ["testplayer/m9", "testplayer/m7"])
+    assert SweepConfig._unique(many) == many
+
+
 def test_shards_partition_the_experiments():
     every = {e.label for e in plan(REPO / "configs/paper.yaml").experiments}
     parts = [{e.label for e in plan(REPO / "configs/paper.yaml", shard=f"{i}/4").experiments} for i in range(1, 5)]

@@ -160,3 +160,56 @@ def test_traces_from_the_samples_the_hook_collected(store, monkeypatch):
     found = client.search_traces(locations=[exp.experiment_id], run_id=run.info.run_id, max_results=10)
     n_calls = sorted(sum(e.event == "model" for e in s.events) for s in log.samples)
     assert sorted(sum(sp.span_type == "LLM" for sp in t.data.spans) for t in found) == n_calls
+
+
+@pytest.mark.slow
+def test_huge_answers_are_cut_in_the_traces(tmp_path):
+    """Issue 42 (1): a provider answering megabytes (here ``bot/script``, which Inspect records
+    whole in the model event, as it does for its own ``openai-api``) stores at most
+    ``MAX_ANSWER_CHARS`` of each text in a span, through the real ``inspect eval`` command."""
+    import os
+    import sqlite3
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from test_sweep_helpers import REPO, cli_env
+
+    from impostor_bench.core.model_text import MAX_ANSWER_CHARS
+
+    huge = "y" * 2_000_000
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"description": {"*": huge}, "vote": {"*": huge + " " + FAKE_SECRET}}))
+    task = os.path.relpath(REPO / "tasks" / "impostor.py", tmp_path)
+    env = cli_env()
+    env.pop("IMPOSTOR_MLFLOW", None)
+    env.pop("IMPOSTOR_MLFLOW_TRACES", None)
+    r = subprocess.run([str(Path(sys.executable).parent / "inspect"), "eval", task, "--model", "bot/script",
+                        "-M", f"script={script}", "-T", "n_games=1", "--log-dir", "logs", "--display", "none"],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
+    assert r.returncode == 0, r.stderr[-2000:]
+    db = tmp_path / "mlruns" / "mlflow.db"
+    with sqlite3.connect(db) as con:
+        spans = con.execute("select name, content from spans").fetchall()
+    llm = [json.loads(c) for n, c in spans if n.startswith("Player ")]
+    assert len(llm) >= 8  # 4 descriptions (each re-prompted) and 4 ballots
+    for span in llm:
+        reply = json.loads(span["attributes"]["mlflow.spanOutputs"])["reply"]
+        assert reply.startswith("y" * 1000) and len(reply) <= MAX_ANSWER_CHARS + 100, len(reply)
+        assert f"{len(huge)} characters" in reply or f"{len(huge) + 1 + len(FAKE_SECRET)} characters" in reply
+        for m in json.loads(span["attributes"]["mlflow.spanInputs"])["messages"]:
+            assert len(m["content"]) <= MAX_ANSWER_CHARS + 100
+    assert max(len(c) for _, c in spans) < 4 * MAX_ANSWER_CHARS
+    assert db.stat().st_size < 8_000_000  # was ~20 MB a game (16 spans of 2 MB, and more)
+
+
+def test_a_secret_halved_by_the_cut_is_scrubbed_whole():
+    from impostor_bench.core.model_text import MAX_ANSWER_CHARS
+    from impostor_bench.tracking.traces import _Texts
+
+    for at in (MAX_ANSWER_CHARS - 5, MAX_ANSWER_CHARS - len(FAKE_SECRET) + 1, MAX_ANSWER_CHARS):
+        text = "z" * at + FAKE_SECRET + "z" * 50_000
+        reply = json.loads(_Texts({FAKE_SECRET}, None).reply(text))["reply"]
+        assert FAKE_SECRET[:5] not in reply and len(reply) < MAX_ANSWER_CHARS + 100
+        url = "z" * at + "http://user:" + FAKE_SECRET + "@host/v1 " + "z" * 50_000
+        assert FAKE_SECRET[:5] not in json.loads(_Texts(set(), None).reply(url))["reply"]

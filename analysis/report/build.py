@@ -74,6 +74,35 @@ def _check_out(out: Path) -> None:
             f"--out {out}: directory is not empty and is not a previous report bundle (no {MANIFEST} from "
             f"{GENERATOR}); fix: choose a new or empty --out directory"
         )
+    foreign = _foreign_files(out) if out.is_dir() else []
+    if foreign:
+        shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+        raise ImpostorError(
+            f"--out {out}: the previous bundle holds {shown}, not written by the report (replacing the bundle "
+            f"would delete it); fix: move it out of the folder, or choose a new --out directory"
+        )
+
+
+#: What a bundle written before ``bundle_files`` was recorded holds: these files and folders.
+_BUNDLE_TOP = {"report.md", "report.html", MANIFEST, "tables", "figures", "paper"}
+
+
+def _foreign_files(out: Path) -> list[str]:
+    """The files of a previous bundle in ``out`` that the report did not write (a user's notes
+    beside the tables): replacing the bundle would delete them, so the report refuses."""
+    try:
+        listed = json.loads((out / MANIFEST).read_text()).get("bundle_files")
+    except Exception:  # noqa: BLE001 - not a bundle: _check_out has said so
+        return []
+    ours = set(listed) if isinstance(listed, list) else None
+    found = []
+    for p in sorted(out.rglob("*")):
+        if p.is_dir() and not p.is_symlink():
+            continue
+        rel = p.relative_to(out).as_posix()
+        if ours is not None and rel not in ours or ours is None and rel.split("/")[0] not in _BUNDLE_TOP:
+            found.append(rel)
+    return found
 
 
 def _versions() -> dict[str, Optional[str]]:
@@ -249,6 +278,9 @@ def _fill_bundle(tmp: Path, analysis: Analysis, cfg, tables: Mapping[str, Callab
     (tmp / "report.md").write_text(render_markdown(manifest, results, figs), encoding="utf-8")
     (tmp / "report.html").write_text(render_html(manifest, results, figs, tmp / "figures"), encoding="utf-8")
     manifest["wall_seconds"] = round(time.perf_counter() - t_start, 3)
+    # every file the bundle holds: a later report into the same folder deletes only these
+    manifest["bundle_files"] = sorted({p.relative_to(tmp).as_posix() for p in tmp.rglob("*") if p.is_file()
+                                       and p.name not in (bundle_dir.PID_FILE, bundle_dir.DONE_FILE)} | {MANIFEST})
     (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, default=str), encoding="utf-8")
     return manifest
 

@@ -26,6 +26,7 @@ def register(subparsers: Any) -> None:
     src.add_argument("--logs", metavar="DIR", help="Inspect log directory (recursive) or one .eval file")
     src.add_argument("--experiment", metavar="NAME", help="MLflow experiment name")
     p.add_argument("--out", required=True, metavar="DIR", help="output directory")
+    p.add_argument("--force", action="store_true", help="replace the tables of an earlier export in --out")
     p.add_argument("--tracking-uri", help="with --experiment; default MLFLOW_TRACKING_URI, else sqlite:///mlruns/mlflow.db")
     p.set_defaults(func=_cmd)
 
@@ -36,6 +37,10 @@ def _cmd(args: argparse.Namespace) -> int:
 
     if dir_problem(args.out):  # before reading every log
         raise ImpostorError(f"--out {args.out!r} {dir_problem(args.out)}; fix: give a folder you can write to")
+    held = earlier_export(args.out)
+    if held and not args.force:  # an export of 54 games was silently replaced by one of 5 (issue 42)
+        raise ImpostorError(f"--out {args.out!r} already holds an export ({', '.join(held)}); fix: choose a new "
+                            f"folder, or add --force to replace it")
     if args.logs:
         tables = tables_from_logs(args.logs)
         where = f"{len(tables.logs)} log(s) in {args.logs}"
@@ -56,6 +61,16 @@ def _cmd(args: argparse.Namespace) -> int:
     for p in written:
         print(f"  wrote {p}")
     return 0
+
+
+def earlier_export(out: str) -> list[str]:
+    """The table files an earlier export left in ``out`` (those ``write_tables`` would replace)."""
+    from pathlib import Path
+
+    from impostor_bench.export import ERRORS_FILE, GAMES_FILE, MODELS_FILE, MOVES_FILE, PLAYERS_FILE
+
+    d = Path(out).expanduser()
+    return [f for f in (GAMES_FILE, PLAYERS_FILE, MOVES_FILE, MODELS_FILE, ERRORS_FILE) if (d / f).exists()]
 
 
 def _unfinished_reason(run_id: str, status: str) -> str:

@@ -9,7 +9,7 @@ them), ``impostor_bench.sweep.Retries`` uses them as its defaults (a sweep confi
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Iterable, Optional
 
 MAX_RETRIES: int = 10  # retries of one model call (11 attempts)
 TIMEOUT: Optional[int] = None  # seconds for one call, retries included (None: bounded by the retries)
@@ -20,3 +20,18 @@ GAME_TIME_LIMIT: int = 210  # seconds one game may take (-T game_time_limit; 0: 
 # 50 minutes in all) before the game errors; a game of a live API model takes well under a
 # minute (8-12 calls).  A slow local model, or many games sharing one local server, may need more:
 # -T game_time_limit=900 (sweep: game_time_limit).  Inspect starts the clock when the game starts.
+#
+# Local engines get no limit by default: Inspect's clock is wall time, and a game played by a
+# ``local/`` engine shared by the eval's games counts the time it waits for the engine and the
+# machine's other load (4 local/smollm2 games hit 210 s at a load of ~8, 62 s on a quiet machine:
+# issue 42). A local engine has no dead-provider failure (the reason for the limit): each call
+# is still bounded by ATTEMPT_TIMEOUT and MAX_RETRIES. -T game_time_limit=N sets one anyway.
+LOCAL_ENGINES = ("local/",)
+
+
+def game_time_limit(given: Optional[int], models: Iterable[str]) -> int:
+    """Seconds one game may take (0: no limit): ``given`` when set, else ``GAME_TIME_LIMIT``,
+    or no limit when any of ``models`` (model strings) is a local engine."""
+    if given is not None:
+        return given
+    return 0 if any(str(m).startswith(LOCAL_ENGINES) for m in models) else GAME_TIME_LIMIT

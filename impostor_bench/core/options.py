@@ -72,9 +72,10 @@ class GameOptions(BaseModel):
         None, "per-game schema with an enum of the other players; default on for local/ models only")
     # Inspect counts the sample time limit in a task's identity: a sweep that changed it would replay
     # every game, so its manifest refuses the change (impostor_bench.sweep.run).
-    game_time_limit: int = _option(
-        call_limits.GAME_TIME_LIMIT, "seconds one game may take (Inspect's sample time limit; 0 for none)",
-        "use seconds per game (0 for no limit)", ge=0)
+    game_time_limit: Optional[int] = _option(
+        None, f"seconds one game may take (Inspect's sample time limit; 0 for none); default "
+        f"{call_limits.GAME_TIME_LIMIT}, none when a local/ engine plays", "use seconds per game (0 for no limit)",
+        ge=0)
     models: Optional[Union[str, dict]] = _option(
         None, "registry aliases (or model strings) the task binds to the roles: one name for homogeneous, "
         "else a mapping role -> name; an alias brings its model_args and defaults (docs/models.md)",

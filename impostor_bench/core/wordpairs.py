@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -88,23 +89,70 @@ def _display(path: Path) -> str:
         return str(path)
 
 
+#: The largest word-pair file read (the shipped one is ~10 kB; 300,000 pairs fit): a bigger
+#: one, or ``/dev/zero``, is refused before it is read.
+MAX_FILE_BYTES = 16 * 1024 * 1024
+
+#: How deep a word-pair file may nest: the format is 3 levels (object > tier array > pair).
+MAX_DEPTH = 16
+
+
 def _read_bytes(path: Path) -> bytes:
+    """The file's bytes: a regular file of at most ``MAX_FILE_BYTES`` (a FIFO would block
+    forever and ``/dev/zero`` read until memory ran out), checked before it is opened."""
     shown = _display(path)
-    if not path.exists():
-        raise WordPairError(
-            f"{shown}: word-pair file not found; pass the path of an existing JSON "
-            f"file, or omit it to use the shipped {_display(default_word_pairs_path())}"
-        )
-    if path.is_dir():
-        raise WordPairError(
-            f"{shown}: is a directory, not a word-pair file; pass the path of the JSON file itself"
-        )
     try:
-        return path.read_bytes()
+        st = path.stat()
+    except FileNotFoundError:
+        st = None
     except OSError as exc:
         raise WordPairError(
             f"{shown}: cannot read word-pair file ({exc.strerror or exc}); check the path and its permissions"
         ) from exc
+    if st is None:
+        raise WordPairError(
+            f"{shown}: word-pair file not found; pass the path of an existing JSON "
+            f"file, or omit it to use the shipped {_display(default_word_pairs_path())}"
+        )
+    if stat.S_ISDIR(st.st_mode):
+        raise WordPairError(
+            f"{shown}: is a directory, not a word-pair file; pass the path of the JSON file itself"
+        )
+    if not stat.S_ISREG(st.st_mode):
+        raise WordPairError(
+            f"{shown}: is not a regular file (a pipe, device or socket); save the word pairs to a JSON file and pass its path"
+        )
+    if st.st_size > MAX_FILE_BYTES:
+        raise WordPairError(
+            f"{shown}: word-pair file is {st.st_size:,} bytes, over the {MAX_FILE_BYTES:,}-byte limit; "
+            f"split it into smaller files"
+        )
+    try:
+        with path.open("rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise WordPairError(
+            f"{shown}: cannot read word-pair file ({exc.strerror or exc}); check the path and its permissions"
+        ) from exc
+    if len(data) > MAX_FILE_BYTES:  # grew while being read
+        raise WordPairError(f"{shown}: word-pair file is over the {MAX_FILE_BYTES:,}-byte limit; split it")
+    return data
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def _too_deep(text: str) -> bool:
+    """Whether the JSON text nests deeper than ``MAX_DEPTH`` (strings skipped), found without
+    parsing it: ``json.loads`` recurses once per level, and a file nested 100,000 deep raised
+    ``RecursionError``."""
+    depth = 0
+    for ch in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
+        depth += 1 if ch in "[{" else -1
+        if depth > MAX_DEPTH:
+            return True
+    return False
 
 
 def word_pairs_file(path: str | Path | None = None) -> str:
@@ -291,6 +339,11 @@ def load_word_pairs(
         raise WordPairError(
             f"{shown}: not UTF-8 text (bad byte at offset {exc.start}); save the file as UTF-8 JSON"
         ) from exc
+    if _too_deep(text):
+        raise WordPairError(
+            f"{shown}: nests deeper than {MAX_DEPTH} levels; a word-pair file is one object of tiers, "
+            f"each an array of [majority_word, impostor_word] arrays"
+        )
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any, Optional, cast
 
@@ -17,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from impostor_bench.core import call_limits
 from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.input_limits import shape_problem
 from impostor_bench.core.modes import mode_spec
 from impostor_bench.core.options import GameCount, GameOptions, Seed, is_option, omitted_defaults, problem_of, shared_options
 from impostor_bench.core.records import DIFFICULTIES, MODES, Difficulty, Mode
@@ -116,7 +118,7 @@ class _SweepFields(BaseModel):
     @field_validator("models", "modes", "difficulties", "seeds")
     @classmethod
     def _unique(cls, v: list) -> list:
-        dupes = sorted({str(x) for x in v if v.count(x) > 1})
+        dupes = sorted(str(x) for x, n in Counter(v).items() if n > 1)  # v.count per entry: quadratic
         if dupes:
             raise ValueError(f"duplicate entries: {', '.join(dupes)}; list each once")
         return v
@@ -179,15 +181,96 @@ def _loc(loc: tuple) -> str:
     return out or "(top level)"
 
 
+#: The largest sweep config read (the shipped ones are < 2 kB): a bigger file, a pipe or a
+#: device is refused before it is read.
+MAX_CONFIG_BYTES = 1024 * 1024
+#: The most values a config may hold once its YAML aliases are expanded, and how deep it may
+#: nest: a recursive anchor (``a: &a [*a]``) or a billion-laughs file stops here, not in a
+#: ``RecursionError`` or out of memory later.
+MAX_CONFIG_VALUES = 100_000
+MAX_CONFIG_DEPTH = 32
+
+
+class _DuplicateKey(yaml.YAMLError):
+    def __init__(self, key: Any, line: int, first: int) -> None:
+        super().__init__(f"key {key!r} appears twice, on line {first} and line {line}")
+        self.key, self.line, self.first = key, line, first
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """PyYAML's safe loader refusing a key given twice in one mapping (PyYAML keeps the last:
+    ``games_per_experiment`` written twice silently multiplied a sweep's cost, issue 42)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=deep)
+            line = key_node.start_mark.line + 1
+            try:
+                first = seen.get(key)
+                seen.setdefault(key, line)
+            except TypeError:  # an unhashable key: the base class says so
+                continue
+            if first is not None:
+                raise _DuplicateKey(key, line, first)
+        return super().construct_mapping(node, deep=deep)
+
+
+def _config_text(p: Path, path: str | Path) -> str:
+    """The config file's text: a regular UTF-8 file of at most ``MAX_CONFIG_BYTES``."""
+    import stat
+
+    try:
+        st = p.stat()
+    except OSError:
+        st = None
+    if st is None or stat.S_ISDIR(st.st_mode):
+        raise ImpostorError(f"{path}: sweep config not found; fix: pass a YAML file such as configs/smoke.yaml")
+    if not stat.S_ISREG(st.st_mode):
+        raise ImpostorError(f"{path}: not a regular file (a pipe, device or socket); fix: save the config to a "
+                            f"YAML file and pass its path")
+    if st.st_size > MAX_CONFIG_BYTES:
+        raise ImpostorError(f"{path}: {st.st_size:,} bytes, over the {MAX_CONFIG_BYTES:,}-byte limit of a sweep "
+                            f"config; fix: split the sweep into smaller configs")
+    try:
+        with p.open("rb") as f:
+            data = f.read(MAX_CONFIG_BYTES + 1)
+    except OSError as exc:
+        raise ImpostorError(f"{path}: cannot read the sweep config ({exc.strerror or exc}); fix: check the path "
+                            f"and its permissions") from exc
+    try:
+        return data[:MAX_CONFIG_BYTES].decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise ImpostorError(f"{path}: not UTF-8 text (bad byte at line {line}, offset {exc.start}); fix: save the "
+                            f"file as UTF-8") from None
+
+
+def _check_size(value: Any, path: str | Path) -> None:
+    """Refuse a loaded config holding more than ``MAX_CONFIG_VALUES`` values (aliases counted
+    as often as they are used) or nested deeper than ``MAX_CONFIG_DEPTH``."""
+    problem = shape_problem(value, MAX_CONFIG_VALUES, MAX_CONFIG_DEPTH)
+    if problem:
+        raise ImpostorError(f"{path}: {problem}; fix: write the values out without '&'/'*' anchors")
+
+
 def load_config(path: str | Path) -> SweepConfig:
     """Read and validate a sweep YAML; errors name the file, the field and the fix."""
     p = Path(path)
-    if not p.is_file():
-        raise ImpostorError(f"{path}: sweep config not found; fix: pass a YAML file such as configs/smoke.yaml")
+    text = _config_text(p, path)
     try:
-        raw = yaml.safe_load(p.read_text())
+        raw = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a SafeLoader
+    except _DuplicateKey as exc:
+        raise ImpostorError(f"{path}: line {exc.line}: key {exc.key!r} is given twice (first on line {exc.first}); "
+                            f"fix: keep one of them") from None
     except yaml.YAMLError as exc:
         raise ImpostorError(f"{path}: not valid YAML ({str(exc).splitlines()[0]}); fix: check the syntax") from exc
+    except RecursionError:
+        raise ImpostorError(f"{path}: nests too deep to read; fix: a sweep config is a flat mapping of fields "
+                            f"(see configs/smoke.yaml)") from None
+    _check_size(raw, path)
     if not isinstance(raw, dict):
         raise ImpostorError(f"{path}: expected a mapping of fields (name, models, ...); fix: see configs/smoke.yaml")
     model = SweepConfig
@@ -209,12 +292,60 @@ def load_config(path: str | Path) -> SweepConfig:
             problems.append(f"field '{where}': {msg}")
         more = f" (and {exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
         raise ImpostorError(f"{path}: " + " | ".join(problems) + more) from None
+    _check_plan_size(cfg, path)
     if cfg.word_pairs is not None:
         wp = word_pairs_path(cfg, p)
-        if wp is not None and not wp.is_file():
+        if wp is not None and not wp.exists():
             raise ImpostorError(f"{path}: field 'word_pairs': {wp} does not exist; fix: give a path relative to "
                                 f"the config file, or drop the field for configs/word_pairs.json")
+        _check_word_pairs(cfg, wp, path)
     return cfg
+
+
+#: The most experiments one sweep config may plan (the paper's design is 756 a seed; one
+#: experiment is one Inspect eval and log): a config of 2,000 models in cross_play planned
+#: 3,998,000 and was still planning after 3 minutes (issue 42). Counted before planning.
+MAX_EXPERIMENTS = 100_000
+
+
+def experiments_per_cell(mode: str, n_models: int) -> int:
+    """How many experiments one (mode, difficulty, seed) cell plans with ``n_models`` models
+    (``impostor_bench.sweep.plan.experiments`` enumerates them)."""
+    pairs = mode_spec(mode).sweep_pairs
+    if pairs == "each":
+        return n_models
+    return n_models * (n_models - 1) // (1 if pairs == "ordered" else 2)
+
+
+def planned_experiments(cfg: SweepConfig) -> int:
+    """The number of experiments the config plans, counted without listing them."""
+    return len(cfg.seeds) * len(cfg.difficulties) * sum(experiments_per_cell(m, len(cfg.models)) for m in cfg.modes)
+
+
+def _check_plan_size(cfg: SweepConfig, path: str | Path) -> None:
+    n = planned_experiments(cfg)
+    if n > MAX_EXPERIMENTS:
+        per_mode = ", ".join(f"{m}: {experiments_per_cell(m, len(cfg.models)):,}" for m in cfg.modes)
+        raise ImpostorError(
+            f"{path}: field 'models': {len(cfg.models):,} models plan {n:,} experiments ({per_mode} per difficulty "
+            f"and seed, x {len(cfg.difficulties)} difficulties x {len(cfg.seeds)} seeds), over the limit of "
+            f"{MAX_EXPERIMENTS:,}; fix: split the models over several sweep configs, or use fewer modes, "
+            f"difficulties or seeds")
+
+
+def _check_word_pairs(cfg: SweepConfig, wp: Optional[Path], path: str | Path) -> None:
+    """The word-pair file validated as a real run validates it (so ``--dry-run`` says what
+    the run would refuse), and holding every tier the sweep plays."""
+    from impostor_bench.core.wordpairs import WordPairError, load_word_pairs
+
+    try:
+        tiers = load_word_pairs(wp, require_full=False)
+    except WordPairError as exc:
+        raise ImpostorError(f"{path}: field 'word_pairs': {exc}") from None
+    missing = [d for d in cfg.difficulties if d not in tiers]
+    if missing:
+        raise ImpostorError(f"{path}: field 'word_pairs': {wp} has no tier {', '.join(map(repr, missing))}; fix: add "
+                            f"it to the file or drop it from 'difficulties'")
 
 
 def word_pairs_path(cfg: SweepConfig, config_path: Path) -> Optional[Path]:
@@ -236,7 +367,9 @@ def game_fields(cfg: SweepConfig, config_path: Path) -> dict[str, Any]:
     for k in omitted_defaults(GameOptions, d) - {"word_pairs"}:  # options newer than the hash: only when set
         del d[k]
     d["word_pairs"] = word_pairs_sha256(str(word_pairs_path(cfg, config_path)) if cfg.word_pairs else None)
-    if not cfg.game_time_limit:  # no limit: the hash of a sweep started before the option existed
+    if d["game_time_limit"] is None:  # the default (by model: call_limits.game_time_limit) hashes as the
+        d["game_time_limit"] = call_limits.GAME_TIME_LIMIT  # 210 s it was, so older sweeps resume
+    if not d["game_time_limit"]:  # no limit: the hash of a sweep started before the option existed
         del d["game_time_limit"]
     return json.loads(json.dumps(d))
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from impostor_bench.core import call_limits
 from impostor_bench.core.errors import ImpostorError
 from impostor_bench.core.experiment import ALL_SEATS, experiment_id
 from impostor_bench.core.modes import ALL_SEATS_ROLE, mode_spec
@@ -175,9 +176,12 @@ def task_spec(exp: Experiment, cfg: SweepConfig, config_path: Path, resolved: di
     """
     r = {role: resolved.get(a, a) for role, a in exp.roles}
     wp = word_pairs_path(cfg, config_path)
+    shared = {k: getattr(cfg, k) for k in SHARED_OPTIONS if k != "word_pairs"}
+    # the limit the task would choose, given explicitly: a sweep's task args (its games' identity) do
+    # not depend on how the task was built (call_limits: none by default for local engines)
+    shared["game_time_limit"] = call_limits.game_time_limit(cfg.game_time_limit, r.values())
     options = GameOptions(mode=exp.mode, difficulty=exp.difficulty, n_games=exp.n_games, seed=exp.seed,
-                          models=dict(exp.roles), word_pairs=None if wp is None else str(wp),
-                          **{k: getattr(cfg, k) for k in SHARED_OPTIONS if k != "word_pairs"})
+                          models=dict(exp.roles), word_pairs=None if wp is None else str(wp), **shared)
     args = options.task_args()
     spec = mode_spec(exp.mode)
     if spec.display_role is None:

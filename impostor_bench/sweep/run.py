@@ -22,7 +22,7 @@ from impostor_bench.outdir import make_dir
 from impostor_bench.preflight import check_models
 from impostor_bench.sweep.config import GAME_FIELDS, MANIFEST, config_hash, game_fields
 from impostor_bench.sweep.plan import Plan, plan, plan_table, resolve_models, task_spec
-from impostor_bench.sweep.tracking import complete_unfinished_runs, start_tracking
+from impostor_bench.sweep.tracking import complete_unfinished_runs, start_tracking, wait_seconds
 
 if TYPE_CHECKING:
     from inspect_ai.util import DisplayType
@@ -254,6 +254,7 @@ def print_plan(pl: Plan, log_dir: Path, list_all: bool) -> None:
 def run_sweep(config: str, task_factory: Callable[..., Any], shard: Optional[str] = None,
               log_dir: Optional[str] = None, dry_run: bool = False, display: Optional[DisplayType] = None,
               list_all: bool = False) -> int:
+    wait_seconds()  # a bad IMPOSTOR_MLFLOW_WAIT_S is refused before the plan, not after the games
     pl = plan(config, shard)
     _import_modules(pl)
     pl.resolved = resolve_models(pl.config, pl.path, strict=True)

@@ -94,6 +94,28 @@ def start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
 
 WAIT_ENV = "IMPOSTOR_MLFLOW_WAIT_S"  # how long a tracked sweep waits at its end for an unreachable server
 WAIT_DEFAULT_S = 600.0
+WAIT_MAX_S = 7 * 24 * 3600.0  # a week: past it a person runs ``impostor sync`` instead
+
+
+def wait_seconds() -> float:
+    """``IMPOSTOR_MLFLOW_WAIT_S`` as seconds (default 600); a value that is not a finite
+    number in [0, a week] is refused with one line (``nan`` waited forever, issue 42)."""
+    import math
+    import os
+
+    from impostor_bench.core.errors import ImpostorError
+
+    raw = os.environ.get(WAIT_ENV)
+    if raw is None or not raw.strip():
+        return WAIT_DEFAULT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and 0 <= value <= WAIT_MAX_S):
+        raise ImpostorError(f"environment variable {WAIT_ENV}={raw[:40]!r} is not a number of seconds in "
+                            f"[0, {WAIT_MAX_S:.0f}]; fix: set it to e.g. 600, or unset it")
+    return value
 
 
 def complete_unfinished_runs(ld: Path, ctx: Any, wait_s: Optional[float] = None, poll_s: float = 15.0) -> None:
@@ -106,16 +128,12 @@ def complete_unfinished_runs(ld: Path, ctx: Any, wait_s: Optional[float] = None,
     (``IMPOSTOR_MLFLOW_WAIT_S``, default 600 s), so its runs reach the server without a
     manual ``impostor sync``.
     """
-    import os
 
     from impostor_bench.tracking.store import TrackingAuthError
     from impostor_bench.tracking.sync import sync
 
     if wait_s is None:
-        try:
-            wait_s = float(os.environ.get(WAIT_ENV, WAIT_DEFAULT_S))
-        except ValueError:
-            wait_s = WAIT_DEFAULT_S
+        wait_s = wait_seconds()
     deadline = time.monotonic() + wait_s
     told = False
     while True:

@@ -92,6 +92,10 @@ def _experiment(client: Any, name: str, where: str) -> Any:
         raise ImpostorError(f"MLflow experiment '{name}' not found at {where}"
                             + (f" (there: {', '.join(known)})" if known else "")
                             + "; fix: check --experiment and --tracking-uri")
+    if getattr(exp, "lifecycle_stage", "active") == "deleted":  # its runs are deleted too: "0 runs" misleads
+        raise ImpostorError(f"MLflow experiment '{name}' at {where} is deleted; fix: restore it (`mlflow "
+                            f"experiments restore --experiment-id {exp.experiment_id}`, with MLFLOW_TRACKING_URI "
+                            f"set to it) or export from its Inspect logs with --logs DIR")
     return exp
 
 

@@ -29,6 +29,7 @@ import math
 import os
 from typing import Any, Callable, Iterable, Optional
 
+from impostor_bench.core.model_text import MAX_ANSWER_CHARS
 from impostor_bench.core.records import player_label
 from impostor_bench.core.schedule import derive_seed
 from impostor_bench.tracking.redact import redactor
@@ -78,14 +79,34 @@ def _text(message: Any, attachments: Optional[dict]) -> str:
     return "\n".join(_resolve(c.text, attachments) for c in content if getattr(c, "type", None) == "text")
 
 
+#: Text scrubbed past the cut, so a secret or URL credential the cut would halve is masked
+#: whole (a URL's userinfo or query longer than this is not one a provider takes).
+_CUT_MARGIN = 4096
+
+
+def cut_marker(n: int) -> str:
+    """What replaces the end of a text longer than ``MAX_ANSWER_CHARS`` in a span."""
+    return f" [... cut: {n} characters, the first {MAX_ANSWER_CHARS} kept]"
+
+
 class _Texts:
-    """A game's texts as its LLM spans store them: resolved, scrubbed and JSON-encoded, each
-    message once (a game's calls repeat their phase's system prompt)."""
+    """A game's texts as its LLM spans store them: resolved, cut to ``MAX_ANSWER_CHARS`` (a
+    provider that ignores ``max_tokens`` answers megabytes, and Inspect's own providers record
+    them whole in the model event), scrubbed and JSON-encoded, each message once (a game's
+    calls repeat their phase's system prompt)."""
 
     def __init__(self, secrets: set[str], attachments: Optional[dict]) -> None:
-        self.redact: Callable[[str], str] = redactor(secrets)
+        self._redact: Callable[[str], str] = redactor(secrets)
+        self._margin = _CUT_MARGIN + max((len(s) for s in secrets), default=0)
         self.attachments = attachments
         self.encoded: dict[tuple[str, str], str] = {}
+
+    def redact(self, text: str) -> str:
+        """``text`` scrubbed and cut to ``MAX_ANSWER_CHARS`` (scrubbed before the cut, past it
+        by a margin, so no secret is kept in part)."""
+        if len(text) <= MAX_ANSWER_CHARS:
+            return self._redact(text)
+        return self._redact(text[:MAX_ANSWER_CHARS + self._margin])[:MAX_ANSWER_CHARS] + cut_marker(len(text))
 
     def messages(self, messages: Iterable[Any]) -> str:
         """``_dump({"messages": [{"role": ..., "content": <scrubbed text>}, ...]})``."""

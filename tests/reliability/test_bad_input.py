@@ -40,6 +40,7 @@ class Case:
     files: dict = field(default_factory=dict)  # name -> str | bytes | callable(dir) -> None
     xfail: Optional[str] = None
     note: str = ""
+    env: dict = field(default_factory=dict)  # extra environment variables
 
 
 SWEEP = """name: bad
@@ -125,6 +126,21 @@ def _retype(col: str, value):
 
 
 GOOD_PAIRS = json.dumps({"easy": [["cat", "dog"], ["sun", "pen"]]})
+DEEP_PAIRS = '{"easy": ' + "[" * 100_000 + "]" * 100_000 + "}"
+
+
+def _deleted_experiment(d: Path) -> None:
+    """A local MLflow store (the default ``mlruns/mlflow.db``) whose experiment 'gone' is deleted."""
+    from mlflow.tracking import MlflowClient
+
+    (d / "mlruns").mkdir()
+    client = MlflowClient(f"sqlite:///{d}/mlruns/mlflow.db")
+    client.delete_experiment(client.create_experiment("gone", artifact_location=str(d / "mlruns" / "art")))
+    (d / "mlruns" / "mlflow.db.lock").touch()  # the store's lock file, made by any reader
+
+
+def _fifo(name: str):
+    return lambda d: os.mkfifo(d / name)
 
 CASES = [
     # ---------------------------------------------------------------- impostor sweep
@@ -208,6 +224,37 @@ CASES = [
          ("--out 'afile' is a file, not a folder", "fix"), {"afile": "x", "_logs": _eval_log}),
     Case("export_out_unwritable", "impostor", ("export", "--logs", "logs", "--out", "/proc/impostor-bench-x"),
          ("--out '/proc/impostor-bench-x' cannot be created", "fix"), {"_logs": _eval_log}),
+    # issue 42, finding 3: numeric settings finite and in range; word-pair files regular, bounded, shallow
+    Case("sweep_mlflow_wait_nan", "impostor", ("sweep", "s.yaml"),
+         ("IMPOSTOR_MLFLOW_WAIT_S='nan'", "fix"), {"s.yaml": sweep()}, env={"IMPOSTOR_MLFLOW_WAIT_S": "nan"}),
+    Case("sweep_mlflow_wait_negative", "impostor", ("sweep", "s.yaml"),
+         ("IMPOSTOR_MLFLOW_WAIT_S='-1'", "fix"), {"s.yaml": sweep()}, env={"IMPOSTOR_MLFLOW_WAIT_S": "-1"}),
+    Case("sweep_word_pairs_fifo", "impostor", ("sweep", "s.yaml"), ("wp.json", "not a regular file"),
+         {"s.yaml": sweep(word_pairs="wp.json"), "_fifo": _fifo("wp.json")}),
+    Case("sweep_word_pairs_dev_zero", "impostor", ("sweep", "s.yaml", "--dry-run"), ("/dev/zero", "not a regular file"),
+         {"s.yaml": sweep(word_pairs="/dev/zero")}),
+    Case("sweep_word_pairs_deep", "impostor", ("sweep", "s.yaml"), ("wp.json", "nests deeper than"),
+         {"s.yaml": sweep(word_pairs="wp.json"), "wp.json": DEEP_PAIRS}),
+    Case("sweep_word_pairs_deep_dry_run", "impostor", ("sweep", "s.yaml", "--dry-run"), ("wp.json", "nests deeper than"),
+         {"s.yaml": sweep(word_pairs="wp.json"), "wp.json": DEEP_PAIRS}),
+    # issue 42, findings 8 and 9, and the config tracebacks: a config is read whole and checked before any plan
+    Case("sweep_duplicate_key", "impostor", ("sweep", "s.yaml", "--dry-run"),
+         ("s.yaml", "line 7", "'games_per_experiment' is given twice (first on line 5)", "fix"),
+         {"s.yaml": sweep() + "games_per_experiment: 200\n"}),
+    Case("sweep_duplicate_nested_key", "impostor", ("sweep", "s.yaml", "--dry-run"),
+         ("s.yaml", "'attempts' is given twice", "fix"), {"s.yaml": sweep(retries="{attempts: 1, attempts: 3}")}),
+    Case("sweep_not_utf8", "impostor", ("sweep", "s.yaml", "--dry-run"), ("s.yaml", "not UTF-8", "line 1", "fix"),
+         {"s.yaml": b"name: caf\xe9\n" + sweep()[len("name: bad\n"):].encode()}),
+    Case("sweep_recursive_anchor", "impostor", ("sweep", "s.yaml", "--dry-run"), ("s.yaml", "anchor", "fix"),
+         {"s.yaml": sweep(seeds="&s [*s]")}),
+    Case("sweep_config_fifo", "impostor", ("sweep", "s.yaml", "--dry-run"), ("s.yaml", "not a regular file", "fix"),
+         {"_fifo": _fifo("s.yaml")}),
+    Case("sweep_word_pairs_same_word_dry_run", "impostor", ("sweep", "s.yaml", "--dry-run"),
+         ("s.yaml", "word_pairs", "wp.json", "both \"cat\""),
+         {"s.yaml": sweep(word_pairs="wp.json"), "wp.json": '{"easy": [["cat", "cat"]]}'}),
+    Case("sweep_word_pairs_no_tier_dry_run", "impostor", ("sweep", "s.yaml", "--dry-run"),
+         ("s.yaml", "word_pairs", "no tier 'easy'", "fix"),
+         {"s.yaml": sweep(word_pairs="wp.json"), "wp.json": '{"hard": [["cat", "dog"]]}'}),
     # ---------------------------------------------------------------- impostor report / export / sync
     Case("report_missing_dir", "impostor", ("report", "--parquet", "nope", "--out", "rep"), ("nope",)),
     Case("report_garbage_parquet", "impostor", ("report", "--parquet", ".", "--out", "rep"), ("games.parquet",),
@@ -220,6 +267,12 @@ CASES = [
          ("games.parquet", "impostor_seat"), {"_tables": lambda d: _write_tables(d, _retype("impostor_seat", "left"))}),
     Case("report_out_of_range", "impostor", ("report", "--parquet", ".", "--out", "rep"),
          ("games.parquet", "impostor_seat"), {"_tables": lambda d: _write_tables(d, _retype("impostor_seat", 7))}),
+    # issue 42, finding 12: export never replaces an earlier export without --force; a deleted experiment says so
+    Case("export_over_an_earlier_export", "impostor", ("export", "--logs", "logs", "--out", "."),
+         ("--out '.' already holds an export (games.parquet, players.parquet)", "--force"),
+         {"_logs": _eval_log, "_tables": lambda d: _write_tables(d)}),
+    Case("export_deleted_experiment", "impostor", ("export", "--experiment", "gone", "--out", "out"),
+         ("'gone'", "is deleted", "fix: restore it"), {"_store": _deleted_experiment}),
     Case("export_missing_logs", "impostor", ("export", "--logs", "nope", "--out", "out"), ("nope",)),
     Case("sync_missing_logs", "impostor", ("sync", "nope"), ("nope",)),
     # ---------------------------------------------------------------- inspect eval tasks/impostor.py
@@ -259,6 +312,14 @@ CASES = [
          ("-T models (model)", "'nosuch'", "fix")),
     Case("eval_game_time_limit_negative", "inspect", ("--model", "bot/random", "-T", "game_time_limit=-5"),
          ("-T game_time_limit=-5",)),
+    Case("eval_word_pairs_fifo", "inspect", ("--model", "bot/random", "-T", "word_pairs=wp.json"),
+         ("wp.json", "not a regular file"), {"_fifo": _fifo("wp.json")}),
+    Case("eval_word_pairs_dev_zero", "inspect", ("--model", "bot/random", "-T", "word_pairs=/dev/zero"),
+         ("/dev/zero", "not a regular file")),
+    Case("eval_word_pairs_deep", "inspect", ("--model", "bot/random", "-T", "word_pairs=wp.json"),
+         ("wp.json", "nests deeper than"), {"wp.json": DEEP_PAIRS}),
+    Case("eval_recursive_yaml_anchor", "inspect", ("--model", "bot/random", "-T", "models=&a [*a]"),
+         ("-T models", "recursive YAML anchor", "fix")),
     Case("eval_unknown_role", "inspect",
          ("--model", "bot/random", "-T", "mode=cross_play", "--model-role", "impster=bot/embedding"),
          ("--model-role impster", "impostor and majority")),
@@ -273,6 +334,8 @@ def _snapshot(d: Path) -> dict[str, str]:
             out[rel] = "link"
         elif p.is_dir():
             out[rel] = "dir"
+        elif not p.is_file():
+            out[rel] = "special"  # a FIFO: reading it would block
         else:
             out[rel] = hashlib.sha256(p.read_bytes()).hexdigest()
     return out
@@ -295,7 +358,7 @@ def _run(case: Case, root: Path) -> dict:
         cmd = _exe("impostor") + list(case.argv)
     cmd = [a.replace("{dir}", str(d)) for a in cmd]
     env = dict(os.environ, IMPOSTOR_MLFLOW="1", PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-               LITELLM_LOCAL_MODEL_COST_MAP="True", COLUMNS="100")
+               LITELLM_LOCAL_MODEL_COST_MAP="True", COLUMNS="100", **case.env)
     env.pop("MLFLOW_TRACKING_URI", None)  # tracking on, default store: it must not be created
     for key in ("OPENAI_API_KEY", "LITELLM_API_KEY", "LITELLM_BASE_URL"):  # sweep_litellm_route_without_key
         env.pop(key, None)

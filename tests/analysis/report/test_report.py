@@ -194,6 +194,29 @@ def test_refuses_foreign_nonempty_out(sim_export, tmp_path):
     assert [p.name for p in out.iterdir()] == ["thesis.tex"]
 
 
+@pytest.mark.slow
+def test_a_users_file_in_a_previous_bundle_is_never_deleted(bundle, sim_export, tmp_path, capsys):
+    """Issue 42 (12): ``impostor report`` into a previous bundle that holds a file the report did
+    not write (a user's notes, in the bundle or one of its folders) refuses, naming the file,
+    and changes nothing; without it the bundle is replaced."""
+    manifest = json.loads((bundle / "manifest.json").read_text())
+    assert set(manifest["bundle_files"]) == set(_snapshot(bundle))  # every file the bundle holds, no more
+    for user_file in ("notes.txt", "tables/my_table.csv", "figures/sketch.svg"):
+        out = tmp_path / user_file.replace("/", "_")
+        shutil.copytree(bundle, out)
+        (out / user_file).write_text("mine")
+        before = _snapshot(out)
+        rc = main(["report", "--parquet", str(sim_export), "--out", str(out), "--bootstrap-reps", "10",
+                   "--permutation-reps", "10", "--no-figures"])
+        err = capsys.readouterr().err
+        [line] = [ln for ln in err.splitlines() if ": error:" in ln]
+        assert rc == 2 and user_file in line and "fix:" in line, err
+        assert _snapshot(out) == before
+        (out / user_file).unlink()
+        assert main(["report", "--parquet", str(sim_export), "--out", str(out), "--bootstrap-reps", "10",
+                     "--permutation-reps", "10", "--no-figures"]) == 0
+
+
 def test_missing_models_csv_noted(export_copy, tmp_path):
     (export_copy / "models.csv").unlink()
     m = build_report(load_tables(export_copy), tmp_path / "out", stats.StatsConfig(**FAST), figures=False)
