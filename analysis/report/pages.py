@@ -241,9 +241,11 @@ def _paper_line(m: dict) -> str:
     p = m.get("paper") or {}
     c = p.get("compare") or {}
     pdf = "[paper/paper.pdf](paper/paper.pdf)" if p.get("pdf") else f"no paper.pdf ({p.get('why')})"
-    return (f"The paper's tables and figures: {pdf}, [paper/paper.tex](paper/paper.tex). Paper's published numbers "
-            f"beside ours: {c.get('inside', 0)} of {c.get('with_interval', 0)} inside our 95% intervals "
-            f"([paper/compare.csv](paper/compare.csv); `impostor report --compare-paper` prints it).")
+    return (f"The paper's tables and figures: {pdf}, [paper/paper.tex](paper/paper.tex). The paper's published numbers "
+            f"beside ours ([paper/compare.txt](paper/compare.txt), [csv](paper/compare.csv); "
+            f"`impostor report --compare-paper`): {c.get('numbers', 0)} numbers, {c.get('same_method', 0)} computed "
+            f"by the paper's kind of method; the file first says what differs (models, word pairs, schedule, "
+            f"methods), so it is not a replication test.")
 
 
 def _contents(by: dict, figs_by: dict, tables: list) -> list[tuple[str, str, str]]:

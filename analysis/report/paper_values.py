@@ -53,7 +53,10 @@ PAPER_METHODS: dict[str, tuple[str, str]] = {
     "Table 12": ("unstated", "± 95% CI (method not stated)"),
 }
 #: The paper's design (Appendix B, Dataset): what a bundle is compared against.
-PAPER_DESIGN = {"games": 90_720, "experiments": 756, "models": 9, "word_pairs": "its own word pairs (not released)"}
+PAPER_DESIGN = {"games": 90_720, "experiments": 756, "models": 9, "word_pairs": "own pairs (not released)"}
+#: Columns whose published number is a count or a statistic of the games themselves (no sampling
+#: method involved), so it is computed the paper's way whatever the interval method.
+DESCRIPTIVE_COLUMNS = {"chi2", "df", "cramers_v", "n", "n_mid", "ties", "k2", "k3", "k4"}
 
 
 def _kind_of(method: str) -> str:
@@ -68,7 +71,7 @@ def _kind_of(method: str) -> str:
     return "other"
 
 
-def comparable(paper_table: str, has_estimate: bool, has_interval: bool, ours: str) -> str:
+def comparable(paper_table: str, has_estimate: bool, has_interval: bool, ours: str, column: str = "") -> str:
     """How a published number may be read beside ours: "same method" (the same kind of interval
     or an exact recomputation), "estimate only" (our interval is of another kind than the paper's,
     so only the estimates are comparable, and those only as far as models, pairs and schedule
@@ -76,7 +79,7 @@ def comparable(paper_table: str, has_estimate: bool, has_interval: bool, ours: s
     if not has_estimate:
         return "not in this bundle"
     kind, _ = PAPER_METHODS.get(str(paper_table), ("unstated", ""))
-    if kind == "exact":
+    if kind == "exact" or column in DESCRIPTIVE_COLUMNS:
         return "same method (exact recomputation)"
     if has_interval and kind == _kind_of(ours):
         return f"same method kind ({kind} as units)"
@@ -129,11 +132,21 @@ def compare(results: dict[str, pd.DataFrame], settings: Optional[dict] = None,
                      "inside": inside, "interval": got["method"] or ("no interval" if np.isfinite(est) else
                                                                      "not in this bundle"),
                      "calibrated": got["calibrated"],
-                     "comparable": comparable(r.paper_table, bool(np.isfinite(est)), has_int, got["method"]),
+                     "comparable": comparable(r.paper_table, bool(np.isfinite(est)), has_int, got["method"], r.column),
                      "line": int(r.line), "table": r.table, "match": match, "column": r.column})
     out = pd.DataFrame(rows, columns=COLUMNS)
+    if len(out):  # Tables 1-12 in order, then the numbers of the running text
+        order = out["paper_table"].map(_table_order)
+        out = out.iloc[np.argsort(order.to_numpy(), kind="stable")].reset_index(drop=True)
     out["inside"] = out["inside"].astype("boolean")
     return out
+
+
+def _table_order(name: str) -> float:
+    import re
+
+    m = re.match(r"Table (\d+)", str(name))
+    return float(m[1]) if m else 100.0
 
 
 def _float(v) -> float:
