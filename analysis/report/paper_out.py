@@ -80,10 +80,7 @@ def _paper_tex(manifest: dict, tables: list, n_figs: int) -> str:
          "\\texttt{paper/compare.csv} puts the paper's published numbers beside these."),
         "",
     ]
-    for i, t in enumerate(tables, 1):
-        lines.append(f"\\input{{{t.label}}}")
-        if i % 2 == 0:
-            lines.append("\\clearpage")
+    lines += [f"\\input{{{t.label}}}" for t in tables]  # floats fill the pages; no forced page breaks
     lines.append("\\clearpage")
     lines += [f"\\input{{fig{n}}}" for n in range(1, n_figs + 1)]
     lines += ["\\end{document}", ""]

@@ -226,29 +226,31 @@ def t10(ctx: Context) -> PaperTable:
 
 
 def t11(ctx: Context) -> PaperTable:
+    """Table 11: the paper's four one-column panels (a)-(d) as the four columns of one table."""
     models = models_by_win(ctx)
     c = rows_of(ctx.results.get("coordination"))
     if not len(c):
         return PaperTable(11, "Coordination", "Coordination and impostor behaviour.", [], ctx.reason("coordination"))
-    panels: list = []
-    empty = []
-    for col, title, fmt in (("brokerage", "Brokerage (information broker index)", lambda g: num(g["estimate"], 3)),
-                            ("vote_coord_pct", "VoteCoord (%, with 95% interval)", lambda g: shown(ctx, g, 1)),
-                            ("self_decl_pct", "SelfDecl (%)", lambda g: num(g["estimate"], 1)),
-                            ("guess_succ_pct", "GuessSucc (%)", lambda g: num(g["estimate"], 1))):
-        rows = [[m, fmt(interval(ctx, "coordination", f"model={m}", col))] for m in models]
-        if rows and all(r[1] == DASH for r in rows):
-            empty.append(title.split(" (")[0])
+    head, cols, empty = ["Model"], [], []
+    for col, title, fmt in (("brokerage", "(a) Brokerage", lambda g: num(g["estimate"], 3)),
+                            ("vote_coord_pct", "(b) VoteCoord (%)", lambda g: shown(ctx, g, 1)),
+                            ("self_decl_pct", "(c) SelfDecl (%)", lambda g: num(g["estimate"], 1)),
+                            ("guess_succ_pct", "(d) GuessSucc (%)", lambda g: num(g["estimate"], 1))):
+        cells = [fmt(interval(ctx, "coordination", f"model={m}", col)) for m in models]
+        if cells and all(x == DASH for x in cells):
+            empty.append(title)
             continue
-        panels.append((f"({'abcd'[len(panels)]}) {title}", ["Model", title.split(" (")[0] + (" (%)" if "%" in title
-                                                                                              else "")], rows))
+        head.append(title)
+        cols.append(cells)
+    rows = [[m, *(col[i] for col in cols)] for i, m in enumerate(models)]
     methods = [interval(ctx, "coordination", f"model={m}", "vote_coord_pct")["method"] for m in models]
-    cap = (f"Coordination and impostor behaviour ({ctx.n_text()}). VoteCoord: teammates' vote alignment with a 95% "
-           f"interval ({methods_text(methods)}; ± its half-width where symmetric, else [low, high]); the same "
-           "number as Table 12's Vote Coord. SelfDecl and GuessSucc are impostor-side rates; no interval for the "
-           "others." + (f" Not shown, no data in this bundle: {', '.join(empty)}." if empty else "")
-           + ctx.flag_caption())
-    return PaperTable(11, "Coordination", cap, panels, None if panels else ctx.reason("coordination"))
+    cap = (f"Coordination and impostor behaviour ({ctx.n_text()}); the paper's panels (a)-(d) as columns. Brokerage: "
+           "information broker index. VoteCoord: teammates' vote alignment with a 95% interval "
+           f"({methods_text(methods)}; ± its half-width where symmetric, else [low, high]); the same number as Table "
+           "12's Vote Coord. SelfDecl and GuessSucc are impostor-side rates; no interval for the others."
+           + (f" Not shown, no data in this bundle: {', '.join(empty)}." if empty else "") + ctx.flag_caption())
+    return PaperTable(11, "Coordination", cap, [("", head, rows)] if cols else [],
+                      None if cols else ctx.reason("coordination"))
 
 
 T12_A = [("coord_rate_pct", "Coord. Rate (%)", 1), ("vote_coord_pct", "Vote Coord. (%)", 1),
