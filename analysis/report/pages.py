@@ -11,6 +11,7 @@ from typing import Optional
 import pandas as pd
 
 from impostor_bench.analysis.report.formatting import GENERATOR, flag_intervals, html_table, to_markdown
+from impostor_bench.analysis.report.planted import planted_text
 from impostor_bench.analysis.report.sections import (FIGURE_SECTION, PAPER_FIGURES, SECTIONS, display_table, paper_table_html,
                                      paper_table_md, section_of, sections_shown)
 
@@ -86,7 +87,7 @@ def _intro_lines(m: dict) -> list[str]:
         f"Data: {d['games']:,} games in {d['experiments']:,} experiments; {len(d['models'])} models; "
         f"modes {', '.join(d['modes'])}; difficulties {', '.join(d['difficulties'])}"
         + (f"; overall impostor win {imp:.1f}%." if imp is not None else "."),
-    ]
+    ] + ([planted_text(src["simulated"])] if src.get("simulated") else [])
 
 
 def _methods_lines(results: dict[str, pd.DataFrame]) -> list[str]:

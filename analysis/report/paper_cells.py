@@ -50,6 +50,8 @@ class Context:
     notes: list[str]
     #: reasons of the intervals left out of the table being built (interval_check), for its caption
     flagged: list[str] = field(default_factory=list)
+    #: the effects ``impostor simulate`` planted ((table, match or "*", column) -> value; empty: real data)
+    planted: dict = field(default_factory=dict)
 
     def flag_caption(self) -> str:
         """The caption's sentence on the intervals not printed (and the flags cleared for the next table)."""

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.report.interval_check import bounds_of, interval_problem
+from impostor_bench.analysis.report.planted import planted, planted_value
 from impostor_bench.analysis.report.paper_cells import (DASH, FLAG, MODE_LABEL, MODES, Context, PaperTable, at_difficulty,
                                                         bracket, difficulty_panels, interval, methods_text, models_by_win,
                                                         num, q_short, rows_of, sci_p, shown)
@@ -51,6 +52,9 @@ def t01(ctx: Context) -> PaperTable:
     return PaperTable(1, "Headline results", cap, [("", head, rows)], None if rows else ctx.reason("headline"))
 
 
+PLANTED_NOTE = " Planted: the true effect impostor simulate planted in these games (simulated.json)."
+
+
 def _or_rows(ctx: Context) -> tuple[list[list[str]], list[str]]:
     o = rows_of(ctx.results.get("odds_ratios"))
     label = {"size_per_10x": "Model size (per 10×)", **{f"seat{s}_vs_seat0": f"Player {s + 1} vs Player 1" for s in (1, 2, 3)},
@@ -64,9 +68,12 @@ def _or_rows(ctx: Context) -> tuple[list[list[str]], list[str]]:
         p = o.loc[o["comparison"].astype(str) == key, "p"].iloc[0]
         if g["problem"]:
             ctx.flagged.append(g["problem"])
-            rows.append([label[key], num(g["estimate"]) + FLAG, DASH, DASH, sci_p(p)])
+            row = [label[key], num(g["estimate"]) + FLAG, DASH, DASH, sci_p(p)]
         else:
-            rows.append([label[key], num(g["estimate"]), num(g["low"]), num(g["high"]), sci_p(p)])
+            row = [label[key], num(g["estimate"]), num(g["low"]), num(g["high"]), sci_p(p)]
+        if ctx.planted:
+            row.append(num(planted_value(ctx.planted, "odds_ratios", f"comparison={key}", "or")))
+        rows.append(row)
     return rows, methods
 
 
@@ -79,7 +86,8 @@ def _t_or(number: int) -> Callable[[Context], PaperTable]:
                + (" The same rows as Table 2: the paper prints them twice (Table 4, Appendix B)." if number == 4 else
                   " The paper prints these rows again as Table 4 (Appendix B); so does this report.")
                + ctx.flag_caption())
-        head = ["Comparison", "OR", "CI (2.5%)", "CI (97.5%)", "p"]
+        head = ["Comparison", "OR", "CI (2.5%)", "CI (97.5%)", "p"] + (["Planted OR"] if ctx.planted else [])
+        cap += PLANTED_NOTE if ctx.planted else ""
         return PaperTable(number, "Key effects" if number == 2 else "Odds ratios", cap, [("", head, rows)],
                           None if rows else ctx.reason("odds_ratios"))
     return build
@@ -113,18 +121,21 @@ def t05(ctx: Context) -> PaperTable:
     def row(r) -> list[str]:
         q = r.get("q")
         bold = np.isfinite(float(q)) and float(q) < 0.05 if q is not None and q == q else False
-        return ([str(r["model"]), num(r["or_per_10pp"]), num(r["ci_low"]), num(r["ci_high"]), q_short(q)]
+        planted = [num(planted_value(ctx.planted, "opponent_baseline", f"model={r['model']};difficulty={r['difficulty']}",
+                                     "or_per_10pp"))] if ctx.planted else []
+        return ([str(r["model"]), num(r["or_per_10pp"]), num(r["ci_low"]), num(r["ci_high"]), q_short(q), *planted]
                 + (["**"] if bold else []))
 
     fitted = o[np.isfinite(pd.to_numeric(o["or_per_10pp"], errors="coerce"))] if len(o) else o
-    panels = difficulty_panels(["Model", "OR", "CI (2.5%)", "CI (97.5%)", "q"],
+    panels = difficulty_panels(["Model", "OR", "CI (2.5%)", "CI (97.5%)", "q"] + (["Planted OR"] if ctx.planted else []),
                                lambda d: [row(r) for _, r in at_difficulty(fitted, d).iterrows()])
     left = int(len(o) - len(fitted)) if len(o) else 0
     cap = ("Within-model × within-difficulty logits of an impostor win on the opponent detection baseline "
            f"(leave-experiment-out) with mode fixed effects ({ctx.n_text()}). OR per +10 percentage points, 95% "
            f"interval and p ({how}), BH-FDR q over all cells. Bold: q < 0.05."
            + (f" {left} model × difficulty cells not fitted and not shown (too few games or experiments, separation "
-              "or no variation: tables/opponent_baseline.csv's method column names each)." if left else ""))
+              "or no variation: tables/opponent_baseline.csv's method column names each)." if left else "")
+           + (PLANTED_NOTE if ctx.planted else ""))
     missing = None if panels else (f"no model × difficulty cell could be fitted ({left} cells; each reason is in "
                                    "tables/opponent_baseline.csv's method column)" if left else
                                    ctx.reason("opponent_baseline"))
@@ -143,6 +154,8 @@ def _ci(ctx: Context, est, lo, hi, column: str, d: int = 2, sign: bool = False) 
 def t06(ctx: Context) -> PaperTable:
     s = rows_of(ctx.results.get("speaking_itt"))
 
+    left: list[str] = []
+
     def rows_at(d: str) -> list[list[str]]:
         rows = []
         for m, ml in MODES:
@@ -150,6 +163,9 @@ def t06(ctx: Context) -> PaperTable:
             if not len(sel):
                 continue
             r = sel.iloc[0]
+            if num(r["mid_rand_pp"]) == DASH:  # no contrast in this cell (no game with the impostor in the middle)
+                left.append(f"{ml} {d}")
+                continue
             rows.append([ml, num(r["n"], 0), num(r["n_mid"], 0), num(r["mid_rand_pp"], 2, True),
                          _ci(ctx, r["mid_rand_pp"], r["ci_low"], r["ci_high"], "mid_rand_pp", 2), num(r["p"], 4)])
         return rows
@@ -159,13 +175,17 @@ def t06(ctx: Context) -> PaperTable:
     extra = ""
     if len(pooled):
         r = pooled.iloc[0]
+        truth = planted_value(ctx.planted, "speaking_itt", "mode=ALL;difficulty=ALL", "mid_rand_pp")
         extra = (f" Pooled over all cells: {num(r['mid_rand_pp'], 2, True)} pp "
-                 f"{_ci(ctx, r['mid_rand_pp'], r['ci_low'], r['ci_high'], 'mid_rand_pp', 2)}, p = {num(r['p'], 4)}.")
+                 f"{_ci(ctx, r['mid_rand_pp'], r['ci_low'], r['ci_high'], 'mid_rand_pp', 2)}, p = {num(r['p'], 4)}"
+                 + (f" (planted by impostor simulate: {num(truth, 2, True)} pp)." if truth is not None else "."))
     g = interval(ctx, "speaking_itt", "mode=ALL;difficulty=ALL", "mid_rand_pp")
     cap = ("Speaking-order pseudo-arm ITT (impostor speaking at positions 2/3 vs the random mix), by mode and "
-           f"difficulty ({ctx.n_text()}). Mid-Rand in percentage points; 95% interval from the "
-           f"{g['method'] or 'experiment-level bootstrap'}; p = Fisher randomisation p "
-           f"({int(ctx.settings.get('permutation_reps') or 0):,} replicates)." + extra + ctx.flag_caption())
+           f"difficulty ({ctx.n_text()}). Mid-Rand in percentage points with a 95% interval and p ("
+           f"{g['method'] or 'no interval computed'}; "
+           f"{int(ctx.settings.get('permutation_reps') or 0):,} randomisation replicates)." + extra
+           + (f" Not shown, no contrast estimable (a pseudo-arm without games): {', '.join(left)}." if left else "")
+           + ctx.flag_caption())
     return PaperTable(6, "Speaking-order ITT", cap, panels, None if panels else ctx.reason("speaking_itt"))
 
 
@@ -317,7 +337,8 @@ PAPER_TABLES: list[Callable[[Context], PaperTable]] = [t01, _t_or(2), t03, _t_or
 def build_paper_tables(results: dict[str, pd.DataFrame], manifest: dict) -> list[PaperTable]:
     d = manifest.get("data", {})
     ctx = Context(results, manifest.get("config") or {}, int(d.get("games") or 0), int(d.get("experiments") or 0),
-                  list(manifest.get("notes") or []))
+                  list(manifest.get("notes") or []),
+                  planted=planted(((manifest.get("source") or {}).get("simulated"))))
     out = []
     for build in PAPER_TABLES:
         try:

@@ -166,6 +166,14 @@ def _load(args: Any) -> tuple[Any, dict]:
         _progress(f"reading {args.parquet}")
         data = load_tables(args.parquet)
         source = {"kind": "parquet", "parquet": str(Path(args.parquet).absolute())}
+        marker = Path(args.parquet) / "simulated.json"  # impostor simulate's: the planted effects
+        if marker.is_file():
+            import json
+
+            try:
+                source["simulated"] = json.loads(marker.read_text(encoding="utf-8")).get("args") or {}
+            except (OSError, ValueError):
+                _progress(f"{marker}: not readable JSON; the planted effects are not shown")
     else:
         from impostor_bench.tracking.store import shown_uri, tracking_uri
         from impostor_bench.tracking.tables import require_store

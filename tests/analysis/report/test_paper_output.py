@@ -97,16 +97,21 @@ def test_table12_from_team_dynamics(run):
 def test_a_table_the_bundle_lacks_says_what_is_missing():
     t = PaperTable(12, "Team dynamics", "Team dynamics across models.", [], "team_dynamics: not computed: no teams")
     tex = paper_table_latex(t)
-    assert "Not computed from this bundle: team\\_dynamics: not computed: no teams" in tex
-    assert "\\begin{tabular}{l}" in tex and tex.count("\\begin{table}") == 1
+    assert "Table 12 (Team dynamics) is not shown: team\\_dynamics: not computed: no teams" in tex
+    assert "\\begin{table}" not in tex and "tabular" not in tex  # one line, no empty float
 
 
 def test_compare_paper_prints_each_shared_number_beside_ours(run):
     rep, res = run
     cmp = pd.read_csv(rep / "paper" / "compare.csv")
     out = res.stdout
-    assert "Table 1: 54 numbers" in out and "Table 2/4:" in out and "Section 3.3:" in out and "Table 12: 72 numbers" in out
-    assert re.search(r"line 70 +Impostor win \(%\) +gpt-4o +69\.0 +\d+\.\d +\[\d+\.\d, \d+\.\d\] (yes|NO)", out)
+    assert "What differs between the paper's study and this bundle" in out and "- Word pairs:" in out
+    assert "Table 1 (paper: 95% binomial CIs, games independent): 54 numbers" in out and "Table 2/4 (paper:" in out
+    assert "Section 3.3 (paper:" in out and "Table 12 (paper:" in out and "Table 9 (paper:" in out
+    assert re.search(r"line 70 +Impostor win \(%\) +gpt-4o +69\.0 \[68\.1, 69\.9\] +\d+\.\d +\[\d+\.\d, \d+\.\d\] +"
+                     r"(yes|NO) +estimate only", out)
+    assert "Coalition efficiency (%)" in out and "majority w " not in out  # names are never cut
+    assert max(len(line) for line in out.splitlines()[:8]) > 160  # the header is not cut at a fixed width
     head = pd.read_csv(rep / "tables" / "headline.csv").set_index("model")
     r = cmp[(cmp["paper_table"] == "Table 1") & (cmp["model"] == "gpt-4o") & (cmp["column"] == "imp_win_pct")].iloc[0]
     assert r["paper_value"] == 69.0 and np.isclose(r["estimate"], head.loc["gpt-4o", "imp_win_pct"])
