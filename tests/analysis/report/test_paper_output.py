@@ -47,6 +47,7 @@ def test_paper_folder_has_every_table_and_figure(run):
         assert (paper / f"fig{n}.pdf").read_bytes()[:5] == b"%PDF-" and f"\\input{{fig{n}}}" in tex
     t1 = (paper / "table01.tex").read_text()
     head = next(ln for ln in t1.splitlines() if ln.startswith("Model &"))
+    head = re.sub(r"\\begin\{tabular\}\[b\]\{@\{\}c@\{\}\}(.*?)\\\\ (.*?)\\end\{tabular\}", r"\1 \2", head)  # stacked
     assert head == (r"Model & Imp Win (\%) & Maj Win (\%) & Det Acc (\%) & Centrality (rel.) & Reach (out-degree) & "
                     r"CoalEff (\%) \\")
     # one interval per estimate, rounded as the paper: "60.9 $\pm$ 5.8" where it is symmetric at that precision,
@@ -75,7 +76,7 @@ def test_pdf_compiled_where_tex_is_installed_and_the_command_says_where(run):
     assert f"paper: {pdf}" in res.stderr
     if shutil.which("pdftotext"):
         text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True).stdout
-        assert "Imp Win (%)" in text and "Table 12" in text and "Figure 3" in text
+        assert "Imp Win" in text and "Table 12" in text and "Figure 3" in text  # headers stack in wide tables
 
 
 def test_tex_missing_is_said_with_the_fix(tmp_path, monkeypatch):
