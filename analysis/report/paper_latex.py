@@ -41,11 +41,11 @@ def _head_cell(h: str, wide: bool) -> str:
 def paper_table_latex(t: PaperTable) -> str:
     """One ``table`` float (booktabs), a panel per block; a placeholder row where data is missing."""
     cap = t.caption + (f" Not computed from this bundle: {t.missing}." if t.missing else "")
-    head = f"% Table {t.number} of the paper, laid out from the report bundle (impostor report)"
+    comment = f"% Table {t.number} of the paper, laid out from the report bundle (impostor report)"
     if t.missing or not t.panels:  # no empty float: one line saying why, in the text
-        return "\n".join([head, f"\\par\\noindent\\textit{{Table {t.number} ({latex_escape(t.title)}) is not shown: "
+        return "\n".join([comment, f"\\par\\noindent\\textit{{Table {t.number} ({latex_escape(t.title)}) is not shown: "
                                  f"{_tex_cell(t.missing or 'no rows')}.}}\\par", ""])
-    out = [head, "\\begin{table}[htbp]", f"\\setcounter{{table}}{{{t.number - 1}}}",  # the paper's number
+    out = [comment, "\\begin{table}[htbp]", f"\\setcounter{{table}}{{{t.number - 1}}}",  # the paper's number
            "\\centering", TABLE_FONT, f"\\caption{{{_tex_cell(cap)}}}", f"\\label{{tab:paper-{t.number:02d}}}"]
     for title, head, rows in t.panels:
         wide = len(head) > WIDE

@@ -302,7 +302,10 @@ def t12(ctx: Context) -> PaperTable:
     t = rows_of(ctx.results.get("team_dynamics"))
     if not len(t):
         return PaperTable(12, "Team dynamics", "Team dynamics across models.", [], ctx.reason("team_dynamics"))
-    panels, methods, undefined, no_data = [], [], [], []
+    panels: list = []
+    methods: list[str] = []
+    undefined: list[str] = []
+    no_data: list[str] = []
     why = _undefined_reasons(ctx)
     for title, cols in (("Coordination and convergence metrics", T12_A), ("Trust dynamics and strategic gaps", T12_B)):
         models = models_by_win(ctx)

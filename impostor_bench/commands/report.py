@@ -165,7 +165,7 @@ def _load(args: Any) -> tuple[Any, dict]:
     if args.parquet:
         _progress(f"reading {args.parquet}")
         data = load_tables(args.parquet)
-        source = {"kind": "parquet", "parquet": str(Path(args.parquet).absolute())}
+        source: dict[str, Any] = {"kind": "parquet", "parquet": str(Path(args.parquet).absolute())}
         marker = Path(args.parquet) / "simulated.json"  # impostor simulate's: the planted effects
         if marker.is_file():
             import json

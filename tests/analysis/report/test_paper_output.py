@@ -150,3 +150,15 @@ def test_compare_keeps_shared_models_only_and_matches_route_prefixes():
     r = got[got["quantity"] == "OR: team aware vs homogeneous"].iloc[0]  # paper 0.77 [0.72, 0.83]
     assert (r["ci_low"], r["ci_high"]) == (0.6, 0.95) and bool(r["inside"]) and r["interval"].startswith("logit, CR2")
     assert r["calibrated"]
+
+
+def test_compare_paper_alone_reads_the_existing_bundle_or_says_what_to_do(run, tmp_path):
+    rep, _ = run
+    got = _impostor("report", "--compare-paper", "--out", str(rep), cwd=tmp_path)  # no input: nothing recomputed
+    assert "What differs between the paper's study and this bundle" in got.stdout
+    assert got.stdout.strip() == (rep / "paper" / "compare.txt").read_text(encoding="utf-8").strip()
+    bare = subprocess.run([sys.executable, "-m", "impostor_bench.cli", "report", "--compare-paper"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    lines = bare.stderr.strip().splitlines()
+    assert bare.returncode != 0 and len(lines) == 1 and "usage:" not in bare.stderr  # one line, not argparse's
+    assert "no report bundle at out/report" in lines[0] and "fix:" in lines[0]
