@@ -89,16 +89,18 @@ def readable_seats(text: str) -> str:
 UNDEFINED_SHARE = 0.10  # more replicates undefined than this flags the interval
 
 
-def _estimate_of(name: Optional[str], low: str, high: str, cols: list[str]) -> Optional[str]:
-    """The estimate column an interval pair belongs to: the inference registry's entry for the
-    table, else the pair's prefix (``imp_win_ci_low`` -> ``imp_win_pct``), else none."""
+def _registry_pairs(name: Optional[str]) -> dict[tuple[str, str], str]:
+    """(low, high) -> estimate column of the intervals the inference registry lists for table ``name``."""
     try:
         from impostor_bench.analysis.stats.inference import SPECS
     except ImportError:  # pragma: no cover - the stats layer ships with the report
-        SPECS = ()
-    for s in SPECS:
-        if s.table == name and s.ci == (low, high) and s.estimate in cols:
-            return s.estimate
+        return {}
+    return {s.ci: s.estimate for s in SPECS if s.table == name and s.ci}
+
+
+def _estimate_of(low: str, cols: list[str]) -> Optional[str]:
+    """The estimate column of an interval pair the registry does not list, from its prefix
+    (``imp_win_ci_low`` -> ``imp_win_pct``; a bare ``ci_low`` -> ``estimate`` / ``or``), else none."""
     prefix = low[: -len("ci_low")].rstrip("_")
     for c in ((f"{prefix}_pct", f"{prefix}_pp", prefix) if prefix else ("estimate", "or")):
         if c in cols:
@@ -118,12 +120,17 @@ def flag_intervals(df: pd.DataFrame, name: Optional[str] = None, column: str = "
     if df.empty:
         return df
     cols = [str(c) for c in df.columns]
-    pairs = [(c, hi) for c in cols if (hi := ci_partner(c, cols)) is not None]
+    listed = _registry_pairs(name)
+    # the printed intervals: the registry's, and any "*ci_low"/"*ci_high" pair (not the other
+    # bootstrap's "ci_low_design"-style columns the pages leave to the CSV)
+    pairs = [(c, hi) for c in cols if (hi := ci_partner(c, cols)) is not None
+             and ((c, hi) in listed or c.endswith("ci_low"))]
     flags = pd.Series("", index=df.index, dtype=object)
     for lo_col, hi_col in pairs:
-        est_col = _estimate_of(name, lo_col, hi_col, cols)
+        est_col = listed.get((lo_col, hi_col)) or _estimate_of(lo_col, cols)
+        est_col = est_col if est_col in cols else None
         bounds = bounds_of(est_col) if est_col else (-math.inf, math.inf)
-        label = lo_col[: -len("ci_low")].rstrip("_")
+        label = est_col or lo_col.split("ci_low")[0].rstrip("_")
         for i, (lo, hi, est) in enumerate(zip(df[lo_col], df[hi_col], df[est_col] if est_col else [np.nan] * len(df))):
             why = interval_problem(est, lo, hi, bounds)
             if why:

@@ -230,7 +230,7 @@ def _paper_tables(m: dict, results: dict[str, pd.DataFrame]) -> list:
 
 
 def _md_table(name: str, t: dict, results: dict[str, pd.DataFrame]) -> list[str]:
-    shown, left = display_table(flag_intervals(results[name], name).head(MD_MAX_ROWS))
+    shown, left = display_table(flag_intervals(results[name].head(MD_MAX_ROWS), name))
     more = f" {len(results[name]) - MD_MAX_ROWS} more rows in the CSV." if len(results[name]) > MD_MAX_ROWS else ""
     cols = f" Columns only in the CSV: {', '.join(left)}." if left else ""
     return [f"### {name}: {_title(name)}", "", to_markdown(shown),
@@ -311,7 +311,7 @@ nav.toc .what{color:#666;font-size:12px}
 
 def _html_table(name: str, t: dict, results: dict[str, pd.DataFrame]) -> list[str]:
     e = html.escape
-    shown, left = display_table(flag_intervals(results[name], name).head(MD_MAX_ROWS))
+    shown, left = display_table(flag_intervals(results[name].head(MD_MAX_ROWS), name))
     more = f" {len(results[name]) - MD_MAX_ROWS} more rows in the CSV." if len(results[name]) > MD_MAX_ROWS else ""
     cols = f" Columns only in the CSV: {', '.join(left)}." if left else ""
     return [f"<h3 id=\"tbl-{e(name)}\">{e(name)}: {e(_title(name))}</h3>", html_table(shown),
