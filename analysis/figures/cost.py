@@ -31,7 +31,8 @@ def fig_cost(data: AnalysisData, tables: dict, out: Path, notes: list[str]) -> O
         notes.append("Figure 'tokens and cost' skipped: no model recorded tokens (bots, or usage not logged).")
         return None
     # a panel with no bar says nothing: the cost panel only where some success has a known price
-    has_cost = bool(np.isfinite(df["cost_per_success_usd"].to_numpy(dtype=float)).any())
+    cps = df["cost_per_success_usd"].to_numpy(dtype=float)
+    has_cost = bool((np.isfinite(cps) & (cps > 0)).any())  # all 0 (free bots): bars of nothing
     models = sorted(df["model"].unique(), key=str)
     y = np.arange(len(models))
     if has_cost:
@@ -80,4 +81,5 @@ def fig_cost(data: AnalysisData, tables: dict, out: Path, notes: list[str]) -> O
                         "litellm's price map); 'price unknown' where none is known (never shown as 0)."
                         if has_cost else
                         "Mean input and output tokens of one seat in one game (all its calls). No cost panel: no "
-                        "model here has a known price or a success to divide by (table cost says which).")}
+                        "model here has a cost above 0 per success (free players such as the bots, unknown prices "
+                        "or no success; table cost says which).")}
