@@ -62,7 +62,7 @@ def _run(args: list[str], env: dict, cwd: Path) -> str:
 @pytest.mark.slow
 def test_demo_tournament_fills_the_report(tmp_path):
     """The demo's 288 bot games give a report whose tables all have numbers (only the size
-    fits and the round tables are empty, by design) and no zero-width or mostly-undefined bootstrap interval."""
+    fits and the round tables are empty, by design) and no mostly-undefined bootstrap interval."""
     env = dict(os.environ, IMPOSTOR_MLFLOW="0", HF_HUB_OFFLINE="1", LITELLM_LOCAL_MODEL_COST_MAP="True")
     out = _run(["sweep", str(DEMO), "--log-dir", str(tmp_path / "logs"), "--display", "none"], env, ROOT)
     assert "36/36 experiments complete, 288/288 games" in out, out[-2000:]
@@ -72,7 +72,9 @@ def test_demo_tournament_fills_the_report(tmp_path):
     md = (tmp_path / "report" / "report.md").read_text()
     empty = re.search(r"Empty tables \(\d+[^)]*\): ([^.\n]+)\.", md)
     assert set() if empty is None else set(map(str.strip, empty.group(1).split(","))) <= EXPECTED_EMPTY, md
-    assert "⚠" not in md, [ln for ln in md.splitlines() if "⚠" in ln]
+    # a bootstrap with many undefined replicates would be flagged; zero-width intervals are flagged
+    # where a cell's experiments all agree (issue 40: printed with the flag, never as a real interval)
+    assert "replicates undefined" not in md, [ln for ln in md.splitlines() if "replicates undefined" in ln]
     tables = tmp_path / "report" / "tables"
     head = pd.read_csv(tables / "headline.csv")
     assert set(head["model"]) == {"bot/random", "bot/embedding", "bot/vague"}

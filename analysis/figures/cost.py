@@ -26,9 +26,20 @@ def fig_cost(data: AnalysisData, tables: dict, out: Path, notes: list[str]) -> O
     df = df[df["model"] != "ALL"].copy()
     for c in ("input_tokens_per_game", "output_tokens_per_game", "cost_per_success_usd"):
         df[c] = pd.to_numeric(df[c], errors="coerce")
+    tokens = df[["input_tokens_per_game", "output_tokens_per_game"]].to_numpy(dtype=float)
+    if not (np.isfinite(tokens) & (tokens > 0)).any():
+        notes.append("Figure 'tokens and cost' skipped: no model recorded tokens (bots, or usage not logged).")
+        return None
+    # a panel with no bar says nothing: the cost panel only where some success has a known price
+    cps = df["cost_per_success_usd"].to_numpy(dtype=float)
+    has_cost = bool((np.isfinite(cps) & (cps > 0)).any())  # all 0 (free bots): bars of nothing
     models = sorted(df["model"].unique(), key=str)
     y = np.arange(len(models))
-    fig, (ax_t, ax_c) = plt.subplots(1, 2, figsize=(10.5, 0.5 * len(models) + 1.8), sharey=True)
+    if has_cost:
+        fig, (ax_t, ax_c) = plt.subplots(1, 2, figsize=(10.5, 0.5 * len(models) + 1.8), sharey=True)
+    else:
+        fig, ax_t = plt.subplots(figsize=(6.5, 0.5 * len(models) + 1.8))
+        ax_c = None
     h = 0.38
     for k, role in enumerate(("impostor", "majority")):
         sub = df[df["role"] == role].set_index("model").reindex(models)
@@ -37,6 +48,8 @@ def fig_cost(data: AnalysisData, tables: dict, out: Path, notes: list[str]) -> O
         ax_t.barh(yy, inp, h, color=_ROLE_COLOR[role], alpha=0.45, label=f"{role}: input")
         ax_t.barh(yy, outp, h, left=inp, color=_ROLE_COLOR[role], label=f"{role}: output")
         cps = sub["cost_per_success_usd"]
+        if ax_c is None:
+            continue
         ax_c.barh(yy, cps.fillna(0), h, color=_ROLE_COLOR[role],
                   label="per impostor win" if role == "impostor" else "per correct detection")
         for yi, v, price in zip(yy, cps, sub["price"]):
@@ -52,15 +65,21 @@ def fig_cost(data: AnalysisData, tables: dict, out: Path, notes: list[str]) -> O
     below = dict(fontsize=8, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.5 / (0.5 * len(models) + 1.8) - 0.12),
                  ncol=2)
     ax_t.legend(**below)
-    ax_c.set_xlabel("USD per success")
-    ax_c.set_title("Cost per success", loc="left")
-    ax_c.legend(**below)
+    if ax_c is not None:
+        ax_c.set_xlabel("USD per success")
+        ax_c.set_title("Cost per success", loc="left")
+        ax_c.legend(**below)
     for ax in (ax_t, ax_c):
-        ax.grid(axis="y", visible=False)
+        if ax is not None:
+            ax.grid(axis="y", visible=False)
     path = out / "cost.png"
     save_figure(fig, path)
     return {"file": path.name, "title": "Tokens and cost per model and role (beyond the paper)",
             "caption": ("Left: mean input and output tokens of one seat in one game (all its calls). Right: the "
                         "role's total cost divided by its successes (impostor wins; correct detections = counted "
                         "ballots on the impostor). Costs from each model's price (configs/models.yaml `price:` or "
-                        "litellm's price map); 'price unknown' where none is known (never shown as 0).")}
+                        "litellm's price map); 'price unknown' where none is known (never shown as 0)."
+                        if has_cost else
+                        "Mean input and output tokens of one seat in one game (all its calls). No cost panel: no "
+                        "model here has a cost above 0 per success (free players such as the bots, unknown prices "
+                        "or no success; table cost says which).")}

@@ -12,31 +12,53 @@ import pandas as pd
 
 from impostor_bench.analysis.data import AnalysisData
 from impostor_bench.analysis.report.formatting import readable_seats
-from impostor_bench.analysis.figures.style import MODE_COLOR, MODE_LABEL, plt, save_figure, wilson_ci
+from impostor_bench.analysis.figures.style import MODE_COLOR, MODE_LABEL, plt, save_figure
 from impostor_bench.core.records import DIFFICULTIES, MODES
 
 __all__ = ["fig_win_by_mode", "fig_win_by_difficulty", "fig_forest", "fig_tiebreak"]
 
 
-def _model_order(games: pd.DataFrame) -> list[str]:
-    """Models by overall impostor win rate, best first."""
+def _model_order(games: pd.DataFrame, tables: dict) -> list[str]:
+    """Models by overall impostor win rate, best first (Table 1's order, from ``headline``)."""
+    head = tables.get("headline")
+    if head is not None and len(head) and {"model", "imp_win_pct"} <= set(head.columns):
+        return list(head.sort_values("imp_win_pct", ascending=False)["model"].astype(str))
     rate = (games["winner"] == "impostor").groupby(games["impostor_model"]).mean()
     return list(rate.sort_values(ascending=False).index)
 
 
-def _rates(games: pd.DataFrame, by: str) -> pd.DataFrame:
-    g = games.assign(win=(games["winner"] == "impostor").astype(int))
-    agg = g.groupby(["impostor_model", by], observed=True)["win"].agg(["sum", "count"]).reset_index()
-    lo, hi = wilson_ci(agg["sum"].to_numpy(), agg["count"].to_numpy())
-    agg["pct"] = 100 * agg["sum"] / agg["count"]
-    agg["lo"], agg["hi"] = 100 * lo, 100 * hi
-    return agg
+def _rates(tables: dict, table: str, by: str) -> tuple[pd.DataFrame, list[str], int]:
+    """The rates of one bundle table with the one interval the inference source gives each
+    (``impostor_bench.analysis.intervals.lookup``); an interval that is not calibrated or not a
+    real one (``interval_check``) is dropped: the point is drawn alone. Returns (rates, the
+    methods of the drawn intervals, how many points have no interval)."""
+    from impostor_bench.analysis.intervals import lookup
+    from impostor_bench.analysis.report.interval_check import bounds_of, interval_problem
+
+    df = tables.get(table)
+    if df is None or not len(df) or not {"model", by, "imp_win_pct"} <= set(df.columns):
+        return pd.DataFrame(columns=["impostor_model", by, "pct", "lo", "hi", "n"]), [], 0
+    rows, methods, bare = [], [], 0
+    for _, r in df.iterrows():
+        g = lookup(tables, table, f"model={r['model']};{by}={r[by]}", "imp_win_pct")
+        ok = bool(g["calibrated"]) and interval_problem(g["estimate"], g["low"], g["high"], bounds_of("imp_win_pct")) \
+            is None and np.isfinite(g["low"]) and np.isfinite(g["high"])
+        if ok:
+            methods.append(g["method"])
+        else:
+            bare += 1
+        rows.append({"impostor_model": str(r["model"]), by: str(r[by]), "pct": float(r["imp_win_pct"]),
+                     "lo": g["low"] if ok else np.nan, "hi": g["high"] if ok else np.nan,
+                     "n": r.get("n", np.nan)})
+    return pd.DataFrame(rows), list(dict.fromkeys(methods)), bare
 
 
-def _dot_panel(games: pd.DataFrame, by: str, levels: list[str], colors: dict, labels: dict, title: str, path: Path) -> None:
-    order = _model_order(games)
-    agg = _rates(games, by)
+def _dot_panel(games: pd.DataFrame, tables: dict, table: str, by: str, levels: list[str], colors: dict, labels: dict,
+               title: str, path: Path) -> tuple[list[str], int]:
+    order = _model_order(games, tables)
+    agg, methods, bare = _rates(tables, table, by)
     levels = [lv for lv in levels if lv in set(agg[by])]
+    order = [m for m in order if m in set(agg["impostor_model"])]
     n_lv = len(levels)
     height = max(3.2, 0.55 * len(order) * max(1.0, n_lv / 4) + 1.4)
     fig, ax = plt.subplots(figsize=(8.2, height))
@@ -50,50 +72,67 @@ def _dot_panel(games: pd.DataFrame, by: str, levels: list[str], colors: dict, la
                 r = sub.loc[m]
                 ys.append(i - band / 2 + step * (j + 0.5))
                 xs.append(r["pct"])
-                los.append(r["pct"] - r["lo"])
-                his.append(r["hi"] - r["pct"])
+                los.append(r["pct"] - r["lo"] if np.isfinite(r["lo"]) else 0.0)
+                his.append(r["hi"] - r["pct"] if np.isfinite(r["hi"]) else 0.0)
         ax.errorbar(xs, ys, xerr=[los, his], fmt="o", ms=5, capsize=2, lw=1.2, color=colors[lv], label=labels[lv])
-    overall = 100 * (games["winner"] == "impostor").groupby(games["impostor_model"]).mean()
+    head = tables.get("headline")
+    overall = (head.set_index(head["model"].astype(str))["imp_win_pct"] if head is not None and len(head)
+               else 100 * (games["winner"] == "impostor").groupby(games["impostor_model"]).mean())
     for i, m in enumerate(order):
-        ax.plot([overall[m]] * 2, [i - band / 2, i + band / 2], color="black", lw=1.6, alpha=0.55,
-                label="overall" if i == 0 else None)
+        if m in overall.index:
+            ax.plot([overall[m]] * 2, [i - band / 2, i + band / 2], color="black", lw=1.6, alpha=0.55,
+                    label="overall (Table 1)" if i == 0 else None)
     for i in range(len(order) - 1):
         ax.axhline(i + 0.5, color="0.85", lw=0.8)
     ax.axvline(50, color="0.4", ls="--", lw=1, label="50% (even game)")
     n_games = games.groupby("impostor_model").size()
     ax.set_yticks(range(len(order)))
-    ax.set_yticklabels([f"{m}\n(n={n_games[m]:,} games)" for m in order])
+    ax.set_yticklabels([f"{m}\n(n={int(n_games.get(m, 0)):,} games)" for m in order])
     ax.set_ylim(len(order) - 0.5, -0.5)
     ax.grid(axis="y", visible=False)
     ax.set_xlim(0, 100)
-    ax.set_xlabel("Impostor win rate (%) with 95% Wilson CI")
+    ax.set_xlabel("Impostor win rate (%) with 95% interval" + ("" if not bare else " (a point alone: none)"))
     ax.set_title(title, loc="left")
     handles, legend_labels = ax.get_legend_handles_labels()
     order_idx = sorted(range(len(legend_labels)),
-                       key=lambda i: legend_labels[i] in ("overall", "50% (even game)"))  # these last
+                       key=lambda i: legend_labels[i] in ("overall (Table 1)", "50% (even game)"))  # these last
     ax.legend([handles[i] for i in order_idx], [legend_labels[i] for i in order_idx], loc="upper center",
               bbox_to_anchor=(0.5, -0.09 if height > 5 else -0.16), ncol=min(n_lv + 2, 6), frameon=False, fontsize=9)
     save_figure(fig, path)
+    return methods, bare
+
+
+def _rate_caption(what: str, methods: list[str], bare: int) -> str:
+    how = "; ".join(methods) if methods else "none drawn"
+    return (f"Impostor win rate (%) by {what} for each model as impostor, with the 95% interval of the table it "
+            f"comes from ({how}; the same interval the tables print)"
+            + (f"; {bare} point(s) drawn without an interval (not computed, or zero width / out of range: the "
+               "table's method column and interval check say which)" if bare else "")
+            + "; models ordered by overall impostor win rate (black tick = overall, Table 1).")
 
 
 def fig_win_by_mode(data: AnalysisData, tables: dict, out: Path, notes: list[str]) -> Optional[dict]:
     path = out / "win_by_mode.png"
-    _dot_panel(data.games, "mode", list(MODES), MODE_COLOR, MODE_LABEL,
-               "Impostor win rate by mode, per impostor model", path)
+    if tables.get("win_by_model_mode") is None or not len(tables["win_by_model_mode"]):
+        notes.append("Figure 'win_by_mode' skipped: the win_by_model_mode table is empty.")
+        return None
+    methods, bare = _dot_panel(data.games, tables, "win_by_model_mode", "mode", list(MODES), MODE_COLOR, MODE_LABEL,
+                               "Impostor win rate by mode, per impostor model", path)
     return {"file": path.name, "title": "Impostor win rate by mode (paper Fig. 1)",
-            "caption": "Impostor win rate (%) by mode for each model as impostor, with 95% Wilson CIs; "
-                       "models ordered by overall impostor win rate (black tick = overall)."}
+            "caption": _rate_caption("mode", methods, bare)}
 
 
 def fig_win_by_difficulty(data: AnalysisData, tables: dict, out: Path, notes: list[str]) -> Optional[dict]:
     path = out / "win_by_difficulty.png"
+    if tables.get("win_by_model_difficulty") is None or not len(tables["win_by_model_difficulty"]):
+        notes.append("Figure 'win_by_difficulty' skipped: the win_by_model_difficulty table is empty.")
+        return None
     cmap = plt.get_cmap("viridis")
     colors = {d: cmap(0.1 + 0.75 * i / 3) for i, d in enumerate(DIFFICULTIES)}
-    _dot_panel(data.games, "difficulty", list(DIFFICULTIES), colors, {d: d for d in DIFFICULTIES},
-               "Impostor win rate by difficulty, per impostor model", path)
+    methods, bare = _dot_panel(data.games, tables, "win_by_model_difficulty", "difficulty", list(DIFFICULTIES), colors,
+                               {d: d for d in DIFFICULTIES}, "Impostor win rate by difficulty, per impostor model", path)
     return {"file": path.name, "title": "Impostor win rate by difficulty (paper Fig. 2)",
-            "caption": "Impostor win rate (%) by word-pair difficulty for each model as impostor, with 95% "
-                       "Wilson CIs; models ordered by overall impostor win rate (black tick = overall)."}
+            "caption": _rate_caption("word-pair difficulty", methods, bare)}
 
 
 def _pretty_comparison(c: str) -> str:
@@ -107,11 +146,25 @@ def _pretty_comparison(c: str) -> str:
     return c.replace("_", " ")
 
 
+def _log_ticks(xmin: float, xmax: float, most: int = 7) -> list[float]:
+    """Readable ticks of a log axis: 1 always, others at least 1/``most`` of the span apart (no
+    "0.670.8" where two labels meet)."""
+    cands = (0.1, 0.2, 0.25, 0.5, 0.67, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10)
+    inside = [t for t in cands if xmin * 0.95 <= t <= xmax * 1.05] or [1]
+    gap = (math.log(max(xmax, 1.0)) - math.log(min(xmin, 1.0))) / most
+    kept = [1.0]
+    for t in sorted(inside, key=lambda t: abs(math.log(t))):  # outward from 1
+        if all(abs(math.log(t) - math.log(k)) >= gap for k in kept):
+            kept.append(t)
+    return sorted(kept)
+
+
 def fig_forest(data: AnalysisData, tables: dict, out: Path, notes: list[str]) -> Optional[dict]:
     df = tables.get("odds_ratios")
     if df is None or len(df) == 0:
         notes.append("Figure 'odds ratio forest plot' skipped: the odds_ratios table is empty.")
         return None
+    methods = list(dict.fromkeys(df["method"].astype(str))) if "method" in df.columns else []
     df = df[["comparison", "or", "ci_low", "ci_high", "p"] + (["n"] if "n" in df.columns else [])].copy()
     for c in ("or", "ci_low", "ci_high", "p"):
         df[c] = pd.to_numeric(df[c], errors="coerce")
@@ -122,9 +175,13 @@ def fig_forest(data: AnalysisData, tables: dict, out: Path, notes: list[str]) ->
     n = len(df)
     fig, ax = plt.subplots(figsize=(8.2, 0.5 * n + 1.5))
     y = np.arange(n)
-    lo = np.where(np.isfinite(df["ci_low"]), df["ci_low"], df["or"])
-    hi = np.where(np.isfinite(df["ci_high"]), df["ci_high"], df["or"])
-    sig = (lo > 1) | (hi < 1)
+    from impostor_bench.analysis.report.interval_check import bounds_of, interval_problem
+
+    real = np.array([interval_problem(e, a, b, bounds_of("or")) is None and np.isfinite(a) and np.isfinite(b)
+                     for e, a, b in zip(df["or"], df["ci_low"], df["ci_high"])], bool)
+    lo = np.where(real, df["ci_low"], df["or"])  # a point alone where the interval is not a real one
+    hi = np.where(real, df["ci_high"], df["or"])
+    sig = real & ((lo > 1) | (hi < 1))
     colors = np.where(sig, "#C44E52", "0.45")
     for i in range(n):
         ax.plot([lo[i], hi[i]], [y[i], y[i]], color=colors[i], lw=2)
@@ -135,7 +192,7 @@ def fig_forest(data: AnalysisData, tables: dict, out: Path, notes: list[str]) ->
     xmin, xmax = np.nanmin(vals), np.nanmax(vals)
     pad = (math.log(xmax) - math.log(xmin)) * 0.08 + 0.02
     ax.set_xlim(math.exp(math.log(xmin) - pad), math.exp(math.log(xmax) + pad))
-    ticks = [t for t in (0.25, 0.5, 0.67, 0.8, 1, 1.25, 1.5, 2, 3, 4, 6, 8) if xmin * 0.9 <= t <= xmax * 1.1]
+    ticks = _log_ticks(xmin, xmax)
     ax.set_xticks(ticks)
     ax.set_xticklabels([f"{t:g}" for t in ticks])
     ax.minorticks_off()
@@ -147,7 +204,7 @@ def fig_forest(data: AnalysisData, tables: dict, out: Path, notes: list[str]) ->
     ax.grid(axis="y", visible=False)
     # the numbers, in a column right of the axes
     for i in range(n):
-        ax.annotate(f"{df['or'][i]:.2f} [{lo[i]:.2f}, {hi[i]:.2f}]", xy=(1.02, y[i]), xycoords=("axes fraction", "data"),
+        ax.annotate(f"{df['or'][i]:.2f} [{lo[i]:.2f}, {hi[i]:.2f}]" if real[i] else f"{df['or'][i]:.2f} (no interval)", xy=(1.02, y[i]), xycoords=("axes fraction", "data"),
                     va="center", fontsize=9, family="monospace")
     ax.annotate("OR [95% CI]", xy=(1.02, -0.5), xycoords=("axes fraction", "data"), va="bottom", fontsize=9,
                 fontweight="bold")
@@ -156,7 +213,10 @@ def fig_forest(data: AnalysisData, tables: dict, out: Path, notes: list[str]) ->
     path = out / "odds_ratios_forest.png"
     save_figure(fig, path)
     return {"file": path.name, "title": "Odds ratios (paper Table 2)",
-            "caption": "Forest plot of the odds ratios of impostor win with 95% CIs (table odds_ratios; method in its column)."}
+            "caption": "Forest plot of the odds ratios of impostor win with the 95% intervals of Table 2 ("
+                       + ("; ".join(methods) or "no interval") + ")"
+                       + (f"; {int((~real).sum())} drawn as a point alone (no real interval)" if (~real).any() else "")
+                       + ". Player N = the N-th speaking seat (1-based)."}
 
 
 def fig_tiebreak(data: AnalysisData, tables: dict, out: Path, notes: list[str]) -> Optional[dict]:

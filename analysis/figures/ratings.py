@@ -28,7 +28,8 @@ def fig_ratings(data: AnalysisData, tables: dict, out: Path, notes: list[str]) -
         df[c] = pd.to_numeric(df[c], errors="coerce")
     roles = [r for r in _PANELS if r in set(df["role"])]
     n = int(df.groupby("role").size().max())
-    fig, axes = plt.subplots(1, len(roles), figsize=(4.6 * len(roles), 0.42 * n + 1.6), squeeze=False)
+    fig, axes = plt.subplots(1, len(roles), figsize=(4.6 * len(roles), 0.42 * n + 1.6), squeeze=False,
+                             layout="constrained")  # each panel's model labels get their own room
     for ax, role in zip(axes[0], roles):
         sub = df[df["role"] == role].sort_values("skill", ascending=False).reset_index(drop=True)
         y = np.arange(len(sub))
@@ -44,12 +45,13 @@ def fig_ratings(data: AnalysisData, tables: dict, out: Path, notes: list[str]) -
         ax.grid(axis="y", visible=False)
         ax.set_xlabel("log-odds vs the average model (95% CI)")
         ax.set_title(title, loc="left")
-    boot = str(df["bootstrap"].iloc[0]) if "bootstrap" in df.columns else "design"
+    how = ("; ".join(dict.fromkeys(df["method"].astype(str))) if "method" in df.columns else
+           f"{df['bootstrap'].iloc[0] if 'bootstrap' in df.columns else 'design'} bootstrap (experiment level)")
     path = out / "ratings.png"
     save_figure(fig, path)
     return {"file": path.name, "title": "Skill ratings per model, impostor and majority (beyond the paper)",
             "caption": ("Logistic (Bradley-Terry) model of the impostor win on the impostor model's skill minus the "
                         "mean detection skill of the majority seats, with mode, difficulty and seat effects, fitted "
                         "on every game; skills sum to zero per role (0 = the average model); higher is better in "
-                        f"each panel. Bars: 95% CIs from the {boot} bootstrap (experiment level). docs/analysis.md "
+                        f"each panel. Bars: 95% intervals of table ratings ({how}). docs/analysis.md "
                         "\"Ratings\".")}

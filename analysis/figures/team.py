@@ -19,7 +19,12 @@ __all__ = ["fig_team_contrasts"]
 TEAM_MODES = ("team_blind", "team_semi_aware", "team_aware")
 
 
-def _panel(ax, df: pd.DataFrame, col: str, lo: str, hi: str, models: list, xlabel: str) -> None:
+def _panel(ax, df: pd.DataFrame, col: str, lo: str, hi: str, models: list, xlabel: str) -> int:
+    """One panel; an interval that is not a real one (interval_check) is drawn as its point alone.
+    Returns how many points have no interval drawn."""
+    from impostor_bench.analysis.report.interval_check import bounds_of, interval_problem
+
+    bare = 0
     modes = [m for m in TEAM_MODES if m in set(df["mode"])]
     step = 0.8 / max(len(modes), 1)
     for k, mode in enumerate(modes):
@@ -29,7 +34,10 @@ def _panel(ax, df: pd.DataFrame, col: str, lo: str, hi: str, models: list, xlabe
         low = pd.to_numeric(sub[lo], errors="coerce").to_numpy(float)
         high = pd.to_numeric(sub[hi], errors="coerce").to_numpy(float)
         ok = np.isfinite(est)
-        low, high = np.where(np.isfinite(low), low, est), np.where(np.isfinite(high), high, est)
+        real = np.array([interval_problem(e, a, b, bounds_of(col)) is None and np.isfinite(a) and np.isfinite(b)
+                         for e, a, b in zip(est, low, high)], bool)
+        bare += int((ok & ~real).sum())
+        low, high = np.where(real, low, est), np.where(real, high, est)
         ax.errorbar(est[ok], y[ok], xerr=[est[ok] - low[ok], high[ok] - est[ok]], fmt="o", ms=5, capsize=2.5,
                     color=MODE_COLOR.get(mode, "0.3"), label=MODE_LABEL.get(mode, mode))
     ax.axvline(0, color="0.4", ls="--", lw=1)
@@ -38,6 +46,22 @@ def _panel(ax, df: pd.DataFrame, col: str, lo: str, hi: str, models: list, xlabe
     ax.set_ylim(len(models) - 0.5, -0.5)
     ax.set_xlabel(xlabel)
     ax.grid(axis="y", visible=False)
+    return bare
+
+
+def _has_values(df: Optional[pd.DataFrame], col: str) -> bool:
+    """A panel is drawn only when some value is not zero (an all-zero rate says the text lacked it)."""
+    if df is None or not len(df) or col not in df.columns:
+        return False
+    v = pd.to_numeric(df[col], errors="coerce").to_numpy(float)
+    return bool((np.isfinite(v) & (v != 0)).any())
+
+
+def _method(table: str, col: str) -> str:
+    from impostor_bench.analysis.intervals import interval_for
+
+    spec = interval_for(table, col)
+    return spec.method if spec is not None else "no interval"
 
 
 def fig_team_contrasts(data: AnalysisData, tables: dict, out: Path, notes: list[str]) -> Optional[dict]:
@@ -49,14 +73,18 @@ def fig_team_contrasts(data: AnalysisData, tables: dict, out: Path, notes: list[
     tl = tables.get("team_language")
     tl = tl[tl["mode"].isin(TEAM_MODES)] if tl is not None and len(tl) else None
     models = sorted(set(tb["model"]), key=str)
-    n = 2 if tl is not None and len(tl) else 1
-    fig, axes = plt.subplots(1, n, figsize=(5.8 * n, 0.5 * len(models) + 1.8), squeeze=False)
-    _panel(axes[0][0], tb, "teammate_premium_pp", "ci_low", "ci_high", models,
-           "teammate premium in vote alignment (pp, 95% CI)")
+    if not _has_values(tb, "teammate_premium_pp"):
+        notes.append("Figure 'team-mode contrasts' skipped: no teammate premium could be estimated.")
+        return None
+    language = _has_values(tl, "coord_rate_pct")
+    n = 2 if language else 1
+    fig, axes = plt.subplots(1, n, figsize=(5.8 * n, 0.5 * len(models) + 1.8), squeeze=False, layout="constrained")
+    bare = _panel(axes[0][0], tb, "teammate_premium_pp", "ci_low", "ci_high", models,
+                  "teammate premium in vote alignment (pp, 95% CI)")
     axes[0][0].set_title("Teammate premium", loc="left")
     if n == 2:
-        _panel(axes[0][1], tl, "coord_rate_pct", "coord_rate_pct_ci_low", "coord_rate_pct_ci_high", models,
-               "seats using coordination language (%, 95% CI)")
+        bare += _panel(axes[0][1], tl, "coord_rate_pct", "coord_rate_pct_ci_low", "coord_rate_pct_ci_high", models,
+                       "seats using coordination language (%, 95% CI)")
         axes[0][1].set_title("Coordination language", loc="left")
     axes[0][0].legend(loc="best", fontsize=8)
     path = out / "team_contrasts.png"
@@ -64,7 +92,11 @@ def fig_team_contrasts(data: AnalysisData, tables: dict, out: Path, notes: list[
     return {"file": path.name, "title": "Team-mode contrasts per model (Table 12, Appendix M.8)",
             "caption": ("Left: vote alignment of teammates minus that of cross-team pairs in the same games, per team "
                         "mode (team_blind: team undisclosed = Implicit Coord.; team_aware: disclosed); the same "
-                        "models and word pairs play every mode, so the mode contrast isolates disclosure. Right: "
-                        "share of a model's seats whose description or ballot reasoning uses coordination language "
-                        "(lexicon analysis/lexicon/language.json). Bars: 95% CIs from the design bootstrap "
-                        "(experiment level). docs/analysis.md \"Team dynamics and language\".")}
+                        "models and word pairs play every mode, so the mode contrast isolates disclosure. "
+                        + ("Right: share of a model's seats whose description or ballot reasoning uses coordination "
+                           "language (lexicon analysis/lexicon/language.json). " if language else
+                           "No coordination-language panel: no seat used coordination language in its text (or the "
+                           "games have no text). ")
+                        + f"Bars: 95% intervals of tables team_ballots / team_language ({_method('team_ballots', 'teammate_premium_pp')})"
+                        + (f"; {bare} point(s) drawn alone, their interval not a real one (zero width or out of range)"
+                           if bare else "") + ". docs/analysis.md \"Team dynamics and language\".")}

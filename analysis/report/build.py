@@ -246,7 +246,8 @@ def _manifest(analysis: Analysis, cfg, source: Optional[dict], inputs: list[dict
         "data": _data_summary(analysis.data),
         "tables": table_info,
         "missing_tables": missing,
-        "figures": [{"file": f"figures/{f['file']}", "title": f["title"]} for f in figs],
+        "figures": [{"file": f"figures/{f['file']}", "title": f["title"], "caption": f.get("caption", "")}
+                    for f in figs],
         "notes": notes,
         "errors": errors,
     }

@@ -89,28 +89,65 @@ def readable_seats(text: str) -> str:
 UNDEFINED_SHARE = 0.10  # more replicates undefined than this flags the interval
 
 
-def flag_intervals(df: pd.DataFrame, column: str = "interval_check") -> pd.DataFrame:
-    """A display copy with a warning column right after ``ci_high`` where an interval is degenerate:
-    zero width (``ci_low == ci_high``), or built on a bootstrap with many undefined replicates
-    (``n_undefined / reps``).  Unchanged when no row is flagged (the CSV never gets it)."""
-    if not {"ci_low", "ci_high"} <= set(df.columns) or df.empty:
+def _registry_pairs(name: Optional[str]) -> dict[tuple[str, str], str]:
+    """(low, high) -> estimate column of the intervals the inference registry lists for table ``name``."""
+    try:
+        from impostor_bench.analysis.stats.inference import SPECS
+    except ImportError:  # pragma: no cover - the stats layer ships with the report
+        return {}
+    return {s.ci: s.estimate for s in SPECS if s.table == name and s.ci}
+
+
+def _estimate_of(low: str, cols: list[str]) -> Optional[str]:
+    """The estimate column of an interval pair the registry does not list, from its prefix
+    (``imp_win_ci_low`` -> ``imp_win_pct``; a bare ``ci_low`` -> ``estimate`` / ``or``), else none."""
+    prefix = low[: -len("ci_low")].rstrip("_")
+    for c in ((f"{prefix}_pct", f"{prefix}_pp", prefix) if prefix else ("estimate", "or")):
+        if c in cols:
+            return c
+    return None
+
+
+def flag_intervals(df: pd.DataFrame, name: Optional[str] = None, column: str = "interval_check") -> pd.DataFrame:
+    """A display copy with a warning column (second, so it is never cut off) where an interval is
+    not a real one (:func:`impostor_bench.analysis.report.interval_check.interval_problem`: zero
+    width, outside the parameter's range, not containing its estimate), for every ``*ci_low`` /
+    ``*ci_high`` pair, or built on a bootstrap with many undefined replicates (``n_undefined / reps``).
+    ``name`` is the bundle table (its registry entry names each pair's estimate). Unchanged when
+    no row is flagged (the CSV never gets the column)."""
+    from impostor_bench.analysis.report.interval_check import bounds_of, interval_problem
+
+    if df.empty:
         return df
-    lo = pd.to_numeric(df["ci_low"], errors="coerce")
-    hi = pd.to_numeric(df["ci_high"], errors="coerce")
+    cols = [str(c) for c in df.columns]
+    listed = _registry_pairs(name)
+    # the printed intervals: the registry's, and any "*ci_low"/"*ci_high" pair (not the other
+    # bootstrap's "ci_low_design"-style columns the pages leave to the CSV)
+    pairs = [(c, hi) for c in cols if (hi := ci_partner(c, cols)) is not None
+             and ((c, hi) in listed or c.endswith("ci_low"))]
     flags = pd.Series("", index=df.index, dtype=object)
-    zero = np.isfinite(lo) & np.isfinite(hi) & np.isclose(lo, hi, rtol=1e-9, atol=1e-12)
-    flags[zero] = "⚠ zero-width interval"
+    for lo_col, hi_col in pairs:
+        est_col = listed.get((lo_col, hi_col)) or _estimate_of(lo_col, cols)
+        est_col = est_col if est_col in cols else None
+        bounds = bounds_of(est_col) if est_col else (-math.inf, math.inf)
+        label = est_col or lo_col.split("ci_low")[0].rstrip("_")
+        for i, (lo, hi, est) in enumerate(zip(df[lo_col], df[hi_col], df[est_col] if est_col else [np.nan] * len(df))):
+            why = interval_problem(est, lo, hi, bounds)
+            if why:
+                text = f"{label}: {why}" if len(pairs) > 1 and label else why
+                k = df.index[i]
+                flags[k] = f"{flags[k]}; {text}" if flags[k] else f"⚠ {text}"
     if {"n_undefined", "reps"} <= set(df.columns):
         und = pd.to_numeric(df["n_undefined"], errors="coerce")
         reps = pd.to_numeric(df["reps"], errors="coerce")
         many = (reps > 0) & (und / reps > UNDEFINED_SHARE)
-        text = "⚠ " + und.fillna(0).astype(int).astype(str) + "/" + reps.fillna(0).astype(int).astype(str) \
+        text = und.fillna(0).astype(int).astype(str) + "/" + reps.fillna(0).astype(int).astype(str) \
             + " replicates undefined"
-        flags[many] = np.where(flags[many] != "", flags[many] + "; " + text[many].str[2:], text[many])
+        flags[many] = np.where(flags[many] != "", flags[many] + "; " + text[many], "⚠ " + text[many])
     if not (flags != "").any():
         return df
     out = df.copy()
-    out.insert(list(out.columns).index("ci_high") + 1, column, flags)
+    out.insert(1, column, flags)
     return out
 
 

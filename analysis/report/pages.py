@@ -11,6 +11,7 @@ from typing import Optional
 import pandas as pd
 
 from impostor_bench.analysis.report.formatting import GENERATOR, flag_intervals, html_table, to_markdown
+from impostor_bench.analysis.report.planted import planted_text
 from impostor_bench.analysis.report.sections import (FIGURE_SECTION, PAPER_FIGURES, SECTIONS, display_table, paper_table_html,
                                      paper_table_md, section_of, sections_shown)
 
@@ -86,21 +87,63 @@ def _intro_lines(m: dict) -> list[str]:
         f"Data: {d['games']:,} games in {d['experiments']:,} experiments; {len(d['models'])} models; "
         f"modes {', '.join(d['modes'])}; difficulties {', '.join(d['difficulties'])}"
         + (f"; overall impostor win {imp:.1f}%." if imp is not None else "."),
-    ]
+    ] + ([planted_text(src["simulated"])] if src.get("simulated") else [])
 
 
-def _about_lines(m: dict) -> list[str]:
-    """Settings and the meaning of the intervals: after the results, with the caveats."""
+def _methods_lines(results: dict[str, pd.DataFrame]) -> list[str]:
+    """The methods behind the printed intervals and p-values, read from the inference source
+    (``tables/inference.csv``, one row per printed interval or p-value), grouped by method."""
+    inf = results.get("inference")
+    if inf is None or not len(inf) or "method" not in inf.columns:
+        return ["Intervals and p-values: none printed (tables/inference.csv is empty)."]
+    m = inf.assign(method=inf["method"].astype(str))
+    skipped = m["method"].str.startswith("not computed") | m["method"].str.contains("; p not computed", regex=False)
+    parts = []
+    for method, grp in m[~skipped].groupby("method", sort=False):
+        tabs = list(dict.fromkeys(grp["table"].astype(str)))
+        parts.append(f"{method} ({len(grp)}: {', '.join(tabs)})")
+    out = [f"Intervals and p-values, by the method that computed them (from tables/inference.csv, {len(m)} rows; "
+           f"count and tables in brackets): " + "; ".join(parts) + "."]
+    if skipped.any():
+        tabs = list(dict.fromkeys(m.loc[skipped, "table"].astype(str)))
+        out.append(f"Not computed ({int(skipped.sum())} rows, each with its reason in the method column): "
+                   f"{', '.join(tabs)}.")
+    return out
+
+
+def _check_line(results: dict[str, pd.DataFrame]) -> str:
+    """What the interval check found (:mod:`impostor_bench.analysis.report.interval_check`)."""
+    from impostor_bench.analysis.report.interval_check import interval_problems
+
+    inf = results.get("inference")
+    probs = interval_problems(inf)
+    n_int = int((inf[["ci_low", "ci_high"]].notna().all(axis=1)).sum()) if inf is not None and len(inf) else 0
+    if not len(probs):
+        return (f"Interval check: none of the {n_int} printed intervals has zero width, leaves its parameter's range "
+                "or excludes its estimate.")
+    kinds = probs["interval_check"].value_counts()
+    return (f"Interval check: {len(probs)} of {n_int} intervals are not real intervals ("
+            + ", ".join(f"{k}: {v}" for k, v in kinds.items())
+            + f"; in {', '.join(dict.fromkeys(probs['table'].astype(str)))}). The pages flag them in an "
+            "`interval_check` column; the paper's tables print the estimate alone, marked, and the figures the "
+            "point alone.")
+
+
+def _about_lines(m: dict, results: Optional[dict[str, pd.DataFrame]] = None) -> list[str]:
+    """Settings and the meaning of the intervals (generated from the methods actually used):
+    after the results, with the caveats."""
+    results = results or {}
+    cfg = m.get("config") or {}
     return [
         "Word pairs: " + _word_pairs_text((m["data"].get("word_pairs")) or []),
         f"Settings: seed {m['seed']}, bootstrap reps {m['bootstrap_reps']}, permutation reps {m['permutation_reps']}, "
-        f"alpha {m['alpha']}. Percentages are 0-100; `*_ci` columns are 95% CI half-widths.",
-        f"Intervals: bootstrap CIs (`ci_low`/`ci_high` of `bootstrap`, `speaking_itt`; headline `imp_win_ci_boot`) "
-        f"use the {(m.get('config') or {}).get('bootstrap', 'design')} bootstrap (design = experiment-level wild "
-        "bootstrap, the default; paper = experiments resampled within mode x difficulty, Appendix B.2); both "
-        "are in the `*_design`/`*_paper` columns. Headline `*_ci` are Wilson (games independent); odds ratios "
-        "are Wald (games independent); docs/analysis.md gives each one's simulated coverage. "
-        "`interval_check` flags a zero-width interval or one whose bootstrap had many undefined replicates.",
+        f"alpha {m['alpha']}, bootstrap of the `ci_low`/`ci_high` columns of `bootstrap` and `speaking_itt`: "
+        f"{cfg.get('bootstrap', 'design')}"
+        + (", paper methods (game-level tests, for reproduction only)" if cfg.get("paper_methods") else "")
+        + ". Percentages are 0-100; `*_ci` columns are 95% CI half-widths.",
+        *_methods_lines(results),
+        _check_line(results),
+        "docs/analysis.md gives each method's simulated size and coverage (benchmarks/calibration.csv).",
         f"Provenance: git commit {m.get('git_commit') or 'unknown'}; see {MANIFEST}.",
     ]
 
@@ -187,7 +230,7 @@ def _paper_tables(m: dict, results: dict[str, pd.DataFrame]) -> list:
 
 
 def _md_table(name: str, t: dict, results: dict[str, pd.DataFrame]) -> list[str]:
-    shown, left = display_table(flag_intervals(results[name]).head(MD_MAX_ROWS))
+    shown, left = display_table(flag_intervals(results[name].head(MD_MAX_ROWS), name))
     more = f" {len(results[name]) - MD_MAX_ROWS} more rows in the CSV." if len(results[name]) > MD_MAX_ROWS else ""
     cols = f" Columns only in the CSV: {', '.join(left)}." if left else ""
     return [f"### {name}: {_title(name)}", "", to_markdown(shown),
@@ -199,9 +242,11 @@ def _paper_line(m: dict) -> str:
     p = m.get("paper") or {}
     c = p.get("compare") or {}
     pdf = "[paper/paper.pdf](paper/paper.pdf)" if p.get("pdf") else f"no paper.pdf ({p.get('why')})"
-    return (f"The paper's tables and figures: {pdf}, [paper/paper.tex](paper/paper.tex). Paper's published numbers "
-            f"beside ours: {c.get('inside', 0)} of {c.get('with_interval', 0)} inside our 95% intervals "
-            f"([paper/compare.csv](paper/compare.csv); `impostor report --compare-paper` prints it).")
+    return (f"The paper's tables and figures: {pdf}, [paper/paper.tex](paper/paper.tex). The paper's published numbers "
+            f"beside ours ([paper/compare.txt](paper/compare.txt), [csv](paper/compare.csv); "
+            f"`impostor report --compare-paper`): {c.get('numbers', 0)} numbers, {c.get('same_method', 0)} computed "
+            f"by the paper's kind of method; the file first says what differs (models, word pairs, schedule, "
+            f"methods), so it is not a replication test.")
 
 
 def _contents(by: dict, figs_by: dict, tables: list) -> list[tuple[str, str, str]]:
@@ -245,7 +290,7 @@ def render_markdown(m: dict, results: dict[str, pd.DataFrame], figs: list[dict])
         out += [f"  - {it}" for it in items]
     if not m["notes"]:
         out.append("- none")
-    out += ["", "## About this report", ""] + [f"- {line}" for line in _about_lines(m)] + [""]
+    out += ["", "## About this report", ""] + [f"- {line}" for line in _about_lines(m, results)] + [""]
     return "\n".join(out)
 
 
@@ -266,7 +311,7 @@ nav.toc .what{color:#666;font-size:12px}
 
 def _html_table(name: str, t: dict, results: dict[str, pd.DataFrame]) -> list[str]:
     e = html.escape
-    shown, left = display_table(flag_intervals(results[name]).head(MD_MAX_ROWS))
+    shown, left = display_table(flag_intervals(results[name].head(MD_MAX_ROWS), name))
     more = f" {len(results[name]) - MD_MAX_ROWS} more rows in the CSV." if len(results[name]) > MD_MAX_ROWS else ""
     cols = f" Columns only in the CSV: {', '.join(left)}." if left else ""
     return [f"<h3 id=\"tbl-{e(name)}\">{e(name)}: {e(_title(name))}</h3>", html_table(shown),
@@ -342,7 +387,7 @@ def render_html(m: dict, results: dict[str, pd.DataFrame], figs: list[dict], fig
     if not m["notes"]:
         parts.append("<li>none</li>")
     parts.append("</ul></details><h2 id=\"about\">About this report</h2><details><summary>Settings, intervals, "
-                 "provenance</summary><ul>" + "".join(f"<li>{e(x).replace('`', '')}</li>" for x in _about_lines(m))
+                 "provenance</summary><ul>" + "".join(f"<li>{e(x).replace('`', '')}</li>" for x in _about_lines(m, results))
                  + "</ul></details>")
     parts.append(f"<p class=\"files\">Manifest: <a href=\"{MANIFEST}\">{MANIFEST}</a></p></body></html>")
     return "\n".join(parts)

@@ -11,16 +11,18 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.intervals import lookup
+from impostor_bench.analysis.report.interval_check import ZERO_WIDTH, bounds_of, interval_problem
 
 DIFFS = [("easy", "Easy"), ("medium", "Medium"), ("hard", "Hard"), ("expert", "Expert")]
 MODES = [("homogeneous", "homogeneous"), ("cross_play", "cross-play"), ("team_blind", "team-blind"),
          ("team_aware", "team-aware"), ("team_semi_aware", "team-semi-aware")]
 MODE_LABEL = dict(MODES)
 DASH = "--"
+FLAG = "†"  # an estimate whose interval is flagged (interval_check) and not printed
+NOT_COMPUTED = "interval not computed (reason in the CSV's method column)"
 
 #: One panel of a paper table: (title, header, rows of cells).
 Panel = tuple[str, list[str], list[list[str]]]
@@ -46,6 +48,21 @@ class Context:
     games: int
     experiments: int
     notes: list[str]
+    #: reasons of the intervals left out of the table being built (interval_check), for its caption
+    flagged: list[str] = field(default_factory=list)
+    #: the effects ``impostor simulate`` planted ((table, match or "*", column) -> value; empty: real data)
+    planted: dict = field(default_factory=dict)
+
+    def flag_caption(self) -> str:
+        """The caption's sentence on the intervals not printed (and the flags cleared for the next table)."""
+        if not self.flagged:
+            return ""
+        counts = {k: self.flagged.count(k) for k in dict.fromkeys(self.flagged)}
+        self.flagged.clear()
+        return (f" {FLAG} = estimate printed without an interval ("
+                + "; ".join(f"{k}: {v}" for k, v in counts.items())
+                + ("; a zero width means every experiment behind it had the same value" if ZERO_WIDTH in counts
+                   else "") + ").")
 
     def reason(self, *tables: str) -> str:
         """Why a table is empty, from the notes (``NAME: not computed: why``), else 'no rows'."""
@@ -79,12 +96,33 @@ def num(v, d: int = 2, sign: bool = False) -> str:
 
 
 def pm(est, lo, hi, d: int = 1) -> str:
-    """"est ± half-width" (the paper's Table 1 style); the half-width of [lo, hi]."""
+    """"est ± half-width" (the paper's Table 1 style) where the interval is symmetric at the
+    printed precision, else "est [lo, hi]" (a logit or bootstrap interval is not symmetric)."""
     e = num(est, d)
     if e == DASH:
         return DASH
-    h = (float(hi) - float(lo)) / 2 if np.isfinite(lo) and np.isfinite(hi) else np.nan
-    return e if not np.isfinite(h) else f"{e} ± {h:.{d}f}"
+    a, b = _finite(lo), _finite(hi)
+    if a is None or b is None:
+        return e
+    x = float(est)
+    below, above = round(x - a, d), round(b - x, d)
+    if below == above:
+        return f"{e} ± {above:.{d}f}"
+    return f"{e} [{num(a, d)}, {num(b, d)}]"
+
+
+def shown(ctx: "Context", g: dict, d: int = 1) -> str:
+    """One cell from :func:`interval`'s dict: "est ± h" / "est [lo, hi]", or "est†" where the
+    interval is flagged (the reason goes to the table's caption through ``ctx.flagged``)."""
+    if num(g["estimate"], d) == DASH:
+        return DASH
+    why = g.get("problem")
+    if not why and g.get("method") and (_finite(g["low"]) is None or _finite(g["high"]) is None):
+        why = NOT_COMPUTED  # the registry lists an interval here, but this row has none
+    if why:
+        ctx.flagged.append(why)
+        return num(g["estimate"], d) + FLAG
+    return pm(g["estimate"], g["low"], g["high"], d)
 
 
 def bracket(lo, hi, d: int = 2, sign: bool = False) -> str:
@@ -121,8 +159,11 @@ def rows_of(df: Optional[pd.DataFrame]) -> pd.DataFrame:
 
 
 def interval(ctx: Context, table: str, match: str, column: str) -> dict:
-    """The estimate, interval and method of one cell (``impostor_bench.analysis.intervals.lookup``)."""
-    return lookup(ctx.results, table, match, column, ctx.settings)
+    """The estimate, interval and method of one cell (``impostor_bench.analysis.intervals.lookup``), and
+    ``problem``: why the interval is not a real one (``interval_check``), or None."""
+    g = lookup(ctx.results, table, match, column, ctx.settings)
+    g["problem"] = interval_problem(g["estimate"], g["low"], g["high"], bounds_of(column))
+    return g
 
 
 def models_by_win(ctx: Context) -> list[str]:
@@ -134,13 +175,16 @@ def models_by_win(ctx: Context) -> list[str]:
 
 
 def methods_text(ms, most: int = 2) -> str:
-    """The distinct methods of a column's rows, the first ``most`` in words (per-row reasons, e.g.
-    "not computed: ...", can be many: the CSV's method column has each row's)."""
+    """The distinct methods of the rows that printed a number, the first ``most`` in words (rows
+    "not computed: ..." print none, so they name no method here: each reason is in the CSV's method
+    column and the table says where it left a cell out)."""
     ms = [str(m) for m in dict.fromkeys(ms) if m and str(m) != "nan"]
     if not ms:
         return "no interval"
-    fitted = [m for m in ms if not m.startswith("not ")] or ms
-    extra = len(ms) - min(len(fitted), most)
+    fitted = [m for m in ms if not m.startswith("not ")]
+    if not fitted:
+        return "not computed; each row's reason is in the CSV's method column"
+    extra = len(fitted) - most
     return "; ".join(fitted[:most]) + (f"; {extra} more (per row in the CSV's method column)" if extra > 0 else "")
 
 
@@ -150,10 +194,11 @@ def at_difficulty(t: pd.DataFrame, difficulty: str) -> pd.DataFrame:
 
 
 def difficulty_panels(head: list[str], rows_at: Callable[[str], list[list[str]]]) -> list[Panel]:
-    """One panel per difficulty with rows, titled "(a) Easy" ... "(d) Expert" by the difficulty's place."""
-    panels = []
-    for i, (d, dl) in enumerate(DIFFS):
+    """One panel per difficulty with rows, lettered (a), (b), ... in order (a difficulty without
+    rows has no panel, and the letters do not skip)."""
+    panels: list[Panel] = []
+    for d, dl in DIFFS:
         rows = rows_at(d)
         if rows:
-            panels.append((f"({'abcd'[i]}) {dl}", head, rows))
+            panels.append((f"({'abcd'[len(panels)]}) {dl}", head, rows))
     return panels

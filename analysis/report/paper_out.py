@@ -27,20 +27,19 @@ from impostor_bench.analysis.report.formatting import latex_escape
 __all__ = ["write_paper", "FIGURE_FILES", "TEX_INSTALL"]
 
 # Paper figure -> the bundle figure it is drawn from (impostor_bench.analysis.figures.FIGURES names).
-FIGURE_FILES = {1: ("win_by_mode", "Impostor win rates by mode (%). Models ordered by overall impostor win rate; "
-                                   "95% Wilson intervals (games independent)."),
-                2: ("win_by_difficulty", "Impostor win rates by difficulty (%). Models ordered by overall impostor "
-                                         "win rate; 95% Wilson intervals (games independent)."),
-                3: ("difficulty_validation", "Word-pair difficulty validation: cosine distance between the two words "
-                                             "of each pair (all-MiniLM-L6-v2) by difficulty tier; boxplots with "
-                                             "per-pair points, means with 95% t intervals.")}
+FIGURE_FILES = {1: ("win_by_mode", "Impostor win rates by mode (%)."),
+                2: ("win_by_difficulty", "Impostor win rates by difficulty (%)."),
+                3: ("difficulty_validation", "Word-pair difficulty validation.")}
 TEX_INSTALL = ("apt-get install --no-install-recommends texlive-latex-base texlive-latex-recommended "
                "(scripts/install.sh does it)")
 PDFLATEX_TIMEOUT_S = 180
 
 
-def _figure_tex(n: int, fig_dir: Path, paper: Path) -> tuple[str, Optional[str]]:
-    name, caption = FIGURE_FILES[n]
+def _figure_tex(n: int, fig_dir: Path, paper: Path, drawn: dict[str, str]) -> tuple[str, Optional[str]]:
+    """Figure ``n``'s float; its caption is the one the figure was drawn with (``drawn``: stem ->
+    caption, from the manifest), so it names the intervals actually drawn."""
+    name, title = FIGURE_FILES[n]
+    caption = drawn.get(name) or title
     src = fig_dir / f"{name}.pdf"
     head = ["\\begin{figure}[htbp]", "\\centering"]
     if src.is_file():
@@ -81,10 +80,7 @@ def _paper_tex(manifest: dict, tables: list, n_figs: int) -> str:
          "\\texttt{paper/compare.csv} puts the paper's published numbers beside these."),
         "",
     ]
-    for i, t in enumerate(tables, 1):
-        lines.append(f"\\input{{{t.label}}}")
-        if i % 2 == 0:
-            lines.append("\\clearpage")
+    lines += [f"\\input{{{t.label}}}" for t in tables]  # floats fill the pages; no forced page breaks
     lines.append("\\clearpage")
     lines += [f"\\input{{fig{n}}}" for n in range(1, n_figs + 1)]
     lines += ["\\end{document}", ""]
@@ -119,19 +115,21 @@ def write_paper(out: Path, results: dict[str, pd.DataFrame], manifest: dict, fig
     for t in tables:
         (paper / f"{t.label}.tex").write_text(paper_table_latex(t), encoding="utf-8")
     figs_missing = {}
+    drawn = {Path(f["file"]).stem: f.get("caption", "") for f in manifest.get("figures") or []}
     for n in FIGURE_FILES:
-        tex, missing = _figure_tex(n, fig_dir, paper)
+        tex, missing = _figure_tex(n, fig_dir, paper, drawn)
         (paper / f"fig{n}.tex").write_text(tex, encoding="utf-8")
         if missing:
             figs_missing[f"fig{n}"] = missing
     (paper / "paper.tex").write_text(_paper_tex(manifest, tables, len(FIGURE_FILES)), encoding="utf-8")
     cmp = compare(results, manifest.get("config") or {})
     cmp.to_csv(paper / "compare.csv", index=False)
-    (paper / "compare.txt").write_text(comparison_text(cmp), encoding="utf-8")
+    (paper / "compare.txt").write_text(comparison_text(cmp, manifest), encoding="utf-8")
     built = compile_pdf(paper) if compile_tex else {"pdf": None, "tex": None, "why": "not compiled (asked not to)"}
     known = cmp["inside"].dropna()
     return {**built, "tables": [f"paper/{t.label}.tex" for t in tables],
             "tables_missing": {f"table{t.number:02d}": t.missing for t in tables if t.missing},
             "figures_missing": figs_missing,
             "compare": {"file": "paper/compare.csv", "numbers": int(len(cmp)), "with_interval": int(len(known)),
-                        "inside": int(known.sum())}}
+                        "inside": int(known.sum()),
+                        "same_method": int(cmp["comparable"].astype(str).str.startswith("same").sum())}}

@@ -16,9 +16,11 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from impostor_bench.analysis.report.paper_cells import (DASH, MODE_LABEL, MODES, Context, PaperTable, at_difficulty, bracket,
-                                         difficulty_panels, interval, methods_text, models_by_win, num, pm, q_short,
-                                         rows_of, sci_p)
+from impostor_bench.analysis.report.interval_check import bounds_of, interval_problem
+from impostor_bench.analysis.report.planted import planted, planted_value
+from impostor_bench.analysis.report.paper_cells import (DASH, FLAG, MODE_LABEL, MODES, Context, PaperTable, at_difficulty,
+                                                        bracket, difficulty_panels, interval, methods_text, models_by_win,
+                                                        num, q_short, rows_of, sci_p, shown)
 
 __all__ = ["PAPER_TABLES", "build_paper_tables"]
 
@@ -33,7 +35,7 @@ def t01(ctx: Context) -> PaperTable:
         for col in methods:
             g = interval(ctx, "headline", f"model={m}", col)
             methods[col].append(g["method"])
-            cells.append(pm(g["estimate"], g["low"], g["high"], 1))
+            cells.append(shown(ctx, g, 1))
         for col, d in (("centrality", 3), ("reach", 3), ("coal_eff_pct", 1)):
             cells.append(num(interval(ctx, "headline", f"model={m}", col)["estimate"], d))
         rows.append(cells)
@@ -42,17 +44,20 @@ def t01(ctx: Context) -> PaperTable:
     same = len({methods_text(v) for v in methods.values()}) == 1
     how = (f"all three: {methods_text(methods['imp_win_pct'])}" if same else
            "; ".join(f"{k}: {methods_text(v)}" for k, v in zip(("Imp Win", "Maj Win", "Det Acc"), methods.values())))
-    cap = (f"Headline results per model ({ctx.n_text()}). Percentages ± the half-width of a 95% interval with "
-           f"experiments as the independent units ({how}). Imp Win over the {n_imp:,} games by the model playing the "
-           "impostor; Maj Win over the model's majority seats; Det Acc over its majority seats' legal ballots. "
+    cap = (f"Headline results per model ({ctx.n_text()}). Percentages with a 95% interval ({how}): ± its "
+           f"half-width where it is symmetric, [low, high] where it is not. Imp Win over the {n_imp:,} games by the "
+           "model playing the impostor; Maj Win over the model's majority seats; Det Acc over its majority seats' legal ballots. "
            "Centrality (degree centrality of the vote network), Reach (normalised out-degree) and CoalEff "
-           "(coalition conversion given formation) are descriptive, without interval.")
+           "(coalition conversion given formation) are descriptive, without interval." + ctx.flag_caption())
     return PaperTable(1, "Headline results", cap, [("", head, rows)], None if rows else ctx.reason("headline"))
+
+
+PLANTED_NOTE = " Planted: the true effect impostor simulate planted in these games (simulated.json)."
 
 
 def _or_rows(ctx: Context) -> tuple[list[list[str]], list[str]]:
     o = rows_of(ctx.results.get("odds_ratios"))
-    label = {"size_per_10x": "Model size (per 10×)", **{f"seat{s}_vs_seat0": f"Seat {s} vs Seat 0" for s in (1, 2, 3)},
+    label = {"size_per_10x": "Model size (per 10×)", **{f"seat{s}_vs_seat0": f"Player {s + 1} vs Player 1" for s in (1, 2, 3)},
              **{f"{k}_vs_homogeneous": f"{v} vs homogeneous" for k, v in MODES}}
     rows, methods = [], []
     for key in label:
@@ -61,7 +66,14 @@ def _or_rows(ctx: Context) -> tuple[list[list[str]], list[str]]:
         g = interval(ctx, "odds_ratios", f"comparison={key}", "or")
         methods.append(g["method"])
         p = o.loc[o["comparison"].astype(str) == key, "p"].iloc[0]
-        rows.append([label[key], num(g["estimate"]), num(g["low"]), num(g["high"]), sci_p(p)])
+        if g["problem"]:
+            ctx.flagged.append(g["problem"])
+            row = [label[key], num(g["estimate"]) + FLAG, DASH, DASH, sci_p(p)]
+        else:
+            row = [label[key], num(g["estimate"]), num(g["low"]), num(g["high"]), sci_p(p)]
+        if ctx.planted:
+            row.append(num(planted_value(ctx.planted, "odds_ratios", f"comparison={key}", "or")))
+        rows.append(row)
     return rows, methods
 
 
@@ -69,10 +81,13 @@ def _t_or(number: int) -> Callable[[Context], PaperTable]:
     def build(ctx: Context) -> PaperTable:
         rows, methods = _or_rows(ctx)
         cap = (f"Key effects ({ctx.n_text()}): odds ratios of an impostor win, one 95% interval each, and p "
-               f"({methods_text(methods)}). Model size per 10× parameters; seat-index contrasts are descriptive (seats "
-               "are counterbalanced); modes relative to homogeneous."
-               + (" Same rows as Table 2 (the paper repeats them in Appendix B)." if number == 4 else ""))
-        head = ["Comparison", "OR", "CI (2.5%)", "CI (97.5%)", "p"]
+               f"({methods_text(methods)}). Model size per 10× parameters; speaking-seat contrasts (Player N = the "
+               "N-th seat, 1-based) are descriptive (seats are counterbalanced); modes relative to homogeneous."
+               + (" The same rows as Table 2: the paper prints them twice (Table 4, Appendix B)." if number == 4 else
+                  " The paper prints these rows again as Table 4 (Appendix B); so does this report.")
+               + ctx.flag_caption())
+        head = ["Comparison", "OR", "CI (2.5%)", "CI (97.5%)", "p"] + (["Planted OR"] if ctx.planted else [])
+        cap += PLANTED_NOTE if ctx.planted else ""
         return PaperTable(number, "Key effects" if number == 2 else "Odds ratios", cap, [("", head, rows)],
                           None if rows else ctx.reason("odds_ratios"))
     return build
@@ -85,8 +100,16 @@ def t03(ctx: Context) -> PaperTable:
              "selfdecl_x_model": "Self-declaration × Model"}
     rows = [[label.get(str(r["test"]), str(r["test"])), num(r["chi2"]), num(r["df"], 0), sci_p(r["p"]),
              num(r["cramers_v"], 3), str(r["magnitude"]).capitalize()] for _, r in c.iterrows()]
-    cap = (f"Chi-squared tests of independence with Cramér's V ({ctx.n_text()}; games independent). "
-           "χ² to two decimals, V to three.")
+    how = methods_text(c["p_method"].astype(str)) if "p_method" in c else "Pearson, games independent"
+    skipped = [label.get(str(r["test"]), str(r["test"])) for _, r in c.iterrows()
+               if str(r.get("p_method", "")).startswith("not computed")] if len(c) else []
+    pearson = all("Pearson" in str(m) or str(m).startswith("paper") for m in c.get("p_method", pd.Series(dtype=str)))
+    cap = (f"Tests of independence with Cramér's V ({ctx.n_text()}). χ² (df) and V describe the table of games "
+           "(Pearson, games as units, as in the paper); p is from "
+           + (f"the same χ² ({how})." if pearson and len(c) else
+              f"{how}, not the χ² tail probability, so χ² and p need not agree.")
+           + (f" p not computed (-- ; the reason is in tables/chi2.csv's p_method): {', '.join(skipped)}."
+              if skipped else "") + " χ² to two decimals, V to three.")
     return PaperTable(3, "Chi-squared tests", cap, [("", ["Test", "χ²", "df", "p", "V", "Magnitude"], rows)],
                       None if rows else ctx.reason("chi2"))
 
@@ -98,20 +121,40 @@ def t05(ctx: Context) -> PaperTable:
     def row(r) -> list[str]:
         q = r.get("q")
         bold = np.isfinite(float(q)) and float(q) < 0.05 if q is not None and q == q else False
-        return ([str(r["model"]), num(r["or_per_10pp"]), num(r["ci_low"]), num(r["ci_high"]), q_short(q)]
+        planted = [num(planted_value(ctx.planted, "opponent_baseline", f"model={r['model']};difficulty={r['difficulty']}",
+                                     "or_per_10pp"))] if ctx.planted else []
+        return ([str(r["model"]), num(r["or_per_10pp"]), num(r["ci_low"]), num(r["ci_high"]), q_short(q), *planted]
                 + (["**"] if bold else []))
 
-    panels = difficulty_panels(["Model", "OR", "CI (2.5%)", "CI (97.5%)", "q"],
-                               lambda d: [row(r) for _, r in at_difficulty(o, d).iterrows()])
+    fitted = o[np.isfinite(pd.to_numeric(o["or_per_10pp"], errors="coerce"))] if len(o) else o
+    panels = difficulty_panels(["Model", "OR", "CI (2.5%)", "CI (97.5%)", "q"] + (["Planted OR"] if ctx.planted else []),
+                               lambda d: [row(r) for _, r in at_difficulty(fitted, d).iterrows()])
+    left = int(len(o) - len(fitted)) if len(o) else 0
     cap = ("Within-model × within-difficulty logits of an impostor win on the opponent detection baseline "
            f"(leave-experiment-out) with mode fixed effects ({ctx.n_text()}). OR per +10 percentage points, 95% "
-           f"interval and p ({how}), BH-FDR q over all cells. Bold: q < 0.05; -- = cell not "
-           "fitted (too few games, separation or no variation; the notes name each).")
-    return PaperTable(5, "Opponent-baseline regressions", cap, panels, None if panels else ctx.reason("opponent_baseline"))
+           f"interval and p ({how}), BH-FDR q over all cells. Bold: q < 0.05."
+           + (f" {left} model × difficulty cells not fitted and not shown (too few games or experiments, separation "
+              "or no variation: tables/opponent_baseline.csv's method column names each)." if left else "")
+           + (PLANTED_NOTE if ctx.planted else ""))
+    missing = None if panels else (f"no model × difficulty cell could be fitted ({left} cells; each reason is in "
+                                   "tables/opponent_baseline.csv's method column)" if left else
+                                   ctx.reason("opponent_baseline"))
+    return PaperTable(5, "Opponent-baseline regressions", cap, panels, missing)
+
+
+def _ci(ctx: Context, est, lo, hi, column: str, d: int = 2, sign: bool = False) -> str:
+    """"[lo, hi]", or -- where the interval is not a real one (the reason to the caption)."""
+    why = interval_problem(est, lo, hi, bounds_of(column))
+    if why:
+        ctx.flagged.append(why)
+        return FLAG
+    return bracket(lo, hi, d, sign)
 
 
 def t06(ctx: Context) -> PaperTable:
     s = rows_of(ctx.results.get("speaking_itt"))
+
+    left: list[str] = []
 
     def rows_at(d: str) -> list[list[str]]:
         rows = []
@@ -120,8 +163,11 @@ def t06(ctx: Context) -> PaperTable:
             if not len(sel):
                 continue
             r = sel.iloc[0]
+            if num(r["mid_rand_pp"]) == DASH:  # no contrast in this cell (no game with the impostor in the middle)
+                left.append(f"{ml} {d}")
+                continue
             rows.append([ml, num(r["n"], 0), num(r["n_mid"], 0), num(r["mid_rand_pp"], 2, True),
-                         bracket(r["ci_low"], r["ci_high"], 2), num(r["p"], 4)])
+                         _ci(ctx, r["mid_rand_pp"], r["ci_low"], r["ci_high"], "mid_rand_pp", 2), num(r["p"], 4)])
         return rows
 
     panels = difficulty_panels(["Mode", "n", "n (middle)", "Mid-Rand (pp)", "95% CI (pp)", "p"], rows_at)
@@ -129,13 +175,17 @@ def t06(ctx: Context) -> PaperTable:
     extra = ""
     if len(pooled):
         r = pooled.iloc[0]
+        truth = planted_value(ctx.planted, "speaking_itt", "mode=ALL;difficulty=ALL", "mid_rand_pp")
         extra = (f" Pooled over all cells: {num(r['mid_rand_pp'], 2, True)} pp "
-                 f"{bracket(r['ci_low'], r['ci_high'], 2)}, p = {num(r['p'], 4)}.")
+                 f"{_ci(ctx, r['mid_rand_pp'], r['ci_low'], r['ci_high'], 'mid_rand_pp', 2)}, p = {num(r['p'], 4)}"
+                 + (f" (planted by impostor simulate: {num(truth, 2, True)} pp)." if truth is not None else "."))
     g = interval(ctx, "speaking_itt", "mode=ALL;difficulty=ALL", "mid_rand_pp")
     cap = ("Speaking-order pseudo-arm ITT (impostor speaking at positions 2/3 vs the random mix), by mode and "
-           f"difficulty ({ctx.n_text()}). Mid-Rand in percentage points; 95% interval from the "
-           f"{g['method'] or 'experiment-level bootstrap'} (calibrated); p = Fisher randomisation p "
-           f"({int(ctx.settings.get('permutation_reps') or 0):,} replicates)." + extra)
+           f"difficulty ({ctx.n_text()}). Mid-Rand in percentage points with a 95% interval and p ("
+           f"{g['method'] or 'no interval computed'}; "
+           f"{int(ctx.settings.get('permutation_reps') or 0):,} randomisation replicates)." + extra
+           + (f" Not shown, no contrast estimable (a pseudo-arm without games): {', '.join(left)}." if left else "")
+           + ctx.flag_caption())
     return PaperTable(6, "Speaking-order ITT", cap, panels, None if panels else ctx.reason("speaking_itt"))
 
 
@@ -186,31 +236,41 @@ def t10(ctx: Context) -> PaperTable:
                                   else fit)
         if fit == "within_gpt":
             name = "Within GPT family"
-        rows.append([name, num(r["or_per_10x"], 3), bracket(r["ci_low"], r["ci_high"], 3), sci_p(r["p"])])
+        rows.append([name, num(r["or_per_10x"], 3), _ci(ctx, r["or_per_10x"], r["ci_low"], r["ci_high"], "or", 3),
+                     sci_p(r["p"])])
     how = methods_text(s["method"].astype(str)) if "method" in s else "Wald, cluster-robust by experiment"
     cap = (f"Size effects with provider control and within-family fits ({ctx.n_text()}): OR per 10× parameters, "
-           f"95% interval and p ({how}); mode and difficulty fixed effects in every fit.")
+           f"95% interval and p ({how}); mode and difficulty fixed effects in every fit." + ctx.flag_caption())
     return PaperTable(10, "Scaling", cap, [("", ["Model", "OR per 10×", "95% CI", "p"], rows)],
                       None if rows else ctx.reason("scaling"))
 
 
 def t11(ctx: Context) -> PaperTable:
+    """Table 11: the paper's four one-column panels (a)-(d) as the four columns of one table."""
     models = models_by_win(ctx)
     c = rows_of(ctx.results.get("coordination"))
     if not len(c):
         return PaperTable(11, "Coordination", "Coordination and impostor behaviour.", [], ctx.reason("coordination"))
-    panels = []
-    for i, (col, title, fmt) in enumerate((("brokerage", "Brokerage (information broker index)", lambda g: num(g["estimate"], 3)),
-                                           ("vote_coord_pct", "VoteCoord (%, with 95% CI half-width)",
-                                            lambda g: pm(g["estimate"], g["low"], g["high"], 1)),
-                                           ("self_decl_pct", "SelfDecl (%)", lambda g: num(g["estimate"], 1)),
-                                           ("guess_succ_pct", "GuessSucc (%)", lambda g: num(g["estimate"], 1)))):
-        rows = [[m, fmt(interval(ctx, "coordination", f"model={m}", col))] for m in models]
-        panels.append((f"({'abcd'[i]}) {title}", ["Model", title.split(" (")[0] if i != 1 else "VoteCoord (%)"], rows))
-    g = interval(ctx, "coordination", f"model={models[0]}", "vote_coord_pct") if models else {"method": ""}
-    cap = (f"Coordination and impostor behaviour ({ctx.n_text()}). VoteCoord: teammates' vote alignment ± 95% "
-           f"half-width, {g['method']}; SelfDecl and GuessSucc are impostor-side rates; no interval for the others.")
-    return PaperTable(11, "Coordination", cap, panels)
+    head, cols, empty = ["Model"], [], []
+    for col, title, fmt in (("brokerage", "(a) Brokerage", lambda g: num(g["estimate"], 3)),
+                            ("vote_coord_pct", "(b) VoteCoord (%)", lambda g: shown(ctx, g, 1)),
+                            ("self_decl_pct", "(c) SelfDecl (%)", lambda g: num(g["estimate"], 1)),
+                            ("guess_succ_pct", "(d) GuessSucc (%)", lambda g: num(g["estimate"], 1))):
+        cells = [fmt(interval(ctx, "coordination", f"model={m}", col)) for m in models]
+        if cells and all(x == DASH for x in cells):
+            empty.append(title)
+            continue
+        head.append(title)
+        cols.append(cells)
+    rows = [[m, *(col[i] for col in cols)] for i, m in enumerate(models)]
+    methods = [interval(ctx, "coordination", f"model={m}", "vote_coord_pct")["method"] for m in models]
+    cap = (f"Coordination and impostor behaviour ({ctx.n_text()}); the paper's panels (a)-(d) as columns. Brokerage: "
+           "information broker index. VoteCoord: teammates' vote alignment with a 95% interval "
+           f"({methods_text(methods)}; ± its half-width where symmetric, else [low, high]); the same number as Table "
+           "12's Vote Coord. SelfDecl and GuessSucc are impostor-side rates; no interval for the others."
+           + (f" Not shown, no data in this bundle: {', '.join(empty)}." if empty else "") + ctx.flag_caption())
+    return PaperTable(11, "Coordination", cap, [("", head, rows)] if cols else [],
+                      None if cols else ctx.reason("coordination"))
 
 
 T12_A = [("coord_rate_pct", "Coord. Rate (%)", 1), ("vote_coord_pct", "Vote Coord. (%)", 1),
@@ -223,32 +283,54 @@ T12_B = [("trust_form_pct", "Trust Form. (%)", 1), ("betrayal_pct", "Betrayal Ra
          ("alignment_gap_pp", "Alignment Gap (pp)", 1)]
 
 
+#: Table 12 columns that are Table 11's numbers: read from that table so each is computed and printed once.
+T12_FROM_T11 = {"vote_coord_pct": "coordination"}
+
+
+def _undefined_reasons(ctx: Context) -> dict[str, str]:
+    """metric -> why Table 12 cannot define it on this design (``table12_undefined``)."""
+    u = rows_of(ctx.results.get("table12_undefined"))
+    if not len(u) or not {"metric", "reason"} <= set(u.columns):
+        return {}
+    return {str(r["metric"]): str(r["reason"]) for _, r in u.iterrows()}
+
+
 def t12(ctx: Context) -> PaperTable:
     """Table 12 from ``team_dynamics`` (analysis/stats/table12.py): its fourteen columns in the
-    paper's order, ± the half-width of each one's interval; undefined metrics as --."""
+    paper's order with each one's interval; a column without a value for any model is left out
+    and the caption says why (undefined on this design, or no data in this bundle)."""
     t = rows_of(ctx.results.get("team_dynamics"))
     if not len(t):
         return PaperTable(12, "Team dynamics", "Team dynamics across models.", [], ctx.reason("team_dynamics"))
-    panels, methods, undefined = [], [], []
-    for title, cols in (("(a) Coordination and convergence metrics", T12_A), ("(b) Trust dynamics and strategic gaps",
-                                                                             T12_B)):
-        rows = []
-        for m in models_by_win(ctx):
-            cells = [m]
-            for col, _, d in cols:
-                g = interval(ctx, "team_dynamics", f"model={m}", col)
-                methods.append(g["method"])
-                cells.append(pm(g["estimate"], g["low"], g["high"], d))
-            rows.append(cells)
-        for i, (_col, head, _) in enumerate(cols, 1):
-            if all(r[i] == DASH for r in rows):
-                undefined.append(head.split(" (")[0])
-        panels.append((title, ["Model"] + [h for _, h, _ in cols], rows))
+    panels: list = []
+    methods: list[str] = []
+    undefined: list[str] = []
+    no_data: list[str] = []
+    why = _undefined_reasons(ctx)
+    for title, cols in (("Coordination and convergence metrics", T12_A), ("Trust dynamics and strategic gaps", T12_B)):
+        models = models_by_win(ctx)
+        cells = {m: [m] for m in models}
+        head = ["Model"]
+        for col, name, d in cols:
+            src = T12_FROM_T11.get(col, "team_dynamics")
+            gs = [interval(ctx, src, f"model={m}", col) for m in models]
+            if all(num(g["estimate"], d) == DASH for g in gs):
+                (undefined if col in why else no_data).append(name.split(" (")[0])
+                continue
+            head.append(name)
+            methods += [g["method"] for g in gs]
+            for m, g in zip(models, gs):
+                cells[m].append(shown(ctx, g, d))
+        if len(head) > 1:
+            panels.append((f"({'ab'[len(panels)]}) {title}", head, [cells[m] for m in models]))
     cap = (f"Team dynamics ({ctx.n_text()}), as defined in docs/analysis.md (Table 12) from ballots and descriptions; "
-           f"± the half-width of a 95% interval ({methods_text(methods)}). "
-           + (f"Not defined for one-round games (--): {', '.join(undefined)}; the reasons are in "
-              "tables/table12_undefined.csv." if undefined else ""))
-    return PaperTable(12, "Team dynamics", cap, panels)
+           f"95% intervals ({methods_text(methods)}): ± the half-width where symmetric, else [low, high]. Vote Coord. "
+           "is Table 11's number."
+           + (f" Not shown, undefined on this design (reasons in tables/table12_undefined.csv): {', '.join(undefined)}."
+              if undefined else "")
+           + (f" Not shown, no data for it in this bundle (e.g. no ballot reasoning text; see the notes): "
+              f"{', '.join(no_data)}." if no_data else "") + ctx.flag_caption())
+    return PaperTable(12, "Team dynamics", cap, panels, None if panels else "no Table 12 metric has a value")
 
 
 PAPER_TABLES: list[Callable[[Context], PaperTable]] = [t01, _t_or(2), t03, _t_or(4), t05, t06, t07, t08, t09, t10,
@@ -258,7 +340,8 @@ PAPER_TABLES: list[Callable[[Context], PaperTable]] = [t01, _t_or(2), t03, _t_or
 def build_paper_tables(results: dict[str, pd.DataFrame], manifest: dict) -> list[PaperTable]:
     d = manifest.get("data", {})
     ctx = Context(results, manifest.get("config") or {}, int(d.get("games") or 0), int(d.get("experiments") or 0),
-                  list(manifest.get("notes") or []))
+                  list(manifest.get("notes") or []),
+                  planted=planted(((manifest.get("source") or {}).get("simulated"))))
     out = []
     for build in PAPER_TABLES:
         try:

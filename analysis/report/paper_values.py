@@ -1,7 +1,8 @@
 """The paper's published numbers beside ours (``impostor report --compare-paper``).
 
-``analysis/paper_data/paper_values.csv`` holds the numbers of Tables 1, 2/4, 5, 6, 8, 10, 11,
-12 and the headline statistics of Sections 3.2-3.4 (and B.2's overall rate), one row each:
+``analysis/paper_data/paper_values.csv`` holds the numbers of Tables 1-12 (Table 4 repeats Table 2:
+"Table 2/4") and the headline statistics of Sections 3.2-3.4 (and B.2's overall rate), one row each
+(tests/analysis/report/test_paper_values.py checks each against the paper's cell, column and sign):
 where in the paper it is (``paper_table``, ``line`` = line of the paper's text,
 /work/shared/seed/000_bbe86ea630e89cb0.txt in the project, "Who's the Impostor?"), the
 model (our alias; empty for pooled rows), the value and the paper's interval where it
@@ -10,7 +11,9 @@ prints one, and where the same quantity lives in a bundle: ``table``, the row
 
 ``compare(results)`` looks each one up in the bundle's tables (with the one interval
 :mod:`impostor_bench.analysis.intervals` picks for it) and says whether the paper's value lies inside
-our interval. Rows of models the bundle does not have are left out; pooled rows stay.
+our interval, and whether that interval is of the paper's kind (``comparable``); ``differences``
+says what else differs (models, word pairs, schedule), so the comparison does not read as a
+replication. Rows of models the bundle does not have are left out; pooled rows stay.
 """
 
 from __future__ import annotations
@@ -23,13 +26,64 @@ import pandas as pd
 
 from impostor_bench.analysis.intervals import lookup
 
-__all__ = ["PAPER_VALUES", "PAPER_SOURCE", "load_paper_values", "compare", "comparison_text"]
+__all__ = ["PAPER_VALUES", "PAPER_SOURCE", "PAPER_METHODS", "load_paper_values", "compare", "comparable", "differences",
+           "comparison_text"]
 
 PAPER_VALUES = Path(__file__).resolve().parents[1] / "paper_data" / "paper_values.csv"
 PAPER_SOURCE = "Who's the Impostor? Multi-Agent Social Deduction for Evaluating LLM Social Reasoning (NeurIPS 2025 submission)"
 
-COLUMNS = ["paper_table", "quantity", "model", "paper_value", "estimate", "ci_low", "ci_high", "inside",
-           "interval", "calibrated", "line", "table", "match", "column"]
+COLUMNS = ["paper_table", "quantity", "model", "paper_value", "paper_ci_low", "paper_ci_high", "paper_method",
+           "estimate", "ci_low", "ci_high", "inside", "interval", "calibrated", "comparable", "line", "table", "match",
+           "column"]
+
+#: How the paper computed each table's intervals and p-values (from its captions), as (kind, words). Kind
+#: "games" = games as independent units; "experiments" = clustered or resampled by experiment; "exact"
+#: = a count or recomputation without sampling error; "unstated" = the paper does not say.
+PAPER_METHODS: dict[str, tuple[str, str]] = {
+    "Table 1": ("games", "95% binomial CIs, games independent"),
+    "Table 2/4": ("games", "Wald CIs and p, games independent"),
+    "Table 3": ("games", "Pearson chi-squared, games as units"),
+    "Table 5": ("experiments", "Wald, cluster-robust by experiment; BH q"),
+    "Table 6": ("experiments", "experiment-level block bootstrap CI; two-sided p"),
+    "Table 7": ("exact", "counts"),
+    "Table 8": ("exact", "recomputation from the ballots"),
+    "Table 9": ("exact", "recomputation from the ballots"),
+    "Table 10": ("experiments", "Wald, cluster-robust by experiment"),
+    "Table 11": ("unstated", "'provided CIs' (method not stated)"),
+    "Table 12": ("unstated", "± 95% CI (method not stated)"),
+}
+#: The paper's design (Appendix B, Dataset): what a bundle is compared against.
+PAPER_DESIGN = {"games": 90_720, "experiments": 756, "models": 9, "word_pairs": "own pairs (not released)"}
+#: Columns whose published number is a count or a statistic of the games themselves (no sampling
+#: method involved), so it is computed the paper's way whatever the interval method.
+DESCRIPTIVE_COLUMNS = {"chi2", "df", "cramers_v", "n", "n_mid", "ties", "k2", "k3", "k4"}
+
+
+def _kind_of(method: str) -> str:
+    """The kind (see ``PAPER_METHODS``) of one of our methods, from its words."""
+    m = str(method).lower()
+    if not m or m == "nan" or m.startswith("not "):
+        return ""
+    if m.startswith("paper") or "games independent" in m or "wilson" in m or "pearson" in m or "game-level" in m:
+        return "games"
+    if "experiment" in m or "cluster" in m or "design" in m:
+        return "experiments"
+    return "other"
+
+
+def comparable(paper_table: str, has_estimate: bool, has_interval: bool, ours: str, column: str = "") -> str:
+    """How a published number may be read beside ours: "same method" (the same kind of interval
+    or an exact recomputation), "estimate only" (our interval is of another kind than the paper's,
+    so only the estimates are comparable, and those only as far as models, pairs and schedule
+    agree), or "not in this bundle"."""
+    if not has_estimate:
+        return "not in this bundle"
+    kind, _ = PAPER_METHODS.get(str(paper_table), ("unstated", ""))
+    if kind == "exact" or column in DESCRIPTIVE_COLUMNS:
+        return "same method (exact recomputation)"
+    if has_interval and kind == _kind_of(ours):
+        return f"same method kind ({kind} as units)"
+    return "estimate only (interval methods differ or one is not stated)"
 
 
 def load_paper_values(path: Path = PAPER_VALUES) -> pd.DataFrame:
@@ -53,8 +107,9 @@ def _bundle_models(results: dict[str, pd.DataFrame]) -> dict[str, str]:
 
 def compare(results: dict[str, pd.DataFrame], settings: Optional[dict] = None,
             paper: Optional[pd.DataFrame] = None) -> pd.DataFrame:
-    """One row per paper number the bundle can hold: paper value, our estimate and interval,
-    and ``inside`` (True/False; NA where we have no interval or no estimate)."""
+    """One row per paper number the bundle can hold: paper value (and interval, where it prints
+    one) and method, our estimate and interval, ``inside`` (True/False; NA where we have no
+    interval or no estimate) and ``comparable`` (:func:`comparable`)."""
     paper = load_paper_values() if paper is None else paper
     ours = _bundle_models(results)
     rows = []
@@ -67,38 +122,101 @@ def compare(results: dict[str, pd.DataFrame], settings: Optional[dict] = None,
             match = match.replace(f"model={model}", f"model={ours[model]}")
         got = lookup(results, r.table, match, r.column, settings)
         lo, hi, est = got["low"], got["high"], got["estimate"]
-        inside = pd.NA if not (np.isfinite(lo) and np.isfinite(hi)) else bool(lo <= r.paper_value <= hi)
+        has_int = bool(np.isfinite(lo) and np.isfinite(hi))
+        inside = pd.NA if not has_int else bool(lo <= r.paper_value <= hi)
         rows.append({"paper_table": r.paper_table, "quantity": r.quantity, "model": ours.get(model, ""),
-                     "paper_value": float(r.paper_value), "estimate": est, "ci_low": lo, "ci_high": hi,
+                     "paper_value": float(r.paper_value), "paper_ci_low": _float(getattr(r, "paper_ci_low", None)),
+                     "paper_ci_high": _float(getattr(r, "paper_ci_high", None)),
+                     "paper_method": PAPER_METHODS.get(str(r.paper_table), ("", "as stated in the text"))[1],
+                     "estimate": est, "ci_low": lo, "ci_high": hi,
                      "inside": inside, "interval": got["method"] or ("no interval" if np.isfinite(est) else
                                                                      "not in this bundle"),
-                     "calibrated": got["calibrated"], "line": int(r.line), "table": r.table, "match": match,
-                     "column": r.column})
+                     "calibrated": got["calibrated"],
+                     "comparable": comparable(r.paper_table, bool(np.isfinite(est)), has_int, got["method"], r.column),
+                     "line": int(r.line), "table": r.table, "match": match, "column": r.column})
     out = pd.DataFrame(rows, columns=COLUMNS)
+    if len(out):  # Tables 1-12 in order, then the numbers of the running text
+        order = out["paper_table"].map(_table_order)
+        out = out.iloc[np.argsort(order.to_numpy(), kind="stable")].reset_index(drop=True)
     out["inside"] = out["inside"].astype("boolean")
     return out
+
+
+def _table_order(name: str) -> float:
+    import re
+
+    m = re.match(r"Table (\d+)", str(name))
+    return float(m[1]) if m else 100.0
+
+
+def _float(v) -> float:
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return np.nan
 
 
 def _fmt(v: float) -> str:
     if v is None or not np.isfinite(v):
         return "--"
-    return f"{v:.3f}" if abs(v) < 10 else f"{v:.1f}"
+    return f"{v:.3g}" if abs(v) < 1e-3 and v != 0 else (f"{v:.3f}" if abs(v) < 10 else f"{v:.1f}")
 
 
-def comparison_text(cmp: pd.DataFrame, width: int = 118) -> str:
-    """The comparison as a plain-text table for the terminal, with a one-line summary per paper table."""
-    lines = [f"Paper ({PAPER_SOURCE}) beside this bundle: paper value, our estimate [95% interval], "
-             "inside = the paper's value lies in our interval."]
-    head = f"{'paper':<18} {'quantity':<46} {'model':<17} {'paper':>8} {'ours':>8} {'interval':>19} inside"
+def differences(cmp: pd.DataFrame, manifest: Optional[dict] = None) -> list[str]:
+    """What differs between the paper's study and this bundle, in words: models, word pairs,
+    schedule, methods. The comparison is not a replication test unless all four agree."""
+    d = (manifest or {}).get("data") or {}
+    ours = [str(m) for m in d.get("models") or []]
+    shared = sorted({str(m) for m in cmp["model"] if str(m)})
+    pairs = d.get("word_pairs") or []
+    pair_text = ("; ".join(f"{p.get('file') or '(file not recorded)'} (sha256 {str(p.get('sha256') or 'not recorded')[:12]})"
+                           for p in pairs) or "not recorded (simulated data, or exported before the columns existed)")
+    kinds = cmp["comparable"].value_counts()
+    return [
+        "What differs between the paper's study and this bundle (so 'inside' is not a replication test):",
+        f"- Models: the paper's {PAPER_DESIGN['models']}; this bundle's {len(ours) or '?'}"
+        + (f" ({', '.join(ours)})" if ours and len(ours) <= 12 else "")
+        + f"; {len(shared)} shared by name (a name does not pin a model version).",
+        f"- Word pairs: the paper's {PAPER_DESIGN['word_pairs']}; this bundle's: {pair_text}.",
+        f"- Schedule: the paper {PAPER_DESIGN['games']:,} games in {PAPER_DESIGN['experiments']} experiments; this "
+        f"bundle {int(d.get('games') or 0):,} games in {int(d.get('experiments') or 0):,} experiments (modes "
+        f"{', '.join(d.get('modes') or []) or '?'}; difficulties {', '.join(d.get('difficulties') or []) or '?'}).",
+        "- Methods: each row's 'comparable' says whether our interval is of the paper's kind ("
+        + "; ".join(f"{k}: {v}" for k, v in kinds.items()) + "). 'inside' = the paper's number lies in OUR "
+        "interval; where the methods differ, or the models, pairs or schedule do, a miss says nothing about the "
+        "paper and a hit does not replicate it.",
+    ]
+
+
+def comparison_text(cmp: pd.DataFrame, manifest: Optional[dict] = None) -> str:
+    """The comparison as a plain-text table for the terminal: what differs first, then one block
+    per paper table (columns as wide as their longest entry: no name is cut)."""
+    lines = [f"Paper: {PAPER_SOURCE}.", "Beside it: this bundle's estimate and 95% interval, per published number.",
+             ""] + differences(cmp, manifest)
+    cells = []
+    for r in cmp.itertuples(index=False):
+        ci = "--" if not np.isfinite(r.ci_low) else f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]"
+        pci = "" if not np.isfinite(r.paper_ci_low) else f" [{_fmt(r.paper_ci_low)}, {_fmt(r.paper_ci_high)}]"
+        ins = "--" if pd.isna(r.inside) else ("yes" if r.inside else "NO")
+        cells.append((r.paper_table, [f"line {r.line}", str(r.quantity), str(r.model), _fmt(r.paper_value) + pci,
+                                      _fmt(r.estimate), ci, ins, str(r.comparable).split(" (")[0]]))
+    head = ["where", "quantity", "model", "paper", "ours", "our interval", "inside", "comparable"]
+    width = [max([len(h)] + [len(c[1][i]) for c in cells]) for i, h in enumerate(head)]
+    right = {3, 4, 5}
+
+    def fmt(row: list[str]) -> str:
+        return "  ".join(v.rjust(w) if i in right else v.ljust(w) for i, (v, w) in enumerate(zip(row, width))).rstrip()
+
     for tab, grp in cmp.groupby("paper_table", sort=False):
         known = grp["inside"].dropna()
-        lines += ["", f"{tab}: {len(grp)} numbers, {int(known.sum())}/{len(known)} inside our interval"
-                  + (f", {len(grp) - len(known)} without an interval" if len(grp) > len(known) else ""), head]
-        for r in grp.itertuples(index=False):
-            ci = "--" if not np.isfinite(r.ci_low) else f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]"
-            ins = "--" if pd.isna(r.inside) else ("yes" if r.inside else "NO")
-            lines.append(f"{('line ' + str(r.line)):<18} {str(r.quantity)[:46]:<46} {str(r.model)[:17]:<17} "
-                         f"{_fmt(r.paper_value):>8} {_fmt(r.estimate):>8} {ci:>19} {ins}")
+        same = grp["comparable"].astype(str).str.startswith("same")
+        lines += ["", f"{tab} (paper: {PAPER_METHODS.get(str(tab), ('', 'as stated in the text'))[1]}): "
+                      f"{len(grp)} numbers, {int(same.sum())} same-method; {int(known.sum())}/{len(known)} inside "
+                      "our interval" + (f", {len(grp) - len(known)} without one" if len(grp) > len(known) else ""),
+                  fmt(head)]
+        lines += [fmt(c[1]) for c in cells if c[0] == tab]
     known = cmp["inside"].dropna()
-    lines += ["", f"All: {len(cmp)} paper numbers compared, {int(known.sum())}/{len(known)} inside our interval."]
-    return "\n".join(line[:width + 40] for line in lines) + "\n"
+    same = cmp["comparable"].astype(str).str.startswith("same")
+    lines += ["", f"All: {len(cmp)} paper numbers compared, {int(same.sum())} by the same kind of method; "
+                  f"{int(known.sum())}/{len(known)} inside our interval (see 'What differs' above)."]
+    return "\n".join(lines) + "\n"

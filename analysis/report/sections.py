@@ -86,6 +86,9 @@ def display_table(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
             shown[name] = ["" if not a or not b else f"[{a}, {b}]" for a, b in zip(values[c], values[hi])]
         else:
             shown[readable_header(c)] = values[c]
+    for name in [n for n, v in shown.items() if v and all(x == "" for x in v)]:
+        del shown[name]  # a column with no value in any row is not drawn: it is named instead
+        left.append(f"{name} (empty in every row)")
     names = list(shown)
     if len(names) > MAX_COLUMNS:
         left += names[MAX_COLUMNS:]
@@ -101,9 +104,8 @@ def _cell(s: str) -> str:
 def paper_table_html(t: PaperTable) -> str:
     """A paper table as HTML: its caption, a table per panel (bold rows where the paper bolds)."""
     parts = [f"<div class=\"paper\" id=\"table{t.number:02d}\"><h3>Table {t.number}: {html.escape(t.title)}</h3>",
-             f"<p class=\"caption\">{html.escape(t.caption)}"
-             + (f" <strong>Not computed from this bundle:</strong> {html.escape(t.missing)}" if t.missing else "")
-             + "</p>"]
+             f"<p class=\"caption\"><strong>Not shown:</strong> {html.escape(t.missing)}</p>" if t.missing else
+             f"<p class=\"caption\">{html.escape(t.caption)}</p>"]
     for title, head, rows in ([] if t.missing else t.panels):
         if title:
             parts.append(f"<p class=\"panel\">{html.escape(title)}</p>")
@@ -120,8 +122,8 @@ def paper_table_html(t: PaperTable) -> str:
 
 
 def paper_table_md(t: PaperTable) -> list[str]:
-    out = [f"### Table {t.number}: {t.title}", "", f"_{t.caption}_"
-           + (f" **Not computed from this bundle:** {t.missing}" if t.missing else ""), ""]
+    out = [f"### Table {t.number}: {t.title}", "",
+           f"**Not shown:** {t.missing}" if t.missing else f"_{t.caption}_", ""]
     for title, head, rows in ([] if t.missing else t.panels):
         if title:
             out += [f"**{title}**", ""]

@@ -1,13 +1,14 @@
 """``impostor report``: compute every table and figure into a report bundle.
 
-    impostor report (--parquet DIR | --experiment NAME [--tracking-uri URI]) --out OUT
+    impostor report (--parquet DIR | --experiment NAME [--tracking-uri URI]) [--out OUT (out/report)]
                     [--seed 0] [--bootstrap-reps 10000] [--bootstrap design|paper] [--permutation-reps N]
                     [--alpha 0.05] [--no-figures] [--log-run] [--compare-paper] [--no-pdf]
 
 Every bundle has ``paper/``: Tables 1-12 and Figures 1-3 in the paper's layout, paper.tex,
 and paper.pdf where pdflatex is installed (the command says where it is, or how to install
-TeX). ``--compare-paper`` prints the paper's published numbers beside the bundle's
-(paper/compare.csv holds the same).
+TeX). ``--compare-paper`` prints the paper's published numbers beside the bundle's, after what
+differs between the two studies (paper/compare.csv holds the same); without an input it prints
+the comparison of the existing bundle at ``--out``.
 
 The command layer gathers what ``analysis`` must not import itself: the tables
 of an MLflow experiment (downloaded by ``impostor_bench.tracking.tables``) and the
@@ -34,11 +35,12 @@ def register(sub: Any) -> None:
     p = sub.add_parser("report", help="compute every table and figure into a report bundle",
                        description="Compute the statistics tables and figures of the paper from exported games "
                                    "(Parquet) or an MLflow experiment, and write the report bundle to OUT.")
-    src = p.add_mutually_exclusive_group(required=True)
+    src = p.add_mutually_exclusive_group()  # neither: only with --compare-paper, reading an existing bundle
     src.add_argument("--parquet", metavar="DIR", help="export directory with games.parquet, players.parquet[, models.csv]")
     src.add_argument("--experiment", metavar="NAME", help="MLflow experiment whose runs hold tables/*.parquet artifacts")
     p.add_argument("--tracking-uri", metavar="URI", help="MLflow tracking URI (default: MLFLOW_TRACKING_URI)")
-    p.add_argument("--out", required=True, metavar="OUT", help="bundle directory (new, empty, or a previous bundle)")
+    p.add_argument("--out", default=None, metavar="OUT",
+                   help=f"bundle directory (new, empty, or a previous bundle; default {DEFAULT_OUT})")
     p.add_argument("--seed", type=int, default=0, help="seed of every resampling (default 0)")
     p.add_argument("--bootstrap-reps", type=int, default=10_000, help="bootstrap replicates (default 10000)")
     p.add_argument("--bootstrap", choices=("design", "paper"), default="design",
@@ -52,7 +54,8 @@ def register(sub: Any) -> None:
                         "in the MLflow UI")
     p.add_argument("--compare-paper", action="store_true",
                    help="print the paper's published numbers beside this bundle's estimates and intervals (for every "
-                        "model the two share; also written to OUT/paper/compare.csv)")
+                        "model the two share; also written to OUT/paper/compare.csv); without --parquet/--experiment: "
+                        "print it for the existing bundle at --out")
     p.add_argument("--no-pdf", action="store_true", help="write paper/paper.tex but do not run pdflatex")
     p.add_argument("--exclude-estimated-params", action="store_true",
                    help="size fits use published parameter counts only (models.csv params_source)")
@@ -61,6 +64,9 @@ def register(sub: Any) -> None:
                         "permutations) for reproducing its numbers; they do not hold under experiment clustering "
                         "(docs/analysis.md)")
     p.set_defaults(func=_cmd_report)
+
+
+DEFAULT_OUT = "out/report"
 
 
 def _progress(msg: str) -> None:
@@ -159,7 +165,15 @@ def _load(args: Any) -> tuple[Any, dict]:
     if args.parquet:
         _progress(f"reading {args.parquet}")
         data = load_tables(args.parquet)
-        source = {"kind": "parquet", "parquet": str(Path(args.parquet).absolute())}
+        source: dict[str, Any] = {"kind": "parquet", "parquet": str(Path(args.parquet).absolute())}
+        marker = Path(args.parquet) / "simulated.json"  # impostor simulate's: the planted effects
+        if marker.is_file():
+            import json
+
+            try:
+                source["simulated"] = json.loads(marker.read_text(encoding="utf-8")).get("args") or {}
+            except (OSError, ValueError):
+                _progress(f"{marker}: not readable JSON; the planted effects are not shown")
     else:
         from impostor_bench.tracking.store import shown_uri, tracking_uri
         from impostor_bench.tracking.tables import require_store
@@ -199,15 +213,46 @@ def _paper_lines(out: Path, paper: dict, compare: bool) -> None:
     else:
         _progress(f"paper: {out / 'paper' / 'paper.tex'} written, no PDF: {paper.get('why')}")
     c = paper.get("compare") or {}
-    _progress(f"paper numbers: {c.get('inside', 0)}/{c.get('with_interval', 0)} inside our intervals "
-              f"({c.get('numbers', 0)} compared; {out / 'paper' / 'compare.csv'})")
+    _progress(f"paper numbers: {c.get('numbers', 0)} compared, {c.get('same_method', 0)} by the paper's kind of method; "
+              f"{c.get('inside', 0)}/{c.get('with_interval', 0)} inside our intervals (models, word pairs and schedule "
+              f"differ: not a replication test; {out / 'paper' / 'compare.txt'})")
     if compare:
         print((out / "paper" / "compare.txt").read_text(encoding="utf-8"))
+
+
+def _compare_only(args: Any) -> int:
+    """``--compare-paper`` without an input: the comparison of the bundle already at ``--out``."""
+    import json
+
+    import pandas as pd
+
+    from impostor_bench.analysis.report.paper_values import compare, comparison_text
+
+    out = Path(args.out or DEFAULT_OUT)
+    if not getattr(args, "compare_paper", False):
+        raise ImpostorError("no input; fix: give --parquet DIR (an export) or --experiment NAME "
+                            f"(MLflow runs), e.g. impostor report --parquet out/tables --out {out}")
+    manifest_path = out / "manifest.json"
+    if not manifest_path.is_file():
+        raise ImpostorError(f"--compare-paper: no report bundle at {out} (no manifest.json) and no input given; fix: "
+                            f"build one with impostor report --parquet DIR --out {out} --compare-paper, or point --out "
+                            "at an existing bundle")
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    results = {f.stem: pd.read_csv(f) for f in sorted((out / "tables").glob("*.csv"))}
+    cmp = compare(results, manifest.get("config") or {})
+    _progress(f"comparing the paper with the existing bundle {out.absolute()} (no input given: nothing recomputed)")
+    print(comparison_text(cmp, manifest))
+    return 0
 
 
 def _cmd_report(args: Any) -> int:
     from impostor_bench.analysis.report import build_report
 
+    if not args.parquet and not args.experiment:
+        return _compare_only(args)
+    if args.out is None:
+        args.out = DEFAULT_OUT
+        _progress(f"no --out given: writing the bundle to {DEFAULT_OUT}")
     t0 = time.perf_counter()
     cfg = _stats_config(args)
     data, source = _load(args)

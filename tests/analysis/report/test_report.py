@@ -289,9 +289,14 @@ def test_figures_never_sink_the_report(sim_export, tmp_path, monkeypatch):
     def broken(*a, **k):
         raise ValueError("bad axis")
 
+    from impostor_bench.analysis.stats.config import StatsConfig
+    from impostor_bench.analysis.stats.session import Analysis
+
     monkeypatch.setattr(figures, "FIGURES", [("broken", broken), *figures.FIGURES[:1]])
     notes: list[str] = []
-    made = figures.make_figures(load_tables(sim_export), {}, tmp_path, notes)
+    data, cfg = load_tables(sim_export), StatsConfig(**FAST)
+    rates = stats.TABLES["win_by_model_mode"](Analysis(data, cfg), cfg)  # Fig. 1 draws this table's intervals
+    made = figures.make_figures(data, {"win_by_model_mode": rates}, tmp_path, notes)
     assert [m["file"] for m in made] == ["win_by_mode.png"]
     assert any("broken" in n and "bad axis" in n for n in notes)
 

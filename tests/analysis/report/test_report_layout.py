@@ -117,8 +117,13 @@ def test_flag_intervals_cases():
                        "ci_low": [0.0, 1.0, 0.1, np.nan], "ci_high": [0.0, 1.5, 0.9, np.nan],
                        "reps": [100, 100, 100, 100], "n_undefined": [0, 30, 10, 0]})
     flagged = flag_intervals(df)
-    assert list(flagged.columns).index("interval_check") == list(df.columns).index("ci_high") + 1
+    assert list(flagged.columns).index("interval_check") == 1  # second: never cut off the page
     assert flagged["interval_check"].tolist() == ["⚠ zero-width interval", "⚠ 30/100 replicates undefined", "", ""]
+    # every interval pair of a table is checked, against its estimate and the parameter's range
+    rates = pd.DataFrame({"model": ["a", "b", "c", "d"], "imp_win_pct": [50.0, 40.0, 30.0, 20.0],
+                          "imp_win_ci_low": [50.0, 30.0, 35.0, 10.0], "imp_win_ci_high": [50.0, 104.0, 60.0, 30.0]})
+    assert flag_intervals(rates, "headline")["interval_check"].tolist() == [
+        "⚠ zero-width interval", "⚠ interval outside the parameter's range", "⚠ interval excludes its estimate", ""]
     healthy = df.iloc[[2, 3]]
     assert flag_intervals(healthy) is healthy  # nothing to flag: no extra column
     assert "interval_check" not in df.columns
