@@ -25,7 +25,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--shard", metavar="I/N", help="run only shard I of N (round-robin over experiments)")
     p.add_argument("--log-dir", help="Inspect log directory (default: OUTPUT_DIR/NAME[/shard-I-of-N])")
     p.add_argument("--display", choices=["full", "conversation", "rich", "plain", "log", "none"],
-                   help="Inspect progress display (default: Inspect's)")
+                   help="Inspect's own display, with a result panel per experiment (default: none; the sweep's "
+                        "one progress line and its summary, the panels' numbers are in the logs and MLflow)")
     p.set_defaults(func=_cmd)
 
 

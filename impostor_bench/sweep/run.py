@@ -9,6 +9,7 @@ end-of-run summary; the MLflow parent run and the end-of-run sync are ``sweep.tr
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import sys
@@ -22,6 +23,7 @@ from impostor_bench.outdir import make_dir
 from impostor_bench.preflight import check_models
 from impostor_bench.sweep.config import GAME_FIELDS, MANIFEST, config_hash, game_fields
 from impostor_bench.sweep.plan import Plan, plan, plan_table, resolve_models, task_spec
+from impostor_bench.sweep.progress import ProgressView, SweepProgress, showing
 from impostor_bench.sweep.tracking import complete_unfinished_runs, start_tracking
 
 if TYPE_CHECKING:
@@ -183,6 +185,37 @@ def _print_cost(pl: Plan) -> None:
         print(f"estimated cost: not available ({type(exc).__name__}: {exc})", flush=True)
 
 
+def effective_settings(pl: Plan) -> dict[str, dict[str, Any]]:
+    """Each model's generation settings as its games play them (sweep option > alias default >
+    the paper's 0.7 / 150, ``impostor_bench.core.generation``): what a sweep displays, where
+    Inspect's panels show the task options (``None``: not set by the sweep)."""
+    from impostor_bench.core.generation import seat_settings
+    from impostor_bench.registry import load_registry
+
+    reg, cfg = load_registry(), pl.config
+    out = {}
+    for alias in cfg.models:
+        model = pl.resolved.get(alias, alias)
+        d = reg.defaults(alias).model_dump(exclude_none=True)
+        s = seat_settings(model, temperature=cfg.temperature, max_tokens=cfg.max_tokens,
+                          vote_temperature=cfg.vote_temperature, alias_defaults=d)
+        out[alias] = {"temperature": s.temperature, "max_tokens": s.max_tokens, "vote_temperature": s.vote_temperature}
+    return out
+
+
+def settings_line(pl: Plan) -> str:
+    """``game settings: temperature 0.7, max_tokens 150, vote temperature 0.3 (every model)``."""
+    eff = effective_settings(pl)
+
+    def text(v: dict[str, Any]) -> str:
+        return f"temperature {v['temperature']:g}, max_tokens {v['max_tokens']}, vote temperature {v['vote_temperature']:g}"
+
+    kinds = {text(v) for v in eff.values()}
+    if len(kinds) == 1:
+        return f"game settings: {kinds.pop()} (every model)"
+    return "game settings: " + "; ".join(f"{a} {text(v)}" for a, v in eff.items())
+
+
 def _experiment_key(mode: Any, difficulty: Any, seed: Any, models: Any) -> str:
     return json.dumps([mode, difficulty, seed, models], sort_keys=True, default=str)
 
@@ -265,7 +298,9 @@ def run_sweep(config: str, task_factory: Callable[..., Any], shard: Optional[str
     check_models(pl.resolved, f"{pl.path}: field 'models'", model_args=alias_model_args(pl.resolved))
     if not pl.experiments:
         raise ImpostorError(f"{config}: shard {shard} has no experiments; fix: use fewer shards")
-    _print_cost(left_to_play(pl, ld))  # what the run will cost, before its first game
+    left = left_to_play(pl, ld)
+    _print_cost(left)  # what the run will cost, before its first game
+    print(settings_line(pl), flush=True)
     tasks = build_tasks(pl, task_factory)  # validates word pairs and task options before anything is written
     check_log_dir(ld, pl)
 
@@ -280,13 +315,16 @@ def run_sweep(config: str, task_factory: Callable[..., Any], shard: Optional[str
     cfg = pl.config
     t0 = time.time()
     ok_eval: Optional[bool] = None
+    # Inspect's per-experiment result panels only with --display; else the sweep's one progress view
+    view = None if display is not None else ProgressView(SweepProgress(len(left.experiments), left.games))
     try:
-        with tracking_context.using(ctx):
+        with tracking_context.using(ctx), (showing(view) if view is not None else contextlib.nullcontext()):
             ok_eval, _ = eval_set(
                 tasks, log_dir=str(ld), retry_attempts=cfg.retries.attempts, retry_wait=cfg.retries.wait,
                 retry_on_error=cfg.retries.on_error, fail_on_error=cfg.retries.fail_on_error,
                 max_connections=cfg.concurrency.max_connections, max_samples=cfg.concurrency.max_samples,
-                max_tasks=cfg.concurrency.max_tasks, log_realtime=cfg.concurrency.log_realtime, display=display,
+                max_tasks=cfg.concurrency.max_tasks, log_realtime=cfg.concurrency.log_realtime,
+                display=display if display is not None else "none",
                 **{k: v for k in ("max_retries", "timeout", "attempt_timeout")
                    if (v := getattr(cfg.retries, k)) is not None},
             )
@@ -305,7 +343,7 @@ def run_sweep(config: str, task_factory: Callable[..., Any], shard: Optional[str
             except Exception as exc:  # noqa: BLE001
                 print(f"impostor tracking: could not update the sweep run ({str(exc)[:200]}); "
                       f"run: impostor sync {ld}", file=sys.stderr)
-        print("\n".join(lines))
+        print("\n" + "\n".join(lines))
         if ctx.disabled and pl.config.tracking.enabled:
             from impostor_bench.tracking.store import tracking_disabled
 
