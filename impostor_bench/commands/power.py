@@ -103,8 +103,8 @@ def _below_target(pw: float, se: float, target: float) -> str:
     if pw >= target:
         return ""
     within = pw + 2 * se >= target
-    return (f"below the requested {target:g}" + (f" (within 2 Monte-Carlo SE: the closed form may be exact; more --reps "
-                                                 f"tell)" if within else " (beyond Monte-Carlo error)"))
+    return (f"below the requested {target:g}" + (" (within 2 Monte-Carlo SE: the closed form may be exact; more --reps "
+                                                 "tell)" if within else " (beyond Monte-Carlo error)"))
 
 
 def _cmd_power(args) -> int:
