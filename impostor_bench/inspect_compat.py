@@ -117,12 +117,29 @@ def resolve_registry_aliases() -> None:
     @functools.wraps(original)
     def get_model(model=None, *args, **kwargs):  # type: ignore[no-untyped-def]
         if isinstance(model, str) and model and "/" not in model:
-            model, alias_args = _alias_model(model)
-            kwargs = alias_args | kwargs  # -M arguments over the alias's model_args
+            if _is_alias(model):
+                model, alias_args = _alias_model(model)
+                kwargs = alias_args | kwargs  # -M arguments over the alias's model_args
+            else:  # Inspect's own names without a '/' ("none") stay Inspect's; else one line, not a traceback
+                try:
+                    return original(model, *args, **kwargs)
+                except ValueError as exc:
+                    if "<api_name>/<model_name>" not in str(exc):
+                        raise
+                    _alias_model(model)  # raises the one line, with close aliases
         return original(model, *args, **kwargs)
 
     get_model._impostor_aliases = True  # type: ignore[attr-defined]
     _model.get_model = get_model
+
+
+def _is_alias(name: str) -> bool:
+    from impostor_bench.registry import load_registry
+
+    try:
+        return name in load_registry().entries
+    except ImpostorError:
+        return False
 
 
 def _alias_model(name: str) -> tuple[str, dict]:

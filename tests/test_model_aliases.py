@@ -34,12 +34,15 @@ def test_alias_args_under_explicit_model_args(monkeypatch):
         return model
 
     monkeypatch.setattr(compat, "_alias_model", lambda name: ("prov/" + name, {"a": 1, "b": 2}))
+    monkeypatch.setattr(compat, "_is_alias", lambda name: name == "x")
     monkeypatch.setattr(_model, "get_model", fake_original)
     compat.resolve_registry_aliases()
     _model.get_model("x", b=3)
     assert seen == {"model": "prov/x", "kwargs": {"a": 1, "b": 3}}
     _model.get_model("openai/gpt-4o", c=1)  # a model string passes through untouched
     assert seen == {"model": "openai/gpt-4o", "kwargs": {"c": 1}}
+    _model.get_model("none")  # Inspect's own names without a '/' pass through too
+    assert seen == {"model": "none", "kwargs": {}}
 
 
 @pytest.mark.slow
