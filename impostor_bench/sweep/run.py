@@ -284,6 +284,23 @@ def print_plan(pl: Plan, log_dir: Path, list_all: bool) -> None:
     print(f"\nlog dir: {log_dir}   sweep id: {pl.sweep_id}")
 
 
+def _log_model_summaries(client: Any, ctx: Any, pl: Plan, ld: Path) -> None:
+    """One MLflow run per model, pooled over the sweep's games (``tracking.modelsummary``)."""
+    from impostor_bench.tracking.modelsummary import MAX_GAMES, log_model_summaries
+
+    if pl.games > MAX_GAMES:
+        print(f"MLflow: per-model summary runs are written for sweeps of up to {MAX_GAMES:,} games; for this one "
+              f"run `impostor report --experiment {ctx.experiment} --out DIR --log-run`", file=sys.stderr)
+        return
+    try:
+        exp = client.get_experiment_by_name(ctx.experiment)
+        n = log_model_summaries(client, exp.experiment_id, pl.sweep_id, ld)
+        print(f"MLflow: {n} per-model summary run(s) (impostor.kind=model_summary), pooled over the sweep's games",
+              file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - a summary never fails a sweep
+        print(f"impostor tracking: could not write the per-model summary runs ({str(exc)[:200]})", file=sys.stderr)
+
+
 def run_sweep(config: str, task_factory: Callable[..., Any], shard: Optional[str] = None,
               log_dir: Optional[str] = None, dry_run: bool = False, display: Optional[DisplayType] = None,
               list_all: bool = False) -> int:
@@ -330,6 +347,7 @@ def run_sweep(config: str, task_factory: Callable[..., Any], shard: Optional[str
             )
         if client is not None and not ctx.disabled:
             complete_unfinished_runs(ld, ctx)
+            _log_model_summaries(client, ctx, pl, ld)
     finally:
         wall = time.time() - t0
         metrics, lines, ok = summarize(ld, pl, wall)
