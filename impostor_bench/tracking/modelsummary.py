@@ -60,9 +60,10 @@ def pooled_rates(log_dir: str | Path) -> dict[str, dict[str, float]]:
                 scores.append(_slim(s))
     flat = rates_by_model()(scores) if scores else {}
     out: dict[str, dict[str, float]] = {}
+    assert isinstance(flat, dict)  # the metric returns {name/model: number}
     for key, value in flat.items():
         name, model = key.split("/", 1)
-        out.setdefault(model, {})[name] = float(value)
+        out.setdefault(model, {})[name] = float(value)  # type: ignore[arg-type]
     return out
 
 
