@@ -33,10 +33,11 @@ def register(subparsers: Any) -> None:
 def run_sweep(config: str, shard: Optional[str] = None, log_dir: Optional[str] = None, dry_run: bool = False,
               display: Optional[DisplayType] = None, list_all: bool = False) -> int:
     """Run (or with ``dry_run`` plan) the sweep of ``config`` with the Impostor task."""
+    from impostor_bench.scorers.winner import rates_by_model
     from impostor_bench.tasks.impostor import impostor
 
     return run.run_sweep(config, impostor, shard=shard, log_dir=log_dir, dry_run=dry_run, display=display,
-                         list_all=list_all)
+                         list_all=list_all, model_rates=rates_by_model)
 
 
 def _cmd(args: argparse.Namespace) -> int:

@@ -284,17 +284,20 @@ def print_plan(pl: Plan, log_dir: Path, list_all: bool) -> None:
     print(f"\nlog dir: {log_dir}   sweep id: {pl.sweep_id}")
 
 
-def _log_model_summaries(client: Any, ctx: Any, pl: Plan, ld: Path) -> None:
-    """One MLflow run per model, pooled over the sweep's games (``tracking.modelsummary``)."""
+def _log_model_summaries(client: Any, ctx: Any, pl: Plan, ld: Path, rates_metric: Optional[Callable[[], Any]]) -> None:
+    """One MLflow run per model, pooled over the sweep's games (``tracking.modelsummary``) by
+    ``rates_metric`` (the scorer's ``rates_by_model``, handed in by the command line; None: none)."""
     from impostor_bench.tracking.modelsummary import MAX_GAMES, log_model_summaries
 
+    if rates_metric is None:
+        return
     if pl.games > MAX_GAMES:
         print(f"MLflow: per-model summary runs are written for sweeps of up to {MAX_GAMES:,} games; for this one "
               f"run `impostor report --experiment {ctx.experiment} --out DIR --log-run`", file=sys.stderr)
         return
     try:
         exp = client.get_experiment_by_name(ctx.experiment)
-        n = log_model_summaries(client, exp.experiment_id, pl.sweep_id, ld)
+        n = log_model_summaries(client, exp.experiment_id, pl.sweep_id, ld, rates_metric)
         print(f"MLflow: {n} per-model summary run(s) (impostor.kind=model_summary), pooled over the sweep's games",
               file=sys.stderr)
     except Exception as exc:  # noqa: BLE001 - a summary never fails a sweep
@@ -303,7 +306,7 @@ def _log_model_summaries(client: Any, ctx: Any, pl: Plan, ld: Path) -> None:
 
 def run_sweep(config: str, task_factory: Callable[..., Any], shard: Optional[str] = None,
               log_dir: Optional[str] = None, dry_run: bool = False, display: Optional[DisplayType] = None,
-              list_all: bool = False) -> int:
+              list_all: bool = False, model_rates: Optional[Callable[[], Any]] = None) -> int:
     pl = plan(config, shard)
     _import_modules(pl)
     pl.resolved = resolve_models(pl.config, pl.path, strict=True)
@@ -347,7 +350,7 @@ def run_sweep(config: str, task_factory: Callable[..., Any], shard: Optional[str
             )
         if client is not None and not ctx.disabled:
             complete_unfinished_runs(ld, ctx)
-            _log_model_summaries(client, ctx, pl, ld)
+            _log_model_summaries(client, ctx, pl, ld, model_rates)
     finally:
         wall = time.time() - t0
         metrics, lines, ok = summarize(ld, pl, wall)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from impostor_bench.tracking.logrun import TAG
 
@@ -37,13 +37,15 @@ def _slim(score: Any) -> Any:
         "players": players}))
 
 
-def pooled_rates(log_dir: str | Path) -> dict[str, dict[str, float]]:
+def pooled_rates(log_dir: str | Path, rates_metric: Callable[[], Any]) -> dict[str, dict[str, float]]:
     """model -> pooled rates and counts over the games of every finished experiment under ``log_dir``
-    (a retried experiment's failed attempt is left out: its games are in the attempt that finished)."""
+    (a retried experiment's failed attempt is left out: its games are in the attempt that finished).
+
+    ``rates_metric`` is the scorer's ``rates_by_model`` (``impostor_bench.scorers.winner``), handed
+    in by the command line: the package below the task layer does not import it."""
     from inspect_ai.log import read_eval_log, read_eval_log_samples
 
     from impostor_bench.export import find_logs, is_impostor_task
-    from impostor_bench.scorers.winner import rates_by_model
 
     scores = []
     for lp in find_logs(log_dir):
@@ -58,7 +60,7 @@ def pooled_rates(log_dir: str | Path) -> dict[str, dict[str, float]]:
             s = (sample.scores or {}).get("impostor_winner")
             if s is not None and not sample.error:
                 scores.append(_slim(s))
-    flat = rates_by_model()(scores) if scores else {}
+    flat = rates_metric()(scores) if scores else {}
     out: dict[str, dict[str, float]] = {}
     assert isinstance(flat, dict)  # the metric returns {name/model: number}
     for key, value in flat.items():
@@ -77,11 +79,12 @@ def summary_metrics(rates: dict[str, float]) -> dict[str, float]:
     return m
 
 
-def log_model_summaries(client: Any, experiment_id: str, sweep_id: str, log_dir: str | Path) -> int:
+def log_model_summaries(client: Any, experiment_id: str, sweep_id: str, log_dir: str | Path,
+                        rates_metric: Callable[[], Any]) -> int:
     """Create or update one run per model of the sweep; returns how many."""
     from mlflow.entities import Metric
 
-    rates = pooled_rates(log_dir)
+    rates = pooled_rates(log_dir, rates_metric)
     now = int(time.time() * 1000)
     for model, r in sorted(rates.items()):
         found = client.search_runs([experiment_id], filter_string=(
