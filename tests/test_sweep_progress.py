@@ -21,8 +21,9 @@ def test_line_counts_rate_and_time_left():
     clock = FakeClock()
     p = SweepProgress(experiments_total=4, games_total=40, clock=clock)
     assert "rate -" in p.line() and "time left -" in p.line()
-    for k in range(10):
-        p.game_ended(errored=k == 3)
+    for _ in range(10):
+        p.game_ended(errored=False)
+    p.game_ended(errored=True)  # an errored attempt: an error, not a game done
     p.experiment_ended("t1", ok=True)
     clock.t += 5.0  # 10 games in 5 s: 2 games/s, 30 games left -> 15 s
     line = p.line()
@@ -68,8 +69,8 @@ def test_into_a_file_an_unfinished_sweep_still_ends_with_a_line():
     out = io.StringIO()
     p = SweepProgress(experiments_total=2, games_total=100, clock=FakeClock())
     view = ProgressView(p, out, live=False)
-    for _ in range(5):
-        p.game_ended(errored=True)
+    for k in range(10):
+        p.game_ended(errored=k % 2 == 0)
         view.update()
     assert out.getvalue() == ""  # not yet a tenth
     view.close()

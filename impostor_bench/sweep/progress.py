@@ -47,8 +47,12 @@ class SweepProgress:
             self.started = self.clock()
 
     def game_ended(self, errored: bool) -> None:
-        self.games_done += 1
-        self.games_errored += int(errored)
+        """A game ended: finished, or errored (a game Inspect retries may end errored, then finished:
+        it counts once among the games and once among the errors)."""
+        if errored:
+            self.games_errored += 1
+        else:
+            self.games_done += 1
 
     def experiment_ended(self, task_id: str, ok: bool) -> None:
         """One attempt of an experiment ended (eval_set retries a failed one: counted once, as its last attempt)."""
