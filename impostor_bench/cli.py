@@ -26,6 +26,7 @@ SUBCOMMAND_MODULES = (
     "impostor_bench.commands.report",
     "impostor_bench.commands.simulate",
     "impostor_bench.commands.power",
+    "impostor_bench.commands.compare",
     "impostor_bench.commands.play",
     "impostor_bench.commands.tracking_server",
     "impostor_bench.commands.relocate",

@@ -129,3 +129,71 @@ def building_task_for_eval() -> bool:
             return True
         frame = frame.f_back
     return False
+
+
+def resolve_registry_aliases() -> None:
+    """Let every ``get_model`` take a registry alias (``--model gpt-4o``): its Inspect model string
+    and model_args from ``configs/models.yaml``, a missing key said in one line.
+
+    Inspect refuses a model name without ``<api>/`` inside ``get_model`` before any provider
+    plugin is asked (no public hook maps names), so the function its resolver calls is wrapped:
+    names with a ``/`` pass through untouched, so nothing that worked before changes.
+    """
+    import functools
+
+    from inspect_ai.model import _model
+
+    original = _model.get_model
+    if getattr(original, "_impostor_aliases", False):
+        return
+
+    @functools.wraps(original)
+    def get_model(model=None, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if isinstance(model, str) and model and "/" not in model:
+            if _is_alias(model):
+                model, alias_args = _alias_model(model)
+                kwargs = alias_args | kwargs  # -M arguments over the alias's model_args
+            else:  # Inspect's own names without a '/' ("none") stay Inspect's; else one line, not a traceback
+                try:
+                    return original(model, *args, **kwargs)
+                except ValueError as exc:
+                    if "<api_name>/<model_name>" not in str(exc):
+                        raise
+                    _alias_model(model)  # raises the one line, with close aliases
+        return original(model, *args, **kwargs)
+
+    get_model._impostor_aliases = True  # type: ignore[attr-defined]
+    _model.get_model = get_model
+
+
+def _is_alias(name: str) -> bool:
+    from impostor_bench.registry import load_registry
+
+    try:
+        return name in load_registry().entries
+    except ImpostorError:
+        return False
+
+
+def _alias_model(name: str) -> tuple[str, dict]:
+    """(Inspect model string, model_args) of the alias ``name``; one-line errors for an unknown
+    alias or a model that cannot be created here (a missing key names the key)."""
+    import difflib
+
+    from impostor_bench.preflight import check_models
+    from impostor_bench.registry import load_registry
+
+    try:
+        reg = load_registry()
+        entry = reg.entries.get(name)
+        if entry is None:
+            close = difflib.get_close_matches(name, list(reg.entries), n=3)
+            raise ImpostorError(f"model {name!r} is neither an Inspect model string (<api>/<model>) nor an alias of "
+                                f"the model registry; fix: "
+                                + (f"did you mean {', '.join(close)}? " if close else "")
+                                + "use an alias of configs/models.yaml (docs/models.md) or an Inspect model string such as openai/gpt-4o")
+        args = dict(entry.model_args)
+        check_models({name: entry.model}, "--model", {name: args})
+    except ImpostorError as exc:
+        raise UserInputError.of(exc) from None
+    return entry.model, args

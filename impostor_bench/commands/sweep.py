@@ -25,17 +25,19 @@ def register(subparsers: Any) -> None:
     p.add_argument("--shard", metavar="I/N", help="run only shard I of N (round-robin over experiments)")
     p.add_argument("--log-dir", help="Inspect log directory (default: OUTPUT_DIR/NAME[/shard-I-of-N])")
     p.add_argument("--display", choices=["full", "conversation", "rich", "plain", "log", "none"],
-                   help="Inspect progress display (default: Inspect's)")
+                   help="Inspect's own display, with a result panel per experiment (default: none; the sweep's "
+                        "one progress line and its summary, the panels' numbers are in the logs and MLflow)")
     p.set_defaults(func=_cmd)
 
 
 def run_sweep(config: str, shard: Optional[str] = None, log_dir: Optional[str] = None, dry_run: bool = False,
               display: Optional[DisplayType] = None, list_all: bool = False) -> int:
     """Run (or with ``dry_run`` plan) the sweep of ``config`` with the Impostor task."""
+    from impostor_bench.scorers.winner import rates_by_model
     from impostor_bench.tasks.impostor import impostor
 
     return run.run_sweep(config, impostor, shard=shard, log_dir=log_dir, dry_run=dry_run, display=display,
-                         list_all=list_all)
+                         list_all=list_all, model_rates=rates_by_model)
 
 
 def _cmd(args: argparse.Namespace) -> int:

@@ -7,9 +7,17 @@
 
 Provider classes are imported lazily, so importing this module is cheap and
 does not need llama-cpp-python or litellm to be installed.
+
+It also lets every model name be a registry alias (``--model gpt-4o`` -> ``openai/gpt-4o``
+with the alias's model_args; ``impostor_bench.inspect_compat.resolve_registry_aliases``):
+Inspect loads this entry point before it resolves ``--model``.
 """
 
 from inspect_ai.model import ModelAPI, modelapi
+
+from impostor_bench.inspect_compat import resolve_registry_aliases
+
+resolve_registry_aliases()
 
 
 def _plain_errors(cls: type[ModelAPI]) -> type[ModelAPI]:

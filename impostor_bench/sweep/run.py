@@ -9,6 +9,7 @@ end-of-run summary; the MLflow parent run and the end-of-run sync are ``sweep.tr
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import sys
@@ -22,6 +23,7 @@ from impostor_bench.outdir import make_dir
 from impostor_bench.preflight import check_models
 from impostor_bench.sweep.config import GAME_FIELDS, MANIFEST, config_hash, game_fields
 from impostor_bench.sweep.plan import Plan, plan, plan_table, resolve_models, task_spec
+from impostor_bench.sweep.progress import ProgressView, SweepProgress, showing
 from impostor_bench.sweep.tracking import complete_unfinished_runs, start_tracking, wait_seconds
 
 if TYPE_CHECKING:
@@ -183,6 +185,37 @@ def _print_cost(pl: Plan) -> None:
         print(f"estimated cost: not available ({type(exc).__name__}: {exc})", flush=True)
 
 
+def effective_settings(pl: Plan) -> dict[str, dict[str, Any]]:
+    """Each model's generation settings as its games play them (sweep option > alias default >
+    the paper's 0.7 / 150, ``impostor_bench.core.generation``): what a sweep displays, where
+    Inspect's panels show the task options (``None``: not set by the sweep)."""
+    from impostor_bench.core.generation import seat_settings
+    from impostor_bench.registry import load_registry
+
+    reg, cfg = load_registry(), pl.config
+    out = {}
+    for alias in cfg.models:
+        model = pl.resolved.get(alias, alias)
+        d = reg.defaults(alias).model_dump(exclude_none=True)
+        s = seat_settings(model, temperature=cfg.temperature, max_tokens=cfg.max_tokens,
+                          vote_temperature=cfg.vote_temperature, alias_defaults=d)
+        out[alias] = {"temperature": s.temperature, "max_tokens": s.max_tokens, "vote_temperature": s.vote_temperature}
+    return out
+
+
+def settings_line(pl: Plan) -> str:
+    """``game settings: temperature 0.7, max_tokens 150, vote temperature 0.3 (every model)``."""
+    eff = effective_settings(pl)
+
+    def text(v: dict[str, Any]) -> str:
+        return f"temperature {v['temperature']:g}, max_tokens {v['max_tokens']}, vote temperature {v['vote_temperature']:g}"
+
+    kinds = {text(v) for v in eff.values()}
+    if len(kinds) == 1:
+        return f"game settings: {kinds.pop()} (every model)"
+    return "game settings: " + "; ".join(f"{a} {text(v)}" for a, v in eff.items())
+
+
 def _experiment_key(mode: Any, difficulty: Any, seed: Any, models: Any) -> str:
     return json.dumps([mode, difficulty, seed, models], sort_keys=True, default=str)
 
@@ -251,9 +284,29 @@ def print_plan(pl: Plan, log_dir: Path, list_all: bool) -> None:
     print(f"\nlog dir: {log_dir}   sweep id: {pl.sweep_id}")
 
 
+def _log_model_summaries(client: Any, ctx: Any, pl: Plan, ld: Path, rates_metric: Optional[Callable[[], Any]]) -> None:
+    """One MLflow run per model, pooled over the sweep's games (``tracking.modelsummary``) by
+    ``rates_metric`` (the scorer's ``rates_by_model``, handed in by the command line; None: none)."""
+    from impostor_bench.tracking.modelsummary import MAX_GAMES, log_model_summaries
+
+    if rates_metric is None:
+        return
+    if pl.games > MAX_GAMES:
+        print(f"MLflow: per-model summary runs are written for sweeps of up to {MAX_GAMES:,} games; for this one "
+              f"run `impostor report --experiment {ctx.experiment} --out DIR --log-run`", file=sys.stderr)
+        return
+    try:
+        exp = client.get_experiment_by_name(ctx.experiment)
+        n = log_model_summaries(client, exp.experiment_id, pl.sweep_id, ld, rates_metric)
+        print(f"MLflow: {n} per-model summary run(s) (impostor.kind=model_summary), pooled over the sweep's games",
+              file=sys.stderr)
+    except Exception as exc:  # noqa: BLE001 - a summary never fails a sweep
+        print(f"impostor tracking: could not write the per-model summary runs ({str(exc)[:200]})", file=sys.stderr)
+
+
 def run_sweep(config: str, task_factory: Callable[..., Any], shard: Optional[str] = None,
               log_dir: Optional[str] = None, dry_run: bool = False, display: Optional[DisplayType] = None,
-              list_all: bool = False) -> int:
+              list_all: bool = False, model_rates: Optional[Callable[[], Any]] = None) -> int:
     wait_seconds()  # a bad IMPOSTOR_MLFLOW_WAIT_S is refused before the plan, not after the games
     pl = plan(config, shard)
     _import_modules(pl)
@@ -266,7 +319,9 @@ def run_sweep(config: str, task_factory: Callable[..., Any], shard: Optional[str
     check_models(pl.resolved, f"{pl.path}: field 'models'", model_args=alias_model_args(pl.resolved))
     if not pl.experiments:
         raise ImpostorError(f"{config}: shard {shard} has no experiments; fix: use fewer shards")
-    _print_cost(left_to_play(pl, ld))  # what the run will cost, before its first game
+    left = left_to_play(pl, ld)
+    _print_cost(left)  # what the run will cost, before its first game
+    print(settings_line(pl), flush=True)
     tasks = build_tasks(pl, task_factory)  # validates word pairs and task options before anything is written
     check_log_dir(ld, pl)
 
@@ -281,18 +336,22 @@ def run_sweep(config: str, task_factory: Callable[..., Any], shard: Optional[str
     cfg = pl.config
     t0 = time.time()
     ok_eval: Optional[bool] = None
+    # Inspect's per-experiment result panels only with --display; else the sweep's one progress view
+    view = None if display is not None else ProgressView(SweepProgress(len(left.experiments), left.games))
     try:
-        with tracking_context.using(ctx):
+        with tracking_context.using(ctx), (showing(view) if view is not None else contextlib.nullcontext()):
             ok_eval, _ = eval_set(
                 tasks, log_dir=str(ld), retry_attempts=cfg.retries.attempts, retry_wait=cfg.retries.wait,
                 retry_on_error=cfg.retries.on_error, fail_on_error=cfg.retries.fail_on_error,
                 max_connections=cfg.concurrency.max_connections, max_samples=cfg.concurrency.max_samples,
-                max_tasks=cfg.concurrency.max_tasks, log_realtime=cfg.concurrency.log_realtime, display=display,
+                max_tasks=cfg.concurrency.max_tasks, log_realtime=cfg.concurrency.log_realtime,
+                display=display if display is not None else "none",
                 **{k: v for k in ("max_retries", "timeout", "attempt_timeout")
                    if (v := getattr(cfg.retries, k)) is not None},
             )
         if client is not None and not ctx.disabled:
             complete_unfinished_runs(ld, ctx)
+            _log_model_summaries(client, ctx, pl, ld, model_rates)
     finally:
         wall = time.time() - t0
         metrics, lines, ok = summarize(ld, pl, wall)
@@ -306,7 +365,7 @@ def run_sweep(config: str, task_factory: Callable[..., Any], shard: Optional[str
             except Exception as exc:  # noqa: BLE001
                 print(f"impostor tracking: could not update the sweep run ({str(exc)[:200]}); "
                       f"run: impostor sync {ld}", file=sys.stderr)
-        print("\n".join(lines))
+        print("\n" + "\n".join(lines))
         if ctx.disabled and pl.config.tracking.enabled:
             from impostor_bench.tracking.store import tracking_disabled
 

@@ -75,7 +75,9 @@ def start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
         print(f"  runs table: {runs_view(client, exp_id, ui)}"
               + ("" if server else f"\n    (start the UI: LITELLM_LOCAL_MODEL_COST_MAP=True mlflow ui --backend-store-uri "
                                    f"{shown_uri(uri)})"), file=sys.stderr)
-        print(f"  by impostor model: {runs_view(client, exp_id, ui, 'impostor-by-impostor-model', impostor_models(pl))}",
+        # one row per model, its rates pooled over the sweep's games (written at the sweep's end): the
+        # by-impostor-model grouping has pair-valued groups in team modes (issue 44)
+        print(f"  by model (pooled over games, at the end): {runs_view(client, exp_id, ui, 'impostor-by-model')}",
               file=sys.stderr)
         base["tracking_uri"] = uri
         return Context(parent_run_id=parent, **base), client

@@ -193,7 +193,13 @@ VIEW_COLUMNS = (
 )
 #: Named views of the runs table: key -> the tag runs are grouped by (None: not grouped).
 VIEWS = {"impostor-runs": None, "impostor-by-impostor-model": "impostor.impostor_model",
-         "impostor-by-majority-model": "impostor.majority_model"}
+         "impostor-by-majority-model": "impostor.majority_model", "impostor-by-model": None}
+#: Views of other runs than the experiments': the per-model summary runs (``tracking.modelsummary``),
+#: one row per model with its rates pooled over the sweep's games.
+VIEW_FILTERS = {"impostor-by-model": "tags.`impostor.kind` = 'model_summary'"}
+VIEW_COLUMNS_OF = {"impostor-by-model": (
+    "tags.`impostor.model`", "metrics.`impostor_win_pct`", "metrics.`detection_pct`", "metrics.`majority_win_pct`",
+    "metrics.`impostor_games`", "metrics.`majority_seats`")}
 
 
 def runs_view(client: Any, experiment_id: str, base: str = "http://127.0.0.1:5000",
@@ -210,9 +216,12 @@ def runs_view(client: Any, experiment_id: str, base: str = "http://127.0.0.1:500
 
     group = VIEWS[view]
     state = {
-        "searchFilter": VIEW_FILTER, "orderByKey": "attributes.start_time", "orderByAsc": False,
+        "searchFilter": VIEW_FILTERS.get(view, VIEW_FILTER),
+        "orderByKey": "metrics.`impostor_win_pct`" if view in VIEW_FILTERS else "attributes.start_time",
+        "orderByAsc": False,
         # a grouped view has no description per group: the room goes to the group's name
-        "selectedColumns": [c for c in VIEW_COLUMNS if group is None or c != "attributes.`Description`"],
+        "selectedColumns": list(VIEW_COLUMNS_OF.get(view, ())) or [
+            c for c in VIEW_COLUMNS if group is None or c != "attributes.`Description`"],
         "runListHidden": False,
         "groupBy": None if group is None else {
             "aggregateFunction": "average", "groupByKeys": [{"mode": "tag", "groupByData": group}]},

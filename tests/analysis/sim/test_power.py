@@ -146,3 +146,57 @@ def test_cli_power_clustered(capsys, sim_export):
     assert "estimated from" in capsys.readouterr().out
     assert main(["power", "--reps", "0", "--icc", "1.5"]) == 2
     assert "--icc" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- inputs first, honest output
+
+
+def test_cli_power_wrong_parquet_fails_before_any_computation(capsys, monkeypatch, tmp_path):
+    import impostor_bench.commands.power as cmd
+
+    def no_work(*a, **k):
+        raise AssertionError("computed before the inputs were checked")
+
+    monkeypatch.setattr(cmd, "power_table", no_work)
+    monkeypatch.setattr(cmd, "_icc_from_export", no_work)
+    for where, said in ((tmp_path / "nope", "not a directory"), (tmp_path, "no games.parquet there")):
+        assert main(["power", "--parquet", str(where)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and said in err and err.count("fix:") == 1 and "Traceback" not in err
+
+
+def test_cli_power_warns_when_the_icc_comes_from_few_experiments(capsys, tmp_path, sim_export):
+    from impostor_bench.analysis.io import write_tables
+    from impostor_bench.analysis.sim.simulate import simulate_games
+    from impostor_bench.commands.power import MIN_ICC_EXPERIMENTS
+
+    write_tables(tmp_path, *simulate_games(6, 20, seed=3))
+    assert main(["power", "--reps", "0", "--parquet", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "(6 experiments" in out and f"warning: the ICC is estimated from only 6 experiment(s) (fewer than {MIN_ICC_EXPERIMENTS})" in out
+    assert main(["power", "--reps", "0", "--parquet", str(sim_export)]) == 0  # 40 experiments: no warning
+    out = capsys.readouterr().out
+    assert "(40 experiments" in out and "warning" not in out
+
+
+def _table_with_power(pw: float, se: float):
+    from impostor_bench.analysis.sim.power import power_table as real
+
+    t = real(0.8, 0.8, 0.45, 0.05, reps=0)
+    return t.assign(simulated_power=pw, simulated_power_se=se, reps=200)
+
+
+@pytest.mark.parametrize("pw, se, said", [(0.765, 0.030, "within 2 Monte-Carlo SE"), (0.60, 0.035, "beyond Monte-Carlo error"),
+                                          (0.81, 0.028, None)])
+def test_cli_power_says_when_the_recommended_design_falls_short(capsys, monkeypatch, pw, se, said):
+    import impostor_bench.commands.power as cmd
+
+    monkeypatch.setattr(cmd, "power_table", lambda *a, **k: _table_with_power(pw, se))
+    assert main(["power", "--reps", "200"]) == 0
+    out = capsys.readouterr().out
+    rec = next(i for i, ln in enumerate(out.splitlines()) if ln.startswith("Recommendation:"))
+    note = out.splitlines()[rec + 1]
+    if said is None:
+        assert "below the requested" not in out and not note.startswith("  note:")
+    else:
+        assert note.startswith(f"  note: its simulated power, {pw:.3f} +/- {se:.3f}, is below the requested 0.8") and said in note
