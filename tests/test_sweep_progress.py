@@ -112,7 +112,14 @@ def test_a_sweep_prints_progress_and_its_summary_not_inspect_panels(tmp_path, mo
 def test_display_flag_brings_inspect_panels_back(tmp_path, monkeypatch, capsys):
     from impostor_bench.commands.sweep import run_sweep
 
+    import inspect_ai._display.core.active as active
+    import inspect_ai.util._display as display_state
+
     monkeypatch.setenv("IMPOSTOR_MLFLOW", "0")
+    # Inspect keeps one display per process (the first sweep's "none" in this test process); a
+    # real `impostor sweep --display plain` is a fresh process, so start from none here too
+    monkeypatch.setattr(active, "_active_display", None)
+    monkeypatch.setattr(display_state, "_display_type", None)
     cfg = write_config(tmp_path / "s.yaml", modes=["homogeneous"], models=["testplayer/a"])
     assert run_sweep(str(cfg), log_dir=str(tmp_path / "logs"), display="plain") == 0
     cap = capsys.readouterr()
