@@ -38,6 +38,7 @@ from impostor_bench.analysis.sim.effects import SimModel
 from impostor_bench.analysis.sim.simulate import simulate_games
 from impostor_bench.analysis.stats.config import StatsConfig
 from impostor_bench.analysis.stats.inference import SPECS, inference_rows
+from impostor_bench.analysis.stats.odds import EXTRA_MODE_CONTRASTS
 from impostor_bench.analysis.stats.session import Analysis
 
 STRONG = dict(pair_effect_sd=1.0, experiment_effect_sd=0.5)
@@ -72,6 +73,9 @@ def design_truth(games: pd.DataFrame, players: pd.DataFrame) -> dict[str, float]
         for md, q in by_mode.items():
             if md != "homogeneous":
                 t[f"quantity:{md}_vs_homogeneous_or"] = t[f"or:{md}_vs_homogeneous"] = odds(q) / odds(by_mode["homogeneous"])
+    for a, b in EXTRA_MODE_CONTRASTS:
+        if a in by_mode and b in by_mode:
+            t[f"or:{a}_vs_{b}"] = odds(by_mode[a]) / odds(by_mode[b])
     by_seat = pd.Series(p).groupby(games["impostor_seat"].to_numpy()).mean()
     for s in (1, 2, 3):
         if s in by_seat and 0 in by_seat:
