@@ -127,6 +127,8 @@ def summarise(records: pd.DataFrame, scenario: str, experiments: int, games: int
     z = 1.959964
     width = np.where(log, np.log(r["ci_high"]) - np.log(r["ci_low"]), r["ci_high"] - r["ci_low"])
     r["width_ratio"] = np.where(have_ci, width / (2 * z * np.where(log, sd_log, sd)), np.nan)
+    r["width"] = np.where(have_ci, width, np.nan)
+    r["sd_true"] = np.where(log, sd_log, sd)
     r["reject"] = np.where(r["p"].notna(), r["p"] < alpha, np.nan)
     out = []
     for (cal, meth), part in r.groupby(["calibration", "method_family"], sort=True):
@@ -136,7 +138,10 @@ def summarise(records: pd.DataFrame, scenario: str, experiments: int, games: int
                     "reps": int(part["rep"].nunique()), "n_intervals": len(cov), "coverage": cov.mean() if len(cov) else np.nan,
                     "n_pvalues": len(rej), "size": rej.mean() if (len(rej) and scenario == "global_null") else np.nan,
                     "rejection_rate": rej.mean() if len(rej) else np.nan,
-                    "width_ratio": float(np.nanmedian(part["width_ratio"])) if len(cov) else np.nan})
+                    "width_ratio": float(np.nanmedian(part["width_ratio"])) if len(cov) else np.nan,
+                    # issue 39: mean printed SE (interval width / 2z) over the SD of the estimate across runs,
+                    # pooled over the family's quantities (target 0.9-1.15)
+                    "se_ratio": _se_ratio(part) if len(cov) else np.nan})
     s = pd.DataFrame(out)
     seen = set(s["table"] + ":" + s["quantity"]) if len(s) else set()
     for spec in SPECS:  # listed but never printed on simulated games: a row that says so (no evidence)
@@ -145,11 +150,19 @@ def summarise(records: pd.DataFrame, scenario: str, experiments: int, games: int
                 "table": spec.table, "quantity": spec.name, "method": "no values on simulated games",
                 "scenario": scenario, "experiments": experiments, "games": games, "reps": 0, "n_intervals": 0,
                 "coverage": np.nan, "n_pvalues": 0, "size": np.nan, "rejection_rate": np.nan,
-                "width_ratio": np.nan}])], ignore_index=True)
+                "width_ratio": np.nan, "se_ratio": np.nan}])], ignore_index=True)
     size_t, cov_t = TARGETS["paper" if experiments >= 756 and games >= 120 else "small"]
     s["target_size"], s["target_coverage"] = size_t, cov_t
     s["meets"] = ((s["size"].isna() | (s["size"] <= size_t)) & (s["coverage"].isna() | (s["coverage"] >= cov_t)))
     return s
+
+
+def _se_ratio(part: pd.DataFrame) -> float:
+    """Mean over quantities of (mean printed SE / SD of the estimate over runs)."""
+    z = 1.959964
+    by_q = part.groupby("quantity").agg(width=("width", "mean"), sd=("sd_true", "first"))
+    by_q = by_q[(by_q["sd"] > 0) & by_q["width"].notna()]
+    return float((by_q["width"] / (2 * z) / by_q["sd"]).mean()) if len(by_q) else np.nan
 
 
 def _chunk(args) -> pd.DataFrame:
