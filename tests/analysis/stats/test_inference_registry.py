@@ -198,3 +198,18 @@ def test_reduced_calibration_matrix_holds_size_and_coverage():
     high = binom.ppf(0.995, sized["n_pvalues"], 0.08) / sized["n_pvalues"]
     assert (sized["size"] <= high).all(), sized[sized["size"] > high].to_string()
     assert np.isfinite(res["width_ratio"]).any()
+
+
+def test_every_row_states_its_estimand():
+    """issue 39: conditional on the design, except the difficulty tests (two-way by word pair) and the
+    paper's procedures."""
+    from impostor_bench.analysis.stats.inference import (ESTIMAND_DESIGN, ESTIMAND_PAIRS, ESTIMAND_PAPER,
+                                                         estimand_of, inference_rows)
+
+    rows = inference_rows(shared_ballot(), fast_config(), ["odds_ratios", "chi2"]).set_index("quantity")
+    assert rows.loc["factor:difficulty_x_outcome", "estimand"] == ESTIMAND_PAIRS
+    assert rows.loc["factor:difficulty_x_detection", "estimand"] == ESTIMAND_PAIRS
+    assert rows.loc["or:team_aware_vs_team_blind", "estimand"] == ESTIMAND_DESIGN
+    assert rows.loc["factor:mode_x_outcome", "estimand"] == ESTIMAND_DESIGN
+    assert estimand_of("paper (game-level Wald; does not hold under experiment clustering)") == ESTIMAND_PAPER
+    assert rows["estimand"].notna().all()
