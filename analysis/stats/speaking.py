@@ -24,8 +24,9 @@ position an independent Multinomial(L, 1/4). Replicates of every position statis
 are therefore exact draws from two multinomials - no per-game shuffling is needed.
 
 ``speaking_glm``: game-level logit of impostor win on position indicators (ref.
-position 0) with mode, difficulty and impostor-model fixed effects, cluster-robust
-SEs by experiment_id.
+position 0) with mode, difficulty and impostor-model fixed effects, CR2 by experiment_id with
+t on Bell-McCaffrey df (``_regress.experiment_logit``; issue 39: the CR1 / normal-z fit
+covered 90% at 120 x 40); ``paper_methods`` restores the CR1 / normal fit. ``method`` names it.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from scipy import stats
 
 from impostor_bench.analysis.stats._base import (ALL, DIFFICULTIES, MODES, StatsUnavailable, design_codes, note,
                                   ordered_levels, prepared, table)
-from impostor_bench.analysis.stats._regress import cluster_logit, with_intercept
+from impostor_bench.analysis.stats._regress import fit_columns, inference_fit, with_intercept
 from impostor_bench.analysis.stats.config import BOOTSTRAPS, StatsConfig
 from impostor_bench.analysis.stats.resampling import exp_sums, percentile_ci, perm_pvalue, replicate_totals
 from impostor_bench.analysis.stats.session import Analysis
@@ -158,6 +159,6 @@ def speaking_glm(data: Analysis, config: StatsConfig) -> pd.DataFrame:
             mat, names = design_codes(vals, levels=lv)
             blocks.append((mat, [f"fe:{x}" for x in names]))
     X, names = with_intercept(*blocks)
-    fit = cluster_logit(prep.y[ok], X, names, prep.exp_code[ok], "speaking_glm", config.min_clusters)
-    return pd.DataFrame([{"term": t, **fit.wald(t, config.alpha), "n": fit.n, "n_clusters": fit.n_clusters}
-                         for t in names if t.startswith("pos")])
+    terms = [t for t in names if t.startswith("pos")]
+    fit = inference_fit(prep.y[ok], X, names, prep.exp_code[ok], "speaking_glm", config, paper="cluster", terms=terms)
+    return pd.DataFrame([{"term": t, **fit.wald(t, config.alpha), "n": fit.n, **fit_columns(fit)} for t in terms])

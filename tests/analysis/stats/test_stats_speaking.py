@@ -147,3 +147,15 @@ def test_bh_family_uses_the_randomisation_p():
     fam = mc[mc["family"] == "speaking_itt"].set_index("hypothesis")["p"]
     want = pd.Series(s["p_randomization"].to_numpy(), index=s["mode"] + "/" + s["difficulty"])
     pd.testing.assert_series_equal(fam.sort_index(), want.sort_index(), check_names=False)
+
+
+def test_speaking_glm_is_cr2_with_small_sample_t(pos_effect):
+    """issue 39: CR2 by experiment with t on Bell-McCaffrey df (CR1 / normal z covered 90% at 120 x 40);
+    the paper's CR1 / normal fit under paper_methods. Same ORs, CR2 SEs are the larger."""
+    glm = TABLES["speaking_glm"](pos_effect, fast_config()).set_index("term")
+    paper = TABLES["speaking_glm"](pos_effect, fast_config(paper_methods=True)).set_index("term")
+    assert (glm["method"] == "logit, CR2 by experiment, t(Bell-McCaffrey df)").all()
+    assert paper["method"].str.startswith("paper").all()
+    assert np.allclose(glm["or"], paper["or"], rtol=1e-6)
+    assert (glm["df"] > 10).all() and (glm["df"] < glm["n_clusters"]).all()
+    assert (glm["se"] >= paper["se"] * 0.99).all()
