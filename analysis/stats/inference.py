@@ -98,7 +98,7 @@ SPECS: tuple[Inference, ...] = (
     I("balance", "p_imp", ("mode",), "p_imp", ("p_imp_ci_low", "p_imp_ci_high"), method="ci_method"),
     I("bootstrap", "quantity", ("quantity",), "estimate", ("ci_low", "ci_high"), method="method"),
     I("speaking_itt", "itt", ("mode", "difficulty"), "mid_rand_pp", ("ci_low", "ci_high"), "p",
-      method="speaking-order randomisation p; design bootstrap CI", family="speaking_itt", scale=100,
+      method="speaking-order randomisation p; CI by inverting it (location shift)", family="speaking_itt", scale=100,
       pooled_out=True),
     I("speaking_randomization", "position", ("scope", "contrast"), "observed_pp", p="p",
       method="speaking-order randomisation (positions re-drawn per game)", scale=100),
