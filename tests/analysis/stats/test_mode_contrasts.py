@@ -69,9 +69,11 @@ def test_design_matrix_is_full_rank_and_spans_the_modes():
 
 @pytest.mark.slow
 def test_width_matches_the_sampling_sd_on_a_fixed_design():
-    """60 runs of one 120 x 40 design with the paper's planted effects: mean SE / SD of the
-    estimate in [0.85, 1.2] per contrast and pooled coverage >= 90%; the mode-only fit's
-    ratio is above 1.2 on the same runs (the test can fail)."""
+    """60 runs of one 120 x 40 design with the paper's planted effects: the mean SE over the SD of
+    the estimate, pooled over the five contrasts, in [0.9, 1.15] and no contrast above 1.3;
+    pooled coverage >= 90%; the mode-only fit's SE is > 10% larger on the same runs (its excess
+    width is the design's composition; the estimates are the same, so this ratio has no Monte-Carlo
+    noise from the SD)."""
     reps = 60
     new, old, cover = [], [], []
     for rep in range(reps):
@@ -86,9 +88,9 @@ def test_width_matches_the_sampling_sd_on_a_fixed_design():
     new_d, old_d = pd.concat(new), pd.concat(old)
     assert set(new_d.index) == {f"{m}_vs_homogeneous" for m in MODES} | {"team_aware_vs_team_blind"}
     ratio = new_d.groupby(level=0)["se"].mean() / new_d.groupby(level=0)["coef"].std()
-    ratio_old = old_d.groupby(level=0)["se"].mean() / old_d.groupby(level=0)["coef"].std()
-    assert ratio.between(0.85, 1.2).all(), ratio
-    assert (ratio_old > 1.2).all(), ratio_old
+    assert 0.9 <= ratio.mean() <= 1.15 and (ratio < 1.3).all(), ratio
+    vs_hom = [f"{m}_vs_homogeneous" for m in MODES]
+    excess = old_d.groupby(level=0)["se"].mean()[vs_hom] / new_d.groupby(level=0)["se"].mean()[vs_hom]
+    assert excess.mean() > 1.1, excess
     assert np.mean(cover) >= 0.90
-    # and the coverage is not luck: 95% is inside the binomial band of what was seen
     assert stats.binomtest(int(np.sum(cover)), len(cover), 0.95).pvalue > 0.001
