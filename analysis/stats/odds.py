@@ -81,6 +81,10 @@ def mode_ors(prep: Prepared, config: StatsConfig, mask: Optional[np.ndarray] = N
 EXTRA_MODE_CONTRASTS = (("team_aware", "team_blind"),)
 
 
+def _versus(ref: str) -> Callable[[Any], str]:
+    return lambda m: f"{m}_vs_{ref}"
+
+
 def mode_contrasts(data: Analysis, prep: Prepared, config: StatsConfig) -> list[dict]:
     """Each mode vs homogeneous and ``EXTRA_MODE_CONTRASTS``: marginal ORs with the design logit's
     CR2 residuals (``_marginal``); the mode-only fit (``mode_ors``) under ``paper_methods`` or
@@ -102,8 +106,7 @@ def mode_contrasts(data: Analysis, prep: Prepared, config: StatsConfig) -> list[
     if res is None:
         rows = mode_ors(prep, config)
         for a, b in pairs[len(rows):]:
-            rows += categorical_ors(prep.mode, prep.y, b, lambda m, b=b: f"{m}_vs_{b}", config, "mode ORs",
-                                    prep.exp_code, levels=[a])
+            rows += categorical_ors(prep.mode, prep.y, b, _versus(b), config, "mode ORs", prep.exp_code, levels=[a])
         return rows
     n = pd.Series(prep.mode).value_counts()
     rows = []

@@ -139,7 +139,7 @@ def opponent_baseline(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     for model in ordered_levels(prep.imp_model, ()):
         scopes = [("cell", d, (prep.imp_model == model) & (prep.difficulty == d), [mode_f]) for d in diffs]
         if not config.paper_methods:  # difficulty x fold spans the folds; mode x fold would be collinear with it
-            scopes.append(("model", ALL, prep.imp_model == model, [diff_f, (prep.mode, MODES, "mode")]))
+            scopes.append(("model", ALL, prep.imp_model == model, [diff_f, (prep.mode, list(MODES), "mode")]))
         for scope, d, sel, fes in scopes:
             what = f"{model}/{d}"
             sel = _drop_flat(data, prep, sel & np.isfinite(base), mode_f[0] if scope == "cell" else prep.mode,

@@ -116,21 +116,20 @@ def test_folds_halve_every_mode_difficulty_stratum():
 @pytest.mark.slow
 def test_no_slope_under_a_null_with_shared_pairs_and_experiment_effects():
     """Nine identical models, word-pair SD 1.0 shared across experiments, experiment SD 0.5 (the
-    calibration matrix's global_null) at 120 x 40, 12 studies: the per-model rows (scope model)
-    centre on OR 1 and reject at about 5%. The leave-experiment-out baseline of the first version
-    failed this (median OR per 10 pp ~2, 24% rejections at 120 x 40)."""
+    calibration matrix's global_null) at 120 x 40, 20 studies: the per-model rows (scope model)
+    centre on log-OR 0 (mean over rows within 0.2; the leave-experiment-out baseline of the first
+    version averaged +0.28, docs/analysis.md) and reject at about 5%."""
     import pandas as pd
     from impostor_bench.analysis.calibration_matrix import SCENARIOS
     from impostor_bench.analysis.data import AnalysisData
     from impostor_bench.analysis.sim.simulate import simulate_games
 
     rows = []
-    for rep in range(12):
+    for rep in range(20):
         g, pl, models = simulate_games(120, 40, design_seed=2, seed=300 + rep, **SCENARIOS["global_null"])
         t = TABLES["opponent_baseline"](AnalysisData(games=g, players=pl, models=models), fast_config(strict=False))
         rows.append(t[(t["scope"] == "model") & t["p"].notna()])
     t = pd.concat(rows)
-    assert len(t) >= 60
-    log_or = np.log(t["or_per_10pp"])
-    assert abs(np.median(log_or)) < 0.1  # OR per 10 pp within [0.90, 1.11] at the median
+    assert len(t) >= 50
+    assert abs(np.log(t["or_per_10pp"]).mean()) < 0.2
     assert (t["p"] < 0.05).mean() <= 0.12
