@@ -86,3 +86,23 @@ def test_difficulty_tests_hold_their_size_over_fresh_word_pairs():
     rates = (np.array(two_way) < 0.05).mean(0)
     assert (rates <= limit).all(), rates
     assert (np.array(exp_only) < 0.05).mean() > limit  # the experiment-only test fails the same runs
+
+
+def test_calibration_matrix_reports_no_size_for_pair_population_tests_on_one_design():
+    """On the matrix's global null the design (and its word pairs) is fixed, so a test whose estimand is
+    over a population of pairs has no null there; its size comes from fresh_pairs_null (a new design per run)."""
+    from impostor_bench.analysis.calibration_matrix import summarise
+
+    q = ["factor:difficulty_x_outcome", "factor:mode_x_outcome"] * 10
+    rec = pd.DataFrame({"calibration": "chi2:factor", "quantity": q,
+                        "estimate": 1.0, "ci_low": np.nan, "ci_high": np.nan, "p": [0.01, 0.5] * 10,
+                        "method": ["logit, two-way cluster-robust by experiment and word pair (CR1 each), Wald F",
+                                   "logit, CR2 by experiment, Wald F(q, G-1)"] * 10,
+                        "truth": np.nan, "rep": np.repeat(np.arange(10), 2)})
+    fixed = summarise(rec, "global_null", 60, 24).set_index("method")
+    fresh = summarise(rec, "fresh_pairs_null", 60, 24).set_index("method")
+    two_way = [m for m in fixed.index if "word pair" in m][0]
+    cr2 = [m for m in fixed.index if "CR2" in m][0]
+    assert np.isnan(fixed.loc[two_way, "size"]) and fixed.loc[two_way, "rejection_rate"] == 1.0
+    assert fixed.loc[cr2, "size"] == 0.0
+    assert fresh.loc[two_way, "size"] == 1.0 and fresh.loc[cr2, "size"] == 0.0
