@@ -41,6 +41,8 @@ from impostor_bench.analysis.stats._base import Prepared, StatsUnavailable, majo
 from impostor_bench.analysis.stats._regress import aggregate
 
 METHOD = "marginal log-OR, CR2 residuals of the design logit (composition-adjusted) by experiment, t(Bell-McCaffrey df)"
+METHOD_SLOPE = ("logit slope, CR2 residuals of the design logit (composition-adjusted) by experiment, "
+                "t(Bell-McCaffrey df)")
 
 
 def _dummies(values) -> np.ndarray:
@@ -123,7 +125,14 @@ def marginal_log_or(res: DesignResiduals, a, b) -> tuple[float, float, float]:
     if pa in (0.0, 1.0) or pb in (0.0, 1.0):
         raise StatsUnavailable(f"{a} vs {b}: a win rate of 0 or 1 (the OR is unbounded)")
     d = np.where(ina, 1 / (na * pa * (1 - pa)), 0.0) - np.where(inb, 1 / (nb * pb * (1 - pb)), 0.0)
-    dt = d * res.sw  # whitened weights
+    se, df = linear_se(res, d)
+    return float(np.log(pa / (1 - pa)) - np.log(pb / (1 - pb))), se, df
+
+
+def linear_se(res: DesignResiduals, d: np.ndarray) -> tuple[float, float]:
+    """CR2 SE and Bell-McCaffrey df of an estimator whose influence is ``sum_c d_c (s_c - n_c p_c)``
+    over the cells (``d``: the delta-method weight of each cell's win total)."""
+    dt = np.asarray(d, float) * res.sw  # whitened weights
     u = np.zeros(len(res.adj))  # influence of each experiment
     norms = np.zeros(len(res.adj))
     Z = np.zeros((len(res.adj), res.K))
@@ -135,7 +144,37 @@ def marginal_log_or(res: DesignResiduals, a, b) -> tuple[float, float, float]:
     var = float((u ** 2).sum())
     omega = np.diag(norms) - Z @ res.B @ Z.T
     df = float(np.trace(omega) ** 2 / (omega ** 2).sum()) if var > 0 else np.nan
-    return float(np.log(pa / (1 - pa)) - np.log(pb / (1 - pb))), float(np.sqrt(var)), df
+    return float(np.sqrt(var)), df
+
+
+def slope_weights(res: DesignResiduals, x_of_key: dict, selected) -> tuple[float, np.ndarray]:
+    """Slope of the logit of win on a key-level covariate (e.g. log10 size of the impostor model) over
+    the cells whose key is in ``selected``, and the cells' delta-method weights for ``linear_se``.
+
+    The MLE of ``logit p = a + b x`` with x constant within a key depends on the data only through the
+    keys' win totals; its influence is ``(B X'(s - n p))_b`` with B the inverse information of that fit,
+    so the design logit's residuals (the composition fixed) replace the fit's own (which also hold the
+    keys' departures from the line, fixed by the design)."""
+    sel = np.isin(res.cell_key, list(selected))
+    keys = [k for k in x_of_key if k in set(res.cell_key[sel])]
+    S = np.array([res.succ[res.cell_key == k].sum() for k in keys])
+    n = np.array([res.trials[res.cell_key == k].sum() for k in keys])
+    x = np.array([x_of_key[k] for k in keys], float)
+    if len(keys) < 3 or np.ptp(x) == 0:
+        raise StatsUnavailable("fewer than three levels of the covariate")
+    X = np.column_stack([np.ones(len(keys)), x])
+    beta = np.zeros(2)
+    for _ in range(100):  # Newton-Raphson on the keys' totals
+        p = 1 / (1 + np.exp(-X @ beta))
+        step = np.linalg.solve(X.T @ (X * (n * p * (1 - p))[:, None]), X.T @ (S - n * p))
+        beta += step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    p = 1 / (1 + np.exp(-X @ beta))
+    B = np.linalg.inv(X.T @ (X * (n * p * (1 - p))[:, None]))
+    w_key = dict(zip(keys, (B @ X.T)[1]))  # influence of one more win of each key on the slope
+    d = np.array([w_key.get(k, 0.0) if s else 0.0 for k, s in zip(res.cell_key, sel)])
+    return float(beta[1]), d
 
 
 def wald_row(theta: float, se: float, df: float, alpha: float) -> dict:

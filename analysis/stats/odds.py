@@ -134,8 +134,22 @@ def size_or(data: Analysis, prep: Prepared, config: StatsConfig) -> dict:
     x = size_view(data, config).x
     X, names = with_intercept((x[ok], ["log10_params"]))
     fit = inference_fit(prep.y[ok], X, names, prep.exp_code[ok], "size_per_10x", config, terms=["log10_params"])
-    return {"comparison": "size_per_10x", **fit.wald("log10_params", config.alpha), "n": int(ok.sum()),
-            **fit_columns(fit), **members.columns()}
+    row = {"comparison": "size_per_10x", **fit.wald("log10_params", config.alpha), "n": int(ok.sum()),
+           **fit_columns(fit), **members.columns()}
+    if config.paper_methods:
+        return row
+    try:  # the slope's SE from the design logit's residuals (the models' departures from the line are fixed)
+        res = _marginal.design_residuals(prep, prep.imp_model, prep.exp_code)
+        if res.G - res.K < config.min_resid_clusters:
+            raise StatsUnavailable(f"{res.G} experiments for the design logit's {res.K} parameters")
+        models = pd.Series(x[ok]).groupby(pd.Series(prep.imp_model[ok], dtype=object).to_numpy()).first()
+        slope, d = _marginal.slope_weights(res, models.to_dict(), models.index)
+        se, df = _marginal.linear_se(res, d)
+        w = _marginal.wald_row(slope, se, df, config.alpha)
+    except (StatsUnavailable, np.linalg.LinAlgError, ValueError, FloatingPointError) as e:
+        note(data, f"odds_ratios: size_per_10x from the size-only fit ({e})")
+        return row
+    return {**row, **w, "method": _marginal.METHOD_SLOPE, "n_clusters": res.G}
 
 
 @table("odds_ratios")

@@ -94,3 +94,28 @@ def test_width_matches_the_sampling_sd_on_a_fixed_design():
     assert excess.mean() > 1.1, excess
     assert np.mean(cover) >= 0.90
     assert stats.binomtest(int(np.sum(cover)), len(cover), 0.95).pvalue > 0.001
+
+
+def test_size_slope_with_the_fit_as_the_design_reproduces_the_cr2_fit():
+    """The slope machinery (``slope_weights`` + ``linear_se``) with the size-only logit as the design
+    gives that logit's coefficient, CR2 SE and Bell-McCaffrey df (``experiment_logit``)."""
+    data, _ = _run(2, 60, 24)
+    prep = prepared(Analysis(data, fast_config()))
+    models = sorted(set(prep.imp_model))
+    size = {m: 0.3 * i for i, m in enumerate(models)}
+    x = np.array([size[m] for m in prep.imp_model])
+    X, names = with_intercept((x, ["size"]))
+    fit = experiment_logit(prep.y, X, names, prep.exp_code, "size")
+    res = _marginal.design_residuals(prep, prep.imp_model, prep.exp_code, X=X)
+    slope, d = _marginal.slope_weights(res, size, models)
+    se, df = _marginal.linear_se(res, d)
+    assert slope == pytest.approx(fit.coef[1], rel=1e-7)
+    assert se == pytest.approx(fit.se[1], rel=1e-6)
+    assert df == pytest.approx(fit.df[1], rel=1e-6)
+
+
+def test_size_row_uses_the_design_residuals():
+    data, _ = _run(3, 60, 24)
+    o = TABLES["odds_ratios"](data, fast_config()).set_index("comparison")
+    assert o.loc["size_per_10x", "method"] == _marginal.METHOD_SLOPE
+    assert o.loc["size_per_10x", "ci_low"] < o.loc["size_per_10x", "or"] < o.loc["size_per_10x", "ci_high"]
