@@ -38,6 +38,7 @@ from impostor_bench.analysis.sim.effects import SimModel
 from impostor_bench.analysis.sim.simulate import simulate_games
 from impostor_bench.analysis.stats.config import StatsConfig
 from impostor_bench.analysis.stats.inference import SPECS, inference_rows
+from impostor_bench.analysis.stats.odds import EXTRA_MODE_CONTRASTS
 from impostor_bench.analysis.stats.session import Analysis
 
 STRONG = dict(pair_effect_sd=1.0, experiment_effect_sd=0.5)
@@ -48,6 +49,13 @@ SCENARIOS: dict[str, dict[str, Any]] = {  # keyword arguments of simulate_games
                         opponent_or_per_10pp=1.0, position_effect_pp=0.0, **STRONG),
     "planted": dict(**STRONG),
 }
+#: The global null with a fresh design (word pairs and their effects) in every run: the null of a
+#: test whose estimand is over a population of word pairs (difficulty, two-way by pair; issue 39).
+#: With one design the tiers' pairs differ in every run, so there its rejection rate is not a size.
+SCENARIOS["fresh_pairs_null"] = SCENARIOS["global_null"]
+FRESH_DESIGN = {"fresh_pairs_null"}
+NULLS = {"global_null", "fresh_pairs_null"}
+POPULATION_OF_PAIRS = "word pair"  # in the method of a row whose estimand is over a population of pairs
 TARGETS = {"paper": (0.06, 0.93), "small": (0.08, 0.90)}
 
 
@@ -72,6 +80,9 @@ def design_truth(games: pd.DataFrame, players: pd.DataFrame) -> dict[str, float]
         for md, q in by_mode.items():
             if md != "homogeneous":
                 t[f"quantity:{md}_vs_homogeneous_or"] = t[f"or:{md}_vs_homogeneous"] = odds(q) / odds(by_mode["homogeneous"])
+    for a, b in EXTRA_MODE_CONTRASTS:
+        if a in by_mode and b in by_mode:
+            t[f"or:{a}_vs_{b}"] = odds(by_mode[a]) / odds(by_mode[b])
     by_seat = pd.Series(p).groupby(games["impostor_seat"].to_numpy()).mean()
     for s in (1, 2, 3):
         if s in by_seat and 0 in by_seat:
@@ -123,16 +134,24 @@ def summarise(records: pd.DataFrame, scenario: str, experiments: int, games: int
     z = 1.959964
     width = np.where(log, np.log(r["ci_high"]) - np.log(r["ci_low"]), r["ci_high"] - r["ci_low"])
     r["width_ratio"] = np.where(have_ci, width / (2 * z * np.where(log, sd_log, sd)), np.nan)
+    r["width"] = np.where(have_ci, width, np.nan)
+    r["sd_true"] = np.where(log, sd_log, sd)
     r["reject"] = np.where(r["p"].notna(), r["p"] < alpha, np.nan)
+    pairs_estimand = r["method"].astype(str).str.contains(POPULATION_OF_PAIRS)
     out = []
+    r["pairs_estimand"] = pairs_estimand
     for (cal, meth), part in r.groupby(["calibration", "method_family"], sort=True):
         cov, rej = part["covers"].dropna(), part["reject"].dropna()
+        is_size = scenario in NULLS and not (scenario == "global_null" and bool(part["pairs_estimand"].any()))
         out.append({"table": cal.split(":")[0], "quantity": cal.split(":", 1)[1], "method": meth,
                     "scenario": scenario, "experiments": experiments, "games": games,
                     "reps": int(part["rep"].nunique()), "n_intervals": len(cov), "coverage": cov.mean() if len(cov) else np.nan,
-                    "n_pvalues": len(rej), "size": rej.mean() if (len(rej) and scenario == "global_null") else np.nan,
+                    "n_pvalues": len(rej), "size": rej.mean() if (len(rej) and is_size) else np.nan,
                     "rejection_rate": rej.mean() if len(rej) else np.nan,
-                    "width_ratio": float(np.nanmedian(part["width_ratio"])) if len(cov) else np.nan})
+                    "width_ratio": float(np.nanmedian(part["width_ratio"])) if len(cov) else np.nan,
+                    # issue 39: mean printed SE (interval width / 2z) over the SD of the estimate across runs,
+                    # pooled over the family's quantities (target 0.9-1.15)
+                    "se_ratio": _se_ratio(part) if len(cov) else np.nan})
     s = pd.DataFrame(out)
     seen = set(s["table"] + ":" + s["quantity"]) if len(s) else set()
     for spec in SPECS:  # listed but never printed on simulated games: a row that says so (no evidence)
@@ -141,16 +160,25 @@ def summarise(records: pd.DataFrame, scenario: str, experiments: int, games: int
                 "table": spec.table, "quantity": spec.name, "method": "no values on simulated games",
                 "scenario": scenario, "experiments": experiments, "games": games, "reps": 0, "n_intervals": 0,
                 "coverage": np.nan, "n_pvalues": 0, "size": np.nan, "rejection_rate": np.nan,
-                "width_ratio": np.nan}])], ignore_index=True)
+                "width_ratio": np.nan, "se_ratio": np.nan}])], ignore_index=True)
     size_t, cov_t = TARGETS["paper" if experiments >= 756 and games >= 120 else "small"]
     s["target_size"], s["target_coverage"] = size_t, cov_t
     s["meets"] = ((s["size"].isna() | (s["size"] <= size_t)) & (s["coverage"].isna() | (s["coverage"] >= cov_t)))
     return s
 
 
+def _se_ratio(part: pd.DataFrame) -> float:
+    """Mean over quantities of (mean printed SE / SD of the estimate over runs)."""
+    z = 1.959964
+    by_q = part.groupby("quantity").agg(width=("width", "mean"), sd=("sd_true", "first"))
+    by_q = by_q[(by_q["sd"] > 0) & by_q["width"].notna()]
+    return float((by_q["width"] / (2 * z) / by_q["sd"]).mean()) if len(by_q) else np.nan
+
+
 def _chunk(args) -> pd.DataFrame:
     sc, experiments, games, reps, config, tables = args
-    return pd.concat([run_once(sc, experiments, games, r, config, tables=tables) for r in reps], ignore_index=True)
+    return pd.concat([run_once(sc, experiments, games, r, config, design_seed=500 + r if sc in FRESH_DESIGN else 1,
+                               tables=tables) for r in reps], ignore_index=True)
 
 
 def calibrate(scenarios=("global_null", "planted"), experiments: int = 120, games: int = 40, reps: int = 100,

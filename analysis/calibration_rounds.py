@@ -33,6 +33,7 @@ SCENARIOS: dict[str, dict[str, Any]] = {  # keyword arguments of simulate_rounds
                         size_or_per_10x=1.0, opponent_or_per_10pp=1.0, **_STRONG),
     "planted": dict(det_gain_per_round=0.3, **_STRONG),
 }
+SCENARIOS["fresh_pairs_null"] = SCENARIOS["global_null"]  # the matrix redraws the design per run (issue 39)
 
 
 def run_rounds_once(scenario: str, experiments: int, games: int, rep: int, config, design_seed: int = 1,

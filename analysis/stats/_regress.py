@@ -215,6 +215,43 @@ def experiment_logit(y, X: np.ndarray, names: list[str], groups, what: str,
     return Fit(list(names), coef, se, N, G, df, method, cov)
 
 
+METHOD_TWO_WAY = "logit, two-way cluster-robust by experiment and word pair (CR1 each), Wald F(q, min(G)-1)"
+
+
+def two_way_logit(y, X: np.ndarray, names: list[str], exp_groups, pair_groups, what: str,
+                  min_resid_clusters: int = MIN_RESID_CLUSTERS) -> Fit:
+    """Game-level binomial logit with two-way cluster-robust covariance by experiment and word
+    pair (Cameron, Gelbach & Miller 2011: V_exp + V_pair - V_game, each with statsmodels' CR1
+    factor), for terms carried by the word pairs (difficulty: every experiment of a tier plays
+    the same pairs, so the tier contrast has pairs as well as experiments as its units; issue 39).
+    t / F on min(G_exp, G_pair) - 1 degrees of freedom. Refuses like ``experiment_logit``."""
+    y = np.asarray(y, float)
+    X = np.asarray(X, float)
+    if len(y) == 0 or y.min() == y.max():
+        raise StatsUnavailable(f"{what}: outcome does not vary")
+    ge, gp = _codes(exp_groups), _codes(pair_groups)
+    G = min(int(ge.max()) + 1, int(gp.max()) + 1)
+    K = X.shape[1]
+    if G - K < min_resid_clusters:
+        raise StatsUnavailable(f"{what}: {G} clusters (fewer of experiments and word pairs) for {K} parameters "
+                               f"(G - K = {G - K} < {min_resid_clusters})")
+    _check_rank(X, names, what)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = sm.GLM(y, X, family=sm.families.Binomial()).fit(
+            cov_type="cluster", cov_kwds={"groups": np.column_stack([ge, gp])})
+    fitted = np.asarray(res.predict())
+    coef = np.asarray(res.params)
+    if (not res.converged or not np.all(np.isfinite(coef))
+            or np.any((fitted < 1e-8) | (fitted > 1 - 1e-8)) or np.max(np.abs(coef)) > 25):
+        raise StatsUnavailable(f"{what}: fit did not converge ((quasi-)separation: a level with all or no events?)")
+    cov = np.asarray(res.cov_params())
+    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    if np.any(~np.isfinite(se[1:]) | (se[1:] < 1e-8)) or np.any(np.linalg.eigvalsh(cov[1:, 1:]) <= 0):
+        raise StatsUnavailable(f"{what}: two-way cluster-robust covariance degenerate (not positive definite)")
+    return Fit(list(names), coef, se, len(y), G, np.full(K, float(G - 1)), METHOD_TWO_WAY, cov)
+
+
 def grouped_logit(successes, trials, X: np.ndarray, names: list[str], what: str) -> Fit:
     """Binomial GLM on aggregated rows, model-based (game-level Wald) SEs; X includes the intercept.
     The paper's procedure (``StatsConfig.paper_methods``)."""

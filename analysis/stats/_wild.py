@@ -11,7 +11,10 @@ Interval (issue 26): ``estimate +- t(G-1) sqrt(G/(G-1)) SD*`` with G the experim
 the estimate (for a difference or ratio, the fewer of its two parts'), not the percentile of
 the replicates: a model's mean in one team mode rests on ~5 experiments at 120 x 40, where
 the percentile of 2^5 sign patterns covered 74-87% in the calibration matrix. NaN below two
-experiments.
+experiments, and NaN (not a zero-width interval) when the replicates do not vary: every
+experiment's residual is 0, e.g. a rate of 0 or 100% in every experiment, so there is nothing
+to estimate the SD from (issue 39). A mean's interval stays in the range of its values, a
+difference's in the range of differences (a teammate premium within [-100, 100] pp).
 """
 
 from __future__ import annotations
@@ -75,7 +78,10 @@ class Wild:
 
     @staticmethod
     def diff(a, b):
-        return Est(a[0] - b[0], a[1] - b[1], np.minimum(a[2], b[2]))
+        """Difference of two means; its interval stays inside the range of differences of their values
+        (a difference of two percentages within [-100, 100]; issue 39)."""
+        return Est(a[0] - b[0], a[1] - b[1], np.minimum(a[2], b[2]), a.low_bound - b.high_bound,
+                   a.high_bound - b.low_bound)
 
     @staticmethod
     def ratio(a, b):
@@ -91,7 +97,9 @@ class Wild:
                 warnings.simplefilter("ignore", RuntimeWarning)
                 lo, hi = t_interval(est, reps, n_exp, self.alpha)
             lo, hi = np.clip(lo, lo_b, hi_b), np.clip(hi, lo_b, hi_b)
-            undefined = ~np.isfinite(est)
+            # no between-experiment variation behind the estimate (every replicate equal): no interval,
+            # not a zero-width one (issue 39: 0.50 [0.50, 0.50] was printed as if exact)
+            undefined = ~np.isfinite(est) | ~(hi - lo > 1e-9 * np.maximum(1.0, np.abs(est)))
             out[name] = est
             out[f"{name}_ci_low"] = np.where(undefined, np.nan, lo)
             out[f"{name}_ci_high"] = np.where(undefined, np.nan, hi)

@@ -5,6 +5,7 @@ The unit is the game (N = games), as the paper's V values imply (chi2 / V^2 = N)
 * mode_x_outcome        mode x impostor win
 * difficulty_x_outcome  difficulty x impostor win
 * seat_x_outcome        impostor seat index x impostor win
+* difficulty_x_detection difficulty x correct majority ballot (valid ballots; detection by tier)
 * selfdecl_x_model      impostor self-declared x impostor model
 Pearson's chi2 without Yates' continuity correction (scipy ``correction=False``);
 levels with no observations are dropped first.
@@ -15,7 +16,9 @@ experiment share its effect, so the Pearson chi2 over games rejects true nulls f
 level (issue 26). ``p_method`` names the test; ``chi2``/``cramers_v``/``magnitude`` stay as
 descriptive columns (Pearson, games as units, as in the paper; no game-level p is printed).
 ``seat_x_outcome`` gets a p only when the schedule drew the seat per
-experiment (``design_checks``). ``StatsConfig.paper_methods`` puts the Pearson p in ``p``.
+experiment (``design_checks``). The two difficulty rows cluster two-way by experiment and word
+pair (issue 39; ``_regress.two_way_logit``): the pairs carry the tier, so the estimand is the tier
+difference over a population of word pairs of each tier, not conditional on this list's pairs. ``StatsConfig.paper_methods`` puts the Pearson p in ``p``.
 
 Cramér's V = sqrt(chi2 / (N * m)), m = min(r - 1, c - 1). Magnitude follows Cohen
 (1988) with thresholds scaled by the degrees of freedom m: small / medium / large at
@@ -30,7 +33,8 @@ import pandas as pd
 from scipy import stats
 
 from impostor_bench.analysis.stats._base import StatsUnavailable, note, ordered_levels, prepared, table
-from impostor_bench.analysis.stats._regress import METHOD_JOINT, PAPER_CHI2, experiment_logit, with_intercept
+from impostor_bench.analysis.stats._regress import (METHOD_JOINT, PAPER_CHI2, experiment_logit, two_way_logit,
+                                                    with_intercept)
 from impostor_bench.analysis.stats.design_checks import seat_refusal
 from impostor_bench.analysis.stats.session import Analysis
 from impostor_bench.analysis.stats.config import StatsConfig
@@ -68,26 +72,30 @@ def chi2_test(a, b) -> dict:
             "magnitude": magnitude(v, ct.shape), "n": n, "levels": ct.shape[0]}
 
 
-def factor_wald(factor, outcome, exp_code, config, what: str) -> dict:
-    """Cluster-robust joint Wald test that a factor does not shift the log odds of a binary outcome."""
+def factor_wald(factor, outcome, exp_code, config, what: str, pair=None) -> dict:
+    """Cluster-robust joint Wald test that a factor does not shift the log odds of a binary outcome:
+    by experiment (CR2), or two-way by experiment and word pair when ``pair`` is given (a factor the
+    word pairs carry, as difficulty)."""
     factor = pd.Series(factor, dtype=object).to_numpy()
     lv = ordered_levels(factor, [])
     if len(lv) < 2:
         raise StatsUnavailable(f"{what}: fewer than two levels")
     X, names = with_intercept((np.stack([factor == l for l in lv[1:]], 1), [f"level:{l}" for l in lv[1:]]))
-    fit = experiment_logit(np.asarray(outcome, float), X, names, exp_code, what, config.min_resid_clusters)
+    if pair is None:
+        fit = experiment_logit(np.asarray(outcome, float), X, names, exp_code, what, config.min_resid_clusters)
+    else:
+        fit = two_way_logit(np.asarray(outcome, float), X, names, exp_code, pair, what, config.min_resid_clusters)
     j = fit.joint(names[1:])
-    return {"p": j["p"], "p_method": METHOD_JOINT, "wald_f": j["stat"], "wald_df1": j["df1"],
+    return {"p": j["p"], "p_method": METHOD_JOINT if pair is None else fit.method, "wald_f": j["stat"], "wald_df1": j["df1"],
             "wald_df2": j["df2"], "n_clusters": fit.n_clusters}
 
 
 #: Tests the calibration matrix found over their level (120 x 40, 60 global-null runs; issue 26),
-#: left without a p until a valid method exists: difficulty is carried by its word pairs (every
-#: experiment of a tier plays the same pairs, so the tier contrast has the pairs as its units and
-#: clustering by experiment alone rejected a true null in 22% of runs; two-way clustering by pair
-#: is the fix, not built yet); the self-declaration x model test rejected in 13%.
-DIFFICULTY_REFUSAL = ("difficulty is carried by its word pairs (shared by every experiment of the tier): clustering "
-                      "by experiment alone rejected a true null in 22% of calibration runs; needs pairs as units")
+#: left without a p until a valid method exists: the self-declaration x model test rejected in 13%.
+#: Difficulty (issue 39) is carried by its word pairs (every experiment of a tier plays the same
+#: pairs; clustering by experiment alone rejected a true null in 22%), so its tests cluster two-way
+#: by experiment and word pair (``_regress.two_way_logit``); without games.pair_id they are refused.
+DIFFICULTY_REFUSAL = "games lack pair_id: the tier contrast needs the word pairs as clusters"
 SELFDECL_REFUSAL = "rejected a true null in 13% of calibration runs (120 x 40); no calibrated test yet"
 
 
@@ -95,21 +103,29 @@ SELFDECL_REFUSAL = "rejected a true null in 13% of calibration runs (120 x 40); 
 def chi2(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     y = np.where(prep.y == 1, "impostor", "majority")
-    # (name, factor, descriptive other side, binary outcome of the Wald test, experiment, refusal)
-    rows = [
+    pair = prep.games["pair_id"].astype(object).to_numpy() if "pair_id" in prep.games.columns else None
+    # (name, factor, descriptive other side, binary outcome of the Wald test, experiment, refusal[, pairs])
+    rows: list[tuple] = [
         ("model_x_outcome", prep.imp_model, y, prep.imp_model, prep.y, prep.exp_code, None),
         ("mode_x_outcome", prep.mode, y, prep.mode, prep.y, prep.exp_code, None),
-        ("difficulty_x_outcome", prep.difficulty, y, prep.difficulty, prep.y, prep.exp_code, DIFFICULTY_REFUSAL),
+        ("difficulty_x_outcome", prep.difficulty, y, prep.difficulty, prep.y, prep.exp_code,
+         None if pair is not None else DIFFICULTY_REFUSAL, pair),
         ("seat_x_outcome", prep.imp_seat, y, prep.imp_seat, prep.y, prep.exp_code, seat_refusal(prep)),
     ]
     if prep.has_players:
+        assert prep.vote is not None and prep.is_imp is not None
+        gi, seat = np.nonzero(prep.present & ~prep.is_imp & ~np.isnan(prep.vote))  # valid majority ballots
+        correct = prep.vote[gi, seat] == prep.imp_seat[gi]
+        rows.append(("difficulty_x_detection", prep.difficulty[gi], np.where(correct, "correct", "wrong"),
+                     prep.difficulty[gi], correct.astype(float), prep.exp_code[gi],
+                     None if pair is not None else DIFFICULTY_REFUSAL, None if pair is None else pair[gi]))
         assert prep.self_decl is not None and prep.present is not None  # set with the votes (has_players)
         sd = prep.self_decl[np.arange(prep.n), prep.imp_seat]
         present = prep.present[np.arange(prep.n), prep.imp_seat]
         rows.append(("selfdecl_x_model", sd[present], prep.imp_model[present], prep.imp_model[present],
                      sd[present].astype(float), prep.exp_code[present], SELFDECL_REFUSAL))
     out = []
-    for name, a, b, factor, outcome, exp_code, refusal in rows:
+    for name, a, b, factor, outcome, exp_code, refusal, *rest in rows:
         r = chi2_test(a, b)
         if not np.isfinite(r["chi2"]):
             note(data, f"chi2: {name} has fewer than two levels on a side; left empty")
@@ -120,7 +136,7 @@ def chi2(data: Analysis, config: StatsConfig) -> pd.DataFrame:
             try:
                 if refusal:
                     raise StatsUnavailable(f"{name}: {refusal}")
-                r.update(factor_wald(factor, outcome, exp_code, config, name))
+                r.update(factor_wald(factor, outcome, exp_code, config, name, pair=rest[0] if rest else None))
             except StatsUnavailable as e:
                 note(data, f"chi2: p not computed: {e}")
                 r["p_method"] = f"not computed: {e}"

@@ -27,7 +27,27 @@ from impostor_bench.analysis.stats.session import Analysis
 from impostor_bench.analysis.stats.config import StatsConfig
 
 INFERENCE_COLUMNS = ["table", "quantity", "estimate", "ci_low", "ci_high", "p", "method", "calibration", "calibrated",
-                     "family"]
+                     "family", "estimand"]
+
+#: What a printed interval or p-value is about (issue 39), by its method (``estimand_of``).
+ESTIMAND_DESIGN = ("conditional on this benchmark's design: its models, word pairs and schedule (experiments as "
+                   "the independent units)")
+ESTIMAND_PAIRS = ("over a population of word pairs of each tier (pairs and experiments as units, two-way "
+                  "clustered), conditional on the models")
+ESTIMAND_PAPER = "the paper's procedure (games as independent units); not a calibrated estimand"
+ESTIMAND_NONE = "not computed"
+
+
+def estimand_of(method: object) -> str:
+    """The estimand of a row's interval / p-value, from its method label."""
+    m = str(method)
+    if not m or m == "nan" or "not computed" in m:
+        return ESTIMAND_NONE
+    if m.startswith("paper"):
+        return ESTIMAND_PAPER
+    if "word pair" in m:
+        return ESTIMAND_PAIRS
+    return ESTIMAND_DESIGN
 
 
 @dataclass(frozen=True)
@@ -78,12 +98,11 @@ SPECS: tuple[Inference, ...] = (
     I("balance", "p_imp", ("mode",), "p_imp", ("p_imp_ci_low", "p_imp_ci_high"), method="ci_method"),
     I("bootstrap", "quantity", ("quantity",), "estimate", ("ci_low", "ci_high"), method="method"),
     I("speaking_itt", "itt", ("mode", "difficulty"), "mid_rand_pp", ("ci_low", "ci_high"), "p",
-      method="speaking-order randomisation p; design bootstrap CI", family="speaking_itt", scale=100,
+      method="speaking-order randomisation p; CI by inverting it (location shift)", family="speaking_itt", scale=100,
       pooled_out=True),
     I("speaking_randomization", "position", ("scope", "contrast"), "observed_pp", p="p",
       method="speaking-order randomisation (positions re-drawn per game)", scale=100),
-    I("speaking_glm", "position_or", ("term",), "or", ("ci_low", "ci_high"), "p",
-      method="logit with mode/difficulty/model effects; CR1 by experiment, Wald z"),
+    I("speaking_glm", "position_or", ("term",), "or", ("ci_low", "ci_high"), "p", method="method"),
     I("ratings", "skill", ("model", "role"), "skill", ("ci_low", "ci_high"), method="method"),
     I("correlations", "pearson", ("x", "y"), "pearson_r", ("pearson_ci_low", "pearson_ci_high"),
       method="inference"),
@@ -189,6 +208,7 @@ def rows_of(spec: Inference, frame: pd.DataFrame) -> pd.DataFrame:
             pooled |= frame[k].astype(str).to_numpy() == "ALL"
         out.loc[pooled, "family"] = None
     out["calibrated"] = out["method"].map(is_calibrated)
+    out["estimand"] = out["method"].map(estimand_of)
     keep = out[["ci_low", "ci_high", "p"]].notna().any(axis=1) | ~out["calibrated"]
     return out[keep].reset_index(drop=True)
 

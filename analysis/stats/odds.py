@@ -5,10 +5,14 @@ All ORs are for the impostor winning, from unadjusted logits (``_regress.inferen
                            seat per experiment (``design_checks.seat_refusal``): under the old
                            schedule seat k labels the same word pairs in every experiment
 * <mode>_vs_homogeneous -- each mode vs homogeneous
+* team_aware_vs_team_blind -- the paper's "team-aware underperforms team-blind" (issue 39)
 * size_per_10x          -- logit(P[win]) ~ log10(params_b of the impostor model); OR = exp(beta);
                            the row lists the models it used and left out (``impostor_bench.analysis.stats.sizes``)
 CIs and p: cluster-robust by experiment (CR2, t with Bell-McCaffrey df; ``method``, ``df`` and
-``n_clusters`` columns);
+``n_clusters`` columns); the mode rows take their residuals from the design logit with the
+experiments' model composition (``_marginal``: the composition is fixed by the design, so it is
+not sampling noise; the mode-only fit was 1.4x too wide), falling back to the mode-only fit
+when there are too few experiments for the design fit;
 ``StatsConfig.paper_methods`` restores the paper's game-level Wald.
 
 E-values (VanderWeele & Ding 2017): for a risk ratio RR >= 1, E = RR + sqrt(RR (RR - 1))
@@ -30,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.stats._base import MODES, Prepared, StatsUnavailable, note, ordered_levels, prepared, table
+from impostor_bench.analysis.stats import _marginal
 from impostor_bench.analysis.stats._regress import fit_columns, inference_fit, with_intercept
 from impostor_bench.analysis.stats.config import StatsConfig
 from impostor_bench.analysis.stats.design_checks import seat_refusal
@@ -72,6 +77,51 @@ def mode_ors(prep: Prepared, config: StatsConfig, mask: Optional[np.ndarray] = N
                            "mode ORs", prep.exp_code, levels=ordered_levels(prep.mode, MODES), mask=mask)
 
 
+#: Mode contrasts the paper states besides each mode vs homogeneous (Section 3 / Table 2).
+EXTRA_MODE_CONTRASTS = (("team_aware", "team_blind"),)
+
+
+def _versus(ref: str) -> Callable[[Any], str]:
+    return lambda m: f"{m}_vs_{ref}"
+
+
+def mode_contrasts(data: Analysis, prep: Prepared, config: StatsConfig) -> list[dict]:
+    """Each mode vs homogeneous and ``EXTRA_MODE_CONTRASTS``: marginal ORs with the design logit's
+    CR2 residuals (``_marginal``); the mode-only fit (``mode_ors``) under ``paper_methods`` or
+    when the design fit has fewer than ``min_resid_clusters`` experiments beyond its parameters."""
+    levels = [m for m in ordered_levels(prep.mode, MODES)]
+    pairs = [(m, "homogeneous") for m in levels if m != "homogeneous"] + [
+        (a, b) for a, b in EXTRA_MODE_CONTRASTS if a in levels and b in levels]
+    res = None
+    if not config.paper_methods and "homogeneous" in levels:
+        try:
+            res = _marginal.design_residuals(prep, prep.mode, prep.exp_code)
+            if res.G - res.K < config.min_resid_clusters:
+                note(data, f"odds_ratios: mode rows from the mode-only fit: {res.G} experiments for the design "
+                           f"logit's {res.K} parameters (G - K < {config.min_resid_clusters})")
+                res = None
+        except (StatsUnavailable, np.linalg.LinAlgError, ValueError, FloatingPointError) as e:
+            note(data, f"odds_ratios: mode rows from the mode-only fit: design logit failed ({e})")
+            res = None
+    if res is None:
+        rows = mode_ors(prep, config)
+        for a, b in pairs[len(rows):]:
+            rows += categorical_ors(prep.mode, prep.y, b, _versus(b), config, "mode ORs", prep.exp_code, levels=[a])
+        return rows
+    n = pd.Series(prep.mode).value_counts()
+    rows = []
+    for a, b in pairs:
+        try:
+            theta, se, df = _marginal.marginal_log_or(res, a, b)
+            w = _marginal.wald_row(theta, se, df, config.alpha)
+        except StatsUnavailable as e:
+            note(data, f"odds_ratios: {a}_vs_{b} not computed: {e}")
+            continue
+        rows.append({"comparison": f"{a}_vs_{b}", **w, "n": int(n[a] + n[b]), "method": _marginal.METHOD,
+                     "n_clusters": res.G})
+    return rows
+
+
 def size_or(data: Analysis, prep: Prepared, config: StatsConfig) -> dict:
     """size_per_10x on the games ``impostor_bench.analysis.stats.sizes`` selects, listing the models used and left out."""
     try:
@@ -84,8 +134,22 @@ def size_or(data: Analysis, prep: Prepared, config: StatsConfig) -> dict:
     x = size_view(data, config).x
     X, names = with_intercept((x[ok], ["log10_params"]))
     fit = inference_fit(prep.y[ok], X, names, prep.exp_code[ok], "size_per_10x", config, terms=["log10_params"])
-    return {"comparison": "size_per_10x", **fit.wald("log10_params", config.alpha), "n": int(ok.sum()),
-            **fit_columns(fit), **members.columns()}
+    row = {"comparison": "size_per_10x", **fit.wald("log10_params", config.alpha), "n": int(ok.sum()),
+           **fit_columns(fit), **members.columns()}
+    if config.paper_methods:
+        return row
+    try:  # the slope's SE from the design logit's residuals (the models' departures from the line are fixed)
+        res = _marginal.design_residuals(prep, prep.imp_model, prep.exp_code)
+        if res.G - res.K < config.min_resid_clusters:
+            raise StatsUnavailable(f"{res.G} experiments for the design logit's {res.K} parameters")
+        models = pd.Series(x[ok]).groupby(pd.Series(prep.imp_model[ok], dtype=object).to_numpy()).first()
+        slope, d = _marginal.slope_weights(res, models.to_dict(), models.index)
+        se, df = _marginal.linear_se(res, d)
+        w = _marginal.wald_row(slope, se, df, config.alpha)
+    except (StatsUnavailable, np.linalg.LinAlgError, ValueError, FloatingPointError) as e:
+        note(data, f"odds_ratios: size_per_10x from the size-only fit ({e})")
+        return row
+    return {**row, **w, "method": _marginal.METHOD_SLOPE, "n_clusters": res.G}
 
 
 @table("odds_ratios")
@@ -93,7 +157,7 @@ def odds_ratios(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     rows = []
     for part in (lambda: [size_or(data, prep, config)], lambda: seat_ors(prep, config),
-                 lambda: mode_ors(prep, config)):
+                 lambda: mode_contrasts(data, prep, config)):
         try:
             rows += part()
         except StatsUnavailable as e:

@@ -15,8 +15,10 @@ the rate. Its variance, ``G/(G-1) sum_e (a_e - R b_e)^2 / (sum b)^2``, is the te
 linearised variance of a ratio estimator under cluster sampling. When ``R`` is 0 or 1 the
 logit is undefined; the interval is then Clopper-Pearson's for G trials (each
 experiment's rate lies in [0, 1] with mean R, so P(all G rates are 0) <= (1 - R)^G: the
-bound holds however many games an experiment has). With one experiment there is no
-estimate of the between-experiment variation and no interval is printed.
+bound holds however many games an experiment has). With one experiment, or when every
+experiment has the same rate (the CR1 variance is then 0: issue 39 found such zero-width
+intervals printed as 0.50 [0.50, 0.50]), there is no estimate of the between-experiment
+variation and no interval is printed ("not computed: ..." in the method column).
 
 The estimand is conditional on the design (the word list and schedule the seed fixes);
 the calibration (``analysis/calibration.py``, docs/analysis.md) measures coverage of the
@@ -59,6 +61,9 @@ def cluster_rate(num, den, groups, alpha: float = 0.05) -> dict:
     if est <= 0.0 or est >= 1.0:
         lo, hi = proportion_confint(g if est >= 1 else 0, g, alpha=alpha, method="beta")
         return _row(est, float(lo), float(hi), g, METHOD_EXTREME)
+    if np.allclose(a, est * b, rtol=0, atol=1e-9 * max(1.0, float(b.max()))):
+        return _row(est, np.nan, np.nan, g, "not computed: every experiment has the same rate (no between-experiment "
+                                            "variation to estimate the SE from)")
     lo, hi = logit_cluster_ci(a, b, alpha)
     return _row(est, lo, hi, g, METHOD)
 

@@ -61,8 +61,8 @@ NOT_INFERENCE: dict[str, str] = {
     "ratings.ci_high_paper": "paper-style bootstrap, for reproduction",
     "ratings.se_paper": "paper-style bootstrap",
     "ratings.se_model": "model-based SE, descriptive (games independent)",
-    "speaking_itt.ci_low_design": "listed as ci_low/ci_high (the default bootstrap)",
-    "speaking_itt.ci_high_design": "listed",
+    "speaking_itt.ci_low_design": "the design bootstrap's percentile interval, kept beside the listed CI (issue 39)",
+    "speaking_itt.ci_high_design": "the design bootstrap's percentile interval, kept beside the listed CI",
     "speaking_itt.ci_low_paper": "paper reproduction (B.2)",
     "speaking_itt.ci_high_paper": "paper reproduction (B.2)",
     "speaking_itt.p_boot_normal": "normal approximation kept for comparison; the listed p is the randomisation p",
@@ -198,3 +198,18 @@ def test_reduced_calibration_matrix_holds_size_and_coverage():
     high = binom.ppf(0.995, sized["n_pvalues"], 0.08) / sized["n_pvalues"]
     assert (sized["size"] <= high).all(), sized[sized["size"] > high].to_string()
     assert np.isfinite(res["width_ratio"]).any()
+
+
+def test_every_row_states_its_estimand():
+    """issue 39: conditional on the design, except the difficulty tests (two-way by word pair) and the
+    paper's procedures."""
+    from impostor_bench.analysis.stats.inference import (ESTIMAND_DESIGN, ESTIMAND_PAIRS, ESTIMAND_PAPER,
+                                                         estimand_of, inference_rows)
+
+    rows = inference_rows(shared_ballot(), fast_config(), ["odds_ratios", "chi2"]).set_index("quantity")
+    assert rows.loc["factor:difficulty_x_outcome", "estimand"] == ESTIMAND_PAIRS
+    assert rows.loc["factor:difficulty_x_detection", "estimand"] == ESTIMAND_PAIRS
+    assert rows.loc["or:team_aware_vs_team_blind", "estimand"] == ESTIMAND_DESIGN
+    assert rows.loc["factor:mode_x_outcome", "estimand"] == ESTIMAND_DESIGN
+    assert estimand_of("paper (game-level Wald; does not hold under experiment clustering)") == ESTIMAND_PAPER
+    assert rows["estimand"].notna().all()

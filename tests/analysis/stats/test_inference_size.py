@@ -75,7 +75,7 @@ def test_mode_and_size_columns_hold_their_size():
         old.append({"or:modes": po[po.index.str.endswith("_vs_homogeneous")].min() * 4,  # any of 4, Bonferroni
                     "chi2:mode": pc["mode_x_outcome"]})
     rate_new, rate_old = _rates(new), _rates(old)
-    assert len(rate_new) == 4 + 1 + 1 + 4 + 4
+    assert len(rate_new) == 4 + 1 + 1 + 1 + 4 + 4  # modes vs homogeneous, aware vs blind (issue 39), size, ...
     assert (rate_new <= _limit(reps)).all(), rate_new[rate_new > _limit(reps)]
     # the paper's game-level Wald and Pearson chi2 fail the same test (measured: 16% and 22%; its
     # size_per_10x Wald, 11% here, fails at 120 x 40: 19.5%, docs/analysis.md)

@@ -41,7 +41,12 @@ def test_paper_methods_seat_and_mode_ors_equal_2x2_closed_form():
     assert not o2.index.str.startswith("seat").any()
     assert any("seat ORs: impostor seat shared with the word pairs" in n for n in d.notes)
     assert o2.loc["team_aware_vs_homogeneous", "or"] == pytest.approx(o.loc["team_aware_vs_homogeneous", "or"])
-    assert (o2["method"] == "logit, CR2 by experiment, t(Bell-McCaffrey df)").all()
+    modes = o2.index.str.contains("_vs_") & ~o2.index.str.startswith("seat")
+    assert o2.loc["size_per_10x", "method"].startswith("logit slope, CR2 residuals of the design logit")
+    assert o2.loc[modes, "method"].str.startswith("marginal log-OR, CR2 residuals of the design logit").all()
+    # the paper's aware-vs-blind contrast has its row: the ratio of the two modes' odds
+    aw, bl = g[g["mode"] == "team_aware"]["y"].mean(), g[g["mode"] == "team_blind"]["y"].mean()
+    assert o2.loc["team_aware_vs_team_blind", "or"] == pytest.approx((aw / (1 - aw)) / (bl / (1 - bl)))
 
 
 def test_recovers_known_seat_and_mode_ors():

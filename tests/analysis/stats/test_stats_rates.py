@@ -80,3 +80,15 @@ def test_t_reference_widens_with_few_experiments():
     assert stats.t.ppf(0.975, 2) / stats.t.ppf(0.975, 29) > 2
     assert wide["n_clusters"] == 3 and narrow["n_clusters"] == 30
     assert (wide["ci_high"] - wide["ci_low"]) > (narrow["ci_high"] - narrow["ci_low"])
+
+
+def test_equal_rates_in_every_experiment_print_no_zero_width_interval():
+    """Every experiment at 2 of 4: the CR1 variance is 0; issue 39 found 0.50 [0.50, 0.50] printed."""
+    g = np.repeat(np.arange(6), 4)
+    y = np.tile([1.0, 0.0, 1.0, 0.0], 6)
+    r = cluster_rate(y, np.ones_like(y), g)
+    assert r["estimate"] == 0.5 and np.isnan(r["ci_low"]) and np.isnan(r["ci_high"])
+    assert r["method"].startswith("not computed: every experiment has the same rate")
+    y[0] = 0.0  # one experiment differs: a proper, non-degenerate interval
+    r = cluster_rate(y, np.ones_like(y), g)
+    assert r["method"] == METHOD and r["ci_high"] - r["ci_low"] > 0.05
