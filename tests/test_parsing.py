@@ -60,6 +60,23 @@ CASES = [
     (ballot(suspected_impostor_id=None), None, False, "not a player number", True),
     (ballot(suspected_impostor_id=True), None, False, "not a player number", True),
     (ballot(self_declaration="maybe"), None, False, "self_declaration", True),
+    # issue 42: only 0/1 read as booleans; NaN, 2, -1, inf are unreadable (never a declaration)
+    ('{"suspected_impostor_id": "3", "self_declaration": NaN}', None, False, "self_declaration", True),
+    ('{"suspected_impostor_id": "3", "self_declaration": Infinity}', None, False, "self_declaration", True),
+    (ballot(self_declaration=2), None, False, "self_declaration must be true or false, got 2", True),
+    (ballot(self_declaration=-1), None, False, "self_declaration", True),
+    (ballot(self_declaration=0.5), None, False, "self_declaration", True),
+    (ballot(self_declaration=1.0), 2, True, None, False),
+    (ballot(self_declaration=0), 2, False, None, False),
+    # issue 42: an apostrophe is not a JSON string opener; prose braces do not hide the ballot
+    ('Hmm {it\'s tricky}. My ballot: {"suspected_impostor_id": "2", "confidence": 0.5}', 1, False, None, False),
+    ('Hmm {it\'s tricky}. ' + ballot(reasoning="Player 3's text {was} odd"), 2, False, None, False),
+    ("{ 'tis so} then {'suspected_impostor_id': '3', 'reasoning': 'odd', 'self_declaration': False}",
+     2, False, None, False),
+    ('{he said "hi} then ' + ballot(), 2, False, None, False),
+    ("{'suspected_impostor_id': '4', 'reasoning': 'it's {odd}', 'self_declaration': False}", None, False,
+     "no JSON object", True),  # its braces are read right, but it's not JSON even once repaired
+    ('Hmm {it\'s tricky}. ' + ballot() + " or {'suspected_impostor_id': '4'}", None, False, "several", True),
     ('[' + ballot() + ']', 2, False, None, False),  # array around the object: object still found
     (ballot() + "\n" + ballot(suspected_impostor_id="4"), None, False, "several different JSON ballots", True),
     ('Player 2 wrote {"suspected_impostor_id": "2"} but my answer is ' + ballot(), None, False, "several", True),
@@ -269,7 +286,7 @@ def test_leak_prefilter_never_changes_the_answer():
 ])
 def test_one_json_object_is_read_as_the_scan_reads_it(body):
     """The shortcut for a body that is one JSON object gives what the brace scan gives."""
-    from impostor_bench.core.parsing import _DuplicateKey, _balanced_objects, _load_object, _objects
+    from impostor_bench.core.parsing import _DuplicateKey, _balanced_objects, _load_object, _whole_object
 
     def read(objects):
         try:
@@ -277,4 +294,8 @@ def test_one_json_object_is_read_as_the_scan_reads_it(body):
         except _DuplicateKey as dup:
             return f"duplicate {dup}"
 
-    assert read(lambda: _objects(body)) == read(lambda: (_load_object(c) for c in _balanced_objects(body)))
+    def shortcut():
+        whole = _whole_object(body)
+        return [whole] if whole is not None else [_load_object(c) for c in _balanced_objects(body)]
+
+    assert read(shortcut) == read(lambda: (_load_object(c) for c in _balanced_objects(body)))
