@@ -250,7 +250,7 @@ def test_winner_contradicting_win_condition_is_refused_naming_the_first_row(expo
     g.to_parquet(export_copy / "games.parquet")
     gid, cond = g.loc[rows[0], "game_id"], g.loc[rows[0], "win_condition"]
     _expect(export_copy, "games.parquet", "column 'winner'", "3 game(s) contradict their win_condition",
-              f"first row {rows[0]} ", repr(gid), f"winner 'majority' but win_condition {cond!r} is an impostor win")
+            f"first row {rows[0]} ", repr(gid), f"winner 'majority' but win_condition {cond!r} is an impostor win")
 
 
 @pytest.mark.parametrize("condition", sorted(WINNER_OF))
