@@ -264,6 +264,9 @@ def test_leak_prefilter_never_changes_the_answer():
     for word in words:
         near = word_forms(word) + [word.upper(), word.title(), word[:-1], word[1:], word + word]
         near += [rng.choice(seps).join(word) for _ in range(4)] + [rng.choice(seps).join(word.upper())]
+        # issue 42: reversed, camelCase joins, split into two pieces
+        near += [word[::-1], word[::-1].upper(), "my" + word.title() + "Is", "A" + word.upper() + "Was"]
+        near += [word[:k] + rng.choice(["-", ".", "/", "*"]) + word[k:] for k in range(1, len(word))]
         for _ in range(300):
             parts = [rng.choice(near if rng.random() < 0.4 else filler) for _ in range(rng.randint(1, 5))]
             text = "".join(p + rng.choice(seps + ["! ", "2", "("]) for p in parts)

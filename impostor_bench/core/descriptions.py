@@ -9,6 +9,7 @@ Plain Python: no Inspect, MLflow or pandas import.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from dataclasses import dataclass
 from typing import Literal, Optional, Union, get_args
@@ -27,43 +28,91 @@ def one_line(text: str) -> str:
 # ----------------------------------------------------------------- descriptions
 
 
+# A consonant-vowel-consonant ending doubles its consonant before a vowel suffix
+# (run -> running, big -> biggest, quiz -> quizzes; "qu" counts as a consonant).
+_DOUBLES = re.compile(r"(?:qu|[^aeiou])[aeiou][bdgklmnprtz]$")
+
+
 def word_forms(word: str) -> list[str]:
-    """The word and its simple inflections (plural, past, gerund, agent, adverb)."""
+    """The word and its regular inflections (docs/rules.md, "Inflections"): plural and
+    3rd person (-s, -es, -ies, -ves), past (-ed, -d, -ied), gerund (-ing, -ying), comparative
+    and superlative (-er, -est, -ier, -iest), agent (-er, -ers), adverb (-ly, -ily) and
+    possessive, with consonant doubling (big -> biggest), e-dropping (large -> largest),
+    ie -> y (lie -> lying) and c -> ck (panic -> panicked)."""
     w = word.lower()
-    forms = {w, w + "s", w + "es", w + "ed", w + "d", w + "ing", w + "er", w + "ers", w + "ly", w + "'s"}
-    if w.endswith("e"):
-        forms |= {w[:-1] + "ing", w[:-1] + "er"}
-    if w.endswith("y") and len(w) > 2:
-        forms |= {w[:-1] + "ies", w[:-1] + "ied", w[:-1] + "ier", w[:-1] + "ily"}
-    if re.search(r"[^aeiou][aeiou][bdgklmnprt]$", w):  # run -> running, stop -> stopped
-        forms |= {w + w[-1] + "ing", w + w[-1] + "ed", w + w[-1] + "er"}
+    forms = {w, w + "s", w + "es", w + "ed", w + "d", w + "ing", w + "er", w + "ers", w + "est", w + "ly", w + "'s"}
+    if w.endswith("e"):  # large -> larger, largest; bake -> baking, bakers
+        forms |= {w[:-1] + suffix for suffix in ("ing", "er", "ers", "est")}
+    if w.endswith("ie"):  # lie -> lying
+        forms.add(w[:-2] + "ying")
+    if w.endswith("y") and len(w) > 2:  # happy -> happier, happiest; city -> cities
+        forms |= {w[:-1] + suffix for suffix in ("ies", "ied", "ier", "iers", "iest", "ily")}
+    if w.endswith("c"):  # panic -> panicked, panicking; picnic -> picnickers
+        forms |= {w + "k" + suffix for suffix in ("ed", "ing", "er", "ers")}
+    if w.endswith("f"):  # wolf -> wolves, leaf -> leaves
+        forms.add(w[:-1] + "ves")
+    if w.endswith("ife"):  # knife -> knives (not safe -> saves, cafe -> caves)
+        forms.add(w[:-2] + "ves")
+    if _DOUBLES.search(w):  # run -> running, stop -> stopped, big -> biggest, quiz -> quizzes
+        forms |= {w + w[-1] + suffix for suffix in ("ing", "ed", "er", "ers", "est")}
+        if w[-1] in "sz":
+            forms.add(w + w[-1] + "es")
     return sorted(forms, key=len, reverse=True)
 
 
+# Where a word starts and ends: no letter on that side, or a camelCase join (a lower-case
+# letter then a capital, "myCatIsFluffy"; or capitals then a capitalised word, "MYCat",
+# "CATIs").  Case-sensitive inside the case-insensitive patterns.
+_JOIN = r"(?-i:(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]))"
+_WORD_START = rf"(?:(?<![A-Za-z])|{_JOIN})"
+_WORD_END = rf"(?:(?![A-Za-z])|{_JOIN})"
+# A reversed word ("elcycib") counts from this length on: three-letter reversals are
+# mostly ordinary words ("god", "tac toe", "gum", "pan").
+MIN_REVERSED_LEN = 4
+
 # What may stand between the letters of a word spelled out: any run of non-letters
 # ("c-a-t", "(c)(a)(t)", "c!a!t", '"c" "a" "t"', "c，a，t" once read) and markup tags
-# ("c<b></b>a<b></b>t": tags are blanked before the spelled-out search, keeping positions).
+# ("c<b></b>a<b></b>t": tags are blanked before the search, keeping positions).
 # Case-sensitive (both cases are listed): a case-folded negated class costs sre ~4 ms to compile.
 _SPELLING_SEPARATORS = r"(?-i:[^A-Za-z])+"
+# What may split a word into pieces of any length ("rock-et", "p-iano", "tom<b></b>ato"):
+# non-letters other than whitespace (pieces split by spaces are ordinary words: "sand wich")
+# and the apostrophe (a contraction is another word: "we'll" is not "well").
+_PIECE_SEPARATORS = r"(?-i:[^A-Za-z\s'])*"
 _TAGS = re.compile(r"</?[A-Za-z][^<>]{0,30}>")
+_TAG_FILL = "\x00"  # a blanked tag: neither a letter nor a space (it splits pieces)
 _NON_LETTERS = re.compile(r"[^a-z]+")
 
 
 def _blank_tags(text: str) -> str:
-    """``text`` with every markup tag replaced by as many spaces (positions kept)."""
-    return _TAGS.sub(lambda m: " " * len(m.group(0)), text) if "<" in text else text
+    """``text`` with every markup tag replaced by as many fill characters (positions kept)."""
+    return _TAGS.sub(lambda m: _TAG_FILL * len(m.group(0)), text) if "<" in text else text
 
 
 @functools.lru_cache(maxsize=4096)
 def _leak_patterns(word: str) -> tuple[re.Pattern[str], Optional[re.Pattern[str]]]:
-    """Compiled (inflected forms, spelled out) patterns of a word; built once per word."""
-    forms = "|".join(re.escape(f) for f in word_forms(word))
-    whole = re.compile(rf"(?<![A-Za-z]){'(?:' + forms + ')'}(?![A-Za-z])", flags=re.IGNORECASE)
+    """Compiled (inflected forms or reversed, spelled out or split) patterns of a word;
+    built once per word."""
+    w = word.lower()
+    alternatives = [re.escape(f) for f in word_forms(word)]
+    if len(w) >= MIN_REVERSED_LEN and w[::-1] != w:
+        alternatives.append(re.escape(w[::-1]))
+    whole = re.compile(rf"{_WORD_START}(?:{'|'.join(alternatives)}){_WORD_END}", flags=re.IGNORECASE)
     spelled = None
     if len(word) >= 3:
         letters = _SPELLING_SEPARATORS.join(re.escape(c) for c in word)
-        spelled = re.compile(rf"(?<![A-Za-z]){letters}(?![A-Za-z])", flags=re.IGNORECASE)
+        pieces = _PIECE_SEPARATORS.join(re.escape(c) for c in word)
+        spelled = re.compile(rf"(?<![A-Za-z])(?:{letters}|{pieces})(?![A-Za-z])", flags=re.IGNORECASE)
     return whole, spelled
+
+
+@functools.lru_cache(maxsize=4096)
+def _must_contain(word: str) -> tuple[str, str]:
+    """What a lower-cased text holds if a form of ``word`` is in it: the common start of
+    every inflected form, and the reversed word ("" when reversal is not checked)."""
+    w = word.lower()
+    stem = os.path.commonprefix(word_forms(word))
+    return stem, (w[::-1] if len(w) >= MIN_REVERSED_LEN and w[::-1] != w else "")
 
 
 def _cannot_leak(text: str, word: str) -> bool:
@@ -71,14 +120,16 @@ def _cannot_leak(text: str, word: str) -> bool:
 
     Compiling a word's two patterns takes ~0.6 ms (more than a game's other
     parsing), and most descriptions never contain the word: every inflected
-    form starts with the word less its last letter, and a spelled-out word is
-    the word once the separators between its letters are dropped.  Only for
+    form starts with the same stem (the word less its last letter or two), a
+    reversed word is itself, and a word spelled out or split into pieces is the
+    word once the separators between its letters are dropped.  Only for
     ASCII, where lower-casing is exactly the patterns' case-insensitivity.
     """
     if not (text.isascii() and word.isascii()):
         return False
     low, w = text.lower(), word.lower()
-    if w[:-1] in low:
+    stem, reversed_word = _must_contain(word)
+    if stem in low or (reversed_word and reversed_word in low):
         return False
     if len(w) < 3:
         return True
