@@ -20,12 +20,23 @@ from inspect_ai._util.error import PrerequisiteError
 # that per call; Inspect exports no public getter.
 from inspect_ai.model._generate_config import active_generate_config
 
+# ``get_model_info("bot/script")`` (Inspect calls it with a model event's model name, e.g. for
+# each generate's usage update) builds the provider once more from its bare name, with this
+# placeholder key and without the model args the run gave it; Inspect exports no public way
+# to tell that construction from a real one.
+from inspect_ai.model._model_info import MODEL_INFO_LOOKUP_API_KEY
+
 from impostor_bench.core.errors import ImpostorError
 
 __all__ = [
     "PrerequisiteError", "UserInputError", "active_generate_config", "building_task_for_eval", "cache_package_scan",
-    "release_finished_eval",
+    "is_model_info_lookup", "release_finished_eval",
 ]
+
+
+def is_model_info_lookup(api_key: object) -> bool:
+    """Whether a provider is being built only so that Inspect can look up its model info."""
+    return api_key == MODEL_INFO_LOOKUP_API_KEY
 
 
 class UserInputError(ImpostorError, PrerequisiteError):
