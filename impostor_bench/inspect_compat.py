@@ -30,8 +30,25 @@ from impostor_bench.core.errors import ImpostorError
 
 __all__ = [
     "PrerequisiteError", "UserInputError", "active_generate_config", "building_task_for_eval", "cache_package_scan",
-    "is_model_info_lookup", "release_finished_eval",
+    "eval_models", "is_model_info_lookup", "release_finished_eval",
 ]
+
+
+def eval_models() -> dict[str, object]:
+    """The models of the eval being set up, by where they were given (``--model``, each
+    ``--model-role``): while Inspect builds the task the active model is set but Inspect
+    exports no getter for it (``get_model()`` would create a default one)."""
+    from inspect_ai.model import model_roles
+    from inspect_ai.model._model import active_model
+
+    out: dict[str, object] = {}
+    model = active_model()
+    if model is not None:
+        out["--model"] = model
+    for role, models in model_roles().items():
+        for m in models if isinstance(models, list) else [models]:
+            out[f"--model-role {role}"] = m
+    return out
 
 
 def is_model_info_lookup(api_key: object) -> bool:
