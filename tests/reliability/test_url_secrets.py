@@ -214,3 +214,25 @@ def test_settings_without_a_logged_credential_pass(base_url, args):
     from impostor_bench.model_credentials import logged_credential
 
     assert logged_credential("--model", base_url, args) is None
+
+
+def test_a_registry_alias_with_a_credentialed_base_url_is_refused(tmp_path, monkeypatch):
+    """A registry alias's ``base_url`` reaches Inspect as the model's explicit base URL (logged):
+    the task refuses it, naming the alias and the fix."""
+    import yaml
+
+    from impostor_bench.core.errors import ImpostorError
+    from impostor_bench.tasks.impostor import impostor
+
+    registry = tmp_path / "models.yaml"
+    entry = {"model": "bot/random", "provider": "impostor-bench", "family": "bot"}
+    registry.write_text(yaml.safe_dump({"models": {
+        "leaky": entry | {"model_args": {"base_url": f"http://alice:{PASSWORD}@h/v1"}},
+        "clean": entry | {"model_args": {"base_url": "http://h/v1"}},
+    }}))
+    monkeypatch.setenv("IMPOSTOR_MODELS", str(registry))
+    with pytest.raises(ImpostorError) as info:
+        impostor(models="leaky", n_games=1)
+    assert str(info.value).startswith("-T models (leaky): its base URL holds a credential") and "fix: " in str(info.value)
+    assert PASSWORD not in str(info.value)
+    assert impostor(models="clean", n_games=1) is not None
