@@ -237,15 +237,12 @@ def test_constrained_vote_schema_lists_only_other_players():
 
 def _leak_by_patterns_alone(text, word):
     """The leak check without its ASCII pre-filter: the compiled patterns on every text."""
-    from impostor_bench.core.descriptions import _leak_patterns
+    from impostor_bench.core.descriptions import _patterns_search
     from impostor_bench.core.glyphs import visible_text
 
     text = visible_text(text)
-    for pattern in _leak_patterns(word):
-        m = pattern.search(text) if pattern is not None else None
-        if m:
-            return m.group(0)
-    return None
+    span = _patterns_search(text, word)
+    return None if span is None else text[span[0] : span[1]]
 
 
 def test_leak_prefilter_never_changes_the_answer():
