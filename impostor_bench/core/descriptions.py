@@ -103,7 +103,9 @@ _SPELLING_SEPARATORS = r"(?-i:[^A-Za-z])+"
 _PIECE_SEPARATORS = r"(?-i:[^A-Za-z\s'])*"
 _TAGS = re.compile(r"</?[A-Za-z][^<>]{0,30}>")
 _TAG_FILL = "\x00"  # a blanked tag: neither a letter nor a space (it splits pieces)
-_NON_LETTERS = re.compile(r"[^a-z]+")
+# Lower-case ASCII text less everything but its letters (str.translate's ASCII fast path:
+# ~5x cheaper than a regex substitution, and the pre-filter runs it on most descriptions).
+_DROP_NON_LETTERS = {c: None for c in range(128) if not 97 <= c <= 122}
 
 
 def _blank_tags(text: str) -> str:
@@ -160,7 +162,7 @@ def _cannot_leak(text: str, word: str) -> bool:
         return False
     if len(w) < 3:
         return True
-    return w not in _NON_LETTERS.sub("", _TAGS.sub("", low) if "<" in low else low)
+    return w not in (_TAGS.sub("", low) if "<" in low else low).translate(_DROP_NON_LETTERS)
 
 
 def _patterns_search(text: str, word: str) -> Optional[tuple[int, int]]:
