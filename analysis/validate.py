@@ -29,6 +29,7 @@ from impostor_bench.core.records import (
     MODES,
     PLAYERS_FILE,
     WIN_CONDITIONS,
+    WINNER_OF,
 )
 
 __all__ = ["MODEL_COLUMNS", "FIX_EXPORT", "validate_tables"]
@@ -231,7 +232,21 @@ def _validate_games(games: pd.DataFrame, name: str, notes: list[str]) -> None:
                 unknown = sorted(set(games["win_condition"].unique()) - set(WIN_CONDITIONS))
                 if unknown:
                     notes.append(f"{name}: unknown win_condition value(s) {unknown}; kept as given.")
+                _check_winner(games, gp)
     gp.raise_if_any()
+
+
+def _check_winner(games: pd.DataFrame, gp: _Problems) -> None:
+    """``winner`` is the side its (known) ``win_condition`` makes the winner (WINNER_OF): a
+    swapped winner would silently invert every win rate; the first bad row is named."""
+    want = games["win_condition"].astype(object).map(WINNER_OF)
+    bad = (want.notna() & (games["winner"].astype(object) != want)).to_numpy()
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        gp.add("winner", f"{int(bad.sum())} game(s) contradict their win_condition, first row {i} "
+               f"(game_id {games['game_id'].iloc[i]!r}: winner {games['winner'].iloc[i]!r} but win_condition "
+               f"{games['win_condition'].iloc[i]!r} is {'an' if want.iloc[i] == 'impostor' else 'a'} {want.iloc[i]} win)",
+               f"{FIX_EXPORT}; the games' records decide both columns")
 
 
 def _coerce_vote_confidence(players: pd.DataFrame, pp: _Problems) -> None:

@@ -20,16 +20,44 @@ from inspect_ai._util.error import PrerequisiteError
 # that per call; Inspect exports no public getter.
 from inspect_ai.model._generate_config import active_generate_config
 
+# ``get_model_info("bot/script")`` (Inspect calls it with a model event's model name, e.g. for
+# each generate's usage update) builds the provider once more from its bare name, with this
+# placeholder key and without the model args the run gave it; Inspect exports no public way
+# to tell that construction from a real one.
+from inspect_ai.model._model_info import MODEL_INFO_LOOKUP_API_KEY
+
 from impostor_bench.core.errors import ImpostorError
 
 __all__ = [
     "PrerequisiteError", "UserInputError", "active_generate_config", "building_task_for_eval", "cache_package_scan",
-    "refuse_unbounded_task_args", "release_finished_eval",
+    "eval_models", "is_model_info_lookup", "refuse_unbounded_task_args", "release_finished_eval",
 ]
 
 #: The most values, and levels, one ``-T`` value may hold (aliases counted as used).
 MAX_TASK_ARG_VALUES = 10_000
 MAX_TASK_ARG_DEPTH = 32
+
+
+def eval_models() -> dict[str, object]:
+    """The models of the eval being set up, by where they were given (``--model``, each
+    ``--model-role``): while Inspect builds the task the active model is set but Inspect
+    exports no getter for it (``get_model()`` would create a default one)."""
+    from inspect_ai.model import model_roles
+    from inspect_ai.model._model import active_model
+
+    out: dict[str, object] = {}
+    model = active_model()
+    if model is not None:
+        out["--model"] = model
+    for role, models in model_roles().items():
+        for m in models if isinstance(models, list) else [models]:
+            out[f"--model-role {role}"] = m
+    return out
+
+
+def is_model_info_lookup(api_key: object) -> bool:
+    """Whether a provider is being built only so that Inspect can look up its model info."""
+    return api_key == MODEL_INFO_LOOKUP_API_KEY
 
 
 class UserInputError(ImpostorError, PrerequisiteError):

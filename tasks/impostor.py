@@ -21,7 +21,9 @@ from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 from pydantic import ValidationError
 
 from impostor_bench import LAUNCH_DIR
-from impostor_bench.inspect_compat import UserInputError, building_task_for_eval, refuse_unbounded_task_args
+from impostor_bench.inspect_compat import (UserInputError, building_task_for_eval, eval_models,
+                                           refuse_unbounded_task_args)
+from impostor_bench.model_credentials import model_credential_problem
 
 from impostor_bench.core import call_limits, options as game_options
 from impostor_bench.core.errors import ImpostorError
@@ -140,6 +142,19 @@ def game_samples(
 _DEFAULT = game_options.GameOptions()
 
 
+def _refuse_logged_credentials(bound: Any) -> None:
+    """Refuse a model whose base URL or model args hold a credential Inspect would write into
+    the .eval log's header (impostor_bench.model_credentials)."""
+    models: dict[str, Any] = dict(eval_models()) if building_task_for_eval() else {}
+    if bound.model is not None and "model" in bound.names:
+        models[f"-T models ({bound.names['model']})"] = bound.model
+    models |= {f"-T models {role} ({bound.names.get(role, role)})": m for role, m in bound.roles.items()}
+    for where, model in models.items():
+        problem = model_credential_problem(where, model)
+        if problem:
+            raise ImpostorError(problem)
+
+
 @task
 def impostor(
     mode: str = _DEFAULT.mode,
@@ -178,6 +193,7 @@ def impostor(
         roles |= set(bound.roles)
         if roles or building_task_for_eval():  # refuse a contradictory mode/role set before any game
             check_roles(opts.mode, roles)
+        _refuse_logged_credentials(bound)
         opts = opts.model_copy(update={"word_pairs": _user_path(opts.word_pairs),
                                        "game_time_limit": call_limits.game_time_limit(opts.game_time_limit,
                                                                                       _playing(bound))})

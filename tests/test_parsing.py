@@ -60,6 +60,23 @@ CASES = [
     (ballot(suspected_impostor_id=None), None, False, "not a player number", True),
     (ballot(suspected_impostor_id=True), None, False, "not a player number", True),
     (ballot(self_declaration="maybe"), None, False, "self_declaration", True),
+    # issue 42: only 0/1 read as booleans; NaN, 2, -1, inf are unreadable (never a declaration)
+    ('{"suspected_impostor_id": "3", "self_declaration": NaN}', None, False, "self_declaration", True),
+    ('{"suspected_impostor_id": "3", "self_declaration": Infinity}', None, False, "self_declaration", True),
+    (ballot(self_declaration=2), None, False, "self_declaration must be true or false, got 2", True),
+    (ballot(self_declaration=-1), None, False, "self_declaration", True),
+    (ballot(self_declaration=0.5), None, False, "self_declaration", True),
+    (ballot(self_declaration=1.0), 2, True, None, False),
+    (ballot(self_declaration=0), 2, False, None, False),
+    # issue 42: an apostrophe is not a JSON string opener; prose braces do not hide the ballot
+    ('Hmm {it\'s tricky}. My ballot: {"suspected_impostor_id": "2", "confidence": 0.5}', 1, False, None, False),
+    ('Hmm {it\'s tricky}. ' + ballot(reasoning="Player 3's text {was} odd"), 2, False, None, False),
+    ("{ 'tis so} then {'suspected_impostor_id': '3', 'reasoning': 'odd', 'self_declaration': False}",
+     2, False, None, False),
+    ('{he said "hi} then ' + ballot(), 2, False, None, False),
+    ("{'suspected_impostor_id': '4', 'reasoning': 'it's {odd}', 'self_declaration': False}", None, False,
+     "no JSON object", True),  # its braces are read right, but it's not JSON even once repaired
+    ('Hmm {it\'s tricky}. ' + ballot() + " or {'suspected_impostor_id': '4'}", None, False, "several", True),
     ('[' + ballot() + ']', 2, False, None, False),  # array around the object: object still found
     (ballot() + "\n" + ballot(suspected_impostor_id="4"), None, False, "several different JSON ballots", True),
     ('Player 2 wrote {"suspected_impostor_id": "2"} but my answer is ' + ballot(), None, False, "several", True),
@@ -220,15 +237,12 @@ def test_constrained_vote_schema_lists_only_other_players():
 
 def _leak_by_patterns_alone(text, word):
     """The leak check without its ASCII pre-filter: the compiled patterns on every text."""
-    from impostor_bench.core.descriptions import _leak_patterns
+    from impostor_bench.core.descriptions import _patterns_search
     from impostor_bench.core.glyphs import visible_text
 
     text = visible_text(text)
-    for pattern in _leak_patterns(word):
-        m = pattern.search(text) if pattern is not None else None
-        if m:
-            return m.group(0)
-    return None
+    span = _patterns_search(text, word)
+    return None if span is None else text[span[0] : span[1]]
 
 
 def test_leak_prefilter_never_changes_the_answer():
@@ -247,6 +261,9 @@ def test_leak_prefilter_never_changes_the_answer():
     for word in words:
         near = word_forms(word) + [word.upper(), word.title(), word[:-1], word[1:], word + word]
         near += [rng.choice(seps).join(word) for _ in range(4)] + [rng.choice(seps).join(word.upper())]
+        # issue 42: reversed, camelCase joins, split into two pieces
+        near += [word[::-1], word[::-1].upper(), "my" + word.title() + "Is", "A" + word.upper() + "Was"]
+        near += [word[:k] + rng.choice(["-", ".", "/", "*"]) + word[k:] for k in range(1, len(word))]
         for _ in range(300):
             parts = [rng.choice(near if rng.random() < 0.4 else filler) for _ in range(rng.randint(1, 5))]
             text = "".join(p + rng.choice(seps + ["! ", "2", "("]) for p in parts)
@@ -269,7 +286,7 @@ def test_leak_prefilter_never_changes_the_answer():
 ])
 def test_one_json_object_is_read_as_the_scan_reads_it(body):
     """The shortcut for a body that is one JSON object gives what the brace scan gives."""
-    from impostor_bench.core.parsing import _DuplicateKey, _balanced_objects, _load_object, _objects
+    from impostor_bench.core.parsing import _DuplicateKey, _balanced_objects, _load_object, _whole_object
 
     def read(objects):
         try:
@@ -277,4 +294,8 @@ def test_one_json_object_is_read_as_the_scan_reads_it(body):
         except _DuplicateKey as dup:
             return f"duplicate {dup}"
 
-    assert read(lambda: _objects(body)) == read(lambda: (_load_object(c) for c in _balanced_objects(body)))
+    def shortcut():
+        whole = _whole_object(body)
+        return [whole] if whole is not None else [_load_object(c) for c in _balanced_objects(body)]
+
+    assert read(shortcut) == read(lambda: (_load_object(c) for c in _balanced_objects(body)))

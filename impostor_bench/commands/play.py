@@ -10,6 +10,7 @@ game is an ordinary Inspect eval (log, MLflow run, tables), the person recorded 
 
 from __future__ import annotations
 
+import math
 import secrets
 import sys
 import time
@@ -112,7 +113,8 @@ def _cmd_play(args: Any) -> int:
 
         webbrowser.open(api.url)
     # A person may take longer than a model's attempt timeout: one attempt waits the move's whole limit.
-    attempt_timeout = args.timeout + 60 if args.timeout and args.timeout > 0 else 24 * 3600
+    # (whole seconds: Inspect's attempt_timeout is an int, and --timeout 0.5 is a valid move limit)
+    attempt_timeout = math.ceil(args.timeout) + 60 if args.timeout and args.timeout > 0 else 24 * 3600
     [log] = inspect_eval(task, model=human, model_roles={args.role: human}, log_dir=args.log_dir,
                          display="none", attempt_timeout=attempt_timeout)
     print(f"impostor play: log {log.location}", file=sys.stderr)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Iterable, Iterator, Optional, Sequence
 
 from pydantic import BaseModel, Field
 
@@ -65,9 +65,18 @@ _FALSE = {"false", "no", "n", "0", "f", "null", "none", ""}
 _NULLS = {"", "null", "none", "n/a", "na"}
 
 
-def _balanced_objects(text: str) -> list[str]:
-    """Every top-level {...} span, respecting strings (so braces inside text do not count)."""
-    spans, depth, start, in_str, quote, esc = [], 0, None, False, "", False
+_QUOTE_OPENS_AFTER = "{[,:"  # a JSON (or Python-literal) string starts after one of these
+_QUOTE_CLOSES_BEFORE = "}],:"  # ... and its closing single quote comes before one of these
+
+
+def _scan_objects(text: str, quotes: str) -> list[str]:
+    """Top-level {...} spans of ``text``, reading ``quotes`` as string delimiters.  A single
+    quote is read as a string quote only where a JSON key or value can begin and end
+    (``{'a': 'b'}``), so an apostrophe in prose (``{it's tricky}``) or inside a single-quoted
+    value is plain text."""
+    spans, depth, start, in_str, quote, esc = [], 0, 0, False, "", False
+    last = ""  # the last non-space character outside strings
+    n = len(text)
     for i, ch in enumerate(text):
         if in_str:
             if esc:
@@ -75,8 +84,16 @@ def _balanced_objects(text: str) -> list[str]:
             elif ch == "\\":
                 esc = True
             elif ch == quote:
+                if quote == "'":
+                    j = i + 1
+                    while j < n and text[j].isspace():
+                        j += 1
+                    if j < n and text[j] not in _QUOTE_CLOSES_BEFORE:
+                        continue  # an apostrophe inside the value
                 in_str = False
-        elif ch in "\"'" and depth > 0:
+                last = ch
+            continue
+        if ch in quotes and depth > 0 and (ch == '"' or last in _QUOTE_OPENS_AFTER):
             in_str, quote = True, ch
         elif ch == "{":
             if depth == 0:
@@ -86,7 +103,27 @@ def _balanced_objects(text: str) -> list[str]:
             depth -= 1
             if depth == 0:
                 spans.append(text[start : i + 1])
+        if not ch.isspace():
+            last = ch
     return spans
+
+
+def _balanced_objects(text: str) -> list[str]:
+    """Every top-level {...} span, respecting strings (so braces inside text do not count)."""
+    return _scan_objects(text, "\"'")
+
+
+def _span_readings(text: str) -> Iterator[list[str]]:
+    """The top-level spans of ``text`` read with both quote characters as string quotes, then
+    (for the caller to try when the first reading holds no ballot) without the single quote and
+    without the double quote: a quote that was prose, not a string (``{he said "hi}``,
+    ``{ 'tis so}``), must not hide the ballot after it.  At most three scans."""
+    seen: list[list[str]] = []
+    for quotes in ("\"'", '"', "'"):
+        spans = _scan_objects(text, quotes)
+        if spans not in seen:
+            seen.append(spans)
+            yield spans
 
 
 def _repair(candidate: str) -> str:
@@ -139,10 +176,16 @@ def _find_ballot(obj: dict) -> Optional[dict]:
 _FENCE = re.compile(r"```(?:json|JSON)?")
 
 
-def _objects(body: str) -> Iterator[Optional[dict]]:
-    """:func:`_load_object` of each of :func:`_balanced_objects`; a body that is one JSON object
-    as given (most ballots) is its own only span (in valid JSON the braces and quotes are the ones
-    the scan reads), so it is loaded once without the character-by-character scan."""
+def _objects(spans: list[str]) -> Iterator[Optional[dict]]:
+    """:func:`_load_object` of each span."""
+    for cand in spans:
+        yield _load_object(cand)
+
+
+def _whole_object(body: str) -> Optional[dict]:
+    """A body that is one JSON object as given (most ballots): loaded once, without the
+    character-by-character scan (in valid JSON the braces and quotes are the ones the scan
+    reads, so it is its own only span)."""
     whole = body.strip()
     if whole[:1] == "{" and whole[-1:] == "}":
         try:
@@ -150,12 +193,18 @@ def _objects(body: str) -> Iterator[Optional[dict]]:
         except _DuplicateKey:
             raise
         except (ValueError, RecursionError):
-            pass
-        else:
-            yield obj
-            return
-    for cand in _balanced_objects(body):
-        yield _load_object(cand)
+            return None
+        return obj if isinstance(obj, dict) else None
+    return None
+
+
+def _ballots(objects: Iterable[Optional[dict]]) -> list[dict]:
+    ballots: list[dict] = []
+    for obj in objects:
+        found = _find_ballot(obj) if obj is not None else None
+        if found is not None and found not in ballots:
+            ballots.append(found)
+    return ballots
 
 
 def extract_ballot_object(text: str) -> tuple[Optional[dict], Optional[str]]:
@@ -165,10 +214,14 @@ def extract_ballot_object(text: str) -> tuple[Optional[dict], Optional[str]]:
     body = _FENCE.sub("", text) if "```" in text else text
     ballots: list[dict] = []
     try:
-        for obj in _objects(body):
-            found = _find_ballot(obj) if obj is not None else None
-            if found is not None and found not in ballots:
-                ballots.append(found)
+        whole = _whole_object(body)
+        if whole is not None:
+            ballots = _ballots([whole])
+        else:
+            for spans in _span_readings(body):
+                ballots = _ballots(_objects(spans))
+                if ballots:
+                    break
     except _DuplicateKey as dup:
         return None, f'the JSON repeats the key "{dup}" with different values'
     if not ballots:
@@ -228,7 +281,9 @@ def _coerce_bool(value: Any) -> Optional[bool]:
     if value is None:
         return False
     if isinstance(value, (int, float)):
-        return value != 0
+        # Only 0 and 1 read as booleans (as the strings "0" and "1" do): NaN, 2 or -1 are
+        # unreadable and re-prompted, never a declaration that decides the game.
+        return True if value == 1 else False if value == 0 else None
     s = str(value).strip().lower()
     if s in _TRUE:
         return True

@@ -41,6 +41,20 @@ TEAM_MODES = ("team_blind", "team_aware", "team_semi_aware")  # each mode's fact
 DIFFICULTIES: tuple[str, ...] = get_args(Difficulty)
 TIE_RULES: tuple[str, ...] = get_args(TieRule)
 WIN_CONDITIONS: tuple[str, ...] = get_args(WinCondition)
+#: The side each win condition makes the winner (the recorded ``winner``, under the default
+#: tie rule: a top tie is an impostor win whatever a symmetric rule made ``winner_live``).
+WINNER_OF: dict[str, Side] = {
+    "majority_self_declared": "majority",
+    "impostor_guess_correct": "impostor",
+    "impostor_guess_wrong": "majority",
+    "conviction": "majority",
+    "strict_plurality": "majority",
+    "tie": "impostor",
+    "no_conviction": "impostor",
+    "eliminated": "majority",
+    "two_left": "impostor",
+    "rounds_exhausted": "impostor",
+}
 SIDES: tuple[str, ...] = get_args(Side)
 
 # Ballot outcome classes (docs/rules.md, "Ballot classes"): the one definition.  A

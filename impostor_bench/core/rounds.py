@@ -16,7 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Mapping, Optional, Sequence
 
-from impostor_bench.core.records import ELIMINATED_SEAT, TIE_RULES, player_label
+from impostor_bench.core.records import ELIMINATED_SEAT, TIE_RULES, WINNER_OF, player_label
 from impostor_bench.core.rules import Ballot, guess_matches
 from impostor_bench.core.schedule import derive_seed
 
@@ -78,16 +78,17 @@ def decide_round(ballots: Mapping[int, Ballot], remaining: Sequence[int], impost
     tied = sorted(s for s, c in counts.items() if c == top) if top else []
     k = len(tied) if len(tied) >= 2 else 0
 
-    def result(eliminated: Optional[int], winner: Optional[str], condition: Optional[str]) -> RoundResult:
+    def result(eliminated: Optional[int], condition: Optional[str]) -> RoundResult:
+        winner = None if condition is None else WINNER_OF[condition]
         return RoundResult(round_no, remaining, eliminated, winner, condition, dict(counts), k,
                            k > 0 and impostor_seat in tied)
 
     if any(b.self_declared for seat, b in ballots.items() if seat != impostor_seat):
-        return result(None, "majority", "majority_self_declared")
+        return result(None, "majority_self_declared")
     if ballots[impostor_seat].self_declared:
         if guess_matches(ballots[impostor_seat].word_guess, majority_word):
-            return result(None, "impostor", "impostor_guess_correct")
-        return result(None, "majority", "impostor_guess_wrong")
+            return result(None, "impostor_guess_correct")
+        return result(None, "impostor_guess_wrong")
     eliminated: Optional[int] = tied[0] if len(tied) == 1 else None
     if k and tie_rule != "default":
         if rng is None:
@@ -102,13 +103,13 @@ def decide_round(ballots: Mapping[int, Ballot], remaining: Sequence[int], impost
             else:
                 eliminated = rng.choice(others)
     if eliminated == impostor_seat:
-        return result(eliminated, "majority", "eliminated")
+        return result(eliminated, "eliminated")
     left = len(remaining) - (eliminated is not None)
     if left <= 2:
-        return result(eliminated, "impostor", "two_left")
+        return result(eliminated, "two_left")
     if round_no >= max_rounds:
-        return result(eliminated, "impostor", "rounds_exhausted")
-    return result(eliminated, None, None)
+        return result(eliminated, "rounds_exhausted")
+    return result(eliminated, None)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from impostor_bench.core.records import N_SEATS, TIE_RULES, Side, TieRule, WinCondition
+from impostor_bench.core.records import N_SEATS, TIE_RULES, WINNER_OF, Side, TieRule, WinCondition
 
 
 @dataclass(frozen=True)
@@ -106,24 +106,25 @@ def decide(
     others = sum(1 for v in valid if v != impostor_seat)
     k, tied = top_tie(ballots)
 
-    def fixed(winner: Side, condition: WinCondition) -> Outcome:
+    def fixed(condition: WinCondition) -> Outcome:
+        winner = WINNER_OF[condition]
         p = 1.0 if winner == "impostor" else 0.0
         return Outcome(winner=winner, win_condition=condition, winner_live=winner, tie_rule=tie_rule, tie_k=k,
                        impostor_in_tie=impostor_seat in tied, p_imp_default=p, p_imp_sym_candidate=p,
                        p_imp_sym_side=p, votes_on_impostor=on_imp, n_valid_votes=len(valid))
 
     if any(b.self_declared for seat, b in enumerate(ballots) if seat != impostor_seat):
-        return fixed("majority", "majority_self_declared")
+        return fixed("majority_self_declared")
     imp = ballots[impostor_seat]
     if imp.self_declared:
         if guess_matches(imp.word_guess, majority_word):
-            return fixed("impostor", "impostor_guess_correct")
-        return fixed("majority", "impostor_guess_wrong")
+            return fixed("impostor_guess_correct")
+        return fixed("impostor_guess_wrong")
     if on_imp >= 2:
-        return fixed("majority", "conviction")
+        return fixed("conviction")
     votes_imp = sum(1 for v in valid if v == impostor_seat)
     if votes_imp > others:
-        return fixed("majority", "strict_plurality")
+        return fixed("strict_plurality")
     if k >= 2:
         in_tie = impostor_seat in tied
         p_cand = (1.0 - 1.0 / k) if in_tie else 1.0
@@ -137,7 +138,7 @@ def decide(
                 live = "majority" if eliminated == impostor_seat else "impostor"
             else:
                 live = "majority" if rng.random() < 0.5 else "impostor"
-        return Outcome(winner="impostor", win_condition="tie", winner_live=live, tie_rule=tie_rule, tie_k=k,
+        return Outcome(winner=WINNER_OF["tie"], win_condition="tie", winner_live=live, tie_rule=tie_rule, tie_k=k,
                        impostor_in_tie=in_tie, p_imp_default=1.0, p_imp_sym_candidate=p_cand,
                        p_imp_sym_side=p_side, votes_on_impostor=on_imp, n_valid_votes=len(valid))
-    return fixed("impostor", "no_conviction")
+    return fixed("no_conviction")

@@ -20,18 +20,30 @@ from impostor_bench.inspect_compat import resolve_registry_aliases
 resolve_registry_aliases()
 
 
+class ModelInfoLookupRefused(Exception):
+    """A provider of ours is not built for Inspect's model-info lookup (``get_model_info``)."""
+
+
 def _plain_errors(cls: type[ModelAPI]) -> type[ModelAPI]:
     """``cls`` whose set-up errors (a bad -M arg, a missing model file: ImpostorError) reach
-    ``inspect eval`` as its prerequisite errors, printed without a traceback."""
+    ``inspect eval`` as its prerequisite errors, printed without a traceback.
+
+    Inspect's model-info lookup builds a provider again from its bare name (``bot/script``
+    without its script, ``human/<participant>``), only to read a canonical name that no
+    database holds for our providers: that construction is refused at once and quietly
+    (Inspect takes the exception as "no info"), so it prints no set-up error of a successful
+    run, opens no second human page and loads no model weights twice."""
     import functools
 
     from impostor_bench.core.errors import ImpostorError
-    from impostor_bench.inspect_compat import UserInputError
+    from impostor_bench.inspect_compat import UserInputError, is_model_info_lookup
 
     class Provider(cls):  # type: ignore[valid-type,misc]
         # the provider's own signature for introspection (mypy cannot type a wrapped __init__)
         @functools.wraps(cls.__init__)  # type: ignore[misc]
         def __init__(self, *args, **kwargs) -> None:
+            if is_model_info_lookup(kwargs.get("api_key")):
+                raise ModelInfoLookupRefused(f"{cls.__name__} has no model info to look up")
             try:
                 super().__init__(*args, **kwargs)
             except ImpostorError as exc:

@@ -12,7 +12,7 @@ from impostor_bench.analysis.io import load_tables, validate_tables, write_table
 from impostor_bench.cli import main
 from impostor_bench.commands.report import load_from_mlflow
 from impostor_bench.core.errors import ImpostorError
-from impostor_bench.core.records import CONTRACT_GAME_COLUMNS, CONTRACT_PLAYER_COLUMNS
+from impostor_bench.core.records import CONTRACT_GAME_COLUMNS, CONTRACT_PLAYER_COLUMNS, WINNER_OF
 
 
 def _games(d):
@@ -237,6 +237,66 @@ def test_impostor_seat_disagrees_between_tables(export_copy):
     g.loc[0, "impostor_seat"] = (g.loc[0, "impostor_seat"] + 1) % 4
     g.to_parquet(export_copy / "games.parquet")
     _expect(export_copy, "games.parquet", "players.parquet", "impostor_seat", "disagree")
+
+
+def test_winner_contradicting_win_condition_is_refused_naming_the_first_row(export_copy):
+    """Issue 42: swapped winners with their tie / no_conviction kept were reported silently."""
+    g = _games(export_copy)
+    flip = {"impostor": "majority", "majority": "impostor"}
+    rows = [int(i) for i in np.flatnonzero(g["win_condition"].isin(["tie", "no_conviction"]).to_numpy())[:3]]
+    assert len(rows) == 3
+    for i in rows:
+        g.loc[i, "winner"] = flip[g.loc[i, "winner"]]
+    g.to_parquet(export_copy / "games.parquet")
+    gid, cond = g.loc[rows[0], "game_id"], g.loc[rows[0], "win_condition"]
+    _expect(export_copy, "games.parquet", "column 'winner'", "3 game(s) contradict their win_condition",
+            f"first row {rows[0]} ", repr(gid), f"winner 'majority' but win_condition {cond!r} is an impostor win")
+
+
+@pytest.mark.parametrize("condition", sorted(WINNER_OF))
+def test_every_win_condition_checks_its_winner(sim_small, condition):
+    games, players, _ = sim_small
+    g = games.copy()
+    g["win_condition"] = g["win_condition"].astype(object)
+    g.loc[4, "win_condition"] = condition
+    g.loc[4, "winner"] = WINNER_OF[condition]
+    validate_tables(g, players)  # consistent: accepted
+    g.loc[4, "winner"] = {"impostor": "majority", "majority": "impostor"}[WINNER_OF[condition]]
+    with pytest.raises(ImpostorError, match=r"^games.parquet: column 'winner': 1 game\(s\) .* first row 4 "):
+        validate_tables(g, players)
+
+
+def test_winner_of_matches_the_rules():
+    """WINNER_OF names every win condition, and the rules decide winners by it (random ballots)."""
+    import random
+
+    from impostor_bench.core.records import WIN_CONDITIONS
+    from impostor_bench.core.rules import Ballot, decide
+
+    assert set(WINNER_OF) == set(WIN_CONDITIONS)
+    rng = random.Random(7)
+    seen = set()
+    for _ in range(3000):
+        ballots = [Ballot(vote=rng.choice([None, 0, 1, 2, 3]), self_declared=rng.random() < 0.1,
+                          word_guess=rng.choice([None, "cat", "dog"])) for _ in range(4)]
+        out = decide(ballots, impostor_seat=rng.randrange(4), majority_word="cat")
+        assert out.winner == WINNER_OF[out.win_condition]
+        seen.add(out.win_condition)
+    assert len(seen) == 7
+
+
+def test_cli_report_refuses_swapped_winner_one_line_exit_2(export_copy, tmp_path, capsys):
+    g = _games(export_copy)
+    i = int(np.flatnonzero((g["win_condition"] == "tie").to_numpy())[0])
+    g.loc[i, "winner"] = "majority"
+    g.to_parquet(export_copy / "games.parquet")
+    rc = main(["report", "--parquet", str(export_copy), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2
+    assert err[-1].startswith("impostor report: error: ") and "games.parquet" in err[-1]
+    assert f"first row {i} " in err[-1] and "fix:" in err[-1]
+    assert not [line for line in err if "Traceback" in line]
+    assert not (tmp_path / "out").exists()
 
 
 def test_models_csv_bad_params(export_copy):

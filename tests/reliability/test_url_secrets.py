@@ -103,8 +103,9 @@ def test_mapping_and_log_copy_are_scrubbed(tmp_path):
 
 @pytest.mark.slow
 def test_url_credentials_reach_no_mlflow_record(tmp_path):
-    """``inspect eval`` against the fault server through a base URL holding a password and a
-    query key, tracked to a SQLite store: no param, tag, artifact (resolved.json, the log) holds either."""
+    """``inspect eval`` against the fault server through a base URL holding a password (from the
+    environment: a credential on the command line is refused, see the next test), tracked to a
+    SQLite store: no param, tag, artifact (resolved.json, the log) holds it."""
     from mlflow.tracking import MlflowClient
 
     from .fault_server import FaultServer
@@ -114,22 +115,16 @@ def test_url_credentials_reach_no_mlflow_record(tmp_path):
     with FaultServer() as server:
         env = dict(os.environ, IMPOSTOR_MLFLOW="1", LITELLM_LOCAL_MODEL_COST_MAP="True", FAULT_API_KEY="k" * 12,
                    MLFLOW_TRACKING_URI=f"sqlite:///{tmp_path}/mlruns.db",
+                   FAULT_BASE_URL=server.base_url.replace("http://", f"http://alice:{PASSWORD}@"),
                    PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-        # 1. a password in the userinfo: the games are played through it;
-        # 2. a key in the query string: Inspect's openai client puts the query before the
-        #    path (a 404, the eval errors), and the errored eval is tracked all the same.
-        for n, base in enumerate([server.base_url.replace("http://", f"http://alice:{PASSWORD}@"),
-                                  server.base_url + f"?api-key={QUERY_KEY}"]):
-            r = subprocess.run([str(exe), "eval", "tasks/impostor.py", "--model", "openai-api/fault/maj",
-                                "--model-base-url", base, "-T", "n_games=1", "--log-dir", f"logs{n}",
-                                "--display", "none"],
-                               cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
-            assert r.returncode == 0, r.stderr[-3000:]
-            if n == 0:
-                assert server.app.requests, "the provider was not called through the URL"
+        r = subprocess.run([str(exe), "eval", "tasks/impostor.py", "--model", "openai-api/fault/maj",
+                            "-T", "n_games=1", "--log-dir", "logs0", "--display", "none"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-3000:]
+        assert server.app.requests, "the provider was not called through the URL"
     client = MlflowClient(f"sqlite:///{tmp_path}/mlruns.db")
     runs = [run for exp in client.search_experiments() for run in client.search_runs([exp.experiment_id])]
-    assert sum("model_base_url" in run.data.params for run in runs) == 2
+    assert runs
     for run in runs:
         records = json.dumps([run.data.params, run.data.tags, list(run.data.metrics)])
         assert PASSWORD not in records and QUERY_KEY not in records, records[:2000]
@@ -143,6 +138,43 @@ def test_url_credentials_reach_no_mlflow_record(tmp_path):
                     assert PASSWORD.encode() not in data and QUERY_KEY.encode() not in data, where
 
 
+@pytest.mark.slow
+def test_a_credential_inspect_would_log_refuses_the_run(tmp_path):
+    """Issue 42: Inspect writes ``--model-base-url``, a role's base URL and ``-M`` args (all but
+    api_key) into the local .eval log's header as given, so a password or key there, or a
+    credential header, refuses the run with one line and the fix; no log is written."""
+    from .fault_server import FaultServer
+
+    exe = Path(sys.executable).parent / "inspect"
+    role = json.dumps({"model": "litellm/openai/imp", "model_args": {"api_base": f"http://h/v1?api-key={QUERY_KEY}"}})
+    with FaultServer() as server:
+        env = dict(os.environ, IMPOSTOR_MLFLOW="0", FAULT_API_KEY="k" * 12, FAULT_BASE_URL=server.base_url,
+                   PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+        cases = {
+            "--model: its base URL": ["--model-base-url", server.base_url.replace("http://", f"http://alice:{PASSWORD}@")],
+            "--model: its base URL ": ["--model-base-url", server.base_url + f"?api-key={QUERY_KEY}"],
+            "--model: -M default_headers holds the credential header 'Authorization'":
+                ["-M", f'default_headers={{"Authorization": "Bearer {QUERY_KEY}"}}'],
+            "--model-role impostor: -M api_base": ["-T", "mode=cross_play", "--model-role", f"impostor={role}"],
+        }
+        for n, (said, args) in enumerate(cases.items()):
+            r = subprocess.run([str(exe), "eval", "impostor_bench/impostor", "--model", "openai-api/fault/maj",
+                                "-T", "n_games=1", "--log-dir", f"logs{n}", "--display", "none", *args],
+                               cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+            lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+            assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr[-3000:]
+            assert lines[-1].startswith(f"impostor: {said.strip()}") and "fix: " in lines[-1], lines[-1]
+            assert PASSWORD not in r.stderr and QUERY_KEY not in r.stderr
+            assert not list((tmp_path / f"logs{n}").glob("*.eval"))
+        assert not server.app.requests  # no game was played
+    # without the credential the same flags run
+    r = subprocess.run([str(exe), "eval", "impostor_bench/impostor", "--model", "bot/random", "-T", "n_games=1",
+                        "--model-base-url", "http://127.0.0.1:9/v1?model=x", "-M", 'default_headers={"X-Title": "impostor"}',
+                        "--log-dir", "ok", "--display", "none"],
+                       cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and list((tmp_path / "ok").glob("*.eval")), r.stderr[-3000:]
+
+
 def _members(path: Path) -> list[tuple[str, bytes]]:
     """A file's bytes, or each member's for a zip (an .eval log is a zip of JSON)."""
     try:
@@ -153,3 +185,54 @@ def _members(path: Path) -> list[tuple[str, bytes]]:
         with zipfile.ZipFile(path) as z:
             return [(f"{path}!{n}", z.read(n)) for n in z.namelist()]
     return [(str(path), path.read_bytes())]
+
+
+@pytest.mark.parametrize("base_url, args, said", [
+    (f"http://alice:{PASSWORD}@h/v1", {}, "its base URL holds a credential"),
+    (f"https://h/v1?api-key={QUERY_KEY}", {}, "its base URL holds a credential"),
+    (None, {"api_base": f"http://u:{PASSWORD}@h/v1"}, "-M api_base holds a credential"),
+    (None, {"base_url": f"https://h/v1?token={QUERY_KEY}"}, "-M base_url holds a credential"),
+    (None, {"extra_headers": {"Authorization": f"Bearer {QUERY_KEY}"}}, "-M extra_headers holds the credential header 'Authorization'"),
+    (None, {"default_headers": {"api-key": QUERY_KEY}}, "-M default_headers holds the credential header 'api-key'"),
+    (None, {"headers": {"X-Goog-Api-Key": QUERY_KEY}}, "-M headers holds the credential header 'X-Goog-Api-Key'"),
+    (None, {"extra_headers": '{"Cookie": "session=1"}'}, "-M extra_headers holds the credential header"),
+])
+def test_a_credential_inspect_would_log_is_named_with_the_fix(base_url, args, said):
+    from impostor_bench.model_credentials import logged_credential
+
+    line = logged_credential("--model", base_url, args)
+    assert line is not None and line.startswith(f"--model: {said}") and "fix: " in line and "\n" not in line
+    assert PASSWORD not in line and QUERY_KEY not in line
+
+
+@pytest.mark.parametrize("base_url, args", [
+    (None, {}), ("http://127.0.0.1:8000/v1", {}), ("https://h/v1?model=x", {"api_key": QUERY_KEY}),
+    (None, {"api_base": "http://h:8080/v1", "extra_headers": {"X-Title": "impostor", "HTTP-Referer": "https://x"}}),
+    (None, {"response_format": "json_object", "timeout": 30}),
+])
+def test_settings_without_a_logged_credential_pass(base_url, args):
+    from impostor_bench.model_credentials import logged_credential
+
+    assert logged_credential("--model", base_url, args) is None
+
+
+def test_a_registry_alias_with_a_credentialed_base_url_is_refused(tmp_path, monkeypatch):
+    """A registry alias's ``base_url`` reaches Inspect as the model's explicit base URL (logged):
+    the task refuses it, naming the alias and the fix."""
+    import yaml
+
+    from impostor_bench.core.errors import ImpostorError
+    from impostor_bench.tasks.impostor import impostor
+
+    registry = tmp_path / "models.yaml"
+    entry = {"model": "bot/random", "provider": "impostor-bench", "family": "bot"}
+    registry.write_text(yaml.safe_dump({"models": {
+        "leaky": entry | {"model_args": {"base_url": f"http://alice:{PASSWORD}@h/v1"}},
+        "clean": entry | {"model_args": {"base_url": "http://h/v1"}},
+    }}))
+    monkeypatch.setenv("IMPOSTOR_MODELS", str(registry))
+    with pytest.raises(ImpostorError) as info:
+        impostor(models="leaky", n_games=1)
+    assert str(info.value).startswith("-T models (leaky): its base URL holds a credential") and "fix: " in str(info.value)
+    assert PASSWORD not in str(info.value)
+    assert impostor(models="clean", n_games=1) is not None
