@@ -24,6 +24,7 @@ import pandas as pd
 from scipy import stats
 
 from impostor_bench.analysis.stats._base import StatsUnavailable, note, prepared, table
+from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats._regress import PAPER_CHI2
 from impostor_bench.analysis.stats.categorical import chi2_test, factor_wald
 from impostor_bench.analysis.stats.config import StatsConfig
@@ -40,7 +41,11 @@ def valid_ballot_games(prep) -> np.ndarray:
     return np.asarray(~np.isin(prep.ballot_class, INVALID_BALLOT_CLASSES).any(axis=1))
 
 
-@table("sensitivity", columns=["analysis", "quantity", "estimate", "baseline", "delta"])
+@table("sensitivity", columns=["analysis", "quantity", "estimate", "baseline", "delta"],
+    title=("Sensitivity analyses (Appendix B.3): trimmed means, halves of each experiment, a subsample, invalid "
+           "ballots excluded"),
+    section="robustness",
+)
 def sensitivity(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     rows = []
@@ -106,7 +111,14 @@ def _position_parity_perm(prep, gidx: np.ndarray, rng, reps: int):
     return obs, null
 
 
-@table("negative_controls", columns=["control", "estimate", "p", "method"])
+@table("negative_controls", columns=["control", "estimate", "p", "method"],
+    title=("Negative controls (Appendix B.3): seat and game-index parity, majority self-declaration, team fields "
+           "outside team modes"),
+    section="design",
+    inference=(
+        infer("control", ("control",), "estimate", p="p", family="negative_controls"),
+    ),
+)
 def negative_controls(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     rng = np.random.default_rng([config.seed, 6])
