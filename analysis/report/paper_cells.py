@@ -15,11 +15,10 @@ import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.intervals import lookup
+from impostor_bench.core.modes import MODE_LABEL
 
 DIFFS = [("easy", "Easy"), ("medium", "Medium"), ("hard", "Hard"), ("expert", "Expert")]
-MODES = [("homogeneous", "homogeneous"), ("cross_play", "cross-play"), ("team_blind", "team-blind"),
-         ("team_aware", "team-aware"), ("team_semi_aware", "team-semi-aware")]
-MODE_LABEL = dict(MODES)
+MODES = list(MODE_LABEL.items())  # (mode, label) in the core's order
 DASH = "--"
 
 #: One panel of a paper table: (title, header, rows of cells).

@@ -32,7 +32,7 @@ from impostor_bench.analysis.stats.design_checks import seat_refusal
 from impostor_bench.analysis.stats.odds import mode_ors
 from impostor_bench.analysis.stats.resampling import exp_sums, perm_pvalue, within_experiment_perm
 from impostor_bench.analysis.stats.session import Analysis
-from impostor_bench.core.records import INVALID_BALLOT_CLASSES
+from impostor_bench.core.records import INVALID_BALLOT_CLASSES, TEAM_MODES
 
 
 def valid_ballot_games(prep) -> np.ndarray:
@@ -179,7 +179,7 @@ def negative_controls(data: Analysis, config: StatsConfig) -> pd.DataFrame:
                 row.update(p=np.nan, method=f"% of majority seats self-declaring; p not computed: {e}")
         rows.append(row)
         if prep.team is not None:
-            non_team = ~np.isin(prep.mode, ["team_blind", "team_aware", "team_semi_aware"])
+            non_team = ~np.isin(prep.mode, TEAM_MODES)
             stray = int((pd.notna(prep.team) & prep.present)[non_team].sum())
             rows.append({"control": "team_fields_outside_team_modes", "estimate": stray, "p": np.nan,
                          "method": "player rows with a team outside team modes (expected 0)"})

@@ -34,7 +34,6 @@ from impostor_bench.analysis.stats.session import Analysis
 from impostor_bench.analysis.stats.config import StatsConfig
 from impostor_bench.core.rules import guess_matches
 
-TEAM_MODES = ("team_blind", "team_aware", "team_semi_aware")
 
 
 def teammate_pairs(prep) -> pd.DataFrame:

@@ -20,6 +20,7 @@ from impostor_bench.analysis.stats.language import language_measures
 from impostor_bench.analysis.stats.team_ballots import ballot_measures, seat_pairs
 from impostor_bench.analysis.stats.session import Analysis
 from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.core.records import TEAM_MODES
 
 # (column, paper column, paper line it operationalises)
 TABLE12 = [
@@ -96,7 +97,7 @@ def _vote_coord_by_mode(prep) -> pd.DataFrame:
     pairs = seat_pairs(prep)
     pv = pairs[pairs["both_valid"].astype(bool) & pairs["mate"].astype(bool)]
     out = pd.DataFrame(index=pd.Index(sorted(set(pv["model"].dropna()), key=str), name="model"))
-    for m in ("team_blind", "team_aware", "team_semi_aware"):
+    for m in TEAM_MODES:
         out[f"vote_coord_{m}_pct"] = 100 * pv[pv["mode"] == m].groupby("model")["aligned"].mean()
     out["vote_coord_blind_minus_aware_pp"] = out["vote_coord_team_blind_pct"] - out["vote_coord_team_aware_pct"]
     return out
