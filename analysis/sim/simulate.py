@@ -270,6 +270,7 @@ def _players_frame(design: SimDesign, run: dict, b: _Ballots, desc_valid: np.nda
             # None in np.where: an object scalar numpy's stubs reject
             "description_error": np.where(dvalid, None,  # type: ignore[call-overload]
                                           "the description contains your word").astype(object),
+            "description_class": np.where(dvalid, None, "leak").astype(object),  # type: ignore[call-overload]
             "ballot_valid": valid_ballot,
             "ballot_error": np.where(valid_ballot, None, "unparseable").astype(object),  # type: ignore[call-overload]
             "ballot_class": np.where(valid_ballot, "valid", "unparseable").astype(object),
