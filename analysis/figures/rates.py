@@ -50,8 +50,8 @@ def _dot_panel(games: pd.DataFrame, by: str, levels: list[str], colors: dict, la
                 r = sub.loc[m]
                 ys.append(i - band / 2 + step * (j + 0.5))
                 xs.append(r["pct"])
-                los.append(r["pct"] - r["lo"])
-                his.append(r["hi"] - r["pct"])
+                los.append(max(r["pct"] - r["lo"], 0.0))  # Wilson at 0 or 100%: a bound off by rounding
+                his.append(max(r["hi"] - r["pct"], 0.0))
         ax.errorbar(xs, ys, xerr=[los, his], fmt="o", ms=5, capsize=2, lw=1.2, color=colors[lv], label=labels[lv])
     overall = 100 * (games["winner"] == "impostor").groupby(games["impostor_model"]).mean()
     for i, m in enumerate(order):
