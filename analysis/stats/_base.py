@@ -151,6 +151,13 @@ def wilson(count, nobs, alpha: float = 0.05):
     return lo, hi
 
 
+def require_reps(config: StatsConfig, *, bootstrap: bool = False, permutation: bool = False) -> None:
+    """StatsUnavailable when a table's resampling was asked for with 0 replicates (``--bootstrap-reps 0``)."""
+    for used, name in ((bootstrap, "bootstrap_reps"), (permutation, "permutation_reps")):
+        if used and getattr(config, name) < 1:
+            raise StatsUnavailable(f"{name} is {getattr(config, name)}: no replicates to draw")
+
+
 def require(df: Optional[pd.DataFrame], cols, what: str) -> None:
     if df is None:
         raise StatsUnavailable(f"{what} is missing")

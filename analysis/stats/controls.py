@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from impostor_bench.analysis.stats._base import StatsUnavailable, note, prepared, table
+from impostor_bench.analysis.stats._base import StatsUnavailable, note, prepared, require_reps, table
 from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats._regress import PAPER_CHI2
 from impostor_bench.analysis.stats.categorical import chi2_test, factor_wald
@@ -120,6 +120,7 @@ def _position_parity_perm(prep, gidx: np.ndarray, rng, reps: int):
     ),
 )
 def negative_controls(data: Analysis, config: StatsConfig) -> pd.DataFrame:
+    require_reps(config, permutation=True)
     prep = prepared(data)
     rng = np.random.default_rng([config.seed, 6])
     rows = []

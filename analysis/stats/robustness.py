@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.stats._base import (DIFFICULTIES, MODES, StatsUnavailable, design_codes, note, ordered_levels,
-                                  prepared, table)
+                                  prepared, require_reps, table)
 from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats._regress import fit_columns, inference_fit, with_intercept
 from impostor_bench.analysis.stats.categorical import DIFFICULTY_REFUSAL
@@ -165,6 +165,7 @@ def bootstrap(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     ),
 )
 def permutation(data: Analysis, config: StatsConfig) -> pd.DataFrame:
+    require_reps(config, permutation=True)
     prep = prepared(data)
     R = config.permutation_reps
     rng = np.random.default_rng([config.seed, 4])

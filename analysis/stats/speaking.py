@@ -35,7 +35,7 @@ import pandas as pd
 from scipy import stats
 
 from impostor_bench.analysis.stats._base import (ALL, DIFFICULTIES, MODES, StatsUnavailable, design_codes, note,
-                                  ordered_levels, prepared, table)
+                                  ordered_levels, prepared, require_reps, table)
 from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats._regress import cluster_logit, with_intercept
 from impostor_bench.analysis.stats.config import BOOTSTRAPS, StatsConfig
@@ -77,6 +77,7 @@ def _randomization_null(rng, wins_total: int, loss_total: int, reps: int):
     ),
 )
 def speaking_itt(data: Analysis, config: StatsConfig) -> pd.DataFrame:
+    require_reps(config, bootstrap=True, permutation=True)
     prep = prepared(data)
     onehot = _pos_onehot(prep)
     rng = np.random.default_rng([config.seed, 2])
@@ -126,6 +127,7 @@ def speaking_itt(data: Analysis, config: StatsConfig) -> pd.DataFrame:
 )
 def speaking_randomization(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Fisher-style randomisation tests of impostor position k vs 0 (and the ITT), pooled and by mode."""
+    require_reps(config, permutation=True)
     prep = prepared(data)
     onehot = _pos_onehot(prep)
     rng = np.random.default_rng([config.seed, 3])
