@@ -6,7 +6,8 @@ DataFrame.  Exports written before ``ballot_class`` existed (or by another tool)
 get it derived row by row with ``impostor_bench.core.records.derive_ballot_class`` from
 ``vote``, ``seat``, ``ballot_error``, ``self_declared``, ``ballot_valid`` and
 ``ballot_attempts`` (whichever are present), so old data loads and is counted
-the same way as new data.
+the same way as new data. Descriptions likewise: ``description_class`` when recorded, else
+the class of the ``description_error`` text (the only use of that text's wording).
 """
 
 from __future__ import annotations
@@ -65,10 +66,18 @@ def invalid_ballot_mask(classes: pd.Series) -> np.ndarray:
 
 
 def description_classes(p: pd.DataFrame) -> pd.Series:
-    """``None`` for a valid description, else its class (``DESCRIPTION_ERROR_CLASSES``)."""
+    """``None`` for a valid description, else its class (``DESCRIPTION_ERROR_CLASSES``): the recorded
+    ``description_class``; read from the ``description_error`` text only where an older export (or
+    another tool) recorded no class."""
     valid = p["description_valid"].astype(object).fillna(True).to_numpy(dtype=bool)
     out = np.full(len(p), None, dtype=object)
-    bad = ~valid
+    if "description_class" in p.columns:
+        recorded = p["description_class"].astype(object).to_numpy()
+        typed = ~valid & pd.notna(recorded)
+        out[typed] = recorded[typed]
+    else:
+        typed = np.zeros(len(p), dtype=bool)
+    bad = ~valid & ~typed
     if bad.any():  # classify each distinct error text once (null -> code -1, the last entry)
         errors = p["description_error"].to_numpy(dtype=object)[bad] if "description_error" in p.columns else None
         codes, uniq = pd.factorize(errors if errors is not None else np.full(int(bad.sum()), None, dtype=object))

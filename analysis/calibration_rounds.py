@@ -23,7 +23,7 @@ from impostor_bench.analysis.data import AnalysisData
 from impostor_bench.analysis.sim.effects import SimModel
 from impostor_bench.analysis.sim.rounds import simulate_rounds
 from impostor_bench.analysis.stats.inference import inference_rows
-from impostor_bench.analysis.stats.rounds import ROUND_TABLES
+from impostor_bench.analysis.stats import ROUND_TABLES
 
 ROUNDS = 3
 _STRONG = dict(pair_effect_sd=1.0, experiment_effect_sd=0.5)

@@ -126,6 +126,7 @@ async def describe_all(
                 violation = violation_of(text, word, seat)
         record.description_valid = violation is None
         record.description_error = None if violation is None else violation.message
+        record.description_class = None if violation is None else violation.kind
         record.description = one_line(text) if violation is None else prompts.INVALID_DESCRIPTION_PLACEHOLDER
         shown.append((player_label(seat), record.description))
     show_phase(state, [f"Player {label} (speaks {i + 1}): {text}" for i, (label, text) in enumerate(shown)])

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from impostor_bench.analysis.stats.rounds import ROUND_TABLES
+from impostor_bench.analysis.stats import ROUND_TABLES
 from impostor_bench.registry import load_registry, route_of
 from impostor_bench.sweep.plan import plan
 

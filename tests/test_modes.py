@@ -62,3 +62,27 @@ def test_what_teammates_see():
         voting_prompt(mode="team_aware", word="cat", player_label=1, descriptions=[])
     assert mode_spec("cross_play").display_role == "majority" and mode_spec("team_blind").display_role == "team_a"
     assert mode_spec("homogeneous").display_role is None
+
+
+def test_analysis_reads_modes_teams_labels_and_colours_from_the_core():
+    """No analysis module writes the team-mode list out again (issue 41: seven hand-written copies);
+    the figures' and paper tables' labels and colours are the core's."""
+    import ast
+    from pathlib import Path
+
+    from impostor_bench.analysis.figures.style import MODE_COLOR, MODE_LABEL as FIG_LABEL
+    from impostor_bench.analysis.report.paper_cells import MODE_LABEL as PAPER_LABEL
+    from impostor_bench.core.modes import MODE_COLOUR, MODE_LABEL, MODE_SPECS, TEAM_MODES_BY_DISCLOSURE
+    from impostor_bench.core.records import TEAM_MODES
+
+    assert FIG_LABEL is MODE_LABEL and PAPER_LABEL == MODE_LABEL and MODE_COLOR is MODE_COLOUR
+    assert set(MODE_LABEL) == set(MODE_SPECS) and len(set(MODE_COLOUR.values())) == len(MODE_SPECS)
+    assert set(TEAM_MODES_BY_DISCLOSURE) == set(TEAM_MODES)
+    copies = []
+    for path in sorted((Path(__file__).resolve().parents[1] / "analysis").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+                names = {e.value for e in node.elts if isinstance(e, ast.Constant)} & set(TEAM_MODES)
+                if len(names) >= 2:
+                    copies.append(f"{path.name}:{node.lineno}")
+    assert not copies, f"team modes written out by hand (use impostor_bench.core.records.TEAM_MODES): {copies}"

@@ -53,9 +53,12 @@ def _inputs_for(fn: Callable, inputs: dict) -> dict:
 
 
 def make_figures(data: AnalysisData | Analysis, tables: dict[str, pd.DataFrame], out: Path, notes: list[str],
-                 progress: Callable[[str], None] = lambda s: None, embedder: Optional[Embedder] = None) -> list[dict]:
-    """Draw every figure into ``out``; failures become notes.  ``embedder`` gives Fig. 3 its word vectors;
-    ``data`` is the report's session (the figures reuse its cached intermediate results)."""
+                 progress: Callable[[str], None] = lambda s: None, embedder: Optional[Embedder] = None,
+                 errors: Optional[list[str]] = None) -> list[dict]:
+    """Draw every figure into ``out``; a figure that raises is left out with a note, and named in ``errors``
+    (the report then exits non-zero; a figure the data cannot support returns None with its own note).
+    ``embedder`` gives Fig. 3 its word vectors; ``data`` is the report's session (the figures reuse its
+    cached intermediate results)."""
     out.mkdir(parents=True, exist_ok=True)
     inputs = {"embedder": embedder}
     made = []
@@ -66,6 +69,8 @@ def make_figures(data: AnalysisData | Analysis, tables: dict[str, pd.DataFrame],
         except Exception as exc:  # noqa: BLE001 - a figure must never sink the report
             plt.close("all")
             notes.append(f"Figure '{name}' failed: {type(exc).__name__}: {exc}")
+            if errors is not None:
+                errors.append(f"Figure {name} failed: {type(exc).__name__}: {exc}")
             continue
         if res:
             made.append(res)

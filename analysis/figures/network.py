@@ -11,6 +11,7 @@ import pandas as pd
 
 from impostor_bench.analysis.data import AnalysisData, index_positions
 from impostor_bench.analysis.figures.style import IMPOSTOR_COLOR, MAJORITY_COLOR, MODE_LABEL, plt, save_figure
+from impostor_bench.core.records import TEAM_MODES
 
 __all__ = ["fig_vote_network"]
 
@@ -38,7 +39,7 @@ def _pick_example_game(data: AnalysisData) -> Optional[str]:
 
     split22 = rows(shape.index[(shape["max"] == 2) & (shape["size"] == 2)])
     bloc3 = rows(shape.index[shape["max"] == 3])
-    team = g["mode"].isin(("team_aware", "team_semi_aware", "team_blind")).to_numpy()
+    team = g["mode"].isin(TEAM_MODES).to_numpy()
     anything = np.ones(len(g), bool)
     for ids, mask in ((split22, team), (split22, anything), (bloc3, (g["win_condition"] == "conviction").to_numpy()),
                       (bloc3, anything)):

@@ -72,8 +72,9 @@ def _dot_panel(games: pd.DataFrame, tables: dict, table: str, by: str, levels: l
                 r = sub.loc[m]
                 ys.append(i - band / 2 + step * (j + 0.5))
                 xs.append(r["pct"])
-                los.append(r["pct"] - r["lo"] if np.isfinite(r["lo"]) else 0.0)
-                his.append(r["hi"] - r["pct"] if np.isfinite(r["hi"]) else 0.0)
+                # a bound at 0 or 100% can be off by rounding: never a negative error bar
+                los.append(max(r["pct"] - r["lo"], 0.0) if np.isfinite(r["lo"]) else 0.0)
+                his.append(max(r["hi"] - r["pct"], 0.0) if np.isfinite(r["hi"]) else 0.0)
         ax.errorbar(xs, ys, xerr=[los, his], fmt="o", ms=5, capsize=2, lw=1.2, color=colors[lv], label=labels[lv])
     head = tables.get("headline")
     overall = (head.set_index(head["model"].astype(str))["imp_win_pct"] if head is not None and len(head)

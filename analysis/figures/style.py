@@ -11,25 +11,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from impostor_bench.core.modes import MODE_COLOUR, MODE_LABEL  # noqa: E402
+
 __all__ = ["DPI", "SAVE_DPI", "VECTOR_FORMATS", "MODE_LABEL", "MODE_COLOR", "IMPOSTOR_COLOR", "MAJORITY_COLOR", "wilson_ci", "save_figure"]
 
 DPI = 130  # on screen
 SAVE_DPI = 300  # the PNG beside the vector PDF and SVG (print quality)
 VECTOR_FORMATS = ("pdf", "svg")
-MODE_LABEL = {
-    "homogeneous": "homogeneous",
-    "cross_play": "cross-play",
-    "team_blind": "team-blind",
-    "team_aware": "team-aware",
-    "team_semi_aware": "team-semi-aware",
-}
-MODE_COLOR = {
-    "homogeneous": "#4C72B0",
-    "cross_play": "#DD8452",
-    "team_blind": "#55A868",
-    "team_aware": "#C44E52",
-    "team_semi_aware": "#8172B3",
-}
+MODE_COLOR = MODE_COLOUR  # each mode's label and colour are defined once, in impostor_bench.core.modes
 IMPOSTOR_COLOR = "#C44E52"
 MAJORITY_COLOR = "#4C72B0"
 

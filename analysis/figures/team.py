@@ -13,10 +13,11 @@ import pandas as pd
 
 from impostor_bench.analysis.data import AnalysisData
 from impostor_bench.analysis.figures.style import MODE_COLOR, MODE_LABEL, plt, save_figure
+from impostor_bench.core.modes import TEAM_MODES_BY_DISCLOSURE
 
 __all__ = ["fig_team_contrasts"]
 
-TEAM_MODES = ("team_blind", "team_semi_aware", "team_aware")
+TEAM_MODES = TEAM_MODES_BY_DISCLOSURE  # least to most told of the team (impostor_bench.core.modes)
 
 
 def _panel(ax, df: pd.DataFrame, col: str, lo: str, hi: str, models: list, xlabel: str) -> int:

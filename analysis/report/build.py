@@ -38,7 +38,8 @@ import pandas as pd
 from impostor_bench.analysis.report import bundle_dir
 from impostor_bench.analysis.data import AnalysisData
 from impostor_bench.analysis.report.formatting import GENERATOR, latex_escape, to_latex, to_markdown
-from impostor_bench.analysis.report.pages import MANIFEST, TABLE_TITLES, render_html, render_markdown
+from impostor_bench.analysis.report.pages import MANIFEST, render_html, render_markdown
+from impostor_bench.analysis.report.sections import table_title
 from impostor_bench.analysis.stats import CONTRACT
 from impostor_bench.analysis.stats.config import StatsConfig
 from impostor_bench.analysis.stats.session import Analysis
@@ -47,7 +48,7 @@ from impostor_bench.core.errors import ImpostorError
 if TYPE_CHECKING:  # figures (matplotlib) load only when drawn
     from impostor_bench.analysis.figures.words import Embedder
 
-__all__ = ["CONTRACT_COLUMNS", "TABLE_TITLES", "build_report", "to_markdown", "to_latex", "latex_escape"]
+__all__ = ["CONTRACT_COLUMNS", "build_report", "to_markdown", "to_latex", "latex_escape"]
 
 # Leading columns of every required table (docs/data-contract.md, section 2): one definition.
 CONTRACT_COLUMNS: dict[str, list[str]] = CONTRACT
@@ -194,7 +195,7 @@ def _write_table(name: str, df: pd.DataFrame, table_dir: Path) -> None:
     base = table_dir / name
     df.to_csv(base.with_suffix(".csv"), index=False)
     base.with_suffix(".md").write_text(to_markdown(df), encoding="utf-8")
-    base.with_suffix(".tex").write_text(to_latex(df, name, TABLE_TITLES.get(name)), encoding="utf-8")
+    base.with_suffix(".tex").write_text(to_latex(df, name, table_title(name)), encoding="utf-8")
 
 
 def _compute_tables(tables: Mapping[str, Callable], analysis: Analysis, cfg, table_dir: Path,
@@ -264,7 +265,8 @@ def _fill_bundle(tmp: Path, analysis: Analysis, cfg, tables: Mapping[str, Callab
         results, table_info, errors = _compute_tables(tables, analysis, cfg, tmp / "tables", progress)
         for name in missing:
             analysis.note(f"Table {name} is required by the data contract but impostor_bench.analysis.stats does not provide it.")
-        figs = _figures(analysis, results, tmp / "figures", progress, embedder) if figures else []
+        figs = _figures(analysis, results, tmp / "figures", progress, embedder, errors) if figures else []
+    errors += [e for e in analysis.errors if e not in errors]  # tables that failed inside the stats layer
     manifest = _manifest(analysis, cfg, source, inputs, table_info, missing, figs, errors)
     if figures:
         from impostor_bench.analysis.figures import FIGURES
@@ -339,7 +341,9 @@ def _settings(cfg) -> dict:
     return {k: getattr(cfg, k) for k in ("seed", "bootstrap_reps", "permutation_reps", "alpha") if hasattr(cfg, k)}
 
 
-def _figures(analysis: Analysis, results, fig_dir: Path, progress, embedder: Optional[Embedder] = None) -> list[dict]:
+def _figures(analysis: Analysis, results, fig_dir: Path, progress, embedder: Optional[Embedder] = None,
+             errors: Optional[list[str]] = None) -> list[dict]:
     from impostor_bench.analysis.figures import make_figures
 
-    return make_figures(analysis, results, fig_dir, analysis.notes, progress=lambda s: progress(s), embedder=embedder)
+    return make_figures(analysis, results, fig_dir, analysis.notes, progress=lambda s: progress(s), embedder=embedder,
+                        errors=errors)

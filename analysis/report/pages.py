@@ -12,68 +12,23 @@ import pandas as pd
 
 from impostor_bench.analysis.report.formatting import GENERATOR, flag_intervals, html_table, to_markdown
 from impostor_bench.analysis.report.planted import planted_text
-from impostor_bench.analysis.report.sections import (FIGURE_SECTION, PAPER_FIGURES, SECTIONS, display_table, paper_table_html,
-                                     paper_table_md, section_of, sections_shown)
+from impostor_bench.analysis.report.sections import (PAPER_FIGURES, display_table, figure_section, paper_table_html,
+                                                     paper_table_md, section_of, sections, sections_shown, table_title)
 
-__all__ = ["TABLE_TITLES", "MD_MAX_ROWS", "MANIFEST", "render_markdown", "render_html"]
+__all__ = ["MD_MAX_ROWS", "MANIFEST", "render_markdown", "render_html"]
 
 MANIFEST = "manifest.json"
 MD_MAX_ROWS = 60  # rows shown per table in report.md / report.html (the files hold all)
 
-TABLE_TITLES: dict[str, str] = {
-    "headline": "Headline results per model (paper Table 1)",
-    "rounds_survival": "Longer games: the impostor's survival by round and mode (Kaplan-Meier, % not voted out)",
-    "rounds_votes": "Longer games: majority ballots naming the impostor, by model and round",
-    "rounds_trust": "Longer games: betrayal, trust recovery, resilience and strategy revision by model (Appendix M)",
-    "rounds_commit": "Longer games: team commitment by round (share of uncommitted teams that commit)",
-    "odds_ratios": "Key effects: odds ratios with cluster-robust CIs (Tables 2 and 4)",
-    "evalues": "E-values for unmeasured confounding (Appendix B.3)",
-    "chi2": "Chi-squared tests with Cramér's V (Table 3)",
-    "balance": "Game balance by mode (Appendix C.1 / D.1)",
-    "tie_sizes": "Tie-size distribution by mode (Table 7)",
-    "tiebreak_mode": "Symmetric tie-breakers by mode (Table 8)",
-    "tiebreak_mode_difficulty": "Symmetric tie-breakers by mode and difficulty (Table 9)",
-    "speaking_itt": ("Speaking-order pseudo-arm ITT, middle vs random (Table 6); CI from the bootstrap named in "
-                     "`bootstrap` (both in `ci_*_design`, `ci_*_paper`); p = randomisation p"),
-    "opponent_baseline": "Opponent-baseline regressions within model x difficulty (Table 5)",
-    "scaling": "Scaling with provider control and within-family slopes (Table 10)",
-    "size_fit_models": "Models each size fit used and left out, and why (Tables 2 and 10)",
-    "coordination": "Coordination and impostor behaviour (Table 11)",
-    "correlations": "Cross-model correlations (Sections 3.2-3.3)",
-    "team_dynamics": ("Team dynamics per model (paper Table 12): the paper's 14 columns first (empty = not definable "
-                      "in one-round games, see table12_undefined), then baselines (`*_cross_*`: cross-team pairs of "
-                      "the same games), per pair kind (mm = majority-majority, im = impostor-majority), M.6 failure "
-                      "modes (`fail_*`, % of team failures) and `*_ci_low`/`*_ci_high` from the design bootstrap "
-                      "(experiment level)"),
-    "table12_undefined": "Table 12 / Appendix M metrics one-round games cannot define, and why",
-    "team_ballots": ("Teammate vs cross-team vote alignment per model, team mode and pair kind (Table 12 Vote/Implicit "
-                     "Coord. controls); CI of the teammate premium from the design bootstrap"),
-    "team_language": ("Coordination, suspicion and hedging language per model and mode (Appendix M.8), from the "
-                      "shipped lexicon (analysis/lexicon/language.json)"),
-    "style_correlation": ("Teammates' style correlation (Appendix M.8): Pearson r of log description length within "
-                          "teammate vs cross-team pairs, per mode; CI from the design bootstrap"),
-    "style_metrics": ("Style-aware metrics (Appendix O.2): length, talk share, language rates per 100 words, impostor "
-                      "win raw and reweighted to the pooled length distribution"),
-    "style_adjusted": ("Mode and model effects on the impostor win without and with adjustment for description length "
-                       "and hedging (Appendix O.2); CIs from the design bootstrap, ranks of the model terms"),
-    "bootstrap": ("Experiment-level bootstrap (Appendix B.2): `ci_low`/`ci_high` from the bootstrap named in "
-                  "`bootstrap`; `ci_*_design` = design bootstrap, `ci_*_paper` = the paper's block bootstrap"),
-    "permutation": "Permutation tests (Appendix B.2)",
-    "multiple_comparisons": "Multiple-comparison corrections (Appendix B)",
-    "invalid_outputs": "Invalid outputs per model by class: descriptions and ballots (docs/rules.md)",
-    "cost": ("Tokens and cost per seat and game, per model and role, and cost per impostor win / correct "
-             "detection (USD; NaN where the price is unknown, never 0)"),
-    "win_model_mode_difficulty": ("Impostor win (%) by model x mode x difficulty (Appendix D), with rows over all "
-                                  "modes and over all models; 95% interval with experiments as the units"),
-    "detection_by_difficulty": ("Detection accuracy (%) by majority model and difficulty (model ALL = pooled); 95% "
-                                "interval with experiments as the units"),
-    "negative_control_position": ("Negative control (iv) of B.3: majority self-declaration (%) by speaking position, "
-                                  "expected near zero and equal across positions"),
-    "positive_control": ("Positive control (v) of B.3: semantic distance of the word pairs by difficulty (cosine, "
-                         "t interval over pairs) beside detection accuracy; both should fall from easy to expert"),
-    "ratings": ("Skill ratings: impostor and detection skill per model (log-odds, sum to zero per role) from a "
-                "logistic model of every game, CIs from the bootstrap named in `bootstrap` (docs/analysis.md)"),
-}
+
+
+def __getattr__(name: str):
+    """``TABLE_TITLES``: every declared table's title (``@table(..., title=...)``), read when asked for."""
+    if name == "TABLE_TITLES":
+        from impostor_bench.analysis.stats import declarations
+
+        return {n: d.title for n, d in declarations().items()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _intro_lines(m: dict) -> list[str]:
@@ -152,8 +107,9 @@ def _layout(m: dict, results: dict[str, pd.DataFrame]) -> tuple[dict[str, list[d
     """(section id -> the tables it shows, in order; empty table names). Tables without rows are
     not drawn; tables the Results section shows in the paper's layout are not drawn again."""
     shown = [t for t in m["tables"] if t["rows"] > 0 and section_of(t["name"]) is not None]
-    order = {n: i for _, _, names in SECTIONS for i, n in enumerate(names)}
-    by: dict[str, list[dict]] = {sid: [] for sid, _, _ in SECTIONS}
+    layout = sections()
+    order = {n: i for _, _, names in layout for i, n in enumerate(names)}
+    by: dict[str, list[dict]] = {sid: [] for sid, _, _ in layout}
     for t in sorted(shown, key=lambda t: order.get(t["name"], len(order))):
         sid = section_of(t["name"])
         if sid is not None:  # always: `shown` holds only tables with a section
@@ -162,10 +118,9 @@ def _layout(m: dict, results: dict[str, pd.DataFrame]) -> tuple[dict[str, list[d
 
 
 def _figures_by_section(figs: list[dict]) -> dict[str, list[dict]]:
-    by: dict[str, list[dict]] = {sid: [] for sid, _, _ in SECTIONS}
+    by: dict[str, list[dict]] = {sid: [] for sid, _, _ in sections()}
     for f in sorted(figs, key=lambda f: PAPER_FIGURES.get(Path(f["file"]).stem, 9)):
-        stem = Path(f["file"]).stem
-        by["results" if stem in PAPER_FIGURES else FIGURE_SECTION.get(stem, "beyond")].append(f)
+        by[figure_section(Path(f["file"]).stem)].append(f)
     return by
 
 
@@ -185,7 +140,7 @@ def _not_shown_lines(m: dict, empty: list[str]) -> list[str]:
 
 
 def _title(name: str) -> str:
-    return TABLE_TITLES.get(name, name.replace("_", " "))
+    return table_title(name)
 
 
 def _word_pairs_text(files: list[dict]) -> str:

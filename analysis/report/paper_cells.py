@@ -15,11 +15,10 @@ import pandas as pd
 
 from impostor_bench.analysis.intervals import lookup
 from impostor_bench.analysis.report.interval_check import ZERO_WIDTH, bounds_of, interval_problem
+from impostor_bench.core.modes import MODE_LABEL
 
 DIFFS = [("easy", "Easy"), ("medium", "Medium"), ("hard", "Hard"), ("expert", "Expert")]
-MODES = [("homogeneous", "homogeneous"), ("cross_play", "cross-play"), ("team_blind", "team-blind"),
-         ("team_aware", "team-aware"), ("team_semi_aware", "team-semi-aware")]
-MODE_LABEL = dict(MODES)
+MODES = list(MODE_LABEL.items())  # (mode, label) in the core's order
 DASH = "--"
 FLAG = "†"  # an estimate whose interval is flagged (interval_check) and not printed
 NOT_COMPUTED = "interval not computed (reason in the CSV's method column)"

@@ -18,47 +18,75 @@ import pandas as pd
 from impostor_bench.analysis.report.paper_cells import PaperTable
 from impostor_bench.analysis.report.formatting import readable_header
 
-__all__ = ["SECTIONS", "sections_shown", "FIGURE_SECTION", "PAPER_FIGURES", "section_of", "display_table", "paper_table_html",
-           "paper_table_md", "MAX_COLUMNS"]
+__all__ = ["SECTION_TITLES", "sections", "sections_shown", "PAPER_FIGURES", "section_of", "figure_section", "table_title",
+           "display_table", "paper_table_html", "paper_table_md", "MAX_COLUMNS"]
 
 MAX_COLUMNS = 8  # a wider table shows its first columns; the rest are in the CSV
 
-# (id, title, bundle tables in order). Tables not named here go to "Beyond the paper".
-SECTIONS: list[tuple[str, str, tuple[str, ...]]] = [
-    ("results", "Results", ("win_model_mode_difficulty",)),
-    ("robustness", "Robustness (Appendix B)",
-     ("bootstrap", "permutation", "cluster_robust", "sensitivity", "multiple_comparisons", "evalues",
-      "speaking_randomization", "speaking_glm", "correlations", "size_fit_models", "inference")),
-    ("design", "Design checks",
-     ("balance", "negative_controls", "negative_control_position", "positive_control", "detection_by_difficulty",
-      "invalid_outputs")),
-    ("rounds", "Longer games", ("rounds_survival", "rounds_votes", "rounds_trust", "rounds_commit")),
-    ("beyond", "Beyond the paper", ("ratings", "cost")),
-]
+# The sections of the pages in order, (id, title). Which tables each shows, and where a table's figures go,
+# is the table's declaration (``@table(..., section=..., figures=...)``, impostor_bench.analysis.stats.declaration);
+# section "paper" = the Results section in the paper's layout.
+SECTION_TITLES: tuple[tuple[str, str], ...] = (
+    ("results", "Results"),
+    ("robustness", "Robustness (Appendix B)"),
+    ("design", "Design checks"),
+    ("rounds", "Longer games"),
+    ("beyond", "Beyond the paper"),
+)
 # Sections drawn only when one of their tables has rows (the round tables are empty for one-round games).
 ONLY_WITH_TABLES = ("rounds",)
+PAPER_FIGURES = {"win_by_mode": 1, "win_by_difficulty": 2, "difficulty_validation": 3}
+
+
+def _declared() -> dict:
+    """Every registered table's declaration (read at each call: a table registered later counts)."""
+    from impostor_bench.analysis.stats import declarations
+
+    return declarations()
+
+
+def sections() -> list[tuple[str, str, tuple[str, ...]]]:
+    """(id, title, its tables in the bundle's order) of every section of the pages."""
+    decl = _declared()
+    return [(sid, title, tuple(n for n, d in decl.items() if d.section == sid)) for sid, title in SECTION_TITLES]
 
 
 def sections_shown(by: dict) -> list[tuple[str, str, tuple[str, ...]]]:
-    """``SECTIONS`` less those of ``ONLY_WITH_TABLES`` that have nothing to show in ``by`` (id -> tables)."""
-    return [s for s in SECTIONS if s[0] not in ONLY_WITH_TABLES or by.get(s[0])]
-# Bundle tables the Results section shows in the paper's layout (their full form is in tables/).
-IN_RESULTS = ("headline", "odds_ratios", "chi2", "opponent_baseline", "speaking_itt", "tie_sizes", "tiebreak_mode",
-              "tiebreak_mode_difficulty", "scaling", "coordination", "team_dynamics", "win_by_model_mode",
-              "win_by_model_difficulty")
-PAPER_FIGURES = {"win_by_mode": 1, "win_by_difficulty": 2, "difficulty_validation": 3}
-FIGURE_SECTION = {"odds_ratios_forest": "robustness", "tiebreak_deltas": "robustness",
-                  "vote_network_example": "design", "ratings": "beyond", "cost": "beyond"}
+    """``sections()`` less those of ``ONLY_WITH_TABLES`` that have nothing to show in ``by`` (id -> tables)."""
+    return [s for s in sections() if s[0] not in ONLY_WITH_TABLES or by.get(s[0])]
 
 
 def section_of(name: str) -> Optional[str]:
-    """The section a bundle table is shown in (None: shown in Results in the paper's layout)."""
-    if name in IN_RESULTS:
-        return None
-    for sid, _, names in SECTIONS:
-        if name in names:
-            return sid
-    return "beyond"
+    """The section a bundle table is shown in (None: shown in Results in the paper's layout; an
+    undeclared table, e.g. one a caller passed to ``build_report``, goes to "beyond")."""
+    d = _declared().get(name)
+    if d is None:
+        return "beyond"
+    return None if d.section == "paper" else d.section
+
+
+def figure_section(stem: str) -> str:
+    """The section a figure is drawn in: Results for the paper's figures, else its table's declaration."""
+    if stem in PAPER_FIGURES:
+        return "results"
+    return next((d.figures[stem] for d in _declared().values() if stem in d.figures), "beyond")
+
+
+def table_title(name: str) -> str:
+    """The declared title of a bundle table (its name, spelled out, for an undeclared one)."""
+    d = _declared().get(name)
+    return d.title if d is not None else name.replace("_", " ")
+
+
+def __getattr__(name: str):
+    """``SECTIONS``, ``IN_RESULTS`` and ``FIGURE_SECTION``, read from the declarations when asked for."""
+    if name == "SECTIONS":
+        return sections()
+    if name == "IN_RESULTS":
+        return tuple(n for n, d in _declared().items() if d.section == "paper")
+    if name == "FIGURE_SECTION":
+        return {f: sid for d in _declared().values() for f, sid in d.figures.items()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 _DROP = re.compile(r"(_design|_paper|^se_|^n_undefined_|_ci_bootstrap$|^bootstrap$|_asymptotic$|_or_as_rr$)")

@@ -36,6 +36,7 @@ import pandas as pd
 from impostor_bench.analysis.sim.design import build_design
 from impostor_bench.analysis.sim.effects import SimModel
 from impostor_bench.analysis.sim.simulate import contract_frame, game_ids_of, models_frame, order_strings, team_strings
+from impostor_bench.core.records import TEAM_MODES
 from impostor_bench.core.records import (DIFFICULTIES, GAME_COLUMNS, MODES, MOVE_COLUMNS, PLAYER_COLUMNS, GameRow,
                                    MoveRow, PlayerRow)
 
@@ -218,7 +219,7 @@ def _frames(design, order, speak_pos, winner, cond, played, rounds, elim_round, 
         "n_valid_votes": n_valid, "n_invalid_ballots": 4 - n_valid, "n_invalid_descriptions": 0,
         "votes_on_impostor": votes_on_imp,
         # None in np.where: an object scalar numpy's stubs reject
-        "team_assignment": np.where(np.isin(design.mode_g, ["team_blind", "team_aware", "team_semi_aware"]),  # type: ignore[call-overload]
+        "team_assignment": np.where(np.isin(design.mode_g, TEAM_MODES),  # type: ignore[call-overload]
                                     team_strings(design.team_arr), None),
         "speaking_order": order_strings(order), "vote_mode": "free", "rounds_played": played, "max_rounds": rounds,
         "elimination_order": np.array([",".join(map(str, e)) for e in elim_seq], dtype=object), "private_notes": False})

@@ -46,7 +46,7 @@ import pandas as pd
 from impostor_bench.analysis.sim.ballots import CLASS_NAMES, PROFILES, sample_profiles, profile_table
 from impostor_bench.analysis.sim.design import SimDesign, build_design, design_cells
 from impostor_bench.analysis.sim.effects import DEFAULT_MODELS, PAPER_MODE_OR, PAPER_SEAT_OR, SimModel
-from impostor_bench.core.records import GAME_COLUMNS, PLAYER_COLUMNS, GameRow, PlayerRow
+from impostor_bench.core.records import GAME_COLUMNS, PLAYER_COLUMNS, TEAM_MODES, GameRow, PlayerRow
 
 __all__ = [
     "SimModel",
@@ -167,7 +167,7 @@ def _games_frame(design: SimDesign, run: dict, b: _Ballots, desc_valid: np.ndarr
     fixed = b.cond != "tie"
     p_def = np.where(imp_wins, 1.0, 0.0)
     n_valid = PROFILES["valid"][prof]
-    is_team = np.isin(design.mode_g, ["team_blind", "team_aware", "team_semi_aware"])
+    is_team = np.isin(design.mode_g, TEAM_MODES)
     # numpy's stubs reject None, which np.where takes as an object scalar (here and in the players' errors)
     team_assign = np.where(is_team, _team_strings(design.team_arr), None)  # type: ignore[call-overload]
     games = pd.DataFrame(
@@ -270,6 +270,7 @@ def _players_frame(design: SimDesign, run: dict, b: _Ballots, desc_valid: np.nda
             # None in np.where: an object scalar numpy's stubs reject
             "description_error": np.where(dvalid, None,  # type: ignore[call-overload]
                                           "the description contains your word").astype(object),
+            "description_class": np.where(dvalid, None, "leak").astype(object),  # type: ignore[call-overload]
             "ballot_valid": valid_ballot,
             "ballot_error": np.where(valid_ballot, None, "unparseable").astype(object),  # type: ignore[call-overload]
             "ballot_class": np.where(valid_ballot, "valid", "unparseable").astype(object),

@@ -8,16 +8,20 @@ Every table function is registered with :func:`table`; the wrapper
   correlations) do not recompute them and notes are not added twice;
 * turns :class:`StatsUnavailable` ("cannot compute: <reason>") into an empty table
   with the contract columns plus a note in the session's ``notes``;
-* turns any other error into the same (unless ``config.strict``), so the report
-  never crashes on odd data;
+* turns any other error into the same (unless ``config.strict``) and records it in the
+  session's ``errors``: the report writes the rest of the bundle, then ``impostor report``
+  exits non-zero naming the table (``--keep-going`` to explore anyway);
 * puts the contract's leading columns first.
+
+The declaration (title, report section, printed inference, figures, round tables) is a
+:class:`~impostor_bench.analysis.stats.declaration.TableSpec`, kept on the registered function as ``spec``.
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Callable, Optional, cast
+from typing import Callable, Iterable, Optional, cast
 
 import numpy as np
 import pandas as pd
@@ -26,6 +30,7 @@ from statsmodels.stats.proportion import proportion_confint
 from impostor_bench.analysis.data import AnalysisData
 from impostor_bench.analysis.stats._seats import N_SEATS, attach_seat_arrays, player_slots, str_col  # noqa: F401 - N_SEATS re-exported
 from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats.declaration import Inference, TableSpec
 from impostor_bench.analysis.stats.session import REGISTRY, Analysis, Table  # noqa: F401 - REGISTRY re-exported
 from impostor_bench.core.records import DIFFICULTIES, MODES  # noqa: F401 - re-exported to the tables
 
@@ -87,13 +92,17 @@ def _lead(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
     return df[cols + rest].reset_index(drop=True)
 
 
-def table(name: str, columns: Optional[list[str]] = None) -> Callable[[Callable[[Analysis, StatsConfig], pd.DataFrame]], Table]:
-    """Register ``fn(analysis, config) -> DataFrame`` under ``name``; the registered function takes
-    a session (its cached table) or an ``AnalysisData`` (a one-off session)."""
-    if columns is not None:
-        COLUMNS[name] = list(columns)
-    if name not in COLUMNS:
+def table(name: str, columns: Optional[list[str]] = None, *, title: str, section: str,
+          inference: Iterable[Inference] = (), figures: Optional[dict[str, str]] = None, rounds: bool = False,
+          ) -> Callable[[Callable[[Analysis, StatsConfig], pd.DataFrame]], Table]:
+    """Register ``fn(analysis, config) -> DataFrame`` under ``name`` with its declaration
+    (:class:`TableSpec`); the registered function takes a session (its cached table) or an
+    ``AnalysisData`` (a one-off session)."""
+    if columns is None and name not in COLUMNS:
         raise KeyError(f"no column spec for table {name!r}")
+    cols = list(COLUMNS[name] if columns is None else columns)
+    spec = TableSpec(name, tuple(cols), title, section, tuple(inference), dict(figures or {}), rounds)
+    COLUMNS[name] = cols  # only once the declaration is valid
 
     def deco(fn: Callable[[Analysis, StatsConfig], pd.DataFrame]) -> Table:
         def compute(analysis: Analysis, config: StatsConfig) -> pd.DataFrame:
@@ -104,10 +113,11 @@ def table(name: str, columns: Optional[list[str]] = None) -> Callable[[Callable[
             except StatsUnavailable as e:
                 analysis.note(f"{name}: not computed: {e}")
                 out = empty(name)
-            except Exception as e:  # never crash the report on odd data
+            except Exception as e:  # a bug, not the data: the report names it and exits non-zero
                 if config.strict:
                     raise
                 analysis.note(f"{name}: failed ({type(e).__name__}: {e}); table left empty")
+                analysis.error(f"Table {name} failed: {type(e).__name__}: {e}")
                 out = empty(name)
             return _lead(out, COLUMNS[name])
 
@@ -118,6 +128,7 @@ def table(name: str, columns: Optional[list[str]] = None) -> Callable[[Callable[
         registered = cast(Table, wrapper)  # a function: it becomes a Table with the two attributes set here
         registered.table_name = name
         registered.compute = compute
+        registered.spec = spec
         REGISTRY[name] = registered
         return registered
 
@@ -138,6 +149,13 @@ def wilson(count, nobs, alpha: float = 0.05):
         l, h = proportion_confint(count[ok], nobs[ok], alpha=alpha, method="wilson")
         lo[ok], hi[ok] = l, h
     return lo, hi
+
+
+def require_reps(config: StatsConfig, *, bootstrap: bool = False, permutation: bool = False) -> None:
+    """StatsUnavailable when a table's resampling was asked for with 0 replicates (``--bootstrap-reps 0``)."""
+    for used, name in ((bootstrap, "bootstrap_reps"), (permutation, "permutation_reps")):
+        if used and getattr(config, name) < 1:
+            raise StatsUnavailable(f"{name} is {getattr(config, name)}: no replicates to draw")
 
 
 def require(df: Optional[pd.DataFrame], cols, what: str) -> None:

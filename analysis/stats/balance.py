@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.stats._base import ALL, MODES, ordered_levels, prepared, table
+from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats.rates import cluster_rate
 from impostor_bench.analysis.stats.session import Analysis
 from impostor_bench.analysis.stats.config import StatsConfig
@@ -22,7 +23,13 @@ def balance_index(p) -> np.ndarray:
     return 1 - np.abs(2 * np.asarray(p, float) - 1)
 
 
-@table("balance")
+@table("balance",
+    title="Game balance by mode (Appendix C.1 / D.1)",
+    section="design",
+    inference=(
+        infer("p_imp", ("mode",), "p_imp", ("p_imp_ci_low", "p_imp_ci_high"), method="ci_method"),
+    ),
+)
 def balance(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     rows = []

@@ -33,6 +33,7 @@ import pandas as pd
 from scipy import stats
 
 from impostor_bench.analysis.stats._base import StatsUnavailable, note, ordered_levels, prepared, table
+from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats._regress import (METHOD_JOINT, PAPER_CHI2, experiment_logit, two_way_logit,
                                                     with_intercept)
 from impostor_bench.analysis.stats.design_checks import seat_refusal
@@ -99,7 +100,13 @@ DIFFICULTY_REFUSAL = "games lack pair_id: the tier contrast needs the word pairs
 SELFDECL_REFUSAL = "rejected a true null in 13% of calibration runs (120 x 40); no calibrated test yet"
 
 
-@table("chi2")
+@table("chi2",
+    title="Chi-squared tests with Cramér's V (Table 3)",
+    section="paper",
+    inference=(
+        infer("factor", ("test",), "chi2", p="p", method="p_method", family="primary"),
+    ),
+)
 def chi2(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     y = np.where(prep.y == 1, "impostor", "majority")

@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from impostor_bench.analysis.stats._base import StatsUnavailable, note, prepared, table
+from impostor_bench.analysis.stats._base import StatsUnavailable, note, prepared, require_reps, table
+from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats._regress import PAPER_CHI2
 from impostor_bench.analysis.stats.categorical import chi2_test, factor_wald
 from impostor_bench.analysis.stats.config import StatsConfig
@@ -31,7 +32,7 @@ from impostor_bench.analysis.stats.design_checks import seat_refusal
 from impostor_bench.analysis.stats.odds import mode_ors
 from impostor_bench.analysis.stats.resampling import exp_sums, perm_pvalue, within_experiment_perm
 from impostor_bench.analysis.stats.session import Analysis
-from impostor_bench.core.records import INVALID_BALLOT_CLASSES
+from impostor_bench.core.records import INVALID_BALLOT_CLASSES, TEAM_MODES
 
 
 def valid_ballot_games(prep) -> np.ndarray:
@@ -40,7 +41,11 @@ def valid_ballot_games(prep) -> np.ndarray:
     return np.asarray(~np.isin(prep.ballot_class, INVALID_BALLOT_CLASSES).any(axis=1))
 
 
-@table("sensitivity", columns=["analysis", "quantity", "estimate", "baseline", "delta"])
+@table("sensitivity", columns=["analysis", "quantity", "estimate", "baseline", "delta"],
+    title=("Sensitivity analyses (Appendix B.3): trimmed means, halves of each experiment, a subsample, invalid "
+           "ballots excluded"),
+    section="robustness",
+)
 def sensitivity(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     rows = []
@@ -106,8 +111,16 @@ def _position_parity_perm(prep, gidx: np.ndarray, rng, reps: int):
     return obs, null
 
 
-@table("negative_controls", columns=["control", "estimate", "p", "method"])
+@table("negative_controls", columns=["control", "estimate", "p", "method"],
+    title=("Negative controls (Appendix B.3): seat and game-index parity, majority self-declaration, team fields "
+           "outside team modes"),
+    section="design",
+    inference=(
+        infer("control", ("control",), "estimate", p="p", family="negative_controls"),
+    ),
+)
 def negative_controls(data: Analysis, config: StatsConfig) -> pd.DataFrame:
+    require_reps(config, permutation=True)
     prep = prepared(data)
     rng = np.random.default_rng([config.seed, 6])
     rows = []
@@ -167,7 +180,7 @@ def negative_controls(data: Analysis, config: StatsConfig) -> pd.DataFrame:
                 row.update(p=np.nan, method=f"% of majority seats self-declaring; p not computed: {e}")
         rows.append(row)
         if prep.team is not None:
-            non_team = ~np.isin(prep.mode, ["team_blind", "team_aware", "team_semi_aware"])
+            non_team = ~np.isin(prep.mode, TEAM_MODES)
             stray = int((pd.notna(prep.team) & prep.present)[non_team].sum())
             rows.append({"control": "team_fields_outside_team_modes", "estimate": stray, "p": np.nan,
                          "method": "player rows with a team outside team modes (expected 0)"})

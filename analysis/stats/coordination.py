@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.stats._base import N_SEATS, note, prepared, table
+from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats.network import model_network
 from impostor_bench.analysis.stats.rates import rate_columns
 from impostor_bench.analysis.stats.team_ballots import seat_pairs
@@ -33,7 +34,6 @@ from impostor_bench.analysis.stats.session import Analysis
 from impostor_bench.analysis.stats.config import StatsConfig
 from impostor_bench.core.rules import guess_matches
 
-TEAM_MODES = ("team_blind", "team_aware", "team_semi_aware")
 
 
 def teammate_pairs(prep) -> pd.DataFrame:
@@ -95,7 +95,14 @@ def _impostor_behaviour(data, prep) -> pd.DataFrame:
     return out.rename(columns={"size": "n_guess_judged"}).drop(columns="sum")
 
 
-@table("coordination")
+@table("coordination",
+    title="Coordination and impostor behaviour (Table 11)",
+    section="paper",
+    inference=(
+        infer("vote_coord", ("model",), "vote_coord_pct", ("vote_coord_ci_low", "vote_coord_ci_high"),
+          method="vote_coord_ci_method", scale=100),
+    ),
+)
 def coordination(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data, need_players=True)
     net = model_network(data, config).set_index("model")[["brokerage"]]

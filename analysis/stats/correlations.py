@@ -41,6 +41,7 @@ import pingouin as pg
 from scipy import stats
 
 from impostor_bench.analysis.stats._base import StatsUnavailable, note, table
+from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats.coordination import coordination
 from impostor_bench.analysis.stats.headline import headline
 from impostor_bench.analysis.stats.session import Analysis
@@ -137,7 +138,15 @@ def _affine_same(a, b) -> bool:
     return bool(np.corrcoef(a, b)[0, 1] > 1 - 1e-12)
 
 
-@table("correlations")
+@table("correlations",
+    title="Cross-model correlations (Sections 3.2-3.3)",
+    section="robustness",
+    inference=(
+        infer("pearson", ("x", "y"), "pearson_r", ("pearson_ci_low", "pearson_ci_high"),
+          method="inference"),
+        infer("spearman", ("x", "y"), "spearman_rho", p="spearman_p", method="inference"),
+    ),
+)
 def correlations(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     h = headline(data, config)
     if len(h) == 0:

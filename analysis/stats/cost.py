@@ -68,7 +68,12 @@ def _summary(s: pd.DataFrame) -> dict:
             "total_cost_usd": total}
 
 
-@table("cost", columns=COLUMNS)
+@table("cost", columns=COLUMNS,
+    title=("Tokens and cost per seat and game, per model and role, and cost per impostor win / correct detection "
+           "(USD; NaN where the price is unknown, never 0)"),
+    section="beyond",
+    figures={"cost": "beyond"},
+)
 def cost(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prepared(data, need_players=True)
     p = data.players

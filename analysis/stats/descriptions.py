@@ -25,7 +25,10 @@ def cohens_d(a, b) -> float:
 
 
 @table("description_effect", columns=["measure", "cohen_d", "mean_impostor", "mean_majority", "n_impostor",
-                                      "n_majority"])
+                                      "n_majority"],
+    title="Descriptions of the impostor vs the majority: effect sizes (Cohen's d) of description measures",
+    section="beyond",
+)
 def description_effect(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data, need_players=True)
     if prep.description is None:

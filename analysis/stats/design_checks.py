@@ -67,7 +67,11 @@ def seat_randomised(prep) -> bool:
 
 
 @table("schedule_check", columns=["mode", "difficulty", "n_experiments", "seat_agreement_pct", "seat_agreement_expected_pct",
-                                  "team_host_agreement_pct", "seat_balance_max_gap", "pair_agreement_pct"])
+                                  "team_host_agreement_pct", "seat_balance_max_gap", "pair_agreement_pct"],
+    title=("Design check of the game schedule per mode x difficulty: shared impostor seats, teams and word pairs "
+           "across experiments (issue 26)"),
+    section="beyond",
+)
 def schedule_check(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Design check of issue 26 (descriptive, no test): per mode x difficulty, how often two
     experiments give game *i* the same impostor seat (25% when drawn independently per

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.stats._base import DIFFICULTIES, MODES, prepared, table
+from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats.network import model_network
 from impostor_bench.analysis.stats.rates import rate_columns
 from impostor_bench.analysis.stats.robustness import bootstrap
@@ -42,7 +43,18 @@ def _seat_frame(prep) -> pd.DataFrame:
     })
 
 
-@table("headline")
+@table("headline",
+    title="Headline results per model (paper Table 1)",
+    section="paper",
+    inference=(
+        infer("imp_win", ("model",), "imp_win_pct", ("imp_win_ci_low", "imp_win_ci_high"),
+          method="imp_win_ci_method", scale=100),
+        infer("maj_win", ("model",), "maj_win_pct", ("maj_win_ci_low", "maj_win_ci_high"),
+          method="maj_win_ci_method", scale=100),
+        infer("det_acc", ("model",), "det_acc_pct", ("det_acc_ci_low", "det_acc_ci_high"),
+          method="det_acc_ci_method", scale=100),
+    ),
+)
 def headline(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     imp = pd.DataFrame({"model": prep.imp_model, "y": prep.y}).groupby("model")["y"].agg(["sum", "size"])
@@ -96,13 +108,27 @@ def _win_by(data, config, by: str, order) -> pd.DataFrame:
     return agg.sort_values(["model", "_o"]).drop(columns="_o").reset_index(drop=True)
 
 
-@table("win_by_model_mode", columns=["model", "mode", "imp_win_pct", "imp_win_ci", "n"])
+@table("win_by_model_mode", columns=["model", "mode", "imp_win_pct", "imp_win_ci", "n"],
+    title="Impostor win (%) of each model by mode (Appendix D, Figure 1)",
+    section="paper",
+    inference=(
+        infer("imp_win", ("model", "mode"), "imp_win_pct", ("imp_win_ci_low", "imp_win_ci_high"),
+          method="imp_win_ci_method", scale=100),
+    ),
+)
 def win_by_model_mode(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Impostor win % of each model by mode (Appendix D, Figure 1)."""
     return _win_by(data, config, "mode", MODES)
 
 
-@table("win_by_model_difficulty", columns=["model", "difficulty", "imp_win_pct", "imp_win_ci", "n"])
+@table("win_by_model_difficulty", columns=["model", "difficulty", "imp_win_pct", "imp_win_ci", "n"],
+    title="Impostor win (%) of each model by difficulty (Appendix D, Figure 2)",
+    section="paper",
+    inference=(
+        infer("imp_win", ("model", "difficulty"), "imp_win_pct",
+          ("imp_win_ci_low", "imp_win_ci_high"), method="imp_win_ci_method", scale=100),
+    ),
+)
 def win_by_model_difficulty(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Impostor win % of each model by difficulty (Appendix D, Figure 2)."""
     return _win_by(data, config, "difficulty", DIFFICULTIES)

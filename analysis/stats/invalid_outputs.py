@@ -26,7 +26,10 @@ COLUMNS = ["model", "n_seats", "desc_invalid", "desc_invalid_pct", *DESC_COLUMNS
            "ballot_invalid_pct", *BALLOT_COLUMNS]
 
 
-@table("invalid_outputs", columns=COLUMNS)
+@table("invalid_outputs", columns=COLUMNS,
+    title="Invalid outputs per model by class: descriptions and ballots (docs/rules.md)",
+    section="design",
+)
 def invalid_outputs(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data, need_players=True)
     p = data.players

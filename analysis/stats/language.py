@@ -20,6 +20,7 @@ import pandas as pd
 
 from impostor_bench.analysis.stats import _text as tx
 from impostor_bench.analysis.stats._base import N_SEATS, StatsUnavailable, memo, note, prepared, table
+from impostor_bench.analysis.stats.declaration import WILD_PERCENTILE, infer, wide
 from impostor_bench.analysis.stats._wild import Wild
 from impostor_bench.analysis.stats.team_ballots import team_games
 from impostor_bench.analysis.stats.session import Analysis
@@ -212,7 +213,15 @@ def language_measures(data, config, models) -> tuple[pd.DataFrame, dict]:
 
 
 @table("team_language", columns=["model", "mode", "n_seats", "coord_rate_pct", "coord_share_pct",
-                                 "suspicion_pct", "hedge_per100", "words_mean"])
+                                 "suspicion_pct", "hedge_per100", "words_mean"],
+    title=("Coordination, suspicion and hedging language per model and mode (Appendix M.8), from the shipped "
+           "lexicon (analysis/lexicon/language.json)"),
+    section="beyond",
+    inference=(
+        *wide(("model", "mode"), "coord_rate_pct", "coord_share_pct", "suspicion_pct", "hedge_per100",
+               "words_mean"),
+    ),
+)
 def team_language(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Coordination, suspicion and hedging language per model and mode (M.8 contrasts)."""
     prep = prepared(data, need_players=True)
@@ -233,7 +242,14 @@ def team_language(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     return out[out["n_seats"].fillna(0) > 0]
 
 
-@table("style_correlation", columns=["mode", "pairs", "n_pairs", "r", "ci_low", "ci_high"])
+@table("style_correlation", columns=["mode", "pairs", "n_pairs", "r", "ci_low", "ci_high"],
+    title=("Teammates' style correlation (Appendix M.8): Pearson r of log description length within teammate vs "
+           "cross-team pairs, per mode; CI from the design bootstrap"),
+    section="beyond",
+    inference=(
+        infer("r", ("mode", "pairs"), "r", ("ci_low", "ci_high"), method=WILD_PERCENTILE),
+    ),
+)
 def style_correlation(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """M.8's teammates' style correlation: Pearson r of log description length within teammate pairs
     (double entry, so the order of a pair does not matter) vs cross-team pairs, per mode."""

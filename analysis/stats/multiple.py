@@ -29,7 +29,10 @@ def adjust(p, alpha: float = 0.05) -> dict[str, np.ndarray]:
             "p_holm": multipletests(p, alpha=alpha, method="holm")[1]}
 
 
-@table("multiple_comparisons")
+@table("multiple_comparisons",
+    title="Multiple-comparison corrections (Appendix B)",
+    section="robustness",
+)
 def multiple_comparisons(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     inf = inference(data, config)
     if len(inf) == 0:

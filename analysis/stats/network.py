@@ -135,7 +135,11 @@ def _model_network(prep: Prepared) -> pd.DataFrame:
 
 
 @table("network_nodes", columns=["model", "influence", "reach", "centrality", "centrality_rel",
-                                 "betweenness", "brokerage", "coal_eff_pct"])
+                                 "betweenness", "brokerage", "coal_eff_pct"],
+    title="Vote-network metrics per model: influence, reach, centrality (Appendix C.2-C.3)",
+    section="beyond",
+    figures={"vote_network_example": "design"},
+)
 def network_nodes(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Per-model vote-network metrics (Appendix C.2-C.3)."""
     return model_network(data, config)

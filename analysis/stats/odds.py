@@ -35,6 +35,7 @@ import pandas as pd
 
 from impostor_bench.analysis.stats._base import MODES, Prepared, StatsUnavailable, note, ordered_levels, prepared, table
 from impostor_bench.analysis.stats import _marginal
+from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats._regress import fit_columns, inference_fit, with_intercept
 from impostor_bench.analysis.stats.config import StatsConfig
 from impostor_bench.analysis.stats.design_checks import seat_refusal
@@ -152,7 +153,14 @@ def size_or(data: Analysis, prep: Prepared, config: StatsConfig) -> dict:
     return {**row, **w, "method": _marginal.METHOD_SLOPE, "n_clusters": res.G}
 
 
-@table("odds_ratios")
+@table("odds_ratios",
+    title="Key effects: odds ratios with cluster-robust CIs (Tables 2 and 4)",
+    section="paper",
+    inference=(
+        infer("or", ("comparison",), "or", ("ci_low", "ci_high"), "p", family="primary"),
+    ),
+    figures={"odds_ratios_forest": "robustness"},
+)
 def odds_ratios(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     rows = []
@@ -181,7 +189,10 @@ def evalue_ci(lo, hi, transform: Callable[[np.ndarray], np.ndarray]) -> np.ndarr
     return np.where(covers, 1.0, evalue_rr(transform(limit)))
 
 
-@table("evalues")
+@table("evalues",
+    title="E-values for unmeasured confounding (Appendix B.3)",
+    section="robustness",
+)
 def evalues(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     ors = odds_ratios(data, config)
     if len(ors) == 0:

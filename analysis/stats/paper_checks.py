@@ -17,6 +17,7 @@ import pandas as pd
 from scipy import stats
 
 from impostor_bench.analysis.stats._base import ALL, DIFFICULTIES, MODES, StatsUnavailable, ordered_levels, prepared, table
+from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats.headline import rate_columns
 from impostor_bench.analysis.stats.session import Analysis
 from impostor_bench.analysis.stats.config import StatsConfig
@@ -40,7 +41,15 @@ def _order(df: pd.DataFrame, col: str, levels) -> pd.Series:
     return df[col].map(lambda v: rank.get(v, len(rank)))
 
 
-@table("win_model_mode_difficulty", columns=["model", "mode", "difficulty", *_RATE, "n"])
+@table("win_model_mode_difficulty", columns=["model", "mode", "difficulty", *_RATE, "n"],
+    title=("Impostor win (%) by model x mode x difficulty (Appendix D), with rows over all modes and over all "
+           "models; 95% interval with experiments as the units"),
+    section="results",
+    inference=(
+        infer("imp_win", ("model", "mode", "difficulty"), "imp_win_pct",
+          ("imp_win_ci_low", "imp_win_ci_high"), method="imp_win_ci_method", scale=100),
+    ),
+)
 def win_model_mode_difficulty(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Impostor win % by impostor model x mode x difficulty (Appendix D), with the rows
     aggregated over modes (mode = ALL) and over models (model = ALL)."""
@@ -69,7 +78,15 @@ def _majority_ballots(prep) -> pd.DataFrame:
 
 
 @table("detection_by_difficulty", columns=["model", "difficulty", "det_acc_pct", "det_acc_ci_low",
-                                           "det_acc_ci_high", "n_votes"])
+                                           "det_acc_ci_high", "n_votes"],
+    title=("Detection accuracy (%) by majority model and difficulty (model ALL = pooled); 95% interval with "
+           "experiments as the units"),
+    section="design",
+    inference=(
+        infer("det_acc", ("model", "difficulty"), "det_acc_pct",
+          ("det_acc_ci_low", "det_acc_ci_high"), method="det_acc_ci_method", scale=100),
+    ),
+)
 def detection_by_difficulty(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Detection accuracy (% of the majority seats' legal ballots naming the impostor) by
     majority model x difficulty, with model = ALL rows (the trend B.3 (v) checks)."""
@@ -91,7 +108,15 @@ def detection_by_difficulty(data: Analysis, config: StatsConfig) -> pd.DataFrame
 
 
 @table("negative_control_position", columns=["position", "self_decl_pct", "self_decl_ci_low", "self_decl_ci_high",
-                                             "n_seats"])
+                                             "n_seats"],
+    title=("Negative control (iv) of B.3: majority self-declaration (%) by speaking position, expected near zero "
+           "and equal across positions"),
+    section="design",
+    inference=(
+        infer("self_decl", ("position",), "self_decl_pct",
+          ("self_decl_ci_low", "self_decl_ci_high"), method="self_decl_ci_method", scale=100),
+    ),
+)
 def negative_control_position(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """B.3 (iv): majority self-declaration % by the seat's speaking position (0-3): near zero
     and the same at every position (it is also by mode in ``negative_controls``)."""
@@ -110,7 +135,11 @@ def negative_control_position(data: Analysis, config: StatsConfig) -> pd.DataFra
 
 
 @table("positive_control", columns=["difficulty", "distance_mean", "distance_ci_low", "distance_ci_high", "n_pairs",
-                                    "det_acc_pct", "distance_monotone", "detection_monotone", "aligned"])
+                                    "det_acc_pct", "distance_monotone", "detection_monotone", "aligned"],
+    title=("Positive control (v) of B.3: semantic distance of the word pairs by difficulty (cosine, t interval "
+           "over pairs) beside detection accuracy; both should fall from easy to expert"),
+    section="design",
+)
 def positive_control(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """B.3 (v): semantic distance of the word pairs by difficulty (cosine distance of the two
     words' embeddings, the Fig. 3 embedder, which the command layer passes in as

@@ -39,6 +39,7 @@ import statsmodels.api as sm
 
 from impostor_bench.analysis.stats._base import (DIFFICULTIES, MODES, Prepared, StatsUnavailable, design_codes, majority_models,
                                   memo, note, ordered_levels, prepared, table)
+from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats.design_boot import t_halfwidth
 from impostor_bench.analysis.stats.resampling import exp_sums, percentile_ci
 from impostor_bench.analysis.stats.session import Analysis
@@ -245,7 +246,15 @@ def _n_games(fit: RatingFit, role: str) -> np.ndarray:
     return {"impostor": fit.n_imp, "majority": fit.n_maj, "net": fit.n_imp}[role]
 
 
-@table("ratings", columns=COLUMNS)
+@table("ratings", columns=COLUMNS,
+    title=("Skill ratings: impostor and detection skill per model (log-odds, sum to zero per role) from a "
+           "logistic model of every game, CIs from the bootstrap named in `bootstrap` (docs/analysis.md)"),
+    section="beyond",
+    inference=(
+        infer("skill", ("model", "role"), "skill", ("ci_low", "ci_high"), method="method"),
+    ),
+    figures={"ratings": "beyond"},
+)
 def ratings(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Impostor and detection skill per model (log-odds, sum-to-zero) with bootstrap CIs."""
     prep = prepared(data, need_players=True)

@@ -39,6 +39,7 @@ from statsmodels.stats.multitest import multipletests
 
 from impostor_bench.analysis.stats._base import (DIFFICULTIES, MODES, StatsUnavailable, design_codes, note,
                                   ordered_levels, prepared, table)
+from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats._base import ALL
 from impostor_bench.analysis.stats._regress import fit_columns, inference_fit, with_intercept
 from impostor_bench.analysis.stats.session import Analysis
@@ -124,7 +125,14 @@ def _fit_row(data, prep, base, sel, config, what: str, fes) -> dict:
             "baseline_mean": float(x.mean()), "baseline_sd": float(x.std())}
 
 
-@table("opponent_baseline")
+@table("opponent_baseline",
+    title="Opponent-baseline regressions within model x difficulty (Table 5)",
+    section="paper",
+    inference=(
+        infer("or_per_10pp", ("model", "difficulty"), "or_per_10pp", ("ci_low", "ci_high"), "p",
+          family="opponent_baseline"),
+    ),
+)
 def opponent_baseline(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data, need_players=True)
     base = opponent_baseline_per_game(prep, config.seed)

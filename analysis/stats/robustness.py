@@ -34,7 +34,8 @@ import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.stats._base import (DIFFICULTIES, MODES, StatsUnavailable, design_codes, note, ordered_levels,
-                                  prepared, table)
+                                  prepared, require_reps, table)
+from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats._regress import fit_columns, inference_fit, with_intercept
 from impostor_bench.analysis.stats.categorical import DIFFICULTY_REFUSAL
 from impostor_bench.analysis.stats.design_boot import t_halfwidth
@@ -93,7 +94,14 @@ def _odds_ratio_of(j: int, ref: int) -> _Totals:
     return lambda w, n: _odds(w[..., j], n[..., j]) / _odds(w[..., ref], n[..., ref])
 
 
-@table("bootstrap")
+@table("bootstrap",
+    title=("Experiment-level bootstrap (Appendix B.2): `ci_low`/`ci_high` from the bootstrap named in "
+           "`bootstrap`; `ci_*_design` = design bootstrap, `ci_*_paper` = the paper's block bootstrap"),
+    section="robustness",
+    inference=(
+        infer("quantity", ("quantity",), "estimate", ("ci_low", "ci_high"), method="method"),
+    ),
+)
 def bootstrap(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Both bootstraps of every quantity; ``ci_low``/``ci_high``/``se`` are ``config.bootstrap``'s.
 
@@ -149,8 +157,15 @@ def bootstrap(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@table("permutation")
+@table("permutation",
+    title="Permutation tests (Appendix B.2)",
+    section="robustness",
+    inference=(
+        infer("contrast", ("contrast",), "observed", p="p", family="permutation"),
+    ),
+)
 def permutation(data: Analysis, config: StatsConfig) -> pd.DataFrame:
+    require_reps(config, permutation=True)
     prep = prepared(data)
     R = config.permutation_reps
     rng = np.random.default_rng([config.seed, 4])
@@ -202,7 +217,13 @@ def permutation(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@table("cluster_robust", columns=["cluster", "term", "coef", "se", "p", "or", "ci_low", "ci_high"])
+@table("cluster_robust", columns=["cluster", "term", "coef", "se", "p", "or", "ci_low", "ci_high"],
+    title="Cluster-robust logits of the impostor win, by experiment (and by word pair where recorded; Appendix B.2)",
+    section="robustness",
+    inference=(
+        infer("term", ("cluster", "term"), "or", ("ci_low", "ci_high"), "p"),
+    ),
+)
 def cluster_robust(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     refusal = None if config.paper_methods else seat_refusal(prep)

@@ -23,11 +23,10 @@ from statsmodels.stats.proportion import proportion_confint
 
 from impostor_bench.analysis.moves import moves_of
 from impostor_bench.analysis.stats._base import ALL, MODES, StatsUnavailable, ordered_levels, table
+from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats.rates import METHOD_EXTREME, rate_columns
 
 KM_METHOD = "Kaplan-Meier; CR1 by experiment (linearised), logit scale, t(G-1)"
-#: The tables over rounds (here and in ``rounds_trust``): empty, with a note, on one-round data.
-ROUND_TABLES = ("rounds_survival", "rounds_votes", "rounds_trust", "rounds_commit")
 
 ONE_ROUND = ("one-round games only: the round tables need games of more than one round "
              "(`-T rounds=N`, or `impostor simulate --rounds N`)")
@@ -111,7 +110,15 @@ def km_cluster(time, event, groups, rounds: int, alpha: float) -> pd.DataFrame:
 
 
 @table("rounds_survival", columns=["mode", "round", "survival_pct", "survival_ci_low", "survival_ci_high",
-                                   "n_at_risk", "n_voted_out"])
+                                   "n_at_risk", "n_voted_out"],
+    title="Longer games: the impostor's survival by round and mode (Kaplan-Meier, % not voted out)",
+    section="rounds",
+    inference=(
+        infer("survival", ("mode", "round"), "survival_pct", ("survival_ci_low", "survival_ci_high"),
+          method="survival_ci_method", scale=100),
+    ),
+    rounds=True,
+)
 def rounds_survival(data, config) -> pd.DataFrame:
     """Kaplan-Meier share of games whose impostor is not voted out by round r, by mode and pooled."""
     mv = round_moves(data)
@@ -126,7 +133,15 @@ def rounds_survival(data, config) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
-@table("rounds_votes", columns=["model", "round", "vote_acc_pct", "vote_acc_ci_low", "vote_acc_ci_high", "n_ballots"])
+@table("rounds_votes", columns=["model", "round", "vote_acc_pct", "vote_acc_ci_low", "vote_acc_ci_high", "n_ballots"],
+    title="Longer games: majority ballots naming the impostor, by model and round",
+    section="rounds",
+    inference=(
+        infer("vote_acc", ("model", "round"), "vote_acc_pct", ("vote_acc_ci_low", "vote_acc_ci_high"),
+          method="vote_acc_ci_method", scale=100),
+    ),
+    rounds=True,
+)
 def rounds_votes(data, config) -> pd.DataFrame:
     """Share of counted majority ballots naming the impostor, by voter model and round (and pooled)."""
     mv = round_moves(data)

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.stats._base import ALL, MODES, StatsUnavailable, ordered_levels, table
+from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats.rates import rate_columns
 from impostor_bench.analysis.stats.rounds import round_moves
 from impostor_bench.core.records import TEAM_MODES
@@ -63,7 +64,19 @@ def _by_model(prefix: str, hit, ok, b: pd.DataFrame, alpha: float) -> pd.DataFra
 
 @table("rounds_trust", columns=["model", "betrayal_pct", "betrayal_ci_low", "betrayal_ci_high", "recovery_pct",
                                 "recovery_ci_low", "recovery_ci_high", "resilience", "revision_pct",
-                                "revision_ci_low", "revision_ci_high"])
+                                "revision_ci_low", "revision_ci_high"],
+    title="Longer games: betrayal, trust recovery, resilience and strategy revision by model (Appendix M)",
+    section="rounds",
+    inference=(
+        infer("betrayal", ("model",), "betrayal_pct", ("betrayal_ci_low", "betrayal_ci_high"),
+          method="betrayal_ci_method", scale=100),
+        infer("recovery", ("model",), "recovery_pct", ("recovery_ci_low", "recovery_ci_high"),
+          method="recovery_ci_method", scale=100),
+        infer("revision", ("model",), "revision_pct", ("revision_ci_low", "revision_ci_high"),
+          method="revision_ci_method", scale=100),
+    ),
+    rounds=True,
+)
 def rounds_trust(data, config) -> pd.DataFrame:
     """Betrayal, trust recovery, resilience and strategy revision by voter model (and pooled)."""
     mv = round_moves(data)
@@ -96,7 +109,15 @@ def rounds_trust(data, config) -> pd.DataFrame:
 
 
 @table("rounds_commit", columns=["mode", "round", "commit_pct", "commit_ci_low", "commit_ci_high", "n_teams",
-                                 "mean_commit_round"])
+                                 "mean_commit_round"],
+    title="Longer games: team commitment by round (share of uncommitted teams that commit)",
+    section="rounds",
+    inference=(
+        infer("commit", ("mode", "round"), "commit_pct", ("commit_ci_low", "commit_ci_high"),
+          method="commit_ci_method", scale=100),
+    ),
+    rounds=True,
+)
 def rounds_commit(data, config) -> pd.DataFrame:
     """Per team mode and round: the share of teams not yet committed that commit (both teammates name
     the same seat), and the mean round of the first commitment (estimate only)."""

@@ -24,6 +24,7 @@ import pandas as pd
 
 from impostor_bench.analysis.stats._base import (DIFFICULTIES, MODES, Prepared, StatsUnavailable, design_codes, note, ordered_levels,
                                   prepared, table)
+from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats._regress import fit_columns, inference_fit, with_intercept
 from impostor_bench.analysis.stats.config import StatsConfig
 from impostor_bench.analysis.stats.session import Analysis
@@ -55,7 +56,13 @@ def _fit(prep: Prepared, x: np.ndarray, sel: np.ndarray, extra: Sequence[Factor]
             "n_models": int(len(set(prep.imp_model[sel]))), **members.columns()}
 
 
-@table("scaling")
+@table("scaling",
+    title="Scaling with provider control and within-family slopes (Table 10)",
+    section="paper",
+    inference=(
+        infer("or_per_10x", ("fit",), "or_per_10x", ("ci_low", "ci_high"), "p"),
+    ),
+)
 def scaling(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
     view = size_view(data, config)

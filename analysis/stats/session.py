@@ -24,6 +24,7 @@ import pandas as pd
 
 from impostor_bench.analysis.data import AnalysisData
 from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats.declaration import TableSpec
 
 
 class Table(Protocol):
@@ -31,6 +32,7 @@ class Table(Protocol):
     ``fn.compute(analysis, config)`` computes it (errors become an empty table plus a note)."""
 
     table_name: str
+    spec: "TableSpec"  # its declaration (title, section, inference, figures, rounds)
     # an attribute, not a method: the registry sets it on the wrapper function (tests replace it)
     compute: Callable[["Analysis", StatsConfig], pd.DataFrame]
 
@@ -62,6 +64,7 @@ class Analysis:
         self.data = data
         self.config = config or StatsConfig()
         self.notes: list[str] = list(data.notes)
+        self.errors: list[str] = []  # unexpected failures of tables (each also a note)
         self._tables: dict[tuple[str, StatsConfig], pd.DataFrame] = {}
         self._misc: dict[tuple, Any] = {}
         self._fingerprint: Optional[tuple] = None
@@ -106,6 +109,7 @@ class Analysis:
                 self._tables.clear()
                 self._misc.clear()
                 self.notes = list(self.data.notes)
+                self.errors = []
             self._fingerprint = key
 
     @contextlib.contextmanager
@@ -146,3 +150,8 @@ class Analysis:
         """Add a human-readable caveat once."""
         if msg not in self.notes:
             self.notes.append(msg)
+
+    def error(self, msg: str) -> None:
+        """Record once an unexpected failure (a bug, not data that cannot support a table)."""
+        if msg not in self.errors:
+            self.errors.append(msg)

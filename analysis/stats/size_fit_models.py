@@ -14,7 +14,10 @@ from impostor_bench.analysis.stats.scaling import scaling
 from impostor_bench.analysis.stats.sizes import COLUMNS, size_view
 
 
-@table("size_fit_models", columns=COLUMNS)
+@table("size_fit_models", columns=COLUMNS,
+    title="Models each size fit used and left out, and why (Tables 2 and 10)",
+    section="robustness",
+)
 def size_fit_models(data, config) -> pd.DataFrame:
     """Every size fit's models: used or left out, and why (companion of odds_ratios and scaling)."""
     view = size_view(data, config)

@@ -39,7 +39,8 @@ import pandas as pd
 from scipy import stats
 
 from impostor_bench.analysis.stats._base import (ALL, DIFFICULTIES, MODES, StatsUnavailable, design_codes, note,
-                                  ordered_levels, prepared, table)
+                                  ordered_levels, prepared, require_reps, table)
+from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats._regress import fit_columns, inference_fit, with_intercept
 from impostor_bench.analysis.stats.config import BOOTSTRAPS, StatsConfig
 from impostor_bench.analysis.stats.resampling import exp_sums, percentile_ci, perm_pvalue, replicate_totals
@@ -83,8 +84,18 @@ def _randomization_null(rng, wins_total: int, loss_total: int, reps: int):
     return w, w + l
 
 
-@table("speaking_itt")
+@table("speaking_itt",
+    title=("Speaking-order pseudo-arm ITT, middle vs random (Table 6); p = randomisation p, CI by inverting it "
+           "(the bootstraps' intervals in `ci_*_design`, `ci_*_paper`)"),
+    section="paper",
+    inference=(
+        infer("itt", ("mode", "difficulty"), "mid_rand_pp", ("ci_low", "ci_high"), "p",
+          method="speaking-order randomisation p; CI by inverting it (location shift)", family="speaking_itt", scale=100,
+          pooled_out=True),
+    ),
+)
 def speaking_itt(data: Analysis, config: StatsConfig) -> pd.DataFrame:
+    require_reps(config, bootstrap=True, permutation=True)
     prep = prepared(data)
     onehot = _pos_onehot(prep)
     rng = np.random.default_rng([config.seed, 2])
@@ -126,9 +137,17 @@ def speaking_itt(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@table("speaking_randomization", columns=["scope", "contrast", "observed_pp", "p", "log_or", "p_log_or", "reps"])
+@table("speaking_randomization", columns=["scope", "contrast", "observed_pp", "p", "log_or", "p_log_or", "reps"],
+    title="Speaking-order randomisation tests: impostor position k vs 0 and the ITT, pooled and by mode",
+    section="robustness",
+    inference=(
+        infer("position", ("scope", "contrast"), "observed_pp", p="p",
+          method="speaking-order randomisation (positions re-drawn per game)", scale=100),
+    ),
+)
 def speaking_randomization(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Fisher-style randomisation tests of impostor position k vs 0 (and the ITT), pooled and by mode."""
+    require_reps(config, permutation=True)
     prep = prepared(data)
     onehot = _pos_onehot(prep)
     rng = np.random.default_rng([config.seed, 3])
@@ -163,7 +182,13 @@ def speaking_randomization(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@table("speaking_glm", columns=["term", "or", "ci_low", "ci_high", "p"])
+@table("speaking_glm", columns=["term", "or", "ci_low", "ci_high", "p"],
+    title="Speaking position in a cluster-robust logit with mode, difficulty and model effects",
+    section="robustness",
+    inference=(
+        infer("position_or", ("term",), "or", ("ci_low", "ci_high"), "p", method="method"),
+    ),
+)
 def speaking_glm(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Cluster-robust logit with position indicators (ref. 0) and mode/difficulty/model FEs."""
     prep = prepared(data)

@@ -24,6 +24,7 @@ import statsmodels.api as sm
 from scipy.stats import spearmanr
 
 from impostor_bench.analysis.stats._base import N_SEATS, StatsUnavailable, note, ordered_levels, prepared, table
+from impostor_bench.analysis.stats.declaration import WILD_PERCENTILE, infer, wide
 from impostor_bench.analysis.stats._wild import Wild
 from impostor_bench.analysis.stats.design_boot import multipliers
 from impostor_bench.analysis.stats.language import seat_text
@@ -45,7 +46,15 @@ def _seat_style(data, prep):
 
 
 @table("style_metrics", columns=["model", "words_mean", "chars_mean", "talk_share_pct", "hedge_per100",
-                                 "susp_per100", "coord_per100", "imp_win_pct", "imp_win_len_matched_pct"])
+                                 "susp_per100", "coord_per100", "imp_win_pct", "imp_win_len_matched_pct"],
+    title=("Style-aware metrics (Appendix O.2): length, talk share, language rates per 100 words, impostor win "
+           "raw and reweighted to the pooled length distribution"),
+    section="beyond",
+    inference=(
+        *wide(("model",), "words_mean", "chars_mean", "talk_share_pct", "hedge_per100", "susp_per100",
+               "coord_per100", "imp_win_pct"),
+    ),
+)
 def style_metrics(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data, need_players=True)
     st = _seat_style(data, prep)
@@ -120,7 +129,15 @@ def _fit(prep, X, data, config):
 
 
 @table("style_adjusted", columns=["term", "or_raw", "ci_low_raw", "ci_high_raw", "or_adj", "ci_low", "ci_high",
-                                  "rank_raw", "rank_adj"])
+                                  "rank_raw", "rank_adj"],
+    title=("Mode and model effects on the impostor win without and with adjustment for description length and "
+           "hedging (Appendix O.2); CIs from the design bootstrap, ranks of the model terms"),
+    section="beyond",
+    inference=(
+        infer("or_adj", ("term",), "or_adj", ("ci_low", "ci_high"), method=WILD_PERCENTILE),
+        infer("or_raw", ("term",), "or_raw", ("ci_low_raw", "ci_high_raw"), method=WILD_PERCENTILE),
+    ),
+)
 def style_adjusted(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Impostor-win odds ratios without and with length/hedging adjustment, and model ranks."""
     prep = prepared(data, need_players=True)

@@ -14,11 +14,13 @@ import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.stats._base import note, prepared, table
+from impostor_bench.analysis.stats.declaration import wide
 from impostor_bench.analysis.stats._wild import Wild
 from impostor_bench.analysis.stats.language import language_measures
 from impostor_bench.analysis.stats.team_ballots import ballot_measures, seat_pairs
 from impostor_bench.analysis.stats.session import Analysis
 from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.core.records import TEAM_MODES
 
 # (column, paper column, paper line it operationalises)
 TABLE12 = [
@@ -53,7 +55,21 @@ UNDEFINED = {
 COLUMNS = ["model"] + [c for c, _, _ in TABLE12]
 
 
-@table("team_dynamics", columns=COLUMNS)
+@table("team_dynamics", columns=COLUMNS,
+    title=("Team dynamics per model (paper Table 12): the paper's 14 columns first (empty = not definable in "
+           "one-round games, see table12_undefined), then baselines (`*_cross_*`: cross-team pairs of the same "
+           "games), per pair kind (mm = majority-majority, im = impostor-majority), M.6 failure modes (`fail_*`, "
+           "% of team failures) and `*_ci_low`/`*_ci_high` from the design bootstrap (experiment level)"),
+    section="paper",
+    inference=(
+        *wide(("model",), "vote_coord_pct", "vote_coord_cross_pct", "vote_coord_mm_pct",
+               "vote_coord_cross_mm_pct", "vote_coord_im_pct", "vote_coord_cross_im_pct", "implicit_coord_pp",
+               "coord_gap_pp", "disclosure_effect_pp", "betrayal_pct", "betrayal_cross_pct", "collab_success_pct",
+               "collab_cross_pct", "fail_trust_breakdown_pct", "fail_paralysis_pct", "fail_groupthink_pct",
+               "fail_misplaced_trust_pct", "coord_rate_pct", "coord_rate_noteam_pct", "trust_form_pct", "suspicion_pct",
+               "ling_mirror_pp", "lsm_seen_pct", "vocab_conv", "vocab_jaccard_seen", "vulnerability_index"),
+    ),
+)
 def team_dynamics(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Table 12: every definable metric per model, with intervals and in-design baselines."""
     prep = prepared(data, need_players=True)
@@ -81,13 +97,16 @@ def _vote_coord_by_mode(prep) -> pd.DataFrame:
     pairs = seat_pairs(prep)
     pv = pairs[pairs["both_valid"].astype(bool) & pairs["mate"].astype(bool)]
     out = pd.DataFrame(index=pd.Index(sorted(set(pv["model"].dropna()), key=str), name="model"))
-    for m in ("team_blind", "team_aware", "team_semi_aware"):
+    for m in TEAM_MODES:
         out[f"vote_coord_{m}_pct"] = 100 * pv[pv["mode"] == m].groupby("model")["aligned"].mean()
     out["vote_coord_blind_minus_aware_pp"] = out["vote_coord_team_blind_pct"] - out["vote_coord_team_aware_pct"]
     return out
 
 
-@table("table12_undefined", columns=["metric", "paper_column", "paper_line", "reason", "definable_with"])
+@table("table12_undefined", columns=["metric", "paper_column", "paper_line", "reason", "definable_with"],
+    title="Table 12 / Appendix M metrics one-round games cannot define, and why",
+    section="beyond",
+)
 def table12_undefined(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Metrics of Table 12 / Appendix M that one-round games with stateless players cannot define."""
     papers = {c: (p, line) for c, p, line in TABLE12}

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.stats._base import N_SEATS, note, prepared, table
+from impostor_bench.analysis.stats.declaration import WILD, infer, wide
 from impostor_bench.analysis.stats._wild import Wild
 from impostor_bench.analysis.stats.session import Analysis
 from impostor_bench.analysis.stats.config import StatsConfig
@@ -188,7 +189,16 @@ def ballot_measures(data, config, models) -> tuple[pd.DataFrame, dict]:
 
 
 @table("team_ballots", columns=["model", "mode", "kind", "n_teammate_pairs", "vote_coord_pct",
-                                "vote_coord_cross_pct", "teammate_premium_pp", "ci_low", "ci_high"])
+                                "vote_coord_cross_pct", "teammate_premium_pp", "ci_low", "ci_high"],
+    title=("Teammate vs cross-team vote alignment per model, team mode and pair kind (Table 12 Vote/Implicit "
+           "Coord. controls); CI of the teammate premium from the design bootstrap"),
+    section="beyond",
+    inference=(
+        infer("teammate_premium", ("model", "mode", "kind"), "teammate_premium_pp", ("ci_low", "ci_high"),
+          method=WILD),
+        *wide(("model", "mode", "kind"), "vote_coord_pct", "vote_coord_cross_pct"),
+    ),
+)
 def team_ballots(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Teammate vs cross-team vote alignment per model x team mode x pair kind (both controls)."""
     prep = prepared(data, need_players=True)

@@ -65,7 +65,10 @@ def _mode_order(values):
     return ordered_levels(values, MODES)
 
 
-@table("tie_sizes")
+@table("tie_sizes",
+    title="Tie-size distribution by mode (Table 7)",
+    section="paper",
+)
 def tie_sizes(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     t = _ties_frame(data)
     rows = []
@@ -87,7 +90,11 @@ def _policy_row(s: pd.DataFrame) -> dict:
             "ties": int(s["tie"].sum()), "games": len(s)}
 
 
-@table("tiebreak_mode")
+@table("tiebreak_mode",
+    title="Symmetric tie-breakers by mode (Table 8)",
+    section="paper",
+    figures={"tiebreak_deltas": "robustness"},
+)
 def tiebreak_mode(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     t = _ties_frame(data)
     rows = [{"mode": m, **_policy_row(t[t["mode"] == m])} for m in _mode_order(t["mode"])]
@@ -95,7 +102,10 @@ def tiebreak_mode(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-@table("tiebreak_mode_difficulty")
+@table("tiebreak_mode_difficulty",
+    title="Symmetric tie-breakers by mode and difficulty (Table 9)",
+    section="paper",
+)
 def tiebreak_mode_difficulty(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     t = _ties_frame(data)
     rows = []

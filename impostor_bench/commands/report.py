@@ -2,7 +2,11 @@
 
     impostor report (--parquet DIR | --experiment NAME [--tracking-uri URI]) [--out OUT (out/report)]
                     [--seed 0] [--bootstrap-reps 10000] [--bootstrap design|paper] [--permutation-reps N]
-                    [--alpha 0.05] [--no-figures] [--log-run] [--compare-paper] [--no-pdf]
+                    [--alpha 0.05] [--no-figures] [--log-run] [--compare-paper] [--no-pdf] [--keep-going]
+
+A table or figure that fails with an unexpected error (a bug, not data that cannot support it:
+those are notes) is left empty and named; the bundle is still written, and the command exits 1
+unless ``--keep-going``.
 
 Every bundle has ``paper/``: Tables 1-12 and Figures 1-3 in the paper's layout, paper.tex,
 and paper.pdf where pdflatex is installed (the command says where it is, or how to install
@@ -63,6 +67,9 @@ def register(sub: Any) -> None:
                    help="the paper's game-level p-values and intervals (Wald ORs, Pearson chi2, game-level "
                         "permutations) for reproducing its numbers; they do not hold under experiment clustering "
                         "(docs/analysis.md)")
+    p.add_argument("--keep-going", action="store_true",
+                   help="exit 0 even when a table or figure failed with an unexpected error (each is left empty, "
+                        "with a note); without it the bundle is written and the command exits 1 naming them")
     p.set_defaults(func=_cmd_report)
 
 
@@ -261,11 +268,16 @@ def _cmd_report(args: Any) -> int:
                             embedder=embedder, compile_tex=not getattr(args, "no_pdf", False))
     out = Path(args.out).absolute()
     _paper_lines(out, manifest.get("paper") or {}, getattr(args, "compare_paper", False))
+    keep_going = getattr(args, "keep_going", False)
     for err in manifest["errors"]:
-        _progress(f"WARNING: {err}")
+        _progress(f"{'WARNING' if keep_going else 'ERROR'}: {err}")
     _progress(f"done in {time.perf_counter() - t0:.1f} s: {len(manifest['tables'])} tables, "
               f"{len(manifest['figures'])} figures, {len(manifest['notes'])} notes")
     if args.log_run:
         _log_run(args, out, manifest)
     print(out / "report.html")
-    return 1 if manifest["errors"] else 0
+    if manifest["errors"] and not keep_going:
+        _progress(f"{len(manifest['errors'])} table(s)/figure(s) failed (listed above; the rest of the bundle is "
+                  f"written, each failure a note); fix: correct the error, or pass --keep-going to explore anyway")
+        return 1
+    return 0

@@ -27,6 +27,8 @@ class ModeSpec:
     seats_by: Literal["all", "side", "team"]  # roles[0] seats: every seat | the impostor | team A
     teammate_view: Literal["none", "named", "unnamed"]  # told nothing | the teammate's number | only that a team exists
     sweep_pairs: Literal["each", "ordered", "unordered"]  # a sweep's experiments: each model | model pairs
+    label: str  # its name in tables and figures ("cross-play")
+    colour: str  # its colour in the figures
 
     @property
     def teams(self) -> bool:
@@ -49,14 +51,25 @@ class ModeSpec:
 
 
 _TEAMMATE_VIEW = {"team_blind": "none", "team_aware": "named", "team_semi_aware": "unnamed"}
+_TEAM_COLOUR = {"team_blind": "#55A868", "team_aware": "#C44E52", "team_semi_aware": "#8172B3"}
 
 MODE_SPECS: dict[str, ModeSpec] = {
-    "homogeneous": ModeSpec("homogeneous", (), (), "all", "none", "each"),
-    "cross_play": ModeSpec("cross_play", ("impostor", "majority"), ("imp", "maj"), "side", "none", "ordered"),
-    **{m: ModeSpec(m, ("team_a", "team_b"), ("A", "B"), "team", _TEAMMATE_VIEW[m], "unordered")  # type: ignore[arg-type]
+    "homogeneous": ModeSpec("homogeneous", (), (), "all", "none", "each", "homogeneous", "#4C72B0"),
+    "cross_play": ModeSpec("cross_play", ("impostor", "majority"), ("imp", "maj"), "side", "none", "ordered",
+                           "cross-play", "#DD8452"),
+    **{m: ModeSpec(m, ("team_a", "team_b"), ("A", "B"), "team", _TEAMMATE_VIEW[m], "unordered",  # type: ignore[arg-type]
+                   m.replace("_", "-"), _TEAM_COLOUR[m])
        for m in TEAM_MODES},
 }
 assert tuple(MODE_SPECS) == MODES, "every mode of records.MODES needs a ModeSpec, in that order"
+assert tuple(m for m, s in MODE_SPECS.items() if s.teams) == TEAM_MODES, "records.TEAM_MODES: the modes seated by team"
+
+#: Each mode's label and colour (tables and figures).
+MODE_LABEL: dict[str, str] = {m: s.label for m, s in MODE_SPECS.items()}
+MODE_COLOUR: dict[str, str] = {m: s.colour for m, s in MODE_SPECS.items()}
+#: The team modes from the least to the most the players are told of their team (figures' order).
+TEAM_MODES_BY_DISCLOSURE: tuple[str, ...] = tuple(
+    sorted(TEAM_MODES, key=lambda m: ("none", "unnamed", "named").index(MODE_SPECS[m].teammate_view)))
 
 #: Inspect model roles the game uses (every mode's, in first use order).
 GAME_ROLES = tuple(dict.fromkeys(r for s in MODE_SPECS.values() for r in s.roles))

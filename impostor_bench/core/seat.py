@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any, Optional
 
+from impostor_bench.core.descriptions import DescriptionErrorClass
+
 
 @dataclass
 class SeatRecord:
@@ -24,6 +26,7 @@ class SeatRecord:
     description_raw: list[str] = field(default_factory=list)  # every attempt, as the model wrote it
     description_valid: bool = False
     description_error: Optional[str] = None  # the rule it broke (impostor_bench.core.parsing)
+    description_class: Optional[DescriptionErrorClass] = None  # its class; None when valid, or an old store
     input_tokens: Optional[int] = None  # tokens of this phase's calls (impostor_bench.solvers.usage); None: none reported
     output_tokens: Optional[int] = None
     # --- voting phase (``BALLOT_FIELDS``)

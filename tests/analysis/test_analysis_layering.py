@@ -18,7 +18,7 @@ ANALYSIS = ROOT / "analysis"
 # the Parquet engine the tables are stored in.
 THIRD_PARTY = {"pandas", "numpy", "scipy", "statsmodels", "pingouin", "networkx", "matplotlib", "pyarrow"}
 # The game core modules analysis may read constants and helpers from.
-CORE = {"records", "rules", "parsing", "errors", "wordpairs", "schedule", "experiment"}
+CORE = {"records", "rules", "parsing", "errors", "wordpairs", "schedule", "experiment", "modes"}
 
 
 def _allowed(module: str) -> bool:

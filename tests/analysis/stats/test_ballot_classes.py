@@ -171,3 +171,54 @@ def test_detection_accuracy_counts_majority_self_votes_as_misses(labelled):
     correct = (m["vote"] == imp_seat[m.index]).fillna(False).groupby(m["model"]).agg(["sum", "size"])
     assert head["n_det_votes"].to_dict() == correct["size"].to_dict()
     assert (head["det_acc_pct"] / 100).to_dict() == pytest.approx((correct["sum"] / correct["size"]).to_dict())
+
+
+def test_description_class_is_a_typed_field_derived_only_for_older_records():
+    """A record keeps the class the rule check gave (``DescriptionViolation.kind``), whatever its message
+    says; only a record without one (older logs, other tools) gets it from the message text."""
+    from impostor_bench.core.descriptions import description_violation
+    from impostor_bench.core.records import MoveRow, PlayerRow
+    from impostor_bench.core.schedule import GameSpec, PairRef
+    from impostor_bench.core.seat import SeatRecord
+    from impostor_bench.scorers.winner import build_record
+
+    violation = description_violation("x" * 900, "apple")
+    assert violation is not None and violation.kind == "too_long"
+    spec = GameSpec(game_index=0, sample_id="g0", game_seed=7, mode="homogeneous", difficulty="easy",
+                    pair=PairRef("easy-001", "tiger", "lion"), impostor_seat=2, speaking_order=(1, 0, 3, 2),
+                    team_assignment=None)
+    seats = [SeatRecord(model="bot/x", description="clue", description_valid=True, vote=2, ballot_class="valid",
+                        vote_raw=["{}"], description_raw=["clue"]) for _ in range(4)]
+    # seat 0: a new record (class recorded, message reworded); seat 1: an old store (message only)
+    seats[0].description_valid, seats[0].description_error = False, "a message in some future wording"
+    seats[0].description_class = violation.kind
+    seats[1].description_valid, seats[1].description_error = False, DESC_ERRORS["leak"]
+    _, players = build_record(spec, seats, experiment_id="e", seed=0, tie_rule="default")
+    assert [p.description_class for p in players] == ["too_long", "leak", None, None]
+
+    row = dict(players[2].model_dump(), description_valid=False, description_error=DESC_ERRORS["empty"],
+               description_class=None)
+    assert PlayerRow(**row).description_class == "empty"
+    assert PlayerRow(**{**row, "description_valid": True, "description_error": None}).description_class is None
+    move = dict(game_id="g", experiment_id="e", round=1, seat=0, model="m", role="majority", speaking_position=0,
+                description="", description_valid=False, description_error=DESC_ERRORS["too_long"])
+    assert MoveRow(**move).description_class == "too_long"
+    assert MoveRow(**move, description_class="leak").description_class == "leak"
+
+
+def test_description_classes_read_the_recorded_class_before_the_text(labelled):
+    """The analysis counts the recorded class; the text is read only where no class was recorded."""
+    from impostor_bench.analysis.ballots import description_classes
+
+    _, players, _ = labelled
+    truth = players["_desc_truth"]
+    typed = players.assign(description_class=truth,
+                           description_error=np.where(truth.notna(), "a message in some future wording", None))
+    assert (description_classes(typed).fillna("-") == truth.fillna("-")).all()
+    # older export: no class column -> the text; a partly filled column -> the text where it is null
+    older = players.drop(columns=["description_class"], errors="ignore")
+    assert (description_classes(older).fillna("-") == truth.fillna("-")).all()
+    partly = players.assign(description_class=truth.where(np.arange(len(truth)) % 2 == 0, None))
+    assert (description_classes(partly).fillna("-") == truth.fillna("-")).all()
+    with_other = typed.assign(description_error=typed["description_error"].where(truth.isna(), "unknown"))
+    assert (description_classes(with_other.drop(columns=["description_class"])).dropna() == "other").all()

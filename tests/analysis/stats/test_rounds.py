@@ -15,7 +15,8 @@ from impostor_bench.analysis.moves import moves_of
 from impostor_bench.analysis.sim.rounds import simulate_rounds
 from impostor_bench.analysis.stats import TABLES
 from impostor_bench.analysis.stats.config import StatsConfig
-from impostor_bench.analysis.stats.rounds import ONE_ROUND, ROUND_TABLES
+from impostor_bench.analysis.stats import ROUND_TABLES
+from impostor_bench.analysis.stats.rounds import ONE_ROUND
 from impostor_bench.cli import main
 from impostor_bench.core.errors import ImpostorError
 from impostor_bench.core.records import MOVE_COLUMNS, MOVES_FILE

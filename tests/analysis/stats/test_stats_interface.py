@@ -12,7 +12,7 @@ import pytest
 from _synth_stats import fast_config, make_ballot_games, shared_ballot
 from impostor_bench.analysis.data import AnalysisData
 from impostor_bench.analysis.stats import CONTRACT, TABLES, StatsConfig
-from impostor_bench.analysis.stats.rounds import ROUND_TABLES
+from impostor_bench.analysis.stats import ROUND_TABLES
 from impostor_bench.analysis.stats.session import Analysis
 from impostor_bench.core.rules import Ballot, decide
 
