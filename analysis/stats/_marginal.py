@@ -88,7 +88,7 @@ def design_residuals(prep: Prepared, key: np.ndarray, groups: np.ndarray,
                      X: Optional[np.ndarray] = None) -> DesignResiduals:
     """Fit the design logit (``X``, default ``design_matrix(prep)``; it must span ``key``'s
     groups) on cells of (experiment, design, ``key``) and keep what CR2 needs."""
-    from impostor_bench.analysis.stats.design_boot import _irls_logit
+    from impostor_bench.analysis.stats.design_boot import irls_logit
 
     X = design_matrix(prep) if X is None else np.asarray(X, float)
     codes, levels = pd.factorize(pd.Series(key, dtype=object), sort=True)
@@ -96,7 +96,7 @@ def design_residuals(prep: Prepared, key: np.ndarray, groups: np.ndarray,
     succ, trials, Xc_k, gc = aggregate(prep.y, Xk, groups)
     Xc, cell_key = Xc_k[:, :-1], np.asarray(levels, dtype=object)[Xc_k[:, -1].astype(int)]
     G, K = int(gc.max()) + 1, Xc.shape[1]
-    fitted = _irls_logit(succ, trials, Xc)
+    fitted = irls_logit(succ, trials, Xc)
     if np.any((fitted < 1e-8) | (fitted > 1 - 1e-8)):
         raise StatsUnavailable("design logit separates (a design cell with all or no wins)")
     sw = np.sqrt(trials * fitted * (1 - fitted))

@@ -84,7 +84,7 @@ def _fit_probs(data, prep: Prepared) -> np.ndarray:
     blocks = [np.ones((len(uniq), 1))] + [_dummies(uniq[:, j]) for j in range(n_cat)] + [uniq[:, n_cat:].astype(float)]
     X = np.hstack(blocks)
     try:
-        p = _irls_logit(wins, n, X)
+        p = irls_logit(wins, n, X)
     except (np.linalg.LinAlgError, FloatingPointError, ValueError) as e:  # fall back to cell means
         note(data, f"design bootstrap: additive logit failed ({type(e).__name__}); experiments are centred on "
                    "mode x difficulty x impostor-model means instead")
@@ -94,7 +94,7 @@ def _fit_probs(data, prep: Prepared) -> np.ndarray:
     return p[inv]
 
 
-def _irls_logit(wins: np.ndarray, n: np.ndarray, X: np.ndarray, tol: float = 1e-9, max_iter: int = 100):
+def irls_logit(wins: np.ndarray, n: np.ndarray, X: np.ndarray, tol: float = 1e-9, max_iter: int = 100):
     """Fitted probabilities of a grouped binomial logit (Newton-Raphson on the k x k normal
     equations, pseudo-inverse for collinear columns; linear predictor clipped at +-30 so a
     separated cell converges to its 0/1 rate). Same fit as statsmodels' GLM, much faster

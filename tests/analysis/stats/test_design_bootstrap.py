@@ -18,7 +18,7 @@ from impostor_bench.analysis.data import AnalysisData
 from impostor_bench.analysis.sim.design import build_design
 from impostor_bench.analysis.stats import TABLES, StatsConfig
 from impostor_bench.analysis.stats._base import prepared
-from impostor_bench.analysis.stats.design_boot import _irls_logit, fitted_win_prob, residual_icc
+from impostor_bench.analysis.stats.design_boot import irls_logit, fitted_win_prob, residual_icc
 from impostor_bench.analysis.stats.resampling import replicate_totals
 
 
@@ -42,7 +42,7 @@ def test_irls_matches_statsmodels_glm():
     n = rng.integers(1, 30, 300).astype(float)
     wins = rng.binomial(n.astype(int), 1 / (1 + np.exp(-(X[:, :5] @ [0.2, 0.5, -0.3, 0.1, 0.4])))).astype(float)
     ref = sm.GLM(np.column_stack([wins, n - wins]), X[:, :5], family=sm.families.Binomial()).fit()
-    np.testing.assert_allclose(_irls_logit(wins, n, X), ref.predict(), atol=1e-8)
+    np.testing.assert_allclose(irls_logit(wins, n, X), ref.predict(), atol=1e-8)
 
 
 def test_design_se_is_the_sum_of_squared_experiment_residuals(clustered):
