@@ -102,8 +102,8 @@ def test_both_bootstraps_in_tables_and_config_picks_the_main_columns(clustered):
         t = TABLES["bootstrap"](data, cfg)
         assert (t["bootstrap"] == b).all()
         np.testing.assert_array_equal(t["ci_low"], t[f"ci_low_{b}"])
-        s = TABLES["speaking_itt"](data, cfg)
-        np.testing.assert_array_equal(s["ci_high"].dropna(), s[f"ci_high_{b}"].dropna())
+        s = TABLES["speaking_itt"](data, cfg)  # its main CI inverts the randomisation test (issue 39);
+        assert s[f"ci_high_{b}"].notna().any() and s[f"ci_low_{b}"].notna().any()  # both bootstraps beside it
         h = TABLES["headline"](data, cfg)
         assert (h["imp_win_ci_bootstrap"] == b).all() and (h["imp_win_ci_boot"] > 0).all()
     with pytest.raises(ValueError, match="StatsConfig.bootstrap"):
