@@ -1,0 +1,92 @@
+"""Scorer ``strategy_judge``: the judge pass over finished games (issue 43).
+
+Run over finished logs with Inspect's own re-scoring, any Inspect model as the judge::
+
+    inspect score --scorer impostor_bench/strategy_judge -S judge=bot/judge LOG.eval
+    impostor annotate --experiment NAME --judge local/smollm2     # cost estimate first
+
+It reads the game record the ``impostor_winner`` score holds, asks the judge once per game
+(``impostor_bench.core.judging``: the coding scheme of configs/judge_scheme.json) and stores
+the labels in the score's metadata (``{"labels": {seat: {strategy, trust, coord_intent}},
+"judge": MODEL, "scheme_version": N}``), so the log keeps them: a later pass with the same
+judge and scheme finds them among the sample's scores and returns them without a call, and
+the exporter turns them into the players-table columns ``judge_*``. The score value is the
+share of seats labelled ``coord_intent`` (a number Inspect can average); a reply that breaks
+the format is asked again once, then the game's score says why (value NaN, no labels).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, get_model
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.solver import TaskState
+
+from impostor_bench.core.judging import (JUDGE_SCORER, SYSTEM, JudgeReplyError, judge_prompt, judge_record,
+                                         load_scheme, parse_reply)
+
+WINNER_SCORER = "impostor_winner"
+RETRY = "Your answer could not be used: {error}. Answer again with JSON only, in the format asked."
+
+
+def game_record_of(scores: Optional[dict[str, Any]]) -> Optional[dict[str, Any]]:
+    """The ``{"game", "players"}`` record of a sample's ``impostor_winner`` score (None: not a scored game)."""
+    s = (scores or {}).get(WINNER_SCORER)
+    md = getattr(s, "metadata", None)
+    return md if isinstance(md, dict) and "game" in md and "players" in md else None
+
+
+def cached_labels(scores: Optional[dict[str, Any]], judge: str, version: int) -> Optional[Score]:
+    """An earlier judge score of the same judge and scheme version among a sample's scores."""
+    for name, s in (scores or {}).items():
+        md = getattr(s, "metadata", None) or {}
+        if (name.startswith(JUDGE_SCORER) and md.get("judge") == judge and md.get("scheme_version") == version
+                and md.get("labels")):
+            return s
+    return None
+
+
+@scorer(metrics=[mean()])
+def strategy_judge(judge: str = "bot/judge", max_tokens: int = 400) -> Scorer:
+    """Label every player's strategy, trust statements and coordination intent with ``judge``
+    (an Inspect model string), from the finished game's record."""
+    scheme = load_scheme()
+    version = int(scheme["version"])
+    model: Optional[Model] = None
+
+    async def score(state: TaskState, target: Target) -> Score:
+        nonlocal model
+        cached = cached_labels(state.scores, judge, version)
+        if cached is not None:
+            return Score(value=cached.value, answer=cached.answer, explanation=cached.explanation,
+                         metadata={**(cached.metadata or {}), "cached": True})
+        record = game_record_of(state.scores)
+        if record is None:
+            return Score(value=math.nan, explanation=f"no {WINNER_SCORER} game record in this sample: run "
+                                                      "`inspect score` on a finished impostor log",
+                         metadata={"judge": judge, "scheme_version": version, "labels": None})
+        seats = [int(p["seat"]) for p in record["players"]]
+        model = model or get_model(judge)
+        messages: list[Any] = [ChatMessageSystem(content=SYSTEM),
+                               ChatMessageUser(content=judge_prompt(judge_record(record["game"], record["players"]),
+                                                                    scheme))]
+        error = ""
+        for _attempt in range(2):
+            out = await model.generate(messages, config=GenerateConfig(temperature=0.0, max_tokens=max_tokens))
+            try:
+                labels = parse_reply(out.completion, seats, scheme)
+            except JudgeReplyError as e:
+                error = str(e)
+                messages += [out.message, ChatMessageUser(content=RETRY.format(error=error))]
+                continue
+            coord = sum(lab["coord_intent"] for lab in labels.values()) / len(labels)
+            return Score(value=coord, answer=", ".join(f"P{s + 1}:{labels[s]['strategy']}" for s in sorted(labels)),
+                         explanation=out.completion,
+                         metadata={"judge": judge, "scheme_version": version,
+                                   "labels": {str(s): lab for s, lab in sorted(labels.items())}})
+        return Score(value=math.nan, explanation=f"judge reply unusable twice: {error}",
+                     metadata={"judge": judge, "scheme_version": version, "labels": None, "error": error})
+
+    return score
