@@ -39,12 +39,12 @@ TABLE_TITLES: dict[str, str] = {
     "size_fit_models": "Models each size fit used and left out, and why (Tables 2 and 10)",
     "coordination": "Coordination and impostor behaviour (Table 11)",
     "correlations": "Cross-model correlations (Sections 3.2-3.3)",
-    "team_dynamics": ("Team dynamics per model (paper Table 12): the paper's 14 columns first (empty = not definable "
-                      "in one-round games, see table12_undefined), then baselines (`*_cross_*`: cross-team pairs of "
+    "team_dynamics": ("Team dynamics per model (paper Table 12): the paper's 14 columns first (an empty one's cause "
+                      "is in table12_undefined; Strategy Align. needs judge labels, Trust Recovery multi-round games), then baselines (`*_cross_*`: cross-team pairs of "
                       "the same games), per pair kind (mm = majority-majority, im = impostor-majority), M.6 failure "
                       "modes (`fail_*`, % of team failures) and `*_ci_low`/`*_ci_high` from the design bootstrap "
                       "(experiment level)"),
-    "table12_undefined": "Table 12 / Appendix M metrics one-round games cannot define, and why",
+    "table12_undefined": "Table 12 / Appendix M columns with empty cells, the models concerned and the cause that holds for these data",
     "team_ballots": ("Teammate vs cross-team vote alignment per model, team mode and pair kind (Table 12 Vote/Implicit "
                      "Coord. controls); CI of the teammate premium from the design bootstrap"),
     "team_language": ("Coordination, suspicion and hedging language per model and mode (Appendix M.8), from the "

@@ -244,10 +244,13 @@ def t12(ctx: Context) -> PaperTable:
             if all(r[i] == DASH for r in rows):
                 undefined.append(head.split(" (")[0])
         panels.append((title, ["Model"] + [h for _, h, _ in cols], rows))
-    cap = (f"Team dynamics ({ctx.n_text()}), as defined in docs/analysis.md (Table 12) from ballots and descriptions; "
-           f"± the half-width of a 95% interval ({methods_text(methods)}). "
-           + (f"Not defined for one-round games (--): {', '.join(undefined)}; the reasons are in "
-              "tables/table12_undefined.csv." if undefined else ""))
+    judges = sorted({str(j) for j in t["strategy_judge"].dropna() if str(j)}) if "strategy_judge" in t.columns else []
+    cap = (f"Team dynamics ({ctx.n_text()}), as defined in docs/analysis.md (Table 12) from ballots and descriptions"
+           + (f"; Strategy Align. and Alignment Gap from the strategy labels of judge {', '.join(judges)}"
+              if judges else "")
+           + f"; ± the half-width of a 95% interval ({methods_text(methods)}). "
+           + (f"Empty (--): {', '.join(undefined)}; the cause of each (one-round games, no judge labels, no "
+              "betrayal, ...) is in tables/table12_undefined.csv." if undefined else ""))
     return PaperTable(12, "Team dynamics", cap, panels)
 
 
