@@ -20,6 +20,7 @@ from impostor_bench.analysis.stats import categorical as _categorical
 from impostor_bench.analysis.stats import coordination as _coordination
 from impostor_bench.analysis.stats import cost as _cost  # noqa: F401
 from impostor_bench.analysis.stats import descriptions as _descriptions
+from impostor_bench.analysis.stats import equation1 as _equation1  # noqa: F401
 from impostor_bench.analysis.stats import correlations as _correlations
 from impostor_bench.analysis.stats import headline as _headline
 from impostor_bench.analysis.stats import inference as _inference  # noqa: F401

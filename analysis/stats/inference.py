@@ -84,6 +84,7 @@ SPECS: tuple[Inference, ...] = (
       method="speaking-order randomisation (positions re-drawn per game)", scale=100),
     I("speaking_glm", "position_or", ("term",), "or", ("ci_low", "ci_high"), "p",
       method="logit with mode/difficulty/model effects; CR1 by experiment, Wald z"),
+    I("equation1", "fe_or", ("term", "cluster"), "or", ("ci_low", "ci_high"), "p", method="method"),
     I("ratings", "skill", ("model", "role"), "skill", ("ci_low", "ci_high"), method="method"),
     I("correlations", "pearson", ("x", "y"), "pearson_r", ("pearson_ci_low", "pearson_ci_high"),
       method="inference"),
