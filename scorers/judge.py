@@ -48,6 +48,24 @@ def cached_labels(scores: Optional[dict[str, Any]], judge: str, version: int) ->
     return None
 
 
+async def label_game(model: Model, record: dict[str, Any], scheme: dict[str, Any],
+                     max_tokens: int) -> tuple[Optional[dict[int, dict]], str, str]:
+    """(labels by seat or None, the last reply, the parse error) of one judge call on a game's
+    record (``judge_record``), asked again once when the reply breaks the format."""
+    seats = [int(p["player"]) - 1 for p in record["players"]]
+    messages: list[Any] = [ChatMessageSystem(content=SYSTEM), ChatMessageUser(content=judge_prompt(record, scheme))]
+    error, reply = "", ""
+    for _attempt in range(2):
+        out = await model.generate(messages, config=GenerateConfig(temperature=0.0, max_tokens=max_tokens))
+        reply = out.completion
+        try:
+            return parse_reply(reply, seats, scheme), reply, ""
+        except JudgeReplyError as e:
+            error = str(e)
+            messages += [out.message, ChatMessageUser(content=RETRY.format(error=error))]
+    return None, reply, error
+
+
 @scorer(metrics=[mean()])
 def strategy_judge(judge: str = "bot/judge", max_tokens: int = 400) -> Scorer:
     """Label every player's strategy, trust statements and coordination intent with ``judge``
@@ -67,26 +85,15 @@ def strategy_judge(judge: str = "bot/judge", max_tokens: int = 400) -> Scorer:
             return Score(value=math.nan, explanation=f"no {WINNER_SCORER} game record in this sample: run "
                                                       "`inspect score` on a finished impostor log",
                          metadata={"judge": judge, "scheme_version": version, "labels": None})
-        seats = [int(p["seat"]) for p in record["players"]]
         model = model or get_model(judge)
-        messages: list[Any] = [ChatMessageSystem(content=SYSTEM),
-                               ChatMessageUser(content=judge_prompt(judge_record(record["game"], record["players"]),
-                                                                    scheme))]
-        error = ""
-        for _attempt in range(2):
-            out = await model.generate(messages, config=GenerateConfig(temperature=0.0, max_tokens=max_tokens))
-            try:
-                labels = parse_reply(out.completion, seats, scheme)
-            except JudgeReplyError as e:
-                error = str(e)
-                messages += [out.message, ChatMessageUser(content=RETRY.format(error=error))]
-                continue
-            coord = sum(lab["coord_intent"] for lab in labels.values()) / len(labels)
-            return Score(value=coord, answer=", ".join(f"P{s + 1}:{labels[s]['strategy']}" for s in sorted(labels)),
-                         explanation=out.completion,
-                         metadata={"judge": judge, "scheme_version": version,
-                                   "labels": {str(s): lab for s, lab in sorted(labels.items())}})
-        return Score(value=math.nan, explanation=f"judge reply unusable twice: {error}",
-                     metadata={"judge": judge, "scheme_version": version, "labels": None, "error": error})
+        labels, reply, error = await label_game(model, judge_record(record["game"], record["players"]), scheme,
+                                                max_tokens)
+        if labels is None:
+            return Score(value=math.nan, explanation=f"judge reply unusable twice: {error}",
+                         metadata={"judge": judge, "scheme_version": version, "labels": None, "error": error})
+        coord = sum(lab["coord_intent"] for lab in labels.values()) / len(labels)
+        return Score(value=coord, answer=", ".join(f"P{s + 1}:{labels[s]['strategy']}" for s in sorted(labels)),
+                     explanation=reply, metadata={"judge": judge, "scheme_version": version,
+                                                  "labels": {str(s): lab for s, lab in sorted(labels.items())}})
 
     return score

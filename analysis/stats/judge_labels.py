@@ -81,7 +81,7 @@ def strategy_measures(data, prep, w, collab) -> dict:
 def judge_agreement(hand: pd.DataFrame, judged: pd.DataFrame) -> pd.DataFrame:
     """Cohen's kappa of a judge against hand codes, per label (strategy, trust, coord_intent):
     ``hand`` and ``judged`` have columns ``game``, ``seat`` and the three labels; rows pair up on
-    (game, seat). statsmodels' ``cohens_kappa`` (its asymptotic SE and 95% interval)."""
+    (game, seat). statsmodels' ``cohens_kappa`` (its asymptotic 95% interval, clipped to [-1, 1])."""
     from statsmodels.stats.inter_rater import cohens_kappa
 
     m = hand.merge(judged, on=["game", "seat"], suffixes=("_hand", "_judge"))
@@ -94,7 +94,7 @@ def judge_agreement(hand: pd.DataFrame, judged: pd.DataFrame) -> pd.DataFrame:
             kappa, lo, hi = np.nan, np.nan, np.nan
         else:
             k = cohens_kappa(table)
-            kappa, lo, hi = float(k.kappa), float(k.kappa_low), float(k.kappa_upp)
+            kappa, lo, hi = float(k.kappa), max(-1.0, float(k.kappa_low)), min(1.0, float(k.kappa_upp))
         rows.append({"label": lab, "n": len(m), "agreement_pct": 100 * float((x == y).mean()) if len(m) else np.nan,
                      "kappa": kappa, "kappa_ci_low": lo, "kappa_ci_high": hi})
     return pd.DataFrame(rows)

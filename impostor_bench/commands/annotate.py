@@ -3,6 +3,7 @@
     impostor annotate --experiment NAME --judge MODEL    # the Inspect logs of an MLflow experiment's runs
     impostor annotate --logs DIR --judge bot/judge       # straight from Inspect logs
     impostor annotate --logs DIR --judge gpt-4o --plan   # the estimate only
+    impostor annotate --agreement --judge local/smollm2  # Cohen's kappa against the hand-coded sample
 
 Runs Inspect's own re-scoring (``inspect score`` with the scorer ``impostor_bench/strategy_judge``,
 action append) on every log and writes the labels into the log (scorers/judge.py); games a pass
@@ -10,6 +11,8 @@ with the same judge and coding-scheme version already labelled are skipped and c
 ``impostor export`` then fills the players columns ``judge_*`` and the report's Table 12 uses
 them (Strategy Align., Alignment Gap), naming the judge. The estimate counts one judge call a
 game: the prompt (~4 characters a token) in, ``--max-tokens`` out, a retry not counted.
+``--agreement`` runs the judge on the hand-coded sample shipped in configs/judge_sample.json and
+prints its agreement with the hand codes per label (Cohen's kappa with its 95% interval).
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ def register(subparsers: Any) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--logs", metavar="DIR", help="Inspect log directory (recursive) or one .eval file")
     src.add_argument("--experiment", metavar="NAME", help="MLflow experiment name (its runs' Inspect logs)")
+    src.add_argument("--agreement", action="store_true",
+                     help="judge the hand-coded sample (configs/judge_sample.json) and print Cohen's kappa")
     p.add_argument("--judge", required=True, metavar="MODEL",
                    help="the judge: an alias of configs/models.yaml or any Inspect model string (bot/judge: the "
                         "deterministic rule coder)")
@@ -135,6 +140,48 @@ def logs_of_experiment(experiment: str, tracking_uri: Optional[str]) -> list[str
     return sorted(set(files))
 
 
+def sample_path():
+    from pathlib import Path
+
+    return Path(__file__).resolve().parents[1] / "configs" / "judge_sample.json"
+
+
+def agreement(judge: str, max_tokens: int, path=None):
+    """The judge's labels of the hand-coded sample and their agreement with the hand codes
+    (``analysis.stats.judge_labels.judge_agreement``): (table, judged rows, games it could not label)."""
+    import asyncio
+    import json
+
+    import pandas as pd
+    from inspect_ai.model import get_model
+
+    from impostor_bench.analysis.stats.judge_labels import judge_agreement
+    from impostor_bench.core.judging import load_scheme
+    from impostor_bench.scorers.judge import label_game
+
+    sample = json.loads((path or sample_path()).read_text(encoding="utf-8"))
+    scheme = load_scheme()
+    if sample.get("scheme_version") != scheme["version"]:
+        raise ImpostorError(f"{path or sample_path()}: coded with scheme version {sample.get('scheme_version')}, the "
+                            f"scheme is version {scheme['version']}; fix: recode the sample")
+    model = get_model(judge)
+    hand, judged, failed = [], [], []
+
+    async def run() -> None:
+        for g in sample["games"]:
+            labels, _reply, error = await label_game(model, g["record"], scheme, max_tokens)
+            for seat, (st, tr, co) in g["hand"].items():
+                hand.append({"game": g["game"], "seat": int(seat), "strategy": st, "trust": tr, "coord_intent": co})
+            if labels is None:
+                failed.append(f"{g['game']}: {error}")
+                continue
+            judged.extend({"game": g["game"], "seat": s + 1, **lab} for s, lab in labels.items())
+
+    asyncio.run(run())
+    cols = ["game", "seat", "strategy", "trust", "coord_intent"]
+    return judge_agreement(pd.DataFrame(hand, columns=cols), pd.DataFrame(judged, columns=cols)), judged, failed
+
+
 def _cmd(args: argparse.Namespace) -> int:
     from impostor_bench.export import find_logs
     from impostor_bench.registry import load_registry
@@ -142,6 +189,14 @@ def _cmd(args: argparse.Namespace) -> int:
     if args.max_tokens <= 0:
         raise ImpostorError(f"--max-tokens {args.max_tokens}: must be positive; fix: e.g. --max-tokens 400")
     judge = load_registry().resolve(args.judge)
+    if args.agreement:
+        table, _judged, failed = agreement(judge, args.max_tokens)
+        print(f"agreement of judge {judge} with the hand-coded sample ({sample_path().name}; "
+              f"{len(failed)} game(s) unusable):")
+        print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+        for f in failed:
+            print(f"  unusable: {f}")
+        return 0
     paths = find_logs(args.logs) if args.logs else logs_of_experiment(args.experiment, args.tracking_uri)
     if not paths:
         raise ImpostorError(f"{args.logs or args.experiment}: no Inspect logs; fix: pass the folder a sweep wrote")
