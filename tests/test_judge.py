@@ -122,3 +122,29 @@ def test_agreement_with_the_hand_coded_sample_is_cohens_kappa():
     assert k.loc["strategy", "kappa"] == pytest.approx(cohen_kappa_score(hand, bot))
     assert 0.5 < k.loc["strategy", "kappa"] < 1  # the rule coder misses the codes that need judgement
     assert (k["kappa_ci_high"] <= 1).all() and k.loc["strategy", "n"] == 24
+
+
+@pytest.mark.slow
+def test_table12_on_a_bot_tournament_with_a_judge_pass(tmp_path):
+    """Team-blind and team-aware bot games, judged by bot/judge: at least 12 of Table 12's 14 columns
+    filled (Trust Recovery and Resilience need multi-round games: the undefined list says so)."""
+    from impostor_bench.analysis.data import AnalysisData
+    from impostor_bench.analysis.stats import TABLES
+    from impostor_bench.analysis.stats.config import StatsConfig
+    from impostor_bench.analysis.stats.table12 import TABLE12
+    from impostor_bench.cli import main
+    from impostor_bench.export import tables_from_logs
+
+    logs = tmp_path / "logs"
+    for i, mode in enumerate(("team_blind", "team_aware", "team_blind", "team_aware")):
+        _eval(logs, mode, 12, seed=10 + i)
+    assert main(["annotate", "--logs", str(logs), "--judge", "bot/judge"]) == 0
+    t = tables_from_logs(str(logs))
+    data = AnalysisData(t.games, t.players)
+    cfg = StatsConfig(bootstrap_reps=50, permutation_reps=50)
+    td = TABLES["team_dynamics"](data, cfg)
+    filled = [c for c, _, _ in TABLE12 if td[c].notna().any()]
+    assert len(filled) >= 12, sorted(set(c for c, _, _ in TABLE12) - set(filled))
+    assert td["strategy_align_pct"].notna().any() and set(td["strategy_judge"].dropna()) == {"bot/judge"}
+    und = TABLES["table12_undefined"](data, cfg).set_index("metric")
+    assert "one round" in und.loc["trust_recovery_pct", "reason"]
