@@ -148,3 +148,29 @@ def test_table12_on_a_bot_tournament_with_a_judge_pass(tmp_path):
     assert td["strategy_align_pct"].notna().any() and set(td["strategy_judge"].dropna()) == {"bot/judge"}
     und = TABLES["table12_undefined"](data, cfg).set_index("metric")
     assert "one round" in und.loc["trust_recovery_pct", "reason"]
+
+
+@pytest.mark.slow
+def test_annotate_an_mlflow_experiment_then_export_it(tmp_path, monkeypatch, capsys):
+    """--experiment finds the runs' logs (tag impostor.log_file), labels them and logs the runs'
+    tables again, so `impostor export --experiment` carries the judge columns."""
+    import pandas as pd
+
+    from impostor_bench.cli import main
+
+    uri = f"sqlite:///{tmp_path / 'm.db'}"
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", uri)
+    monkeypatch.setenv("MLFLOW_EXPERIMENT_NAME", "judged")
+    monkeypatch.setenv("IMPOSTOR_MLFLOW", "1")
+    from inspect_ai import eval
+
+    from impostor_bench.tasks.impostor import impostor
+
+    task = contextvars.Context().run(impostor, mode="team_aware", n_games=3, seed=3)
+    assert eval(task, model="bot/embedding", model_roles={"team_b": "bot/random"}, log_dir=str(tmp_path / "logs"),
+                display="none")[0].status == "success"
+    assert main(["annotate", "--experiment", "judged", "--judge", "bot/judge", "--tracking-uri", uri]) == 0
+    assert "re-logged the tables of 1 run(s)" in capsys.readouterr().out
+    assert main(["export", "--experiment", "judged", "--tracking-uri", uri, "--out", str(tmp_path / "out")]) == 0
+    players = pd.read_parquet(tmp_path / "out" / "players.parquet")
+    assert len(players) == 12 and players["judge_strategy"].notna().all() and set(players["judge_model"]) == {"bot/judge"}

@@ -8,7 +8,9 @@
 Runs Inspect's own re-scoring (``inspect score`` with the scorer ``impostor_bench/strategy_judge``,
 action append) on every log and writes the labels into the log (scorers/judge.py); games a pass
 with the same judge and coding-scheme version already labelled are skipped and cost nothing.
-``impostor export`` then fills the players columns ``judge_*`` and the report's Table 12 uses
+With ``--experiment`` the runs' tables are logged again (``impostor sync --force`` of each
+labelled log), so ``impostor export --experiment`` sees the labels; ``impostor export`` then fills
+the players columns ``judge_*`` and the report's Table 12 uses
 them (Strategy Align., Alignment Gap), naming the judge. The estimate counts one judge call a
 game: the prompt (~4 characters a token) in, ``--max-tokens`` out, a retry not counted.
 ``--agreement`` runs the judge on the hand-coded sample shipped in configs/judge_sample.json and
@@ -206,4 +208,12 @@ def _cmd(args: argparse.Namespace) -> int:
         return 0
     done = annotate_logs(pl, args.max_tokens)
     print(f"labelled {done:,} game(s) with {judge}; `impostor export` puts the labels in players.parquet (judge_*)")
+    if args.experiment:  # the runs' tables/ artifacts were logged before the labels: log them again
+        from impostor_bench.tracking.sync import sync
+
+        for path, todo in pl.logs.items():
+            if todo:
+                sync(path, experiment=args.experiment, tracking_uri=args.tracking_uri, force=True)
+        print(f"re-logged the tables of {sum(1 for n in pl.logs.values() if n)} run(s) of MLflow experiment "
+              f"{args.experiment!r} with the labels")
     return 0
