@@ -26,6 +26,7 @@ from impostor_bench.analysis.stats import headline as _headline
 from impostor_bench.analysis.stats import inference as _inference  # noqa: F401
 from impostor_bench.analysis.stats import invalid_outputs as _invalid_outputs  # noqa: F401
 from impostor_bench.analysis.stats import language as _language  # noqa: F401
+from impostor_bench.analysis.stats import learning as _learning  # noqa: F401
 from impostor_bench.analysis.stats import multiple as _multiple
 from impostor_bench.analysis.stats import network as _network
 from impostor_bench.analysis.stats import odds as _odds

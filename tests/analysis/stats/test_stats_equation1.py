@@ -76,3 +76,45 @@ def test_equation1_cr1_holds_its_size_under_the_null():
         p += list(out.loc[(out["cluster"] == "experiment_id") & out["term"].str.startswith("pos"), "p"])
     rate = float(np.mean(np.asarray(p) < 0.05))
     assert len(p) == 120 and rate <= binom.ppf(0.99, 120, 0.05) / 120, rate
+
+
+def _schedule_games(slopes, n_exp=48, games=60, n_pairs=20, seed=0):
+    """Games whose impostor-win log-odds change by ``slopes[mode]`` per game index, with experiment and
+    word-pair effects (SD 1; pair i mod n_pairs at game i, so pairs recur at three indices)."""
+    rng = np.random.default_rng(seed)
+    modes = list(slopes)
+    u = rng.normal(0, 1.0, n_exp)
+    v = rng.normal(0, 1.0, n_pairs)
+    rows = []
+    for e in range(n_exp):
+        mode = modes[e % len(modes)]
+        i = np.arange(games)
+        pair = i % n_pairs
+        eta = -0.2 + slopes[mode] * i + u[e] + v[pair]
+        win = rng.random(games) < 1 / (1 + np.exp(-eta))
+        for k in range(games):
+            rows.append({"experiment_id": f"e{e:03d}", "game_id": f"e{e:03d}-{k:03d}", "game_index": k, "mode": mode,
+                         "difficulty": "easy", "pair_id": f"p{pair[k]}", "majority_word": "a", "impostor_word": "b",
+                         "impostor_seat": 0, "impostor_model": "m", "impostor_speaking_position": int(k % 4),
+                         "winner": "impostor" if win[k] else "majority", "win_condition": "x"})
+    return pd.DataFrame(rows)
+
+
+def test_learning_coefficient_recovers_planted_slopes_per_mode():
+    slopes = {"homogeneous": 0.02, "team_aware": -0.02}
+    games = _schedule_games(slopes)
+    out = TABLES["learning"](AnalysisData(games, pd.DataFrame()), fast_config()).set_index("mode")
+    for mode, b in slopes.items():
+        row = out.loc[mode]
+        assert row["ci_low"] <= b <= row["ci_high"] and bool(row["pair_fe"]), row.to_dict()
+        assert np.sign(row["change_30_pct"]) == np.sign(b)
+        p0 = (games.loc[games["mode"] == mode, "winner"] == "impostor").mean()  # the definition, by hand
+        a = np.log(p0 / (1 - p0))
+        assert row["change_30_pct"] == pytest.approx(100 * ((1 + np.exp(-a)) / (1 + np.exp(-(a + 30 * row["learning_coef"])))
+                                                              - 1))
+        assert row["change_30_ci_low"] <= row["change_30_pct"] <= row["change_30_ci_high"]
+    assert out.loc["team_aware", "ci_high"] < 0 < out.loc["homogeneous", "ci_low"]
+    # one game per pair and index: the pair effects cannot be told from the index, and the table says so
+    few = _schedule_games(slopes, games=20, n_pairs=20, seed=1)
+    note = TABLES["learning"](AnalysisData(few, pd.DataFrame()), fast_config()).set_index("mode")
+    assert not note["pair_fe"].any() and note["note"].str.contains("includes pair difficulty").all()
