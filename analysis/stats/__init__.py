@@ -37,6 +37,7 @@ from impostor_bench.analysis.stats import robustness as _robustness
 from impostor_bench.analysis.stats import controls as _controls  # noqa: F401 - after robustness: its tables follow robustness's
 from impostor_bench.analysis.stats import rounds as _rounds  # noqa: F401
 from impostor_bench.analysis.stats import rounds_trust as _rounds_trust  # noqa: F401
+from impostor_bench.analysis.stats import recovery as _recovery  # noqa: F401
 from impostor_bench.analysis.stats import scaling as _scaling
 from impostor_bench.analysis.stats import sizes as _sizes
 from impostor_bench.analysis.stats import size_fit_models as _size_fit_models  # noqa: F401
