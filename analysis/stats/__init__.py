@@ -43,6 +43,7 @@ from impostor_bench.analysis.stats import sizes as _sizes
 from impostor_bench.analysis.stats import size_fit_models as _size_fit_models  # noqa: F401
 from impostor_bench.analysis.stats import style_adjusted as _style_adjusted  # noqa: F401
 from impostor_bench.analysis.stats import table12 as _table12  # noqa: F401
+from impostor_bench.analysis.stats import phenotypes as _phenotypes  # noqa: F401 - after table12: its input
 from impostor_bench.analysis.stats import speaking as _speaking
 from impostor_bench.analysis.stats import team_ballots as _team_ballots  # noqa: F401
 from impostor_bench.analysis.stats import ties as _ties

@@ -1,0 +1,87 @@
+"""M.7's team phenotypes as a clustering of the models' Table 12 profiles (issue 43).
+
+M.7: "We identify four team phenotypes": fortress (low trust, low betrayal, high recovery),
+market (moderate trust, controlled betrayal, high coordination), commune (high trust, high
+betrayal, poor recovery), alliance (balanced trust and betrayal, moderate recovery, highest
+collaboration). The paper names no method, and with nine models four groups are at most a
+description. Defined here: each model's profile is its ``team_dynamics`` values of Trust Form.,
+Betrayal Rate, Vote Coord., Collab. Success and, when every model has it, Trust Recovery,
+standardised across models (z-scores); k-means (scikit-learn, 50 starts, fixed seed) with k = 4
+groups them; each group is named from its centroid by the paper's descriptions, in this order:
+commune = the highest trust + betrayal, fortress = the lowest, of the other two market = the
+higher Vote Coord., alliance = the other. ``phenotype_fit`` gives the silhouette of k = 2..5, so
+the report shows whether four groups are supported at all (a silhouette below ~0.25: no
+structure). Descriptive: no interval, no test.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from impostor_bench.analysis.stats._base import StatsUnavailable, table
+from impostor_bench.analysis.stats.table12 import team_dynamics
+
+FEATURES = ("trust_form_pct", "betrayal_pct", "vote_coord_pct", "collab_success_pct", "trust_recovery_pct")
+MIN_MODELS = 5
+K = 4
+
+
+def profiles(td: pd.DataFrame) -> pd.DataFrame:
+    """Models x the features every model has, standardised across models."""
+    t = td.set_index("model")[[c for c in FEATURES if c in td.columns]].astype(float)
+    t = t.loc[:, t.notna().all()]
+    if len(t) < MIN_MODELS or {"trust_form_pct", "betrayal_pct", "vote_coord_pct"} - set(t.columns):
+        raise StatsUnavailable(f"phenotypes need >= {MIN_MODELS} models with Trust Form., Betrayal Rate and Vote "
+                               f"Coord. ({len(t)} models, features {list(t.columns)})")
+    sd = t.std(ddof=0).replace(0, np.nan)
+    return ((t - t.mean()) / sd).fillna(0.0)
+
+
+def cluster(z: pd.DataFrame, k: int, seed: int = 0) -> tuple[np.ndarray, float]:
+    """(labels, silhouette) of k-means on the standardised profiles."""
+    from sklearn.cluster import KMeans
+    from sklearn.metrics import silhouette_score
+
+    km = KMeans(n_clusters=k, n_init=50, random_state=seed).fit(z.to_numpy())
+    labels = km.labels_
+    sil = float(silhouette_score(z.to_numpy(), labels)) if 1 < len(set(labels)) < len(z) else np.nan
+    return labels, sil
+
+
+def name_groups(z: pd.DataFrame, labels: np.ndarray) -> dict[int, str]:
+    """Group -> phenotype by the centroid rules of the module docstring."""
+    cent = z.groupby(labels).mean()
+    tb = cent["trust_form_pct"] + cent["betrayal_pct"]
+    names = {int(tb.idxmax()): "commune", int(tb.idxmin()): "fortress"}
+    rest = [g for g in cent.index if g not in names]
+    if rest:
+        order = sorted(rest, key=lambda g: -cent.loc[g, "vote_coord_pct"])
+        names[int(order[0])] = "market"
+        for g in order[1:]:
+            names[int(g)] = "alliance"
+    return names
+
+
+@table("phenotypes", columns=["model", "phenotype", "group", "silhouette_k4"])
+def phenotypes(data, config) -> pd.DataFrame:
+    """Each model's M.7 phenotype (k-means of its standardised Table 12 profile, k = 4)."""
+    z = profiles(team_dynamics(data, config))
+    labels, sil = cluster(z, K, config.seed)
+    names = name_groups(z, labels)
+    out = pd.DataFrame({"model": z.index, "phenotype": [names[int(g)] for g in labels], "group": labels,
+                        "silhouette_k4": sil})
+    for c in z.columns:
+        out[f"z_{c}"] = z[c].to_numpy()
+    return out
+
+
+@table("phenotype_fit", columns=["k", "silhouette", "n_models", "features"])
+def phenotype_fit(data, config) -> pd.DataFrame:
+    """Silhouette of k-means with k = 2..5 on the same profiles: are four groups supported?"""
+    z = profiles(team_dynamics(data, config))
+    rows = []
+    for k in range(2, min(5, len(z) - 1) + 1):
+        rows.append({"k": k, "silhouette": cluster(z, k, config.seed)[1], "n_models": len(z),
+                     "features": ", ".join(z.columns)})
+    return pd.DataFrame(rows)
