@@ -25,6 +25,13 @@ TABLE_TITLES: dict[str, str] = {
     "rounds_votes": "Longer games: majority ballots naming the impostor, by model and round",
     "rounds_trust": "Longer games: betrayal, trust recovery, resilience and strategy revision by model (Appendix M)",
     "rounds_commit": "Longer games: team commitment by round (share of uncommitted teams that commit)",
+    "rounds_recovery": ("Longer games: after a betrayal, immediate forgiveness, graduated rehabilitation or permanent "
+                        "severance (M.4), % of betrayals with a later round"),
+    "equation1": ("Equation (1) of B.3 as written: position (and size) odds ratios with FE_experiment and "
+                  "FE_word_pair, CR1 by experiment and by word pair"),
+    "learning": "M.8 learning coefficient per mode: log-odds change per game of the schedule, and the change by game 30",
+    "phenotypes": "M.7 team phenotypes: k-means (k = 4) of the models' standardised Table 12 profiles",
+    "phenotype_fit": "M.7: silhouette of k = 2..5 groups of the models' profiles (are four phenotypes supported?)",
     "odds_ratios": "Key effects: odds ratios with cluster-robust CIs (Tables 2 and 4)",
     "evalues": "E-values for unmeasured confounding (Appendix B.3)",
     "chi2": "Chi-squared tests with Cramér's V (Table 3)",

@@ -28,11 +28,13 @@ SECTIONS: list[tuple[str, str, tuple[str, ...]]] = [
     ("results", "Results", ("win_model_mode_difficulty",)),
     ("robustness", "Robustness (Appendix B)",
      ("bootstrap", "permutation", "cluster_robust", "sensitivity", "multiple_comparisons", "evalues",
-      "speaking_randomization", "speaking_glm", "correlations", "size_fit_models", "inference")),
+      "speaking_randomization", "speaking_glm", "equation1", "learning", "correlations", "size_fit_models",
+      "inference")),
     ("design", "Design checks",
      ("balance", "negative_controls", "negative_control_position", "positive_control", "detection_by_difficulty",
       "invalid_outputs")),
-    ("rounds", "Longer games", ("rounds_survival", "rounds_votes", "rounds_trust", "rounds_commit")),
+    ("rounds", "Longer games", ("rounds_survival", "rounds_votes", "rounds_trust", "rounds_commit",
+                                "rounds_recovery")),
     ("beyond", "Beyond the paper", ("ratings", "cost")),
 ]
 # Sections drawn only when one of their tables has rows (the round tables are empty for one-round games).
