@@ -1,5 +1,6 @@
 """Judge labels in the analysis (issue 43): Table 12's Strategy Align. from the players columns
-the judge pass fills (``judge_strategy``; ``impostor annotate``), and the agreement of a judge
+the judge pass fills (``judge_strategy``, ``judge_model``: ``impostor_bench.core.judging.LABEL_COLUMNS``;
+``impostor annotate``), and the agreement of a judge
 with the hand-coded sample (Cohen's kappa, statsmodels).
 
 Strategy Align. (Table 12 "share of rounds with consistent plan"; M.3, M.5): of the
@@ -20,7 +21,6 @@ import pandas as pd
 
 from impostor_bench.analysis.stats._base import note
 from impostor_bench.analysis.stats.team_ballots import team_games
-from impostor_bench.core.judging import LABEL_COLUMNS
 
 NO_LABELS = ("no judge labels in the players table (column judge_strategy empty): run `impostor annotate "
              "--experiment NAME --judge MODEL` (or `inspect score --scorer impostor_bench/strategy_judge`) and "
@@ -100,5 +100,5 @@ def judge_agreement(hand: pd.DataFrame, judged: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-__all__ = ["LABEL_COLUMNS", "NO_LABELS", "has_labels", "judges_of", "strategy_teams", "strategy_measures",
+__all__ = ["NO_LABELS", "has_labels", "judges_of", "strategy_teams", "strategy_measures",
            "judge_agreement"]

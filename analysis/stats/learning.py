@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from impostor_bench.analysis.stats._base import MODES, StatsUnavailable, design_codes, ordered_levels, prepared, table
 from impostor_bench.analysis.stats.config import StatsConfig
@@ -78,7 +79,8 @@ def learning(data: Analysis, config: StatsConfig) -> pd.DataFrame:
             rows.append({"mode": mode, "note": str(e)})
             continue
         w = fit.wald("game_index", config.alpha)
-        b, lo, hi = w["coef"], np.log(w["ci_low"]), np.log(w["ci_high"])
+        half = stats.t.ppf(1 - config.alpha / 2, fit.n_clusters - 1) * w["se"]
+        b, lo, hi = w["coef"], w["coef"] - half, w["coef"] + half
         a = np.log(y.mean() / (1 - y.mean())) if 0 < y.mean() < 1 else np.nan
         change = [100 * (_expit(a + HORIZON * v) / _expit(a) - 1) for v in (b, lo, hi)]
         rows.append({"mode": mode, "learning_coef": b, "ci_low": lo, "ci_high": hi, "p": w["p"],

@@ -6,7 +6,7 @@ betrayal, poor recovery), alliance (balanced trust and betrayal, moderate recove
 collaboration). The paper names no method, and with nine models four groups are at most a
 description. Defined here: each model's profile is its ``team_dynamics`` values of Trust Form.,
 Betrayal Rate, Vote Coord., Collab. Success and, when every model has it, Trust Recovery,
-standardised across models (z-scores); k-means (scikit-learn, 50 starts, fixed seed) with k = 4
+standardised across models (z-scores); k-means (scipy, 50 k-means++ starts, fixed seed) with k = 4
 groups them; each group is named from its centroid by the paper's descriptions, in this order:
 commune = the highest trust + betrayal, fortress = the lowest, of the other two market = the
 higher Vote Coord., alliance = the other. ``phenotype_fit`` gives the silhouette of k = 2..5, so
@@ -38,15 +38,43 @@ def profiles(td: pd.DataFrame) -> pd.DataFrame:
     return ((t - t.mean()) / sd).fillna(0.0)
 
 
-def cluster(z: pd.DataFrame, k: int, seed: int = 0) -> tuple[np.ndarray, float]:
-    """(labels, silhouette) of k-means on the standardised profiles."""
-    from sklearn.cluster import KMeans
-    from sklearn.metrics import silhouette_score
+def silhouette(x: np.ndarray, labels: np.ndarray) -> float:
+    """Mean silhouette (Rousseeuw 1987) with Euclidean distances; written here because scikit-learn
+    is not in the analysis stack (tests/analysis/test_analysis_layering.py); a singleton scores 0."""
+    from scipy.spatial.distance import cdist
 
-    km = KMeans(n_clusters=k, n_init=50, random_state=seed).fit(z.to_numpy())
-    labels = km.labels_
-    sil = float(silhouette_score(z.to_numpy(), labels)) if 1 < len(set(labels)) < len(z) else np.nan
-    return labels, sil
+    d = cdist(x, x)
+    groups = np.unique(labels)
+    if not 1 < len(groups) < len(x):
+        return np.nan
+    s = np.zeros(len(x))
+    for i in range(len(x)):
+        own = labels == labels[i]
+        if own.sum() == 1:
+            continue
+        a = d[i, own].sum() / (own.sum() - 1)
+        b = min(d[i, labels == g].mean() for g in groups if g != labels[i])
+        s[i] = (b - a) / max(a, b) if max(a, b) > 0 else 0.0
+    return float(s.mean())
+
+
+def cluster(z: pd.DataFrame, k: int, seed: int = 0, starts: int = 50) -> tuple[np.ndarray, float]:
+    """(labels, silhouette) of k-means (scipy ``kmeans2``, k-means++ starts, the best of ``starts``
+    by within-group sum of squares) on the standardised profiles."""
+    from scipy.cluster.vq import kmeans2
+
+    x = z.to_numpy(float)
+    rng = np.random.default_rng(seed)
+    best, best_ss = None, np.inf
+    for _ in range(starts):
+        cent, labels = kmeans2(x, k, minit="++", seed=rng)
+        ss = float(((x - cent[labels]) ** 2).sum())
+        if len(np.unique(labels)) == k and ss < best_ss - 1e-12:
+            best, best_ss = labels, ss
+    if best is None:
+        raise StatsUnavailable(f"k-means found no {k} non-empty groups among {len(x)} models")
+    _, best = np.unique(best, return_inverse=True)
+    return best, silhouette(x, best)
 
 
 def name_groups(z: pd.DataFrame, labels: np.ndarray) -> dict[int, str]:

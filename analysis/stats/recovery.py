@@ -27,7 +27,7 @@ import pandas as pd
 
 from impostor_bench.analysis.stats._base import ALL, StatsUnavailable, table
 from impostor_bench.analysis.stats.rounds import round_moves
-from impostor_bench.analysis.stats.rounds_trust import _ballots
+from impostor_bench.analysis.stats.rounds_trust import ballots_with_teammates
 
 MECHANISMS = ("immediate", "graduated", "severance")
 COLUMNS = ["model", "n_betrayals", "immediate_pct", "graduated_pct", "severance_pct", "n_undetermined"]
@@ -35,7 +35,7 @@ COLUMNS = ["model", "n_betrayals", "immediate_pct", "graduated_pct", "severance_
 
 def mechanisms(mv: pd.DataFrame) -> pd.DataFrame:
     """One row per betrayal: model, game, round and its mechanism (None: no later round with both ballots)."""
-    b = _ballots(mv)
+    b = ballots_with_teammates(mv)
     betray = (b["seat_mate"] >= 0) & b["mate_in"] & (b["role_mate"] != "impostor") & (b["vote"] == b["seat_mate"])
     votes = b.set_index(["game_id", "round", "seat"])["vote"]
     votes = votes[~votes.index.duplicated()]

@@ -27,7 +27,7 @@ from impostor_bench.analysis.stats.rates import METHOD_EXTREME, rate_columns
 
 KM_METHOD = "Kaplan-Meier; CR1 by experiment (linearised), logit scale, t(G-1)"
 #: The tables over rounds (here and in ``rounds_trust``): empty, with a note, on one-round data.
-ROUND_TABLES = ("rounds_survival", "rounds_votes", "rounds_trust", "rounds_commit")
+ROUND_TABLES = ("rounds_survival", "rounds_votes", "rounds_trust", "rounds_commit", "rounds_recovery")
 
 ONE_ROUND = ("one-round games only: the round tables need games of more than one round "
              "(`-T rounds=N`, or `impostor simulate --rounds N`)")

@@ -45,3 +45,14 @@ def test_no_structure_and_too_few_models():
     assert cluster(profiles(flat), 4)[1] < 0.4  # four groups in noise: a low silhouette says so
     with pytest.raises(StatsUnavailable, match=">= 5 models"):
         profiles(_td(per=1))
+
+
+def test_silhouette_equals_scikit_learns():
+    from sklearn.metrics import silhouette_score
+
+    from impostor_bench.analysis.stats.phenotypes import silhouette
+
+    z = profiles(_td(seed=4, noise=0.3))
+    for k in (2, 3, 4):
+        labels, sil = cluster(z, k)
+        assert sil == pytest.approx(silhouette_score(z.to_numpy(), labels)) == pytest.approx(silhouette(z.to_numpy(), labels))
