@@ -62,9 +62,11 @@ def _size(data: Analysis, prep, ok: np.ndarray):
     return x - x.mean(), None
 
 
-def fit_equation1(y, X: np.ndarray, names: list[str], clusterings: dict[str, np.ndarray], what: str) -> dict[str, Fit]:
+def fit_equation1(y, X: np.ndarray, names: list[str], clusterings: dict[str, np.ndarray], what: str,
+                  terms: tuple[str, ...] = ()) -> dict[str, Fit]:
     """One GLM fit; per clustering its cluster-robust covariance (statsmodels' ``cov_cluster``,
-    CR1 with the G/(G-1) (N-1)/(N-K) correction) and t(G-1) degrees of freedom."""
+    CR1 with the G/(G-1) (N-1)/(N-K) correction) and t(G-1) degrees of freedom. A reported
+    ``terms`` coefficient or SE beyond 25 on the logit scale is (quasi-)separation: refused."""
     from statsmodels.stats.sandwich_covariance import cov_cluster
 
     with warnings.catch_warnings():
@@ -82,6 +84,10 @@ def fit_equation1(y, X: np.ndarray, names: list[str], clusterings: dict[str, np.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             cov = np.asarray(cov_cluster(res, codes))
+        se = np.sqrt(np.clip(np.diag(cov), 0, None))
+        bad = [t for t in terms if abs(coef[names.index(t)]) > 25 or not se[names.index(t)] < 25]
+        if bad:
+            raise StatsUnavailable(f"{what}: (quasi-)separation or no information for {', '.join(bad)}")
         fits[name] = Fit(list(names), coef, np.sqrt(np.clip(np.diag(cov), 0, None)), len(y), G,
                          np.full(len(names), float(G - 1)), METHOD.format(cluster=name), cov)
     return fits
@@ -121,7 +127,7 @@ def equation1(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Equation (1) with both fixed effects: position (and size) odds ratios, by two clusterings."""
     y, X, all_names, terms, exp, pair, notes = design_equation1(data)
     rows = []
-    fits = fit_equation1(y, X, all_names, {"experiment_id": exp, "word_pair": pair}, "equation1")
+    fits = fit_equation1(y, X, all_names, {"experiment_id": exp, "word_pair": pair}, "equation1", tuple(terms))
     for cluster, fit in fits.items():
         for t in terms:
             w = fit.wald(t, config.alpha)

@@ -74,7 +74,8 @@ def learning(data: Analysis, config: StatsConfig) -> pd.DataFrame:
         else:
             note = "no word pair recurs at another game index: FE_word_pair left out, the slope includes pair difficulty"
         try:
-            fit = fit_equation1(y, np.hstack(blocks), names, {"experiment_id": exp}, f"learning ({mode})")["experiment_id"]
+            fit = fit_equation1(y, np.hstack(blocks), names, {"experiment_id": exp}, f"learning ({mode})",
+                                ("game_index",))["experiment_id"]
         except StatsUnavailable as e:
             rows.append({"mode": mode, "note": str(e)})
             continue

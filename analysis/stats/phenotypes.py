@@ -5,7 +5,8 @@ market (moderate trust, controlled betrayal, high coordination), commune (high t
 betrayal, poor recovery), alliance (balanced trust and betrayal, moderate recovery, highest
 collaboration). The paper names no method, and with nine models four groups are at most a
 description. Defined here: each model's profile is its ``team_dynamics`` values of Trust Form.,
-Betrayal Rate, Vote Coord., Collab. Success and, when every model has it, Trust Recovery,
+Betrayal Rate, Vote Coord., Collab. Success and Trust Recovery (each one every model has; Betrayal
+Rate and Vote Coord. are required; without reasoning text Trust Form. is left out),
 standardised across models (z-scores); k-means (scipy, 50 k-means++ starts, fixed seed) with k = 4
 groups them; each group is named from its centroid by the paper's descriptions, in this order:
 commune = the highest trust + betrayal, fortress = the lowest, of the other two market = the
@@ -31,9 +32,9 @@ def profiles(td: pd.DataFrame) -> pd.DataFrame:
     """Models x the features every model has, standardised across models."""
     t = td.set_index("model")[[c for c in FEATURES if c in td.columns]].astype(float)
     t = t.loc[:, t.notna().all()]
-    if len(t) < MIN_MODELS or {"trust_form_pct", "betrayal_pct", "vote_coord_pct"} - set(t.columns):
-        raise StatsUnavailable(f"phenotypes need >= {MIN_MODELS} models with Trust Form., Betrayal Rate and Vote "
-                               f"Coord. ({len(t)} models, features {list(t.columns)})")
+    if len(t) < MIN_MODELS or {"betrayal_pct", "vote_coord_pct"} - set(t.columns):
+        raise StatsUnavailable(f"phenotypes need >= {MIN_MODELS} models with Betrayal Rate and Vote Coord. "
+                               f"({len(t)} models, features {list(t.columns)})")
     sd = t.std(ddof=0).replace(0, np.nan)
     return ((t - t.mean()) / sd).fillna(0.0)
 
@@ -80,7 +81,7 @@ def cluster(z: pd.DataFrame, k: int, seed: int = 0, starts: int = 50) -> tuple[n
 def name_groups(z: pd.DataFrame, labels: np.ndarray) -> dict[int, str]:
     """Group -> phenotype by the centroid rules of the module docstring."""
     cent = z.groupby(labels).mean()
-    tb = cent["trust_form_pct"] + cent["betrayal_pct"]
+    tb = cent["betrayal_pct"] + (cent["trust_form_pct"] if "trust_form_pct" in cent else 0.0)
     names = {int(tb.idxmax()): "commune", int(tb.idxmin()): "fortress"}
     rest = [g for g in cent.index if g not in names]
     if rest:

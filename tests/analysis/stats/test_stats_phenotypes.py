@@ -43,7 +43,7 @@ def test_no_structure_and_too_few_models():
                          "betrayal_pct": rng.normal(10, 1, 12), "vote_coord_pct": rng.normal(50, 1, 12),
                          "collab_success_pct": rng.normal(30, 1, 12)})
     assert cluster(profiles(flat), 4)[1] < 0.4  # four groups in noise: a low silhouette says so
-    with pytest.raises(StatsUnavailable, match=">= 5 models"):
+    with pytest.raises(StatsUnavailable, match=">= 5 models with Betrayal Rate"):
         profiles(_td(per=1))
 
 
