@@ -80,7 +80,7 @@ def learning(data: Analysis, config: StatsConfig) -> pd.DataFrame:
             rows.append({"mode": mode, "note": str(e)})
             continue
         w = fit.wald("game_index", config.alpha)
-        half = stats.t.ppf(1 - config.alpha / 2, fit.n_clusters - 1) * w["se"]
+        half = stats.t.ppf(1 - config.alpha / 2, float(w.get("df", np.inf))) * w["se"]
         b, lo, hi = w["coef"], w["coef"] - half, w["coef"] + half
         a = np.log(y.mean() / (1 - y.mean())) if 0 < y.mean() < 1 else np.nan
         change = [100 * (_expit(a + HORIZON * v) / _expit(a) - 1) for v in (b, lo, hi)]

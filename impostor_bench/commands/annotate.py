@@ -167,7 +167,9 @@ def agreement(judge: str, max_tokens: int, path=None):
         raise ImpostorError(f"{path or sample_path()}: coded with scheme version {sample.get('scheme_version')}, the "
                             f"scheme is version {scheme['version']}; fix: recode the sample")
     model = get_model(judge)
-    hand, judged, failed = [], [], []
+    hand: list[dict] = []
+    judged: list[dict] = []
+    failed: list[str] = []
 
     async def run() -> None:
         for g in sample["games"]:

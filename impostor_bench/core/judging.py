@@ -106,15 +106,16 @@ def parse_reply(text: str, seats: Sequence[int], scheme: Optional[Mapping[str, A
     if not isinstance(entries, list):
         raise JudgeReplyError("reply has no 'players' list")
     out: dict[int, dict] = {}
-    for e in entries:
-        if not isinstance(e, dict) or not isinstance(e.get("player"), (int, str)) or not str(e["player"]).isdigit():
-            raise JudgeReplyError(f"entry without a player number: {e!r}")
-        seat = int(e["player"]) - 1
-        strat = str(e.get("strategy", "")).strip().lower()
+    for entry in entries:
+        if (not isinstance(entry, dict) or not isinstance(entry.get("player"), (int, str))
+                or not str(entry["player"]).isdigit()):
+            raise JudgeReplyError(f"entry without a player number: {entry!r}")
+        seat = int(entry["player"]) - 1
+        strat = str(entry.get("strategy", "")).strip().lower()
         if strat not in labels:
             raise JudgeReplyError(f"player {seat + 1}: strategy {strat!r} is not one of {', '.join(labels)}")
-        out[seat] = {"strategy": strat, "trust": _as_bool(e.get("trust"), f"player {seat + 1} trust"),
-                     "coord_intent": _as_bool(e.get("coord_intent"), f"player {seat + 1} coord_intent")}
+        out[seat] = {"strategy": strat, "trust": _as_bool(entry.get("trust"), f"player {seat + 1} trust"),
+                     "coord_intent": _as_bool(entry.get("coord_intent"), f"player {seat + 1} coord_intent")}
     if sorted(out) != sorted(seats):
         raise JudgeReplyError(f"labels for players {sorted(s + 1 for s in out)}, expected {sorted(s + 1 for s in seats)}")
     return out
