@@ -93,6 +93,26 @@ def fit_equation1(y, X: np.ndarray, names: list[str], clusterings: dict[str, np.
     return fits
 
 
+def two_way_dummies(exp: np.ndarray, pair: np.ndarray) -> np.ndarray:
+    """Dummies of experiments (first dropped: the intercept) and word pairs with one pair dropped
+    per connected component of the experiment-pair graph: a tier's experiments and pairs form
+    their own component (pairs are played within a tier), and each component's experiment and
+    pair dummies sum to the same indicator, so one pair per component is the reference. Without
+    it the design is rank-deficient and the fit returns nonsense (coefficients of 1e15)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    e, ne = pd.factorize(pd.Series(exp, dtype=object))[0], len(pd.unique(pd.Series(exp, dtype=object)))
+    q, npair = pd.factorize(pd.Series(pair, dtype=object))[0], len(pd.unique(pd.Series(pair, dtype=object)))
+    graph = coo_matrix((np.ones(len(e)), (e, ne + q)), shape=(ne + npair, ne + npair))
+    _, comp = connected_components(graph, directed=False)
+    ref = {comp[ne + j]: j for j in range(npair - 1, -1, -1)}  # the first pair of each component
+    keep_pairs = [j for j in range(npair) if ref[comp[ne + j]] != j]
+    fe_e = (e[:, None] == np.arange(1, ne)[None, :]).astype(float)
+    fe_p = (q[:, None] == np.asarray(keep_pairs)[None, :]).astype(float)
+    return np.hstack([fe_e, fe_p])
+
+
 def design_equation1(data: Analysis):
     """(y, X, names, experiment codes, pair codes, notes) of equation (1) on the games with a position."""
     prep = prepared(data)
@@ -113,11 +133,9 @@ def design_equation1(data: Analysis):
     if ok.sum() * n_cols > MAX_CELLS:
         raise StatsUnavailable(f"the dense fixed-effects design would be {ok.sum():,} games x {n_cols:,} columns "
                                f"(> {MAX_CELLS:,} cells); fit equation (1) on a subset of experiments")
-    fe_e, _ = design_codes(exp)
-    fe_p, _ = design_codes(pair)
-    X = np.hstack([np.ones((ok.sum(), 1)), *blocks, fe_e, fe_p])
-    all_names = ["const", *names] + [f"fe_exp:{i}" for i in range(fe_e.shape[1])] + \
-                [f"fe_pair:{i}" for i in range(fe_p.shape[1])]
+    fe = two_way_dummies(exp, pair)
+    X = np.hstack([np.ones((ok.sum(), 1)), *blocks, fe])
+    all_names = ["const", *names] + [f"fe:{i}" for i in range(fe.shape[1])]
     notes = [why] if why else []
     return prep.y[ok], X, all_names, names, exp, pair, notes
 

@@ -29,7 +29,7 @@ from scipy import stats
 
 from impostor_bench.analysis.stats._base import MODES, StatsUnavailable, design_codes, ordered_levels, prepared, table
 from impostor_bench.analysis.stats.config import StatsConfig
-from impostor_bench.analysis.stats.equation1 import fit_equation1
+from impostor_bench.analysis.stats.equation1 import fit_equation1, two_way_dummies
 from impostor_bench.analysis.stats.session import Analysis
 
 COLUMNS = ["mode", "learning_coef", "ci_low", "ci_high", "p", "change_30_pct", "change_30_ci_low",
@@ -62,16 +62,12 @@ def learning(data: Analysis, config: StatsConfig) -> pd.DataFrame:
         if len(np.unique(idx)) < 3 or len(np.unique(exp)) < 3:
             rows.append({"mode": mode, "note": "fewer than 3 game indices or 3 experiments"})
             continue
-        fe_e, _ = design_codes(exp)
         pair_fe = "pair_id" in g.columns and _pairs_recur(idx, pair)
-        blocks = [np.ones((len(y), 1)), idx[:, None], fe_e]
-        names = ["const", "game_index"] + [f"fe_exp:{i}" for i in range(fe_e.shape[1])]
+        fe = two_way_dummies(exp, pair) if pair_fe else design_codes(exp)[0]
+        blocks = [np.ones((len(y), 1)), idx[:, None], fe]
+        names = ["const", "game_index"] + [f"fe:{i}" for i in range(fe.shape[1])]
         note = ""
-        if pair_fe:
-            fe_p, _ = design_codes(pair)
-            blocks.append(fe_p)
-            names += [f"fe_pair:{i}" for i in range(fe_p.shape[1])]
-        else:
+        if not pair_fe:
             note = "no word pair recurs at another game index: FE_word_pair left out, the slope includes pair difficulty"
         try:
             fit = fit_equation1(y, np.hstack(blocks), names, {"experiment_id": exp}, f"learning ({mode})",
