@@ -20,7 +20,8 @@ from __future__ import annotations
 import math
 from typing import Any, Optional
 
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, get_model
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, ResponseSchema, get_model
+from inspect_ai.util import JSONSchema
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
@@ -48,15 +49,29 @@ def cached_labels(scores: Optional[dict[str, Any]], judge: str, version: int) ->
     return None
 
 
+def reply_schema(scheme: dict[str, Any]) -> ResponseSchema:
+    """The reply's JSON schema (``structured=True``: a provider that supports it, e.g. the local
+    llama.cpp models through a grammar, can only answer in the format)."""
+    entry = {"type": "object", "additionalProperties": False,
+             "required": ["player", "strategy", "trust", "coord_intent"],
+             "properties": {"player": {"type": "integer"}, "strategy": {"type": "string", "enum": list(scheme["strategy"])},
+                            "trust": {"type": "boolean"}, "coord_intent": {"type": "boolean"}}}
+    return ResponseSchema(name="judge_labels", json_schema=JSONSchema.model_validate(
+        {"type": "object", "additionalProperties": False, "required": ["players"],
+         "properties": {"players": {"type": "array", "items": entry}}}))
+
+
 async def label_game(model: Model, record: dict[str, Any], scheme: dict[str, Any],
-                     max_tokens: int) -> tuple[Optional[dict[int, dict]], str, str]:
+                     max_tokens: int, structured: bool = False) -> tuple[Optional[dict[int, dict]], str, str]:
     """(labels by seat or None, the last reply, the parse error) of one judge call on a game's
     record (``judge_record``), asked again once when the reply breaks the format."""
     seats = [int(p["player"]) - 1 for p in record["players"]]
+    config = GenerateConfig(temperature=0.0, max_tokens=max_tokens,
+                            response_schema=reply_schema(scheme) if structured else None)
     messages: list[Any] = [ChatMessageSystem(content=SYSTEM), ChatMessageUser(content=judge_prompt(record, scheme))]
     error, reply = "", ""
     for _attempt in range(2):
-        out = await model.generate(messages, config=GenerateConfig(temperature=0.0, max_tokens=max_tokens))
+        out = await model.generate(messages, config=config)
         reply = out.completion
         try:
             return parse_reply(reply, seats, scheme), reply, ""
@@ -67,7 +82,7 @@ async def label_game(model: Model, record: dict[str, Any], scheme: dict[str, Any
 
 
 @scorer(metrics=[mean()])
-def strategy_judge(judge: str = "bot/judge", max_tokens: int = 400) -> Scorer:
+def strategy_judge(judge: str = "bot/judge", max_tokens: int = 400, structured: bool = False) -> Scorer:
     """Label every player's strategy, trust statements and coordination intent with ``judge``
     (an Inspect model string), from the finished game's record."""
     scheme = load_scheme()
@@ -87,7 +102,7 @@ def strategy_judge(judge: str = "bot/judge", max_tokens: int = 400) -> Scorer:
                          metadata={"judge": judge, "scheme_version": version, "labels": None})
         model = model or get_model(judge)
         labels, reply, error = await label_game(model, judge_record(record["game"], record["players"]), scheme,
-                                                max_tokens)
+                                                max_tokens, structured)
         if labels is None:
             return Score(value=math.nan, explanation=f"judge reply unusable twice: {error}",
                          metadata={"judge": judge, "scheme_version": version, "labels": None, "error": error})

@@ -39,6 +39,9 @@ def register(subparsers: Any) -> None:
                         "deterministic rule coder)")
     p.add_argument("--max-tokens", type=int, default=400, help="judge reply limit (default 400)")
     p.add_argument("--plan", action="store_true", help="print the estimate and stop")
+    p.add_argument("--structured", action="store_true",
+                   help="ask for the reply's JSON schema (providers that support it answer only in the format; "
+                        "the local models do, through a grammar)")
     p.add_argument("--tracking-uri", help="with --experiment; default MLFLOW_TRACKING_URI, else sqlite:///mlruns/mlflow.db")
     p.set_defaults(func=_cmd)
 
@@ -100,7 +103,7 @@ def make_plan(paths: list[str], judge: str, max_tokens: int) -> AnnotatePlan:
     return pl
 
 
-def annotate_logs(pl: AnnotatePlan, max_tokens: int) -> int:
+def annotate_logs(pl: AnnotatePlan, max_tokens: int, structured: bool = False) -> int:
     """Score each log that has games to label with the judge scorer (append) and write it back."""
     from inspect_ai import score
     from inspect_ai.log import read_eval_log, write_eval_log
@@ -112,7 +115,8 @@ def annotate_logs(pl: AnnotatePlan, max_tokens: int) -> int:
         if not todo:
             continue
         log = read_eval_log(path)
-        scored = score(log, [strategy_judge(judge=pl.judge, max_tokens=max_tokens)], action="append",
+        scored = score(log, [strategy_judge(judge=pl.judge, max_tokens=max_tokens, structured=structured)],
+                       action="append",
                        display="none")
         write_eval_log(scored, path)
         done += todo
@@ -148,7 +152,7 @@ def sample_path():
     return Path(__file__).resolve().parents[1] / "configs" / "judge_sample.json"
 
 
-def agreement(judge: str, max_tokens: int, path=None):
+def agreement(judge: str, max_tokens: int, path=None, structured: bool = False):
     """The judge's labels of the hand-coded sample and their agreement with the hand codes
     (``analysis.stats.judge_labels.judge_agreement``): (table, judged rows, games it could not label)."""
     import asyncio
@@ -173,7 +177,7 @@ def agreement(judge: str, max_tokens: int, path=None):
 
     async def run() -> None:
         for g in sample["games"]:
-            labels, _reply, error = await label_game(model, g["record"], scheme, max_tokens)
+            labels, _reply, error = await label_game(model, g["record"], scheme, max_tokens, structured)
             for seat, (st, tr, co) in g["hand"].items():
                 hand.append({"game": g["game"], "seat": int(seat), "strategy": st, "trust": tr, "coord_intent": co})
             if labels is None:
@@ -194,7 +198,7 @@ def _cmd(args: argparse.Namespace) -> int:
         raise ImpostorError(f"--max-tokens {args.max_tokens}: must be positive; fix: e.g. --max-tokens 400")
     judge = load_registry().resolve(args.judge)
     if args.agreement:
-        table, _judged, failed = agreement(judge, args.max_tokens)
+        table, _judged, failed = agreement(judge, args.max_tokens, structured=args.structured)
         print(f"agreement of judge {judge} with the hand-coded sample ({sample_path().name}; "
               f"{len(failed)} game(s) unusable):")
         print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
@@ -208,7 +212,7 @@ def _cmd(args: argparse.Namespace) -> int:
     print(pl.text(), flush=True)
     if args.plan or pl.games == 0:
         return 0
-    done = annotate_logs(pl, args.max_tokens)
+    done = annotate_logs(pl, args.max_tokens, args.structured)
     print(f"labelled {done:,} game(s) with {judge}; `impostor export` puts the labels in players.parquet (judge_*)")
     if args.experiment:  # the runs' tables/ artifacts were logged before the labels: log them again
         from impostor_bench.tracking.sync import sync
