@@ -49,7 +49,7 @@ def cached_labels(scores: Optional[dict[str, Any]], judge: str, version: int) ->
     return None
 
 
-def reply_schema(scheme: dict[str, Any]) -> ResponseSchema:
+def reply_schema(scheme: dict[str, Any], n_players: int = 4) -> ResponseSchema:
     """The reply's JSON schema (``structured=True``: a provider that supports it, e.g. the local
     llama.cpp models through a grammar, can only answer in the format)."""
     entry = {"type": "object", "additionalProperties": False,
@@ -58,7 +58,8 @@ def reply_schema(scheme: dict[str, Any]) -> ResponseSchema:
                             "trust": {"type": "boolean"}, "coord_intent": {"type": "boolean"}}}
     return ResponseSchema(name="judge_labels", json_schema=JSONSchema.model_validate(
         {"type": "object", "additionalProperties": False, "required": ["players"],
-         "properties": {"players": {"type": "array", "items": entry}}}))
+         "properties": {"players": {"type": "array", "items": entry, "minItems": n_players,
+                                    "maxItems": n_players}}}))
 
 
 async def label_game(model: Model, record: dict[str, Any], scheme: dict[str, Any],
@@ -67,7 +68,7 @@ async def label_game(model: Model, record: dict[str, Any], scheme: dict[str, Any
     record (``judge_record``), asked again once when the reply breaks the format."""
     seats = [int(p["player"]) - 1 for p in record["players"]]
     config = GenerateConfig(temperature=0.0, max_tokens=max_tokens,
-                            response_schema=reply_schema(scheme) if structured else None)
+                            response_schema=reply_schema(scheme, len(seats)) if structured else None)
     messages: list[Any] = [ChatMessageSystem(content=SYSTEM), ChatMessageUser(content=judge_prompt(record, scheme))]
     error, reply = "", ""
     for _attempt in range(2):
