@@ -2,7 +2,7 @@
 
 Inspect loads this module when it meets a name it does not know: a provider (``bot/``,
 ``local/``, ``litellm/``, ``human/``; :mod:`impostor_bench.providers.register`) or the task
-``impostor_bench/impostor``, so ``inspect eval impostor_bench/impostor --model bot/random``
+``impostor_bench/impostor`` or the judge scorer ``impostor_bench/strategy_judge``, so ``inspect eval impostor_bench/impostor --model bot/random``
 works from any folder once the package is installed (docs/architecture.md).
 
 The task is the one of ``tasks/impostor.py`` (``inspect eval tasks/impostor.py`` from the
@@ -20,6 +20,7 @@ from typing import Any
 from inspect_ai import Task, task
 
 from impostor_bench.providers import register as _providers  # noqa: F401 - registers bot/local/litellm/human
+from impostor_bench.scorers.judge import strategy_judge  # noqa: F401 - `inspect score --scorer impostor_bench/strategy_judge`
 from impostor_bench.tasks.impostor import impostor as _file_task
 
 _factory = _inspect.unwrap(_file_task)  # the undecorated function (Inspect's @task uses functools.wraps)

@@ -22,6 +22,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 SUBCOMMAND_MODULES = (
     "impostor_bench.commands.sweep",
     "impostor_bench.commands.export",
+    "impostor_bench.commands.annotate",
     "impostor_bench.commands.sync",
     "impostor_bench.commands.report",
     "impostor_bench.commands.simulate",

@@ -28,6 +28,7 @@ import pandas as pd
 
 from impostor_bench.core import experiment
 from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.judging import labels_of
 from impostor_bench.core.records import (  # noqa: F401 - the file names are re-exported to the tracking adapter
     ERRORS_FILE,
     GAME_COLUMNS,
@@ -191,6 +192,18 @@ def _error_reason(sample: Any) -> str | None:
     return None
 
 
+def _add_judge_labels(players: list[dict], scores: Any) -> None:
+    """The ``judge_*`` columns from a judge score the sample holds (scorers/judge.py); else left None."""
+    found = labels_of(scores)
+    if found is None:
+        return
+    for p in players:
+        lab = found["labels"].get(str(p["seat"]))
+        if lab:
+            p.update(judge_strategy=lab["strategy"], judge_trust=bool(lab["trust"]),
+                     judge_coord_intent=bool(lab["coord_intent"]), judge_model=found["judge"])
+
+
 def records_from_log(log: Any, source: str | None = None) -> tuple[list[GameRecord], list[GameError], list[tuple[str, str, str]]]:
     """Game records, errors and the scheduled ``(game_id, experiment_id, sample_id)`` of one EvalLog
     (read with samples)."""
@@ -205,6 +218,7 @@ def records_from_log(log: Any, source: str | None = None) -> tuple[list[GameReco
         if reason is None:
             try:
                 game, players, moves = _validate(sample.scores[SCORER].metadata)
+                _add_judge_labels(players, sample.scores)
             except Exception as exc:  # noqa: BLE001 - reported, not dropped
                 reason = f"invalid game record: {str(exc).splitlines()[0][:300]}"
             else:

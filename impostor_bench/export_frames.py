@@ -37,6 +37,8 @@ def players_frame(rows: list[dict]) -> pd.DataFrame:
     df["cost_usd"] = pd.to_numeric(df["cost_usd"], errors="coerce").astype("float64")
     for col in ("description_valid", "self_declared", "ballot_valid"):
         df[col] = df[col].astype(bool)
+    for col in ("judge_trust", "judge_coord_intent"):  # None until a judge labelled the game
+        df[col] = df[col].astype("boolean")
     return df
 
 

@@ -28,7 +28,7 @@ from impostor_bench.core.errors import ImpostorError
 ENV_VAR = "IMPOSTOR_MODELS"
 # models.csv: the data-contract columns first, then added ones (never rename or drop).
 MODELS_CSV_COLUMNS = ("model", "provider", "family", "params_b", "route", "params_source", "params_note",
-                      "active_params_b", "alias")
+                      "active_params_b", "alias", "snapshot", "snapshot_date")
 PARAMS_SOURCES = ("published", "estimated")
 # Who made the models an OpenRouter-style "<org>/<model>" path names (Appendix J groups by maker).
 ORG_MAKERS = {"meta-llama": "meta", "deepseek": "deepseek", "openai": "openai", "anthropic": "anthropic",
@@ -81,6 +81,19 @@ class Price(BaseModel):
         return ", ".join(parts)
 
 
+class Snapshot(BaseModel):
+    """The dated version of a model the alias stands for (issue 43): a provider's dated model id
+    (``gpt-4o-2024-08-06``) or, for open weights served by a router, the weights' repository id;
+    ``source`` says where the id and date come from and ``note`` what is known about the paper's."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="the dated model id, or the open weights' repository id")
+    released: Optional[date] = Field(default=None, description="the release date of that version")
+    source: str = Field(description="where the id and its date come from")
+    note: Optional[str] = None
+
+
 class _FieldError(ValueError):
     """A cross-field problem of an entry, naming the field to fix (pydantic loses it otherwise)."""
 
@@ -124,6 +137,7 @@ class ModelEntry(BaseModel):
     defaults: Defaults = Field(default_factory=Defaults)
     model_args: dict[str, Any] = Field(default_factory=dict)
     price: Optional[Price] = None  # USD per 1M tokens; None = litellm's price map, else unknown
+    snapshot: Optional[Snapshot] = None  # the dated version the alias calls (docs/models.md)
 
     @model_validator(mode="after")
     def _route_and_params(self) -> "ModelEntry":
@@ -174,7 +188,9 @@ class ModelEntry(BaseModel):
         """This entry as a models.csv row (MODELS_CSV_COLUMNS)."""
         return {"model": self.model, "provider": self.provider, "family": self.family, "params_b": self.params_b,
                 "route": self.route, "params_source": self.params_source, "params_note": self.params_note,
-                "active_params_b": self.active_params_b, "alias": alias}
+                "active_params_b": self.active_params_b, "alias": alias,
+                "snapshot": self.snapshot.id if self.snapshot else None,
+                "snapshot_date": self.snapshot.released if self.snapshot else None}
 
 
 class Registry:
@@ -304,7 +320,8 @@ def load_registry(path: str | Path | None = None) -> Registry:
                 fix = f"add '{field}:'"
             elif err["type"] == "extra_forbidden":
                 fix = (f"remove '{field}' (allowed: {', '.join(ModelEntry.model_fields)}; "
-                       f"defaults: {', '.join(Defaults.model_fields)}; price: {', '.join(Price.model_fields)})")
+                       f"defaults: {', '.join(Defaults.model_fields)}; price: {', '.join(Price.model_fields)}; "
+                       f"snapshot: {', '.join(Snapshot.model_fields)})")
             else:
                 fix = "correct the value"
             raise ImpostorError(f"{p}: alias {alias!r}, field {field!r}: {msg}; fix: {fix}") from None

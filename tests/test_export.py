@@ -70,7 +70,8 @@ def test_export_writes_validated_contract_tables(finished_log, tmp_path, capsys)
         PlayerRow.model_validate({k: (None if isinstance(v, float) and pd.isna(v) else v) for k, v in row.items()})
     models = pd.read_csv(out / "models.csv")
     assert list(models.columns[:4]) == ["model", "provider", "family", "params_b"]  # contract, then added
-    assert list(models.columns[4:]) == ["route", "params_source", "params_note", "active_params_b", "alias"]
+    assert list(models.columns[4:]) == ["route", "params_source", "params_note", "active_params_b", "alias", "snapshot",
+                                        "snapshot_date"]
     assert set(models["model"]) == {"testplayer/a", "testplayer/b"}
     assert set(models["route"]) == {"testplayer"} and models["provider"].isna().all()  # maker unknown, not the route
     assert not (out / "errors.csv").exists()

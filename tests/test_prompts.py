@@ -101,3 +101,27 @@ def test_team_aware_needs_teammate():
 
     with pytest.raises(ValueError, match="teammate"):
         prompts.description_prompt(mode="team_aware", word="w", player_label=1, previous=[])
+
+
+def test_documented_differences_from_the_printed_prompts():
+    """docs/rules.md lists every difference between A.2 as printed and the text sent; each listed
+    one holds for the sent text (braces added, no '# ' before the confidence note, no LaTeX,
+    word_guess spelled right, no condition markers), and the doc names all of them."""
+    from pathlib import Path
+
+    vote = prompts.voting_prompt(mode="team_semi_aware", word="stream", player_label=2, descriptions=DESCRIPTIONS)
+    first = prompts.description_prompt(mode="team_aware", word="river", player_label=2, previous=[],
+                                       teammate_label=3)
+    fmt = vote[vote.index("Please respond in the following JSON format:"):].splitlines()
+    assert fmt[1] == "{" and fmt[7] == "}"  # 1: braces around the five keys
+    assert "\nNote: confidence is a float in [0, 1].\n" in vote and "# Note" not in vote  # 2
+    for sent in (vote, first):
+        assert "\\textbf" not in sent and "word_quess" not in sent and "# {If" not in sent  # 3, 4, 8
+    assert "\n- There is only 1 impostor total among all 4 players" in vote  # 6
+    assert "\n- You and Player 3 are teammates (paired together for this game)\n" in first  # 6, 7
+    assert "You are Player 2.\n" not in first  # 8: a first speaker gets only the 'will go first' line
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "rules.md").read_text(encoding="utf-8")
+    section = doc[doc.index("**Every difference between the prompts as printed"):]
+    for needle in ("`# Note: confidence is a float in [0, 1].`", "no braces", "\\textbf", "word_quess",
+                   "might be the", "leading `- `", "Line wraps", "Condition markers", "Additions"):
+        assert needle in section, needle

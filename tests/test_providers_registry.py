@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import textwrap
+from datetime import date
 
 import pytest
 
@@ -11,8 +12,8 @@ from impostor_bench.core.errors import ImpostorError
 from impostor_bench.registry import MODELS_CSV_COLUMNS, load_registry
 
 PAPER_NINE = {
-    "gpt-4o": "openai/gpt-4o",
-    "gpt-3.5-turbo": "openai/gpt-3.5-turbo",
+    "gpt-4o": "openai/gpt-4o-2024-08-06",
+    "gpt-3.5-turbo": "openai/gpt-3.5-turbo-0125",
     "claude-sonnet-4": "anthropic/claude-sonnet-4-20250514",
     "deepseek-v3": "openrouter/deepseek/deepseek-chat",
     "llama-4-maverick": "openrouter/meta-llama/llama-4-maverick",
@@ -92,17 +93,51 @@ def test_models_csv_rows(reg):
     assert by_model["openrouter/meta-llama/llama-4-scout"] == {
         "model": "openrouter/meta-llama/llama-4-scout", "provider": "meta", "family": "llama", "params_b": 109,
         "route": "openrouter", "params_source": "published", "params_note": None, "active_params_b": 17,
-        "alias": "llama-4-scout"}
-    assert by_model["openai/gpt-4o"]["params_source"] == "estimated" and "arXiv" in by_model["openai/gpt-4o"]["params_note"]
+        "alias": "llama-4-scout", "snapshot": "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+        "snapshot_date": date(2025, 4, 5)}
+    gpt = by_model["openai/gpt-4o-2024-08-06"]
+    assert gpt["params_source"] == "estimated" and "arXiv" in gpt["params_note"]
     assert len(rows) == len(set(by_model))
     some = reg.models_csv_rows(["gpt-4o", "bot/random", "vllm/my-model", "openrouter/meta-llama/llama-3.3-70b",
                                 "litellm/anthropic/claude-x"])
-    assert [r["model"] for r in some] == ["openai/gpt-4o", "bot/random", "vllm/my-model",
+    assert [r["model"] for r in some] == ["openai/gpt-4o-2024-08-06", "bot/random", "vllm/my-model",
                                           "openrouter/meta-llama/llama-3.3-70b", "litellm/anthropic/claude-x"]
     assert some[2] == dict.fromkeys(MODELS_CSV_COLUMNS) | {"model": "vllm/my-model", "route": "vllm"}
     assert (some[3]["provider"], some[3]["route"]) == ("meta", "openrouter")  # maker read from the org path
     assert (some[4]["provider"], some[4]["route"]) == ("anthropic", "litellm")
-    assert reg.alias_of("openai/gpt-4o") == "gpt-4o"
+    assert reg.alias_of("openai/gpt-4o-2024-08-06") == "gpt-4o"
+
+
+def test_paper_models_are_pinned(reg):
+    """Issue 43: every paper model names a dated snapshot with its source; a maker's own API is
+    called by that dated id (so the run's ``model`` param records it); routed open weights name
+    the weights' repository; every size that is not published says where the estimate comes from."""
+    for alias, model in PAPER_NINE.items():
+        e = reg.entry(alias)
+        assert e.snapshot is not None and e.snapshot.source.strip() and e.snapshot.released is not None, alias
+        if e.route in ("openai", "anthropic"):
+            assert model == f"{e.route}/{e.snapshot.id}", alias
+            assert re.search(r"\d{4}-?\d{2}-?\d{2}$|-\d{4}$", e.snapshot.id), alias  # a dated id, not an alias
+        else:
+            assert e.route == "openrouter" and "/" in e.snapshot.id, alias
+        if e.params_b is not None and e.params_source == "estimated":
+            assert e.params_note and e.params_note.strip(), alias
+    assert {a for a in PAPER_NINE if reg.entry(a).params_source == "estimated"} == {"gpt-4o", "gpt-3.5-turbo"}
+
+
+def test_snapshot_field_errors(tmp_path):
+    p = write(tmp_path, """\
+        models:
+          x:
+            model: openai/x-2024-01-01
+            provider: openai
+            family: gpt
+            snapshot: {id: x-2024-01-01, released: 2024-01-01, source: docs, sorce: typo}
+        """)
+    with pytest.raises(ImpostorError) as ei:
+        load_registry(p)
+    msg = str(ei.value)
+    assert "alias 'x'" in msg and "snapshot.sorce" in msg and "snapshot: id, released, source, note" in msg
 
 
 def write(tmp_path, text):

@@ -323,7 +323,10 @@ def t12(ctx: Context) -> PaperTable:
                 cells[m].append(shown(ctx, g, d))
         if len(head) > 1:
             panels.append((f"({'ab'[len(panels)]}) {title}", head, [cells[m] for m in models]))
-    cap = (f"Team dynamics ({ctx.n_text()}), as defined in docs/analysis.md (Table 12) from ballots and descriptions; "
+    judges = sorted({str(j) for j in t["strategy_judge"].dropna() if str(j)}) if "strategy_judge" in t.columns else []
+    cap = (f"Team dynamics ({ctx.n_text()}), as defined in docs/analysis.md (Table 12) from ballots and descriptions"
+           + (f"; Strategy Align. and Alignment Gap from the strategy labels of judge {', '.join(judges)}"
+              if judges else "") + "; "
            f"95% intervals ({methods_text(methods)}): ± the half-width where symmetric, else [low, high]. Vote Coord. "
            "is Table 11's number."
            + (f" Not shown, undefined on this design (reasons in tables/table12_undefined.csv): {', '.join(undefined)}."

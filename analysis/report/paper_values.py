@@ -18,6 +18,7 @@ replication. Rows of models the bundle does not have are left out; pooled rows s
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Optional
 
@@ -92,9 +93,13 @@ def load_paper_values(path: Path = PAPER_VALUES) -> pd.DataFrame:
     return df
 
 
+_SNAPSHOT_SUFFIX = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8}|\d{4})$")
+
+
 def _model_key(name: str) -> str:
-    """A model id as the paper table names it: route prefix dropped, lower case."""
-    return str(name).rsplit("/", 1)[-1].strip().lower()
+    """A model id as the paper table names it: route prefix and a dated snapshot suffix dropped
+    (``openai/gpt-4o-2024-08-06``, ``gpt-3.5-turbo-0125``: configs/models.yaml pins them), lower case."""
+    return _SNAPSHOT_SUFFIX.sub("", str(name).rsplit("/", 1)[-1].strip().lower())
 
 
 def _bundle_models(results: dict[str, pd.DataFrame]) -> dict[str, str]:

@@ -29,7 +29,7 @@ from impostor_bench.analysis.stats.rounds import round_moves
 from impostor_bench.core.records import TEAM_MODES
 
 
-def _ballots(mv: pd.DataFrame) -> pd.DataFrame:
+def ballots_with_teammates(mv: pd.DataFrame) -> pd.DataFrame:
     """Counted ballots with the voter's teammate (-1 none), whether that teammate is in, its role."""
     team = mv[mv["round"] == 1][["game_id", "seat", "team", "role"]]
     team = team[team["team"].notna() & mv.loc[team.index, "mode"].isin(TEAM_MODES)]
@@ -80,7 +80,7 @@ def _by_model(prefix: str, hit, ok, b: pd.DataFrame, alpha: float) -> pd.DataFra
 def rounds_trust(data, config) -> pd.DataFrame:
     """Betrayal, trust recovery, resilience and strategy revision by voter model (and pooled)."""
     mv = round_moves(data)
-    b = _ballots(mv)
+    b = ballots_with_teammates(mv)
     parts = []
     can_betray = (b["seat_mate"] >= 0) & b["mate_in"] & (b["role_mate"] != "impostor")
     betray = can_betray & (b["vote"] == b["seat_mate"])
@@ -122,7 +122,7 @@ def rounds_commit(data, config) -> pd.DataFrame:
     """Per team mode and round: the share of teams not yet committed that commit (both teammates name
     the same seat), and the mean round of the first commitment (estimate only)."""
     mv = round_moves(data)
-    b = _ballots(mv)
+    b = ballots_with_teammates(mv)
     pair = b[(b["seat_mate"] > b["seat"]) & b["mate_in"]].copy()
     if len(pair) == 0:
         raise StatsUnavailable("no team-mode game with both teammates voting")

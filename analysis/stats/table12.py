@@ -1,8 +1,9 @@
 """Table 12 (team dynamics across models), assembled from the ballot and language measures,
-and the list of its metrics that one-round games cannot define (with the reason).
+the judge labels (Strategy Align., Alignment Gap: ``judge_labels.py``) and the moves of
+multi-round games (Trust Recovery, Resilience Factor: ``rounds_trust.py``), and the list of
+its empty cells with the cause that holds for the data (``table12_undefined``).
 
-Column names follow the paper's fourteen columns in its order; a metric this project
-cannot define is an empty column, named with its reason in ``table12_undefined``.
+Column names follow the paper's fourteen columns in its order.
 Intervals: ``<col>_ci_low``/``<col>_ci_high`` from the experiment-level design bootstrap
 (``analysis/stats/_wild.py``), one draw for every column, so the derived columns
 (Coord. Gap, Vulnerability Index) get theirs from the same replicates.
@@ -13,9 +14,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from impostor_bench.analysis.stats._base import note, prepared, table
+from impostor_bench.analysis.stats._base import ALL, StatsUnavailable, note, prepared, table
 from impostor_bench.analysis.stats.declaration import wide
 from impostor_bench.analysis.stats._wild import Wild
+from impostor_bench.analysis.stats.judge_labels import NO_LABELS, has_labels, judges_of, strategy_measures
+from impostor_bench.analysis.stats.rounds import round_moves
+from impostor_bench.analysis.stats.rounds_trust import rounds_trust
 from impostor_bench.analysis.stats.language import language_measures
 from impostor_bench.analysis.stats.team_ballots import ballot_measures, seat_pairs
 from impostor_bench.analysis.stats.session import Analysis
@@ -40,24 +44,27 @@ TABLE12 = [
     ("alignment_gap_pp", "Alignment Gap", "Table 12 / M.3, M.5 'strategy alignment minus collaboration success'"),
 ]
 
-UNDEFINED = {
-    "strategy_align_pct": ("a player states no plan and plays one description and one ballot: 'rounds with a "
-                           "consistent plan' needs multi-round play or strategy labels from an annotation pass "
-                           "(not run)", "multi-round games, or judge labels of strategy"),
-    "trust_recovery_pct": ("recovery after a betrayal needs a later interaction between the same players; a game "
-                           "is one round and players are stateless across games", "multi-round games"),
-    "resilience_factor": ("ratio with Trust Recovery (undefined)", "multi-round games"),
-    "alignment_gap_pp": ("difference involving Strategy Align. (undefined)", "multi-round games, or judge labels"),
+# Why a column can be empty, by cause (table12_undefined picks the one that holds for the data).
+ONE_ROUND_WHY = ("every game is one round with players stateless across games: recovery after a betrayal needs a "
+                 "later round between the same players")
+CAUSES = {
+    "trust_recovery_pct": (ONE_ROUND_WHY, "multi-round games (-T rounds=N; rounds_trust)"),
+    "resilience_factor": ("ratio with Trust Recovery (empty)", "multi-round games (-T rounds=N; rounds_trust)"),
+    "strategy_align_pct": ("needs strategy labels; " + NO_LABELS, "judge labels (impostor annotate)"),
+    "alignment_gap_pp": ("difference involving Strategy Align. (empty)", "judge labels (impostor annotate)"),
     "strategy_revisions": ("M.8 'mid-game strategy revisions' need a second move in the same game",
-                           "multi-round games"),
+                           "multi-round games (rounds_trust.revision_pct)"),
 }
+#: the columns that stay empty on one-round games without judge labels (the old fixed list)
+UNDEFINED = {c: CAUSES[c] for c in ("strategy_align_pct", "trust_recovery_pct", "resilience_factor",
+                                    "alignment_gap_pp", "strategy_revisions")}
 
 COLUMNS = ["model"] + [c for c, _, _ in TABLE12]
 
 
 @table("team_dynamics", columns=COLUMNS,
-    title=("Team dynamics per model (paper Table 12): the paper's 14 columns first (empty = not definable in "
-           "one-round games, see table12_undefined), then baselines (`*_cross_*`: cross-team pairs of the same "
+    title=("Team dynamics per model (paper Table 12): the paper's 14 columns first (an empty one's cause is in "
+           "table12_undefined; Strategy Align. needs judge labels, Trust Recovery multi-round games), then baselines (`*_cross_*`: cross-team pairs of the same "
            "games), per pair kind (mm = majority-majority, im = impostor-majority), M.6 failure modes (`fail_*`, "
            "% of team failures) and `*_ci_low`/`*_ci_high` from the design bootstrap (experiment level)"),
     section="paper",
@@ -82,14 +89,42 @@ def team_dynamics(data: Analysis, config: StatsConfig) -> pd.DataFrame:
         w = Wild(data, prep, config, models)
         vi = w.frame({"vulnerability_index": Wild.ratio(Rl["trust_form_pct"], Rb["betrayal_pct"])})
         out = out.join(vi)
+    if Rb:
+        w = Wild(data, prep, config, models)
+        strat = strategy_measures(data, prep, w, Rb.get("collab_success_pct"))
+        if strat:
+            out = out.join(w.frame(strat))
+            out["strategy_judge"] = ", ".join(judges_of(data.players))
     out = out.join(_vote_coord_by_mode(prep), how="left")
-    for c in UNDEFINED:
-        if c in COLUMNS:
+    out = out.join(_from_rounds(data, config), how="left")
+    for c in COLUMNS[1:]:
+        if c not in out.columns:
             out[c] = np.nan
-    filled = [c for c in COLUMNS[1:] if c in out.columns and out[c].notna().any()]
-    note(data, f"team_dynamics (Table 12): {len(filled)} of 14 columns filled; undefined ones and why: "
+    filled = [c for c in COLUMNS[1:] if out[c].notna().any()]
+    note(data, f"team_dynamics (Table 12): {len(filled)} of 14 columns filled; the empty ones and why: "
                "table12_undefined")
     return out.reset_index()
+
+
+def _from_rounds(data: Analysis, config: StatsConfig) -> pd.DataFrame:
+    """Trust Recovery (with its experiment-clustered interval) and Resilience Factor from
+    ``rounds_trust`` (games of more than one round; empty otherwise). Resilience is
+    recovery / betrayal of the moves table's own betrayal rate (every round's ballots), so its
+    ratio is of two rates over the same ballots; no interval (rounds_trust prints none)."""
+    rt = rounds_trust(data, config)
+    if not len(rt):
+        return pd.DataFrame(index=pd.Index([], name="model"))
+    rt = rt[rt["model"] != ALL].set_index("model")
+    out = pd.DataFrame(index=rt.index)
+    if "recovery_pct" in rt:
+        out["trust_recovery_pct"] = rt["recovery_pct"]
+        out["trust_recovery_pct_ci_low"] = rt["recovery_ci_low"]
+        out["trust_recovery_pct_ci_high"] = rt["recovery_ci_high"]
+    if "resilience" in rt:
+        out["resilience_factor"] = rt["resilience"]
+    if "revision_pct" in rt:
+        out["strategy_revision_pct"] = rt["revision_pct"]
+    return out
 
 
 def _vote_coord_by_mode(prep) -> pd.DataFrame:
@@ -103,15 +138,59 @@ def _vote_coord_by_mode(prep) -> pd.DataFrame:
     return out
 
 
-@table("table12_undefined", columns=["metric", "paper_column", "paper_line", "reason", "definable_with"],
-    title="Table 12 / Appendix M metrics one-round games cannot define, and why",
+@table("table12_undefined", columns=["metric", "paper_column", "paper_line", "reason", "definable_with", "models"],
+    title="Table 12 / Appendix M columns with empty cells, the cause that holds for these data, and the models affected",
     section="beyond",
 )
 def table12_undefined(data: Analysis, config: StatsConfig) -> pd.DataFrame:
-    """Metrics of Table 12 / Appendix M that one-round games with stateless players cannot define."""
+    """Every Table 12 column (and M.8's strategy revisions) with an empty cell, the cause that
+    holds for these data, and the models whose cell is empty ("all" when every one is)."""
+    td = team_dynamics(data, config)
     papers = {c: (p, line) for c, p, line in TABLE12}
+    multi = _multi_round(data)
+    labels = has_labels(data.players)
     rows = []
-    for c, (reason, need) in UNDEFINED.items():
+    for c in [*COLUMNS[1:], "strategy_revisions"]:
+        col = "strategy_revision_pct" if c == "strategy_revisions" else c
+        empty = (td["model"][td[col].isna()].astype(str).tolist() if col in td.columns and len(td)
+                 else ["all"])
+        if not empty:
+            continue
+        reason, need = _cause(c, multi, labels, td)
         p, line = papers.get(c, ("(M.8 text)", "M.8 'We observe 3.7x more mid-game strategy revisions'"))
-        rows.append({"metric": c, "paper_column": p, "paper_line": line, "reason": reason, "definable_with": need})
+        every = len(td) == 0 or len(empty) == len(td)
+        rows.append({"metric": c, "paper_column": p, "paper_line": line, "reason": reason, "definable_with": need,
+                     "models": "all" if every else ", ".join(empty)})
     return pd.DataFrame(rows)
+
+
+def _multi_round(data: Analysis) -> bool:
+    try:
+        round_moves(data)
+    except StatsUnavailable:
+        return False
+    return True
+
+
+def _cause(c: str, multi: bool, labels: bool, td: pd.DataFrame) -> tuple[str, str]:
+    """The reason a column's cells are empty, for what these data hold."""
+    if c in ("trust_recovery_pct", "resilience_factor", "strategy_revisions") and multi:
+        if c == "resilience_factor":
+            return ("no betrayal in the moves of these models (0 betrayals: the ratio is undefined, not infinite) or "
+                    "Trust Recovery empty", "betrayals followed by a later round")
+        if c == "trust_recovery_pct":
+            return ("no betrayal of these models' seats was followed by a round in which both teammates cast "
+                    "counted ballots", "more or longer multi-round team-mode games")
+        return ("no counted ballot of these models has a next-round ballot with its target still in",
+                "more or longer multi-round games")
+    if c in CAUSES and not (c in ("strategy_align_pct", "alignment_gap_pp") and labels):
+        return CAUSES[c]
+    if c == "vulnerability_index":
+        return ("no betrayal by these models (Trust/Betrayal with 0 betrayals is undefined, not infinite) or no "
+                "trust-formation ballots", "team-mode ballots with betrayals")
+    if c in ("strategy_align_pct", "alignment_gap_pp"):
+        return ("judge labels present, but no majority-majority team of these models has both members labelled "
+                "with a strategy", "judge labels on team-mode games")
+    return ("no unit of this measure for these models in these games (its unit is in docs/analysis.md, Table 12: "
+            "team-mode ballots, teammate pairs, mm teams or descriptions)",
+            "team-mode games of these models (team_blind for Implicit Coord.)")

@@ -151,6 +151,11 @@ class PlayerRow(BaseModel):
     cost_usd: Optional[float] = Field(default=None, ge=0)  # set by the exporter from the model's price; None = unknown, never 0
     eliminated_round: Optional[int] = Field(default=None, ge=1)  # the round at whose end this seat was voted out
     description_class: Optional[DescriptionErrorClass] = None  # class of an invalid description; derived for older records
+    # judge pass (impostor_bench.core.judging, `impostor annotate`): None until a judge labelled the game
+    judge_strategy: Optional[str] = None  # the coding scheme's strategy label (configs/judge_scheme.json)
+    judge_trust: Optional[bool] = None  # the ballot reasoning states trust in a named player (M.1)
+    judge_coord_intent: Optional[bool] = None  # description or reasoning signals intent to coordinate (M.8)
+    judge_model: Optional[str] = None  # the judge model that produced the three labels
 
     @model_validator(mode="before")
     @classmethod

@@ -1,4 +1,5 @@
-"""Inspect provider ``bot``: ``bot/random``, ``bot/embedding``, ``bot/vague``, ``bot/script``.
+"""Inspect provider ``bot``: ``bot/random``, ``bot/embedding``, ``bot/vague``, ``bot/script``, and
+``bot/judge`` (the judge pass's deterministic rule coder, ``impostor_bench.core.judging``).
 
 Instant, offline and deterministic: the answer depends only on the bot, its
 model args, ``GenerateConfig.seed`` and the full prompt text (see
@@ -26,7 +27,7 @@ from impostor_bench.providers.prompt_parse import PromptParseError, parse_messag
 from impostor_bench.providers.bots import players
 from impostor_bench.providers.bots.script import ScriptedError, load_script, scripted_answer
 
-BOTS = ("random", "embedding", "vague", "script")
+BOTS = ("random", "embedding", "vague", "script", "judge")
 #: bot/vague = bot/embedding describing with looser associations: its neighbours ranked
 #: SKIP+1..SKIP+pool instead of 1..pool (a harder-to-spot impostor, a less telling majority)
 VAGUE_SKIP = 16
@@ -85,6 +86,8 @@ class BotAPI(ModelAPI):
 
     def answer(self, input: list[Any], config: GenerateConfig) -> tuple[str, dict[str, Any]]:
         """(text, facts) for one call; usable without an event loop."""
+        if self.model_name == "judge":
+            return _judge_answer(input)
         try:
             view = parse_messages(input)
         except PromptParseError as e:
@@ -128,6 +131,18 @@ class BotAPI(ModelAPI):
         output = ModelOutput.from_content(model=f"bot/{self.model_name}", content=text)
         output.usage = ModelUsage(input_tokens=in_tok, output_tokens=out_tok, total_tokens=in_tok + out_tok)
         return output, ModelCall.create({**request, **facts}, {"text": text})
+
+
+def _judge_answer(input: list[Any]) -> tuple[str, dict[str, Any]]:
+    """bot/judge: the rule coder's labels for the game record in the last user message."""
+    from impostor_bench.core.judging import JudgeReplyError, bot_reply
+
+    prompt = next((str(getattr(m, "text", "")) for m in reversed(input) if getattr(m, "role", "") == "user"), "")
+    try:
+        return bot_reply(prompt), {"phase": "judge"}
+    except (JudgeReplyError, ValueError) as e:
+        return "bot/judge can only answer judge prompts (impostor_bench.core.judging.judge_prompt).", {
+            "parse_error": str(e)}
 
 
 _players: dict[tuple[float, int, int], players.EmbeddingPlayer] = {}

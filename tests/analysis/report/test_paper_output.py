@@ -146,6 +146,9 @@ def test_compare_keeps_shared_models_only_and_matches_route_prefixes():
     assert cmp.loc[cmp["column"] == "det_acc_pct", "interval"].iloc[0] == "not in this bundle"
     mode = pd.DataFrame({"comparison": ["team_aware_vs_homogeneous"], "or": [0.8], "ci_low": [0.6], "ci_high": [0.95],
                          "p": [0.01], "method": ["logit, CR2 by experiment, t(Bell-McCaffrey df)"]})
+    pinned = compare({"headline": head.assign(model=["openai/gpt-4o-2024-08-06", "anthropic/claude-sonnet-4-20250514"])},
+                     {}, paper)  # dated snapshots (configs/models.yaml) match the paper's names
+    assert set(pinned["model"]) == {"openai/gpt-4o-2024-08-06", "anthropic/claude-sonnet-4-20250514", ""}
     got = compare({"headline": head, "odds_ratios": mode}, {}, paper)
     r = got[got["quantity"] == "OR: team aware vs homogeneous"].iloc[0]  # paper 0.77 [0.72, 0.83]
     assert (r["ci_low"], r["ci_high"]) == (0.6, 0.95) and bool(r["inside"]) and r["interval"].startswith("logit, CR2")

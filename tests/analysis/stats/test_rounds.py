@@ -83,7 +83,10 @@ def test_simulate_rounds_then_report_shows_the_round_tables(tmp_path, capsys):
     md = (out / "report.md").read_text()
     assert "## Longer games" in md and "rounds_survival" in md
     inf = pd.read_csv(out / "tables" / "inference.csv")
-    assert set(ROUND_TABLES) <= set(inf["table"])
+    from impostor_bench.analysis.stats.inference import SPECS
+
+    with_inference = {t for t in ROUND_TABLES if t in {s.table for s in SPECS}}  # rounds_recovery prints none
+    assert len(with_inference) >= 4 and with_inference <= set(inf["table"])
     assert inf[inf["table"].isin(ROUND_TABLES)]["calibrated"].any()
 
 

@@ -1,0 +1,163 @@
+"""Equation (1) of Appendix B.3 as the paper writes it (issue 43):
+
+    logit Pr(impostor win) = a + b_mode + b_pos + b_size log10(params) + g_difficulty
+                             + FE_experiment + FE_word_pair
+
+fitted on games (statsmodels GLM, binomial, logit link) with one dummy per experiment and one
+per word pair (both sets of fixed effects), impostor speaking position as indicators (ref.
+position 0). What the fixed effects leave identified: an experiment has one mode and one
+difficulty, so ``b_mode`` and ``g_difficulty`` are absorbed by FE_experiment (rows say so, no
+number); ``b_size`` is identified only where the impostor's model varies within an experiment
+(cross-play and team modes) and only when every impostor model has a size in models.csv;
+``b_pos`` is identified by the within-game randomisation of speaking order.
+
+Inference: cluster-robust (CR1: statsmodels' ``sandwich_covariance.cov_cluster`` on the one
+fit, with its small-sample correction) with t(G-1) intervals, by experiment_id and, as the paper's robustness check, by
+word pair (``cluster`` column). CR2 (the report's other fits, ``_regress.experiment_logit``)
+is not used: with a dummy per cluster the G - K rule it applies cannot hold (K > G). CR1 with
+experiment fixed effects held its size for the position terms in the simulation of
+tests/analysis/stats/test_stats_equation1.py (position is randomised within experiments, so
+the experiment effects that break CR1 elsewhere are in the fixed effects here). With ~120
+games an experiment the incidental-parameter bias of the unconditional fixed-effects logit is
+small (the planted-effect test bounds it). The design is dense: above ``MAX_CELLS`` (the
+paper's full 90,720-game design is) the table says so instead of fitting.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+
+from impostor_bench.analysis.stats._base import StatsUnavailable, design_codes, models_meta, prepared, table
+from impostor_bench.analysis.stats.declaration import infer
+from impostor_bench.analysis.stats._regress import Fit
+from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats.session import Analysis
+
+#: largest dense design (games x columns) fitted: ~0.5 GB of float64; the paper's full design
+#: (90,720 games x ~1,060 columns) is above it and is refused with the reason, not fitted
+MAX_CELLS = 60_000_000
+METHOD = "logit with FE_experiment + FE_word_pair, CR1 by {cluster}, t(G-1)"
+ABSORBED = "absorbed by FE_experiment (one value per experiment): not identified in equation (1)"
+COLUMNS = ["term", "cluster", "or", "ci_low", "ci_high", "p", "coef", "se", "df", "n", "n_clusters", "method",
+           "note"]
+
+
+def _size(data: Analysis, prep, ok: np.ndarray):
+    """(log10 params of each game's impostor model, None) or (None, why the term is left out)."""
+    try:
+        meta = models_meta(data)
+    except StatsUnavailable as e:
+        return None, f"size term left out: {e}"
+    params = meta["params_b"].reindex(pd.Series(prep.imp_model[ok], dtype=object)).to_numpy(float)
+    if not np.isfinite(params).all():
+        missing = sorted({str(m) for m, p in zip(prep.imp_model[ok], params) if not np.isfinite(p)})
+        return None, f"size term left out: no params_b for {', '.join(missing)}"
+    x = np.log10(params)
+    within = pd.Series(x).groupby(prep.exp_code[ok]).nunique()
+    if (within <= 1).all():
+        return None, "size term left out: the impostor's model never varies within an experiment (absorbed by FE)"
+    return x - x.mean(), None
+
+
+def fit_equation1(y, X: np.ndarray, names: list[str], clusterings: dict[str, np.ndarray], what: str,
+                  terms: tuple[str, ...] = ()) -> dict[str, Fit]:
+    """One GLM fit; per clustering its cluster-robust covariance (statsmodels' ``cov_cluster``,
+    CR1 with the G/(G-1) (N-1)/(N-K) correction) and t(G-1) degrees of freedom. A reported
+    ``terms`` coefficient or SE beyond 25 on the logit scale is (quasi-)separation: refused."""
+    from statsmodels.stats.sandwich_covariance import cov_cluster
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = sm.GLM(np.asarray(y, float), X, family=sm.families.Binomial()).fit()
+    coef = np.asarray(res.params)
+    if not res.converged or not np.all(np.isfinite(coef)):
+        raise StatsUnavailable(f"{what}: fit did not converge")
+    fits = {}
+    for name, groups in clusterings.items():
+        codes = pd.factorize(groups)[0]
+        G = int(codes.max()) + 1
+        if G < 3:
+            raise StatsUnavailable(f"{what}: {G} {name} clusters; need at least 3")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cov = np.asarray(cov_cluster(res, codes))
+        se = np.sqrt(np.clip(np.diag(cov), 0, None))
+        bad = [t for t in terms if abs(coef[names.index(t)]) > 25 or not se[names.index(t)] < 25]
+        if bad:
+            raise StatsUnavailable(f"{what}: (quasi-)separation or no information for {', '.join(bad)}")
+        fits[name] = Fit(list(names), coef, np.sqrt(np.clip(np.diag(cov), 0, None)), len(y), G,
+                         np.full(len(names), float(G - 1)), METHOD.format(cluster=name), cov)
+    return fits
+
+
+def two_way_dummies(exp: np.ndarray, pair: np.ndarray) -> np.ndarray:
+    """Dummies of experiments (first dropped: the intercept) and word pairs with one pair dropped
+    per connected component of the experiment-pair graph: a tier's experiments and pairs form
+    their own component (pairs are played within a tier), and each component's experiment and
+    pair dummies sum to the same indicator, so one pair per component is the reference. Without
+    it the design is rank-deficient and the fit returns nonsense (coefficients of 1e15)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    e, ne = pd.factorize(pd.Series(exp, dtype=object))[0], len(pd.unique(pd.Series(exp, dtype=object)))
+    q, npair = pd.factorize(pd.Series(pair, dtype=object))[0], len(pd.unique(pd.Series(pair, dtype=object)))
+    graph = coo_matrix((np.ones(len(e)), (e, ne + q)), shape=(ne + npair, ne + npair))
+    _, comp = connected_components(graph, directed=False)
+    ref = {comp[ne + j]: j for j in range(npair - 1, -1, -1)}  # the first pair of each component
+    keep_pairs = [j for j in range(npair) if ref[comp[ne + j]] != j]
+    fe_e = (e[:, None] == np.arange(1, ne)[None, :]).astype(float)
+    fe_p = (q[:, None] == np.asarray(keep_pairs)[None, :]).astype(float)
+    return np.hstack([fe_e, fe_p])
+
+
+def design_equation1(data: Analysis):
+    """(y, X, names, experiment codes, pair codes, notes) of equation (1) on the games with a position."""
+    prep = prepared(data)
+    ok = prep.imp_pos >= 0
+    if not ok.any():
+        raise StatsUnavailable("no game has an impostor_speaking_position in 0-3")
+    if "pair_id" not in prep.games.columns:
+        raise StatsUnavailable("games table has no pair_id: FE_word_pair needs it")
+    pair = prep.games["pair_id"].astype(object).to_numpy()[ok]
+    exp = prep.exp_code[ok]
+    pos, pos_names = design_codes(prep.imp_pos[ok], ref=0, levels=[0, 1, 2, 3])
+    blocks, names = [pos], [f"pos{k}_vs_pos0" for k in pos_names]
+    size, why = _size(data, prep, ok)
+    if size is not None:
+        blocks.append(size[:, None])
+        names.append("size_per_10x")
+    n_cols = 1 + len(names) + len(np.unique(exp)) - 1 + len(pd.unique(pair)) - 1
+    if ok.sum() * n_cols > MAX_CELLS:
+        raise StatsUnavailable(f"the dense fixed-effects design would be {ok.sum():,} games x {n_cols:,} columns "
+                               f"(> {MAX_CELLS:,} cells); fit equation (1) on a subset of experiments")
+    fe = two_way_dummies(exp, pair)
+    X = np.hstack([np.ones((ok.sum(), 1)), *blocks, fe])
+    all_names = ["const", *names] + [f"fe:{i}" for i in range(fe.shape[1])]
+    notes = [why] if why else []
+    return prep.y[ok], X, all_names, names, exp, pair, notes
+
+
+@table("equation1", columns=COLUMNS,
+    title=("Equation (1) of B.3 as written: position (and size) odds ratios with FE_experiment and FE_word_pair, "
+           "CR1 by experiment and by word pair"),
+    section="robustness",
+    inference=(infer("fe_or", ("term", "cluster"), "or", ("ci_low", "ci_high"), "p", method="method"),),
+)
+def equation1(data: Analysis, config: StatsConfig) -> pd.DataFrame:
+    """Equation (1) with both fixed effects: position (and size) odds ratios, by two clusterings."""
+    y, X, all_names, terms, exp, pair, notes = design_equation1(data)
+    rows = []
+    fits = fit_equation1(y, X, all_names, {"experiment_id": exp, "word_pair": pair}, "equation1", tuple(terms))
+    for cluster, fit in fits.items():
+        for t in terms:
+            w = fit.wald(t, config.alpha)
+            j = all_names.index(t)
+            rows.append({"term": t, "cluster": cluster, **w, "coef": fit.coef[j], "se": fit.se[j], "n": fit.n,
+                         "n_clusters": fit.n_clusters, "method": fit.method, "note": "; ".join(notes)})
+    for t in ("mode", "difficulty"):
+        rows.append({"term": t, "cluster": "", "note": ABSORBED})
+    return pd.DataFrame(rows)
