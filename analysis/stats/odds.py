@@ -36,6 +36,7 @@ import pandas as pd
 from impostor_bench.analysis.stats._base import MODES, Prepared, StatsUnavailable, note, ordered_levels, prepared, table
 from impostor_bench.analysis.stats import _marginal
 from impostor_bench.analysis.stats.declaration import infer
+from impostor_bench.core.modes import TEAM_MODES_BY_DISCLOSURE
 from impostor_bench.analysis.stats._regress import fit_columns, inference_fit, with_intercept
 from impostor_bench.analysis.stats.config import StatsConfig
 from impostor_bench.analysis.stats.design_checks import seat_refusal
@@ -78,8 +79,9 @@ def mode_ors(prep: Prepared, config: StatsConfig, mask: Optional[np.ndarray] = N
                            "mode ORs", prep.exp_code, levels=ordered_levels(prep.mode, MODES), mask=mask)
 
 
-#: Mode contrasts the paper states besides each mode vs homogeneous (Section 3 / Table 2).
-EXTRA_MODE_CONTRASTS = (("team_aware", "team_blind"),)
+#: Mode contrasts the paper states besides each mode vs homogeneous (Section 3 / Table 2): teammates
+#: named (team-aware) vs not disclosed (team-blind), the ends of the core's disclosure order.
+EXTRA_MODE_CONTRASTS = ((TEAM_MODES_BY_DISCLOSURE[-1], TEAM_MODES_BY_DISCLOSURE[0]),)
 
 
 def _versus(ref: str) -> Callable[[Any], str]:

@@ -86,7 +86,7 @@ def test_the_registries_are_read_from_the_declarations():
     assert SPECS == specs() == tuple(i for d in decl.values() for i in d.inference)
     assert {s.calibration for s in SPECS} >= {"headline:imp_win", "odds_ratios:or", "rounds_commit:commit"}
     assert ROUND_TABLES == tuple(n for n, d in decl.items() if d.rounds)
-    assert set(ROUND_TABLES) == {"rounds_survival", "rounds_votes", "rounds_trust", "rounds_commit"}
+    assert set(ROUND_TABLES) == {"rounds_survival", "rounds_votes", "rounds_trust", "rounds_commit", "rounds_recovery"}
     assert figure_section("odds_ratios_forest") == "robustness" and figure_section("win_by_mode") == "results"
     assert figure_section("vote_network_example") == "design" and figure_section("no_such_figure") == "beyond"
     assert section_of("headline") is None and section_of("balance") == "design"
