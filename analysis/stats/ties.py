@@ -2,7 +2,8 @@
 
 Recomputed from the logged valid ballots in players.parquet (never from the
 tie_k / p_imp_* extras):
-* counts_c = number of valid ballots naming seat c (self-votes count);
+* counts_c = number of valid ballots naming seat c (a self-vote is no vote: the parser records it
+  as ``self_vote`` without a seat, as the engine counts it);
 * a game is *affected* only if no player self-declared and there is no conviction
   (>= 2 valid ballots by non-impostor seats naming the impostor);
 * top-of-ballot tie: the largest count (> 0) is shared by k >= 2 seats; k in {2, 3, 4}.
