@@ -19,6 +19,7 @@ from typing import Any
 
 from inspect_ai import Task, task
 
+from impostor_bench.inspect_compat import installed_package_name
 from impostor_bench.providers import register as _providers  # noqa: F401 - registers bot/local/litellm/human
 from impostor_bench.scorers.judge import strategy_judge  # noqa: F401 - `inspect score --scorer impostor_bench/strategy_judge`
 from impostor_bench.tasks.impostor import impostor as _file_task
@@ -33,4 +34,9 @@ def impostor(*args: Any, **kwargs: Any) -> Task:
 impostor.__signature__ = _inspect.signature(_factory)  # type: ignore[attr-defined]
 impostor.__doc__ = _factory.__doc__
 impostor.__annotations__ = dict(_factory.__annotations__)
-impostor = task(impostor)
+# Inspect prefixes the name with the installed package it finds for the function.  With the
+# repository root on PYTHONPATH, pip's build metadata there (impostor_bench.egg-info, no
+# direct_url.json) hides the editable install from that lookup and the task would be plain
+# "impostor", so `inspect eval impostor_bench/impostor` found nothing: then the name is given whole.
+impostor = (task(impostor) if installed_package_name(impostor) == "impostor_bench"
+            else task(name="impostor_bench/impostor")(impostor))

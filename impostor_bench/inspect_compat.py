@@ -30,7 +30,7 @@ from impostor_bench.core.errors import ImpostorError
 
 __all__ = [
     "PrerequisiteError", "UserInputError", "active_generate_config", "building_task_for_eval", "cache_package_scan",
-    "eval_models", "is_model_info_lookup", "refuse_unbounded_task_args", "release_finished_eval",
+    "eval_models", "installed_package_name", "is_model_info_lookup", "refuse_unbounded_task_args", "release_finished_eval",
 ]
 
 #: The most values, and levels, one ``-T`` value may hold (aliases counted as used).
@@ -76,6 +76,14 @@ class UserInputError(ImpostorError, PrerequisiteError):
         if display_type() == "none":
             print(f"impostor: {exc}", file=sys.stderr)
         return exc if isinstance(exc, cls) else cls(str(exc))
+
+
+def installed_package_name(obj: object) -> str | None:
+    """The installed package Inspect names a registered object after (``<package>/<name>``), or
+    None when it finds none (``inspect_ai._util.package.get_installed_package_name``)."""
+    from inspect_ai._util.package import get_installed_package_name
+
+    return get_installed_package_name(obj)
 
 
 def cache_package_scan() -> None:

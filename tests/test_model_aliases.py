@@ -46,7 +46,7 @@ def test_alias_args_under_explicit_model_args(monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, said", [("gpt-4o", "--model: model 'gpt-4o' (openai/gpt-4o): OPENAI_API_KEY is not set; fix:"),
+@pytest.mark.parametrize("name, said", [("gpt-4o", "--model: model 'gpt-4o' (openai/gpt-4o-2024-08-06): OPENAI_API_KEY is not set; fix:"),
                                         ("gpt4o", "neither an Inspect model string (<api>/<model>) nor an alias")])
 def test_inspect_eval_model_alias_without_key_is_one_message(tmp_path, name, said):
     env = cli_env(IMPOSTOR_MLFLOW="0")

@@ -70,6 +70,8 @@ def fit_equation1(y, X: np.ndarray, names: list[str], clusterings: dict[str, np.
     ``terms`` coefficient or SE beyond 25 on the logit scale is (quasi-)separation: refused."""
     from statsmodels.stats.sandwich_covariance import cov_cluster
 
+    if len(y) <= X.shape[1]:  # the CR1 correction (N-1)/(N-K) and any residual need N > K
+        raise StatsUnavailable(f"{what}: {len(y)} games for {X.shape[1]} parameters (experiment and pair effects)")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = sm.GLM(np.asarray(y, float), X, family=sm.families.Binomial()).fit()

@@ -100,7 +100,7 @@ def test_round_intervals_hold_coverage_under_the_design():
 
     res = calibrate(experiments=60, games=16, reps=30, tables=ROUND_TABLES,
                     config=StatsConfig(bootstrap_reps=50, permutation_reps=50))
-    assert set(res["table"]) == set(ROUND_TABLES)
+    assert set(res["table"]) == set(ROUND_TABLES) - {"rounds_recovery"}  # M.4's shares print no interval
     ok = res[res["n_intervals"] >= 50]
     assert len(ok) >= 8
     low = binom.ppf(0.005, ok["n_intervals"], 0.90) / ok["n_intervals"]

@@ -37,6 +37,8 @@ def test_every_required_table_with_contract_columns():
             assert list(out.columns[: len(CONTRACT[name])]) == CONTRACT[name], name
         if name == "positive_control":  # needs word vectors (data.embedder); test_stats_paper_checks.py
             continue
+        if name == "equation1":  # a fixed effect per experiment and per word pair separates on this small
+            continue  # design (refused with a note); fitted on planted data in test_stats_equation1.py
         if name in ROUND_TABLES:  # need games of several rounds: filled in tests/analysis/stats/test_rounds.py
             assert len(out) == 0, name
             continue

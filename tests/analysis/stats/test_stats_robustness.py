@@ -198,7 +198,11 @@ def test_multiple_comparisons_skips_a_family_whose_table_is_empty(monkeypatch):
 
     data = shared_ballot()
     full = TABLES["multiple_comparisons"](data, fast_config())
-    monkeypatch.setitem(REGISTRY, "opponent_baseline", lambda data, config: pd.DataFrame())
+    def empty(data, config):
+        return pd.DataFrame()
+
+    empty.spec = REGISTRY["opponent_baseline"].spec  # type: ignore[attr-defined] - its declaration (issue 41)
+    monkeypatch.setitem(REGISTRY, "opponent_baseline", empty)
     mc = multiple.multiple_comparisons(make_ballot_games(n_models=5, games_per_exp=8, seed=0),
                                        fast_config())  # fresh data: tables are memoised on it
     assert "opponent_baseline" not in set(mc["family"])
