@@ -24,6 +24,7 @@ def test_version_prints_the_package_version():
     assert out.stdout.strip() == f"impostor {__version__}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [None, *SUBCOMMANDS])
 def test_help_has_no_restructuredtext_backticks(command):
     out = _cli(*([command] if command else []), "--help")

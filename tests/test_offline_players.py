@@ -24,6 +24,7 @@ def inspect_eval(tmp_path, *args, timeout=900):
     return log
 
 
+@pytest.mark.slow
 def test_embedding_bot_detects_a_random_impostor_far_above_chance(tmp_path):
     log = inspect_eval(tmp_path, "--model", "bot/embedding", "--model-role", "impostor=bot/random",
                        "-T", "mode=cross_play", "-T", "n_games=40")

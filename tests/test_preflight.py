@@ -39,6 +39,7 @@ def test_unexpected_failure_keeps_the_first_words_on_one_line():
     assert line.startswith("model x/y: cannot be created (boom second line)") and "\n" not in line
 
 
+@pytest.mark.slow
 def test_sweep_with_missing_key_fails_in_one_line_before_any_game(tmp_path):
     (tmp_path / "s.yaml").write_text("name: k\nmodels: [bot/random, gpt-4o]\nmodes: [cross_play]\n"
                                      "difficulties: [easy]\ngames_per_experiment: 2\n")

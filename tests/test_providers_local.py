@@ -219,6 +219,7 @@ def test_wrong_whole_number_args_name_the_arg(arg, value):
         LocalLlamaAPI("smollm2", **{arg: value})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("display", ["full", "none"])
 def test_wrong_model_arg_through_inspect_eval_is_one_line_without_traceback(tmp_path, display):
     """A provider's set-up error reaches `inspect eval` as a prerequisite error: the message

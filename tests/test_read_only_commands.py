@@ -19,6 +19,7 @@ def _tree(root) -> list[str]:
     return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["export", "report"])
 @pytest.mark.parametrize("uri", [None, "sqlite:///elsewhere/mlflow.db", "file:///nonexistent-impostor-store"])
 def test_reading_an_absent_store_creates_nothing(tmp_path, command, uri):

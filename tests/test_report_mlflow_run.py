@@ -44,6 +44,7 @@ def _report(uri, out, *extra):
                      "--bootstrap-reps", "40", "--permutation-reps", "20", *extra])
 
 
+@pytest.mark.slow
 def test_report_run_holds_the_ratings(store, tmp_path, capsys):
     client, uri, exp, n_games = store
     assert _report(uri, tmp_path / "r1", "--log-run") in (0, 1)

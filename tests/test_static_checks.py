@@ -7,6 +7,8 @@ re-checks only what changed (docs/architecture.md, "Static checks").
 
 from __future__ import annotations
 
+import pytest
+
 import subprocess
 import sys
 from pathlib import Path
@@ -26,6 +28,7 @@ def test_ruff_finds_nothing():
     assert r.returncode == 0, r.stdout[-8000:] + r.stderr[-2000:]
 
 
+@pytest.mark.slow
 def test_mypy_finds_nothing():
     r = _run("mypy", timeout=1200)  # the files and settings: [tool.mypy] in pyproject.toml
     assert r.returncode == 0, r.stdout[-8000:] + r.stderr[-2000:]

@@ -20,6 +20,7 @@ from test_sweep_helpers import REPO, cli_env, impostor_cmd, run_cli, write_confi
 # ------------------------------------------------------------------ planning
 
 
+@pytest.mark.slow
 def test_paper_dry_run_prints_756_experiments_and_90720_games(tmp_path):
     keys = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY")
     env = {k: v for k, v in cli_env().items() if k not in keys}
@@ -171,6 +172,7 @@ def _progress_votes(path: Path) -> int:
     return len(path.read_text().splitlines()) if path.exists() else 0
 
 
+@pytest.mark.slow
 def test_kill_mid_sweep_and_resume_gives_the_uninterrupted_game_set(tmp_path, monkeypatch):
     """SIGKILL a running sweep, re-run it: same game ids and outcomes as a clean run; finished games reused."""
     from impostor_bench.commands.sweep import run_sweep

@@ -34,6 +34,7 @@ def run(tmp_path, **kw):
     return log
 
 
+@pytest.mark.slow
 def test_registered_task_runs_from_an_empty_folder(tmp_path):
     """``inspect eval impostor_bench/impostor`` as an Inspect user runs an installed eval: by the
     name the package's ``inspect_ai`` entry point registers, from a folder that is not the
@@ -65,6 +66,7 @@ def test_registered_task_has_the_file_tasks_options():
     assert registered.__doc__ == from_file.__doc__
 
 
+@pytest.mark.slow
 def test_cli_inspect_eval_plays_eight_scored_games(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "inspect_ai", "eval", TASK, "--model", "bot/random", "-T", "n_games=8",
@@ -178,6 +180,7 @@ def _cli_cross_play(tmp_path, impostor_model, majority_model, n_games=40, seed=0
     return [g for g, _ in records(log)]
 
 
+@pytest.mark.slow
 def test_experiments_of_one_cell_get_independent_speaking_positions(tmp_path):
     """Issue 12: two cross-play model assignments of the same cell and seed, run through
     `inspect eval`, play the same pairs (paired design) but draw the impostor's seat and

@@ -59,6 +59,7 @@ def _artifacts(client, run_id, path=None):
     return out
 
 
+@pytest.mark.slow
 def test_sweep_logs_to_tracking_server(server, tracked, tmp_path, monkeypatch):
     from mlflow.tracking import MlflowClient
 
@@ -143,6 +144,7 @@ def test_sweep_logs_to_tracking_server(server, tracked, tmp_path, monkeypatch):
     assert len(_runs(client, "impostor-srv")) == before
 
 
+@pytest.mark.slow
 def test_plain_eval_default_sqlite_store_no_secrets(tracked, tmp_path, monkeypatch):
     from inspect_ai import Task, eval
     from inspect_ai.dataset import Sample
@@ -239,6 +241,7 @@ def test_server_down_then_sync(server, tracked, tmp_path, monkeypatch, capsys):
     assert len(plain) == 1 and plain[0].data.metrics["games_completed"] == 1
 
 
+@pytest.mark.slow
 def test_plain_inspect_eval_cli_is_tracked(tmp_path):
     """`inspect eval tasks/impostor.py ...` (a subprocess: hooks come from the entry point) makes one run."""
     import os

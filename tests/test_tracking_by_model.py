@@ -30,6 +30,7 @@ def swept(tmp_path_factory):
     return tmp, cfg, env, r, client, client.get_experiment_by_name("bymodel")
 
 
+@pytest.mark.slow
 def test_every_mode_names_its_models_by_side_and_logs_per_model_rates(swept):
     *_, client, exp = swept
     runs = client.search_runs([exp.experiment_id], filter_string="tags.`impostor.kind` = 'experiment'")

@@ -6,6 +6,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 OPEN = """
 import sys, time
@@ -29,6 +31,7 @@ def open_concurrently(uri: str, n: int, mode: str = "lock") -> list[subprocess.C
     return [subprocess.CompletedProcess(p.args, p.wait(timeout=180), *p.communicate()) for p in procs]
 
 
+@pytest.mark.slow
 def test_processes_opening_a_new_sqlite_store_at_once_all_succeed(tmp_path):
     uri = f"sqlite:///{(tmp_path / 'mlruns' / 'mlflow.db').as_posix()}"
     results = open_concurrently(uri, 4)

@@ -124,6 +124,7 @@ def test_opt_in_rollups_go_through_mlflows_writer(new_store, monkeypatch):
     assert called == [] and len(client.search_traces(locations=[exp], max_results=10)) == 1
 
 
+@pytest.mark.slow
 def test_through_a_tracking_server(tmp_path, monkeypatch):
     """An http:// store has no SQL session here: MLflow's own writer, same traces read back."""
     from mlflow.tracking import MlflowClient

@@ -46,6 +46,7 @@ def test_truth_of_the_null_design():
     assert np.mean([r[sel].mean() for r in runs]) == pytest.approx(pos.truth["imp_win_rate:gpt-4o"], abs=0.006)
 
 
+@pytest.mark.slow
 def test_randomisation_p_values_hold_their_size(null_summary):
     _, s = null_summary
     cells = _row(s, "itt_cells", "p")  # 20 cells x 60 runs

@@ -389,6 +389,7 @@ def test_load_from_mlflow_no_tables(mlflow_store):
         load_from_mlflow("empty", tracking_uri=mlflow_store)
 
 
+@pytest.mark.slow
 def test_cli_report_from_mlflow(mlflow_store, tmp_path, capsys):
     import json
 
@@ -404,6 +405,7 @@ def test_cli_report_from_mlflow(mlflow_store, tmp_path, capsys):
     assert main(["report", "--experiment", "nope", "--tracking-uri", mlflow_store, "--out", str(tmp_path / "x")]) == 2
 
 
+@pytest.mark.slow
 def test_report_from_mlflow_records_provenance(mlflow_store, tmp_path, monkeypatch):
     """manifest.json: the resolved tracking URI, the command line and the checkout's commit."""
     import json

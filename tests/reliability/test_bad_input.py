@@ -394,12 +394,14 @@ def _params(cases: list[Case]):
 
 def _check(r: dict, case: Case) -> str:
     said = r["stdout"] + r["stderr"]
+    flat = " ".join(said.split())  # Inspect's console wraps long messages where the path length puts them
     for s in case.expect:
-        assert s in said, f"{s!r} not in:\n{said[-3000:]}"
+        assert s in said or " ".join(s.split()) in flat, f"{s!r} not in:\n{said[-3000:]}"
     assert r["after"] == r["before"], f"disk changed: {sorted(set(r['after']) ^ set(r['before']))}"
     return said
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", _params(IMPOSTOR_CASES))
 def test_impostor_cli_one_clear_message_and_nothing_written(impostor_results, case: Case):
     r = impostor_results[case.id]

@@ -36,6 +36,7 @@ def test_corpus_size():
     assert len(CASES) >= 50 and min(phases.values()) >= 25, phases
 
 
+@pytest.mark.slow
 def test_every_case_recorded(corpus):
     log, by_case = corpus
     assert sorted(by_case) == sorted(c.id for c in CASES)

@@ -43,6 +43,7 @@ def _inspect(tmp: Path, server: FaultServer, *args: str) -> tuple[subprocess.Com
     return r, time.monotonic() - t0
 
 
+@pytest.mark.slow
 def test_a_dead_provider_fails_the_eval_with_the_cause(dead_server, tmp_path):
     """HTTP 500 for ever: the eval stops within the budget (plus start-up), its last lines name
     the budget and the provider's error, the log is ``error`` and no game is scored."""
@@ -56,6 +57,7 @@ def test_a_dead_provider_fails_the_eval_with_the_cause(dead_server, tmp_path):
     assert dead_server.app.requests["dead"] >= 2  # it really was retrying
 
 
+@pytest.mark.slow
 def test_a_game_cut_off_is_an_errored_game_not_a_scored_one(dead_server, tmp_path):
     """With ``--no-fail-on-error`` the eval finishes: both games errored with the cause, none scored
     (before, the partial game was scored: every ballot missing, the impostor 'won')."""

@@ -121,6 +121,7 @@ def _formats(server: FaultServer, model: str) -> list:
             if b["messages"][0]["content"] == VOTING_SYSTEM]
 
 
+@pytest.mark.slow
 def test_refused_schema_falls_back_and_the_eval_finishes(server, tmp_path):
     """``-T constrained_votes=true`` against a server that answers json_schema with HTTP 500
     (json_object taken) and ``-T structured_votes=true`` against one that refuses both with

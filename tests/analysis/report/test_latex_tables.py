@@ -58,6 +58,7 @@ def bundle(tmp_path_factory) -> Path:
     return d / "rep"
 
 
+@pytest.mark.slow
 def test_every_bundle_table_is_clean_latex(bundle):
     files = sorted((bundle / "tables").glob("*.tex"))
     assert len(files) >= 16

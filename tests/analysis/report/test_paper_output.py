@@ -37,6 +37,7 @@ def run(tmp_path_factory):
     return d / "rep", res
 
 
+@pytest.mark.slow
 def test_paper_folder_has_every_table_and_figure(run):
     rep, _ = run
     paper = rep / "paper"
@@ -155,6 +156,7 @@ def test_compare_keeps_shared_models_only_and_matches_route_prefixes():
     assert r["calibrated"]
 
 
+@pytest.mark.slow
 def test_compare_paper_alone_reads_the_existing_bundle_or_says_what_to_do(run, tmp_path):
     rep, _ = run
     got = _impostor("report", "--compare-paper", "--out", str(rep), cwd=tmp_path)  # no input: nothing recomputed

@@ -40,6 +40,7 @@ def bundle(sim_export, tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_every_contract_table_in_three_formats(bundle):
     for name, lead in CONTRACT_COLUMNS.items():
         csv = bundle / "tables" / f"{name}.csv"
@@ -134,6 +135,7 @@ def test_one_round_bundle_has_no_longer_games_section(bundle):
     assert "rounds_survival: not computed: one-round games only" in md
 
 
+@pytest.mark.slow
 def test_rerun_replaces_previous_bundle(bundle, sim_export, tmp_path):
     out = tmp_path / "again"
     shutil.copytree(bundle, out)
@@ -171,6 +173,7 @@ def test_failure_mid_build_leaves_out_untouched(bundle, sim_export, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["prev"]  # no temp dirs left behind
 
 
+@pytest.mark.slow
 def test_failing_table_is_reported_not_fatal(sim_export, tmp_path):
     data = load_tables(sim_export)
 
@@ -217,6 +220,7 @@ def test_a_users_file_in_a_previous_bundle_is_never_deleted(bundle, sim_export, 
                      "--permutation-reps", "10", "--no-figures"]) == 0
 
 
+@pytest.mark.slow
 def test_missing_models_csv_noted(export_copy, tmp_path):
     (export_copy / "models.csv").unlink()
     m = build_report(load_tables(export_copy), tmp_path / "out", stats.StatsConfig(**FAST), figures=False)

@@ -35,6 +35,7 @@ def tiny_bundle(tmp_path_factory) -> Path:
     return d / "rep"
 
 
+@pytest.mark.slow
 def test_markdown_leads_with_contents_then_the_papers_results(tiny_bundle):
     md = (tiny_bundle / "report.md").read_text()
     m = json.loads((tiny_bundle / "manifest.json").read_text())

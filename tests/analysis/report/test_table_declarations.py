@@ -92,6 +92,7 @@ def test_the_registries_are_read_from_the_declarations():
     assert section_of("headline") is None and section_of("balance") == "design"
 
 
+@pytest.mark.slow
 def test_one_declaration_reaches_bundle_pages_inference_and_errors_surface(probe_tables, sim_export, tmp_path,
                                                                            capsys):
     """The probe table, declared in one place, is in tables/, inference.csv, its section and the contents;

@@ -58,6 +58,7 @@ def test_invalid_arguments():
         closed_form_n(0.8, base=1.5)
 
 
+@pytest.mark.slow
 def test_simulated_power_at_recommended_n_is_target():
     n = closed_form_n(0.7, 0.8, 0.45)["wald_logit"].n_per_cell
     pw, se = simulated_power(n, 0.7, 0.45, reps=240, seed=1)

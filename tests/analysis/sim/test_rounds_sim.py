@@ -95,6 +95,7 @@ def _present(mv):
     return mv.groupby(["game_id", "round"])["seat"].transform("size")
 
 
+@pytest.mark.slow
 def test_betrayal_and_recovery_match_their_closed_forms(team_games):
     mv = team_games.moves.copy()
     mv["k"] = _present(mv)

@@ -124,6 +124,7 @@ def _listed() -> set[str]:
     return out
 
 
+@pytest.mark.slow
 def test_every_inference_column_is_listed_or_explained(computed):
     listed = _listed()
     stray = sorted(f"{name}.{c}" for name, df in computed.items() for c in df.columns

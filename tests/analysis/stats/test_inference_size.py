@@ -10,6 +10,8 @@ procedure (StatsConfig.paper_methods) fails the same test, so the test can fail.
 
 from __future__ import annotations
 
+import pytest
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -56,6 +58,7 @@ def _rates(recs: list[dict]) -> pd.Series:
     return (pd.DataFrame(recs) < 0.05).mean()
 
 
+@pytest.mark.slow
 def test_mode_and_size_columns_hold_their_size():
     reps = 100
     cfg, paper = fast_config(permutation_reps=200), fast_config(permutation_reps=200, paper_methods=True)
@@ -82,6 +85,7 @@ def test_mode_and_size_columns_hold_their_size():
     assert (rate_old > _limit(reps)).all(), rate_old
 
 
+@pytest.mark.slow
 def test_seat_columns_hold_their_size_with_per_experiment_seats_and_refuse_shared_seats():
     reps = 100
     cfg = fast_config(permutation_reps=200)

@@ -68,6 +68,7 @@ def test_moves_parquet_is_loaded_and_checked(rounds_export, tmp_path):
         load_tables(bad)
 
 
+@pytest.mark.slow
 def test_simulate_rounds_then_report_shows_the_round_tables(tmp_path, capsys):
     sim, out = tmp_path / "sim", tmp_path / "report"
     assert main(["simulate", "--rounds", "3", "--experiments", "20", "--games", "8", "--seed", "2",

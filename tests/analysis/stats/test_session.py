@@ -79,6 +79,7 @@ def test_notes_are_the_sessions_and_start_from_the_loaders():
     assert data.notes == ["loader: something about the input"]  # the input is not appended to
 
 
+@pytest.mark.slow
 def test_tables_reused_by_others_are_computed_once(monkeypatch):
     a = Analysis(_data(), fast_config())
     calls = []

@@ -42,6 +42,7 @@ def test_perfect_rank_agreement_of_six_models_is_2_over_720():
     assert r["spearman_rho"] == pytest.approx(-1) and r["spearman_p"] == pytest.approx(2 / 720)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n, seed", [(6, 0), (7, 1), (7, 2)])
 def test_exact_p_matches_itertools_enumeration(n, seed):
     rng = np.random.default_rng(seed)

@@ -102,6 +102,7 @@ def test_one_step_replicates_track_full_refits():
     assert 0.9 < np.sqrt((d_one ** 2).mean() / (d_full ** 2).mean()) < 1.1  # the spread the CIs come from
 
 
+@pytest.mark.slow
 def test_ci_coverage_small_simulation():
     """Reduced coverage simulation (docs/analysis.md gives the 100-run figures)."""
     hits = {"design": [], "paper": []}
