@@ -123,7 +123,9 @@ def _cmd_play(args: Any) -> int:
                          display="none", attempt_timeout=attempt_timeout)
     print(f"impostor play: log {log.location}", file=sys.stderr)
     if log.status != "success" or not log.samples or not log.samples[0].scores:
-        error = log.error.message if log.error else "the game has no score"
+        # the game's own error: the eval has none when only the game errored (continue_on_fail)
+        failed = log.error or next((s.error for s in log.samples or [] if s.error is not None), None)
+        error = failed.message if failed else "the game has no score"
         api.session.finish(f"The game did not finish: {error}")
         raise ImpostorError(f"the game did not finish ({log.status}): {error}; see the log {log.location}")
     md = log.samples[0].scores["impostor_winner"].metadata or {}
