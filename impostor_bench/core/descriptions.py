@@ -113,6 +113,31 @@ def _blank_tags(text: str) -> str:
     return _TAGS.sub(lambda m: _TAG_FILL * len(m.group(0)), text) if "<" in text else text
 
 
+def _pieces_of_forms(word: str) -> str:
+    """Every inflected form split into pieces ("rock-ets" for rockets, "ba-king" for baking), as
+    one pattern over the forms' letter tree (common starts once: "cat" then "s", "tt" then
+    "ing"/"er"...).  An alternation of whole forms made compiling a word's patterns ~2.3x
+    slower (6.7 -> 15.4 ms a word on the shipped words)."""
+    tree: dict = {}
+    for form in word_forms(word):
+        node = tree
+        for c in form:
+            node = node.setdefault(c, {})
+        node[""] = {}  # a form ends here
+
+    def pattern(node: dict) -> str:
+        """The letters that may follow ``node``, each with what may follow it."""
+        branches = []
+        for c, child in node.items():
+            if not c:
+                continue
+            more = _PIECE_SEPARATORS + pattern(child) if set(child) != {""} else ""
+            branches.append(re.escape(c) + (f"(?:{more})?" if more and "" in child else more))
+        return branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+
+    return pattern(tree)
+
+
 @functools.lru_cache(maxsize=4096)
 def _leak_patterns(word: str) -> tuple[re.Pattern[str], Optional[re.Pattern[str]], Optional[re.Pattern[str]]]:
     """Compiled (inflected forms, reversed, spelled out or split) patterns of a word; built
@@ -127,8 +152,7 @@ def _leak_patterns(word: str) -> tuple[re.Pattern[str], Optional[re.Pattern[str]
     spelled = None
     if len(word) >= 3:
         letters = _SPELLING_SEPARATORS.join(re.escape(c) for c in word)
-        # every inflected form in pieces, longest first: "rock-ets" (rockets), "ba-king" (baking)
-        pieces = "|".join(_PIECE_SEPARATORS.join(re.escape(c) for c in form) for form in word_forms(word))
+        pieces = _pieces_of_forms(word)
         spelled = re.compile(rf"(?<![A-Za-z])(?:{letters}|{pieces})(?![A-Za-z])", flags=re.IGNORECASE)
     return whole, backwards, spelled
 
