@@ -54,9 +54,9 @@ def authenticate_request() -> Any:
     from mlflow.server import auth
 
     result = auth.authenticate_request_basic_auth()
-    if (request.method == "POST" and CREATE_PATH.search(request.path) and not isinstance(result, Response)
-            and not auth.store.get_user(result.username).is_admin):
-        return auth.make_forbidden_response()
+    if request.method == "POST" and CREATE_PATH.search(request.path) and not isinstance(result, Response):
+        if not (result.username and auth.store.get_user(result.username).is_admin):
+            return auth.make_forbidden_response()
     return result
 
 
