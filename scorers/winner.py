@@ -269,15 +269,22 @@ GAME_METRICS = [
 
 
 class GameTimeLimitError(RuntimeError):
-    """A game cut short by its time budget: an errored game (retried by ``eval_retry``), never scored."""
+    """A game cut short by its time budget: an errored game (retried by ``eval_retry``), never scored.
+
+    The task sets ``continue_on_fail``, so the other games play on and the log ends ``error``
+    with this game kept (its transcript, store and this message; issue 42)."""
 
 
 def likely_cause(errors: list[str]) -> str | None:
     """The model-call error most likely to explain a game cut off by its time limit (``errors`` in
     the order they happened): the last one, unless it is the call the time limit itself cancelled,
     which says nothing of the cause; then the provider's last error before it."""
-    real = [x for x in errors if "model call cancelled" not in str(x)]
+    real = [x for x in errors if not _cancelled(x)]
     return real[-1] if real else (errors[-1] if errors else None)
+
+
+def _cancelled(error: object) -> bool:
+    return "model call cancelled" in str(error)
 
 
 def time_limit_problem(game: str) -> str | None:
@@ -295,8 +302,13 @@ def time_limit_problem(game: str) -> str | None:
     if clock.limit is None or clock.usage < clock.limit:
         return None
     error = likely_cause([e.error for e in transcript().events if isinstance(e, ModelEvent) and e.error])
-    cause = (f"the last model call failed with: {' '.join(str(error).split())[:300]}; fix the provider (key, URL, "
-             f"network) or" if error else "no model call failed: the game is slow;")
+    if error is None:
+        cause = "no model call failed: the game is slow;"
+    elif _cancelled(error):  # only the call the limit cancelled: it was still waiting for an answer
+        cause = "a model call was still waiting for its answer (a slow or hung provider): check the provider or"
+    else:
+        cause = (f"the last model call failed with: {' '.join(str(error).split())[:300]}; fix the provider (key, "
+                 f"URL, network) or")
     return (f"game {game} stopped unfinished by its time limit of {clock.limit:.0f} s (-T game_time_limit); "
             f"{cause} raise -T game_time_limit (0: no limit)")
 

@@ -146,8 +146,13 @@ PIECES_42 = [
     ("red tom<b></b>ato", "tomato", "tom<b></b>ato"), ("a c<b>at</b>", "cat", "c<b>at"),
     ("a sand.wich", "sandwich", "sand.wich"), ("ban/ana split", "banana", "ban/ana"),
     ("um_brel_la", "umbrella", "um_brel_la"), ("pia**no", "piano", "pia**no"),
-    ("a gui-tar-ist", "guitar", "gui-tar"), ("ele<i>phant</i>s", "elephant", "ele<i>phant"),
+    ("a gui-tar-ist", "guitar", "gui-tar"), ("ele<i>phant</i>s", "elephant", "ele<i>phant</i>s"),
     ("sCATter", "cat", "CATter"),  # a camelCase join, then the agent form of cat
+    # inflected forms in pieces (issue 42, the last findings): the split plural, and the forms
+    # whose stem changes (e dropped, y -> i, f -> ves, c -> ck, a doubled consonant)
+    ("a rock-ets launch", "rocket", "rock-ets"), ("two ROCK_ETS", "rocket", "ROCK_ETS"), ("ba-king bread", "bake", "ba-king"),
+    ("the hap-piest day", "happy", "hap-piest"), ("wol-ves howl", "wolf", "wol-ves"), ("kni.ves", "knife", "kni.ves"),
+    ("pan-icked", "panic", "pan-icked"), ("big<b></b>gest", "big", "big"), ("ca-ts", "cat", "ca-ts"),
 ]
 # Reversed.
 REVERSED_42 = [
@@ -172,6 +177,10 @@ ISSUE_42_NOT_LEAKS = [
     ("tac toe", "cat"), ("the category", "cat"), ("PLAYGROUND", "play"), ("dark caves", "cafe"),
     ("it saves time", "safe"), ("the happiness", "happy"), ("a catlike grace", "cat"), ("ran home", "run"),
     ("a c-section", "cat"), ("c4t", "cat"), ("pianist", "piano"), ("McDonald's fries", "mcdonald"),
+    # joins without a case change are out of scope (docs/rules.md): a lexicon could not tell
+    # "my|cat|is" from "cat|a|log"; split pieces of a longer word are that word
+    ("mycatisfluffy", "cat"), ("the catalog", "cat"), ("concatenate", "cat"), ("bakery", "bake"),
+    ("rock-etry", "rocket"), ("wolv-erine", "wolf"),
 ]
 
 

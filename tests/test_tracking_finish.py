@@ -180,3 +180,34 @@ def test_a_run_created_or_found_again_logs_its_word_pairs_once(tmp_path, monkeyp
     assert len(reads) == new_run_reads + 1  # only the run found again is read back to look for its dataset
     [ds] = get_run(client, first.run_id).inputs.dataset_inputs
     assert ds.dataset.name == "word_pairs"
+
+
+def test_a_run_whose_eval_only_lost_a_game_names_the_games_error(tmp_path, monkeypatch):
+    """An errored game does not stop the eval (the task's ``continue_on_fail``, issue 42), so the
+    log ends ``error`` without an error of its own: the run's error tag is the first errored
+    game's (before, the FAILED run said nothing of why)."""
+    import contextvars
+
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.log import EvalError
+
+    from impostor_bench.tracking.logrun import TAG, Context, finish_run, open_run
+    from impostor_bench.tracking.store import ensure_experiment, get_client
+    from impostor_bench.tasks.impostor import impostor
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("IMPOSTOR_MLFLOW", "0")
+    monkeypatch.setenv("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+    [log] = inspect_eval(contextvars.Context().run(impostor, n_games=2), model="bot/random", log_dir="logs",
+                         display="none")
+    assert log.eval.config.continue_on_fail is True and log.error is None
+    message = "GameTimeLimitError('game g00000 stopped unfinished by its time limit of 6 s')"
+    log.status = "error"
+    log.samples[1].error = EvalError(message=message, traceback="", traceback_ansi="")
+    log.samples[1].scores = None
+    client, uri = get_client(f"sqlite:///{tmp_path / 'mlflow.db'}")
+    run = open_run(client, ensure_experiment(client, "lost", uri), log.eval, Context(), source="test")
+    finish_run(client, run.run_id, log, Context(), created=run.created)
+    got = client.get_run(run.run_id)
+    assert got.info.status == "FAILED" and got.data.tags[f"{TAG}error"] == message
+    assert got.data.tags[f"{TAG}games_completed"] == "1"

@@ -313,6 +313,15 @@ def test_missing_or_wrong_login_is_one_line(server, tmp_path):
                 env=dict(base, MLFLOW_TRACKING_USERNAME="reader", MLFLOW_TRACKING_PASSWORD="reader-password-1234"))
     assert r.returncode == 2 and "refused user 'reader' (HTTP 403" in _one_line_error(r, "MLFLOW_TRACKING_USERNAME")
     assert not list((tmp_path / "logs").rglob("*.eval"))
+    # issue 42: nor can it create an experiment of its own and sweep into that (MLflow allows it)
+    own = tmp_path / "own.yaml"
+    own.write_text(cfg.read_text().replace(f"experiment: {EXPERIMENT}", "experiment: readers-own"))
+    r = run_cli(["sweep", str(own), "--shard", "1/2", "--display", "none"], cwd=tmp_path,
+                env=dict(base, MLFLOW_TRACKING_USERNAME="reader", MLFLOW_TRACKING_PASSWORD="reader-password-1234"))
+    line = _one_line_error(r, "MLFLOW_TRACKING_USERNAME")
+    assert r.returncode == 2 and "refused user 'reader' (HTTP 403" in line and "only an admin creates" in line
+    assert _as_admin(server, lambda c: c.get_experiment_by_name("readers-own")) is None
+    assert not list((tmp_path / "logs").rglob("*.eval"))
     r = run_cli(["export", "--experiment", EXPERIMENT, "--out", str(tmp_path / "exp")], cwd=tmp_path, env=base)
     assert r.returncode == 2 and "requires a login" in _one_line_error(r, "MLFLOW_TRACKING_USERNAME")
     r = run_cli(["report", "--experiment", EXPERIMENT, "--out", str(tmp_path / "rep"), "--no-figures"], cwd=tmp_path,

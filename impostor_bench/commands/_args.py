@@ -38,3 +38,20 @@ def whole(low: int, high: int) -> Callable[[str], int]:
 
     parse.__name__ = "whole number"
     return parse
+
+
+def seconds(high: float) -> Callable[[str], float]:
+    """A duration in seconds in [0, high] (0 is each command's 'no limit'); nan, inf and
+    negative values are refused here, not deep inside (``math.ceil(inf)``, Inspect's timeouts)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds; fix: e.g. 120") from None
+        if not (math.isfinite(value) and 0 <= value <= high):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds from 0 to {high:,.0f}; fix: e.g. 120")
+        return value
+
+    parse.__name__ = "seconds"
+    return parse

@@ -16,10 +16,14 @@ import sys
 import time
 from typing import Any, Optional
 
+from impostor_bench.commands._args import seconds
 from impostor_bench.core.errors import ImpostorError
 from impostor_bench.core.records import DIFFICULTIES, player_label
 
 __all__ = ["register", "outcome_text"]
+
+#: The longest move limit (and page linger) taken: a day; longer is a typo or inf.
+MAX_MOVE_SECONDS = 24 * 3600
 
 
 def register(sub: Any) -> None:
@@ -30,7 +34,7 @@ def register(sub: Any) -> None:
     p.add_argument("--as", dest="role", choices=("impostor", "majority"), default="impostor",
                    help="your side (default impostor; as majority you play its three seats)")
     p.add_argument("--participant", default="anon", help="your id in the tables: human/<participant> (default anon)")
-    p.add_argument("--timeout", type=float, default=0,
+    p.add_argument("--timeout", type=seconds(MAX_MOVE_SECONDS), default=0,
                    help="seconds per move; a move not made in time is recorded as missing (default 0: no limit)")
     p.add_argument("--host", default="127.0.0.1", help="address of the page (default 127.0.0.1, this machine only)")
     p.add_argument("--port", type=int, default=0, help="port of the page (default 0: any free port)")
@@ -42,7 +46,7 @@ def register(sub: Any) -> None:
     p.add_argument("--private-notes", action="store_true",
                    help="with --rounds 2 or more: keep a private note between rounds")
     p.add_argument("--open", action="store_true", help="open the page in the default browser")
-    p.add_argument("--linger", type=float, default=60,
+    p.add_argument("--linger", type=seconds(MAX_MOVE_SECONDS), default=60,
                    help="seconds to keep the page up after the game, until it has shown the outcome (default 60)")
     p.set_defaults(func=_cmd_play)
 
@@ -119,7 +123,9 @@ def _cmd_play(args: Any) -> int:
                          display="none", attempt_timeout=attempt_timeout)
     print(f"impostor play: log {log.location}", file=sys.stderr)
     if log.status != "success" or not log.samples or not log.samples[0].scores:
-        error = log.error.message if log.error else "the game has no score"
+        # the game's own error: the eval has none when only the game errored (continue_on_fail)
+        failed = log.error or next((s.error for s in log.samples or [] if s.error is not None), None)
+        error = failed.message if failed else "the game has no score"
         api.session.finish(f"The game did not finish: {error}")
         raise ImpostorError(f"the game did not finish ({log.status}): {error}; see the log {log.location}")
     md = log.samples[0].scores["impostor_winner"].metadata or {}

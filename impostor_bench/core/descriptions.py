@@ -113,6 +113,31 @@ def _blank_tags(text: str) -> str:
     return _TAGS.sub(lambda m: _TAG_FILL * len(m.group(0)), text) if "<" in text else text
 
 
+def _pieces_of_forms(word: str) -> str:
+    """Every inflected form split into pieces ("rock-ets" for rockets, "ba-king" for baking), as
+    one pattern over the forms' letter tree (common starts once: "cat" then "s", "tt" then
+    "ing"/"er"...).  An alternation of whole forms made compiling a word's patterns ~2.3x
+    slower (6.7 -> 15.4 ms a word on the shipped words)."""
+    tree: dict = {}
+    for form in word_forms(word):
+        node = tree
+        for c in form:
+            node = node.setdefault(c, {})
+        node[""] = {}  # a form ends here
+
+    def pattern(node: dict) -> str:
+        """The letters that may follow ``node``, each with what may follow it."""
+        branches = []
+        for c, child in node.items():
+            if not c:
+                continue
+            more = _PIECE_SEPARATORS + pattern(child) if set(child) != {""} else ""
+            branches.append(re.escape(c) + (f"(?:{more})?" if more and "" in child else more))
+        return branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+
+    return pattern(tree)
+
+
 @functools.lru_cache(maxsize=4096)
 def _leak_patterns(word: str) -> tuple[re.Pattern[str], Optional[re.Pattern[str]], Optional[re.Pattern[str]]]:
     """Compiled (inflected forms, reversed, spelled out or split) patterns of a word; built
@@ -127,7 +152,7 @@ def _leak_patterns(word: str) -> tuple[re.Pattern[str], Optional[re.Pattern[str]
     spelled = None
     if len(word) >= 3:
         letters = _SPELLING_SEPARATORS.join(re.escape(c) for c in word)
-        pieces = _PIECE_SEPARATORS.join(re.escape(c) for c in word)
+        pieces = _pieces_of_forms(word)
         spelled = re.compile(rf"(?<![A-Za-z])(?:{letters}|{pieces})(?![A-Za-z])", flags=re.IGNORECASE)
     return whole, backwards, spelled
 
@@ -136,11 +161,15 @@ def _leak_patterns(word: str) -> tuple[re.Pattern[str], Optional[re.Pattern[str]
 def _must_contain(word: str) -> Optional[tuple[str, str, str]]:
     """What a lower-cased ASCII text holds if a form of ASCII ``word`` is in it: the common
     start of every inflected form, the reversed word ("" when reversal is not checked), and
-    the word itself (for the spelled-out check); None for a non-ASCII word."""
+    that common start's letters (for the spelled-out and split checks: a form split into
+    pieces is the form, so its start, once the separators are dropped); None for a
+    non-ASCII word."""
     if not word.isascii():
         return None
     w = word.lower()
-    return os.path.commonprefix(word_forms(word)), (w[::-1] if len(w) >= MIN_REVERSED_LEN and w[::-1] != w else ""), w
+    stem = os.path.commonprefix(word_forms(word))
+    return (stem, (w[::-1] if len(w) >= MIN_REVERSED_LEN and w[::-1] != w else ""),
+            stem.translate(_DROP_NON_LETTERS))
 
 
 def _cannot_leak(text: str, word: str) -> bool:
@@ -156,13 +185,13 @@ def _cannot_leak(text: str, word: str) -> bool:
     needles = _must_contain(word)
     if needles is None or not text.isascii():
         return False
-    stem, reversed_word, w = needles
+    stem, reversed_word, stem_letters = needles
     low = text.lower()
     if stem in low or (reversed_word and reversed_word in low):
         return False
-    if len(w) < 3:
+    if len(word) < 3:
         return True
-    return w not in (_TAGS.sub("", low) if "<" in low else low).translate(_DROP_NON_LETTERS)
+    return stem_letters not in (_TAGS.sub("", low) if "<" in low else low).translate(_DROP_NON_LETTERS)
 
 
 def _patterns_search(text: str, word: str) -> Optional[tuple[int, int]]:

@@ -382,8 +382,11 @@ def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optiona
             f"{TAG}eval_id": spec.eval_id, f"{TAG}tables_logged": "1",
             f"{TAG}games_completed": str(len(tables.games)),
             NOTE_TAG: experiment_note(metrics, spec.task_args or {}, role_models(spec))}
-    if log.error is not None:
-        tags[f"{TAG}error"] = redact_text((log.error.message or "")[:1000], secrets)
+    # an errored game does not stop the eval (the task's continue_on_fail): then the log has no
+    # error of its own, and the first errored game's says why it ended 'error'
+    error = log.error or next((s.error for s in log.samples or [] if s.error is not None), None)
+    if error is not None:
+        tags[f"{TAG}error"] = redact_text((error.message or "")[:1000], secrets)
     # the metrics and all the end tags in one store transaction (set_tag is one commit each, and
     # each log_batch reads the whole run back first); tables_logged is still written last
     chunks = [ms[i:i + 500] for i in range(0, len(ms), 500)] or [[]]

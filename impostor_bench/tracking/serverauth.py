@@ -11,15 +11,24 @@ the same cluster (``mlflow_auth``), its settings in ``DIR/auth/basic_auth.ini``
 first start into ``DIR/auth/admin-password`` (0600); MLflow creates the admin user
 from the ini on its first start and ignores the setting afterwards.  Shards log in
 with MLflow's standard ``MLFLOW_TRACKING_USERNAME`` / ``MLFLOW_TRACKING_PASSWORD``.
+
+Roles: the admin creates and writes anything; any other user reads (MLflow's
+``default_permission = READ``) and writes only where the admin granted EDIT or
+MANAGE on an experiment.  MLflow itself lets every logged-in user create
+experiments and registered models (and then MANAGE them), so a "read-only" user
+could run a whole sweep into an experiment of their own; ``authenticate_request``
+below refuses those creates to non-admins (HTTP 403, issue 42).
 """
 
 from __future__ import annotations
 
 import ipaddress
 import os
+import re
 import secrets
 import socket
 from pathlib import Path
+from typing import Any
 
 ADMIN_USER = "admin"
 AUTH_DB = "mlflow_auth"
@@ -27,6 +36,28 @@ AUTH_DB = "mlflow_auth"
 # cache a busy shard's requests would cost the server more than the games.  The cache is
 # per worker; a changed password reaches every worker within this many seconds.
 AUTH_CACHE_TTL_S = 60
+
+
+#: MLflow's REST (``/api/...``) and UI (``/ajax-api/...``) endpoints that create a top-level
+#: object: an experiment, or a registered model (prompts are registered models too).
+CREATE_PATH = re.compile(r"/mlflow/(experiments|registered-models)/create/?$")
+
+
+def authenticate_request() -> Any:
+    """MLflow basic-auth's login check (``authorization_function`` in ``basic_auth.ini``), then:
+    only an admin may create an experiment or a registered model (HTTP 403 for anyone else).
+
+    MLflow has no permission for creating one (its default READ covers existing objects only),
+    so this is the one place a read-only user is stopped from making experiments to write into.
+    """
+    from flask import Response, request
+    from mlflow.server import auth
+
+    result = auth.authenticate_request_basic_auth()
+    if request.method == "POST" and CREATE_PATH.search(request.path) and not isinstance(result, Response):
+        if not (result.username and auth.store.get_user(result.username).is_admin):
+            return auth.make_forbidden_response()
+    return result
 
 
 def write_private(path: Path, text: str) -> None:
@@ -94,7 +125,7 @@ class Auth:
             f"database_uri = postgresql+psycopg2://{db_user}@127.0.0.1:{db_port}/{AUTH_DB}",
             f"admin_username = {ADMIN_USER}",
             f"admin_password = {self.password()}",
-            "authorization_function = mlflow.server.auth:authenticate_request_basic_auth",
+            "authorization_function = impostor_bench.tracking.serverauth:authenticate_request",
             f"auth_cache_ttl_seconds = {AUTH_CACHE_TTL_S}",
             "",
         ]))

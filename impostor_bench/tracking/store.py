@@ -79,7 +79,7 @@ def login_problem(uri: str, status: int) -> str:
     if status == 403:
         return (f"{where} refused user {user!r} (HTTP 403: no permission for this); fix: use the admin login in "
                 f"MLFLOW_TRACKING_USERNAME / MLFLOW_TRACKING_PASSWORD {_LOGIN_HELP}, or have an admin grant this "
-                "user EDIT on the experiment")
+                "user EDIT on the experiment (only an admin creates experiments)")
     if not user and not has_pw and not os.environ.get("MLFLOW_TRACKING_TOKEN"):
         return (f"{where} requires a login (HTTP 401) and MLFLOW_TRACKING_USERNAME / MLFLOW_TRACKING_PASSWORD "
                 f"are not set; fix: export both {_LOGIN_HELP}")

@@ -218,6 +218,12 @@ CASES = [
     Case("power_or_nan", "impostor", ("power", "--or", "nan"), ("--or", "'nan' is not a finite number", "fix")),
     Case("play_unknown_provider", "impostor", ("play", "--model", "nosuch/thing"),
          ("--model", "nosuch/thing", "provider 'nosuch'", "fix")),
+    # issue 42: a move limit that is nan, inf, negative or past a day (inf crashed in math.ceil)
+    *(Case(f"play_timeout_{name}", "impostor", ("play", "--model", "bot/random", "--timeout", value),
+           ("--timeout", f"'{value}' is not a number of seconds from 0 to 86,400", "fix")) for name, value in
+      (("nan", "nan"), ("inf", "inf"), ("negative", "-5"), ("huge", "1e9"))),
+    Case("play_linger_nan", "impostor", ("play", "--model", "bot/random", "--linger", "nan"),
+         ("--linger", "'nan' is not a number of seconds", "fix")),
     Case("play_local_not_gguf", "impostor", ("play", "--model", "local/{dir}/fake.gguf"),
          ("fake.gguf is not a GGUF model file", "fix"), {"fake.gguf": "not a model\n"}),
     Case("export_out_is_a_file", "impostor", ("export", "--logs", "logs", "--out", "afile"),

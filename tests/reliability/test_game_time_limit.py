@@ -4,6 +4,8 @@ Each game has a time budget, ``-T game_time_limit`` (Inspect's sample time limit
 a provider answering HTTP 500 for ever keeps a game retrying for about 50 minutes, silently.
 A game cut off by the budget is an errored game whose error names the budget and the last
 failed model call, never a scored game (its missing ballots would read as an impostor win).
+It does not stop the eval (issue 42): the task sets ``continue_on_fail``, so the other games play
+on, the timed-out one is kept in the log with its error, and the log ends ``error``.
 """
 
 from __future__ import annotations
@@ -45,16 +47,50 @@ def _inspect(tmp: Path, server: FaultServer, *args: str) -> tuple[subprocess.Com
 
 @pytest.mark.slow
 def test_a_dead_provider_fails_the_eval_with_the_cause(dead_server, tmp_path):
-    """HTTP 500 for ever: the eval stops within the budget (plus start-up), its last lines name
-    the budget and the provider's error, the log is ``error`` and no game is scored."""
+    """HTTP 500 for ever: the eval ends within the budget (plus start-up; both games play at
+    once), a warning line per game names the budget and the provider's error, the log is
+    ``error``, both games are kept with that error and none is scored."""
     r, took = _inspect(tmp_path, dead_server, "-T", "game_time_limit=8")
     said = " ".join((r.stdout + r.stderr).split())  # the console wraps long lines
     assert took < 150, took
     assert "stopped unfinished by its time limit of 8 s (-T game_time_limit)" in said, said[-3000:]
     assert "Error code: 500" in said and "raise -T game_time_limit" in said, said[-3000:]
+    assert "Traceback" not in said and "2 of 2 executed samples" in said, said[-3000:]
     log = read_eval_log(str(sorted(tmp_path.glob("*.eval"))[-1]))
     assert log.status == "error" and log.plan.config.max_retries == call_limits.MAX_RETRIES
+    assert len(log.samples) == 2 and all(s.error and not s.scores for s in log.samples)
     assert dead_server.app.requests["dead"] >= 2  # it really was retrying
+
+
+@pytest.mark.slow
+def test_a_timed_out_game_does_not_stop_the_eval(tmp_path):
+    """Issue 42: one game hangs on a provider that never answers its first call; with
+    ``-T game_time_limit=6`` a plain ``inspect eval`` plays the other two games, keeps the
+    timed-out one (limit ``time``, the error naming the budget and the hung call, no score),
+    prints one warning line and no traceback panel, and ends ``error`` (``eval-retry``
+    re-plays that game). Before, the eval was interrupted at the first timed-out game."""
+    with FaultServer(hang_s=60) as srv:
+        srv.app.plans["oneslow"] = lambda n, body: "hang" if n == 1 else "ok"
+        env = dict(os.environ, IMPOSTOR_MLFLOW="0", LITELLM_LOCAL_MODEL_COST_MAP="True", HF_HUB_OFFLINE="1",
+                   FAULT_BASE_URL=srv.base_url, FAULT_API_KEY="sk-fault-test-key", COLUMNS="200",
+                   PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+        r = subprocess.run([str(Path(sys.executable).parent / "inspect"), "eval", "tasks/impostor.py",
+                            "--model", "openai-api/fault/oneslow", "-T", "n_games=3", "-T", "game_time_limit=6",
+                            "--max-samples", "1", "--log-dir", str(tmp_path), "--display", "plain"],
+                           cwd=REPO, env=env, capture_output=True, text=True, timeout=240)
+    said = " ".join((r.stdout + r.stderr).split())
+    assert "Traceback" not in said and "interrupted" not in said, said[-3000:]
+    assert "1 of 3 executed samples" in said and "a model call was still waiting for its answer" in said, said[-3000:]
+    log = read_eval_log(str(sorted(tmp_path.glob("*.eval"))[-1]))
+    assert log.status == "error" and log.eval.config.continue_on_fail is True
+    timed_out = [s for s in log.samples if s.error]
+    assert len(log.samples) == 3 and len(timed_out) == 1, [(s.id, s.error) for s in log.samples]
+    [game] = timed_out
+    assert game.limit is not None and game.limit.type == "time" and not game.scores
+    assert "stopped unfinished by its time limit of 6 s" in game.error.message
+    for s in log.samples:
+        if s is not game:
+            assert s.scores["impostor_winner"].metadata["game"]["winner"] in ("impostor", "majority")
 
 
 @pytest.mark.slow

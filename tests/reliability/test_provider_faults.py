@@ -229,14 +229,17 @@ def test_retry_on_error_replays_the_whole_game(server, tmp_path, games):
     assert sample.error_retries and len(sample.error_retries) == 1
 
 
-def test_fail_on_error_stops_the_eval_and_eval_retry_resumes(server, tmp_path, games):
-    """Default Inspect policy (fail_on_error=True): the eval is marked error with the reason;
+def test_fail_on_error_marks_the_eval_and_eval_retry_resumes(server, tmp_path, games):
+    """Default Inspect policy (fail_on_error=True) with the task's ``continue_on_fail`` (issue 42):
+    the other games play on, the eval is marked error, the broken game keeps the reason;
     eval_retry resumes it, keeping every game that had finished."""
     broken = {"on": True}
     server.app.plans["fatal"] = when(in_game(games[0]), "400", active=lambda: broken["on"])
     log = run(tmp_path, "fatal", fail_on_error=True)
     assert log.status == "error"
-    assert "400" in log.error.message or "BadRequest" in log.error.message
+    [reason] = _errored(log).values()
+    assert "400" in reason or "BadRequest" in reason
+    assert sum(1 for s in log.samples if s.scores) == N_GAMES - 1  # not stopped at the broken game
     broken["on"] = False
     retried = eval_retry(log, log_dir=str(tmp_path / "logs"), display="none", log_level="error")[0]
     assert_complete(retried)

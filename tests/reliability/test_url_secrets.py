@@ -24,6 +24,8 @@ REPO = Path(__file__).resolve().parents[2]
 PASSWORD = "URLPASS-7f3e9a1c"
 QUERY_KEY = "QUERYKEY-2b8d4e6f"
 SHORT = "pw"
+OPENAI_SHAPED = "sk-proj-Zx8Qp2Lm7Rt5Vn3Kc9Wb4Hy6"  # not a real key: the shape of one
+RANDOM_TOKEN = "Zx8Qp2Lm7Rt5Vn3Kc9Wb4Hy6Jd1Fg0Ae"
 
 
 @pytest.mark.parametrize("url, kept, gone", [
@@ -156,6 +158,9 @@ def test_a_credential_inspect_would_log_refuses_the_run(tmp_path):
             "--model: -M default_headers holds the credential header 'Authorization'":
                 ["-M", f'default_headers={{"Authorization": "Bearer {QUERY_KEY}"}}'],
             "--model-role impostor: -M api_base": ["-T", "mode=cross_play", "--model-role", f"impostor={role}"],
+            # issue 42: a key under a header name that says nothing, matched by its value
+            "--model: -M default_headers holds a header value shaped like an API key":
+                ["-M", f'default_headers={{"X-Custom": "{OPENAI_SHAPED}"}}'],
         }
         for n, (said, args) in enumerate(cases.items()):
             r = subprocess.run([str(exe), "eval", "impostor_bench/impostor", "--model", "openai-api/fault/maj",
@@ -164,7 +169,7 @@ def test_a_credential_inspect_would_log_refuses_the_run(tmp_path):
             lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
             assert r.returncode != 0 and "Traceback" not in r.stderr, r.stderr[-3000:]
             assert lines[-1].startswith(f"impostor: {said.strip()}") and "fix: " in lines[-1], lines[-1]
-            assert PASSWORD not in r.stderr and QUERY_KEY not in r.stderr
+            assert PASSWORD not in r.stderr and QUERY_KEY not in r.stderr and OPENAI_SHAPED not in r.stderr
             assert not list((tmp_path / f"logs{n}").glob("*.eval"))
         assert not server.app.requests  # no game was played
     # without the credential the same flags run
@@ -196,6 +201,16 @@ def _members(path: Path) -> list[tuple[str, bytes]]:
     (None, {"default_headers": {"api-key": QUERY_KEY}}, "-M default_headers holds the credential header 'api-key'"),
     (None, {"headers": {"X-Goog-Api-Key": QUERY_KEY}}, "-M headers holds the credential header 'X-Goog-Api-Key'"),
     (None, {"extra_headers": '{"Cookie": "session=1"}'}, "-M extra_headers holds the credential header"),
+    # issue 42: matched by value whatever the name (known key shapes; random tokens in headers)
+    (None, {"default_headers": {"X-Custom": OPENAI_SHAPED}}, "-M default_headers holds a header value shaped like"),
+    (None, {"extra_headers": {"X-Trace": RANDOM_TOKEN}}, "-M extra_headers holds a header value shaped like"),
+    (None, {"extra_headers": {"X-Proxy": f"Bearer {QUERY_KEY}x"}}, "-M extra_headers holds a header value shaped like"),
+    (None, {"organization": OPENAI_SHAPED}, "-M organization holds a value shaped like an API key"),
+    (None, {"extra_body": {"metadata": ["AKIAABCDEFGHIJKLMNOP"]}}, "-M extra_body holds a value shaped like"),
+    (None, {"extra_body": {"auth": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig"}}, "-M extra_body holds a value shaped"),
+    (None, {"client_secret": "abc12345"}, "-M client_secret is a credential by its name"),
+    (None, {"hf_token": "hf_" + "a1B2" * 9}, "-M hf_token is a credential by its name"),
+    (f"http://h/v1/{OPENAI_SHAPED}/", {}, "its base URL holds a value shaped like an API key"),
 ])
 def test_a_credential_inspect_would_log_is_named_with_the_fix(base_url, args, said):
     from impostor_bench.model_credentials import logged_credential
@@ -209,6 +224,13 @@ def test_a_credential_inspect_would_log_is_named_with_the_fix(base_url, args, sa
     (None, {}), ("http://127.0.0.1:8000/v1", {}), ("https://h/v1?model=x", {"api_key": QUERY_KEY}),
     (None, {"api_base": "http://h:8080/v1", "extra_headers": {"X-Title": "impostor", "HTTP-Referer": "https://x"}}),
     (None, {"response_format": "json_object", "timeout": 30}),
+    # not keys: a hex commit, a UUID header, a path, words, numbers, Inspect's own unlogged args
+    (None, {"revision": "4d2b1b6e1b4a8e3f9c0d2e5a7b9c1d3e5f7a9b1c",
+            "extra_headers": {"X-Request-Id": "123e4567-e89b-12d3-a456-426614174000"}}),
+    (None, {"model_path": "/root/.cache/hub/models--HuggingFaceTB--SmolLM2-135M-Instruct/snapshots/model.gguf",
+            "max_tokens": 100, "n_gpu_layers": -1, "structured": True}),
+    (None, {"extra_headers": {"X-Title": "Impostor Bench run 2026-11-26 (paper grid, 756 experiments)"}}),
+    (None, {"api_key": OPENAI_SHAPED, "aws_secret_access_key": RANDOM_TOKEN}),
 ])
 def test_settings_without_a_logged_credential_pass(base_url, args):
     from impostor_bench.model_credentials import logged_credential
