@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from impostor_bench.analysis.stats._wild import Est, Wild
 
@@ -47,3 +48,70 @@ def test_a_difference_of_percentages_stays_within_plus_minus_100():
     raw_half = 2 * (f.loc["a", "premium_ci_high"] - f.loc["a", "premium"])
     assert raw_half > 0
     assert isinstance(d, Est)
+
+
+def test_additive_fit_is_the_least_squares_fit_of_cell_plus_tier():
+    from impostor_bench.analysis.stats._wild import additive_fit
+
+    rng = np.random.default_rng(3)
+    cell, tier = rng.integers(0, 5, 400), rng.integers(0, 3, 400)
+    x = rng.normal(size=400) + cell + 2.0 * tier
+    X = np.column_stack([np.eye(5)[cell], np.eye(3)[tier][:, 1:]])  # independent: dense dummies, lstsq
+    beta, *_ = np.linalg.lstsq(X, x, rcond=None)
+    assert np.allclose(additive_fit(x, cell, tier), X @ beta, atol=1e-8)
+    assert np.allclose(additive_fit(x, cell, None), pd.Series(x).groupby(cell).transform("mean"))
+
+
+def test_f_prior_recovers_a_known_prior_of_variances():
+    from impostor_bench.analysis.stats._wild import fit_f_prior
+
+    rng = np.random.default_rng(5)
+    d0, k0, d = 12.0, 2.5, np.full(4000, 4.0)
+    sigma2 = k0 * d0 / rng.chisquare(d0, len(d))  # scaled inverse chi2 prior (limma's model)
+    k = sigma2 * rng.chisquare(d) / d
+    k0_hat, d0_hat = fit_f_prior(k, d)
+    assert abs(k0_hat / k0 - 1) < 0.08 and 8 < d0_hat < 18
+    k_equal = 2.5 * rng.chisquare(d) / d  # no spread beyond the df: d0 large (inf in the limit), k0 the pooled value
+    k0_eq, d0_eq = fit_f_prior(k_equal, d)
+    assert d0_eq > 50 and abs(k0_eq / 2.5 - 1) < 0.05
+
+
+def test_moderated_interval_covers_at_the_width_of_the_true_sd_with_five_experiments_a_cell():
+    """Nine cells of five experiments each (a model in one team mode at 120 x 40), with experiment
+    effects: the cell's own t(4) interval is ~1.4x the true SD's width; the moderated one ~1.0-1.1x and
+    still covers."""
+    from impostor_bench.analysis.stats._wild import moderated_halfwidth
+
+    rng = np.random.default_rng(7)
+    cells, per, units, sd_exp, sd_unit = 9, 5, 40, 0.5, 1.0
+    true_sd = np.sqrt((sd_exp ** 2 * units + sd_unit ** 2) / units / per)  # of the mean of 200 units
+    cover, own_cover, width, own_width = [], [], [], []
+    for _ in range(400):
+        x = rng.normal(0, sd_exp, (cells, per, 1)) + rng.normal(0, sd_unit, (cells, per, units))
+        est = x.mean((1, 2))
+        resid = x - est[:, None, None]
+        r = resid.sum(2)  # (cells, per) experiment sums: the wild variance is sum r^2 / n^2
+        n = per * units
+        var_star = (r ** 2).sum(1) / n ** 2
+        v0 = (resid ** 2).sum((1, 2)) / n ** 2
+        half = moderated_halfwidth(var_star, v0, np.full(cells, per), 0.05)
+        own = stats.t.ppf(0.975, per - 1) * np.sqrt(var_star * per / (per - 1))
+        cover += list(np.abs(est) <= half)
+        own_cover += list(np.abs(est) <= own)
+        width += list(half / (1.959964 * true_sd))
+        own_width += list(own / (1.959964 * true_sd))
+    assert np.mean(cover) >= 0.93 and np.mean(own_cover) >= 0.93
+    assert 0.9 <= np.median(width) <= 1.15 < np.median(own_width)
+
+
+def test_moderation_falls_back_to_each_cells_own_df_when_design_effects_differ():
+    from impostor_bench.analysis.stats._wild import moderated_halfwidth
+
+    k = np.array([1.0, 30.0, 1.2, 25.0, 0.9, 40.0, 1.1, 35.0, 0.8])  # two kinds of cells, far apart
+    v0, g = np.full(9, 1.0), np.full(9, 5.0)
+    var_star = k * v0 * (g - 1) / g
+    half = moderated_halfwidth(var_star, v0, g, 0.05)
+    own = stats.t.ppf(0.975, 4) * np.sqrt(k)
+    assert np.allclose(half, own, rtol=0.25)  # d0 small: near each cell's own interval
+    pooled = stats.t.ppf(0.975, 36) * np.sqrt(np.exp(np.log(k).mean()))
+    assert half[5] > 2.5 * pooled  # the k = 40 cell is not pulled to a common value
