@@ -91,7 +91,7 @@ class Wild:
         cell = g * (int(strata.max()) + 1 if len(strata) else 1) + strata
         tier = self.tier[df["gi"].to_numpy(np.int64)[ok]] if self.tier is not None and "gi" in df else None
         resid = x - additive_fit(x, cell, tier)
-        # parameters the centring fitted per model: its (model x mode) cells, and its share of the tier terms
+        # parameters the centring fitted per model (K): its (model x mode) cells and its share of the tier terms
         n_strata = int(strata.max()) + 1 if len(strata) else 1
         n_par = np.bincount(np.unique(cell) // n_strata, minlength=G).astype(float)
         r = np.bincount(e * G + g, weights=resid, minlength=self.E * G).reshape(self.E, G)
@@ -102,8 +102,8 @@ class Wild:
             reps = np.clip(reps, x.min(), x.max())
         exps = np.bincount(e * G + g, minlength=self.E * G).reshape(self.E, G) > 0
         n_exp = exps.sum(0)
-        if tier is not None and len(np.unique(tier)) > 1:
-            n_par += (len(np.unique(tier)) - 1) * n_exp / max(len(np.unique(e)), 1)
+        if tier is not None and len(np.unique(tier)) > 1:  # a tier term's leverage on a model: its share of units
+            n_par += (len(np.unique(tier)) - 1) * n / max(len(x), 1)
         lo_b, hi_b = (float(x.min()), float(x.max())) if len(x) else (-np.inf, np.inf)
         return Est(est, reps.astype(np.float32), n_exp.astype(float), lo_b, hi_b, v0, n_par, exps)
 
