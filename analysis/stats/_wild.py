@@ -7,12 +7,17 @@ about the unit's fitted value: ``mean* = mean + sum_e xi_e r_e / n`` with
 unit of the mean; every column of a table uses the same draw, so differences and ratios
 of columns get their intervals from the replicate arrays (:meth:`Wild.diff`, :meth:`Wild.ratio`).
 
-Centring (issue 39). ``fit_i`` is the additive fit ``mu(model x mode) + tau(tier)`` of the
-unit's value: the estimate's own cell mean plus the difficulty tier of its game. Every
-experiment of a tier plays the same word-pair sequence, so a tier's pairs shift every rate
-that depends on who wins (e.g. ``fail_paralysis_pct``: ties are a share of all games, failures
-of the impostor's wins) by an amount the design fixes; centred on the cell mean alone, that
-shift counted as noise (the wild SD of ``fail_paralysis_pct`` was 1.47x the true SD).
+Centring (issue 39). ``fit_i`` is the least-squares fit ``mu(model x mode) + tau(tier) +
+beta . composition`` of the unit's value (:func:`design_fit`): the estimate's own cell, the
+difficulty tier of its game and the seats each model holds in it. Every experiment of a tier
+plays the same word-pair sequence, so a tier's pairs shift every rate that depends on who wins
+(e.g. ``fail_paralysis_pct``: ties are a share of all games, failures of the impostor's wins)
+by an amount the design fixes; and which models a model meets (its opponents and teammates in
+each experiment) is fixed by the design too. Centred on the cell mean alone, both counted as
+noise (the wild SD of ``fail_paralysis_pct`` was 1.47x the true SD on the global null; with the
+paper's effects planted, mm-teammate premiums printed intervals 1.38x the SD's width). The
+fitted parameters' leverage on a model's units (the trace of the hat matrix over them) is the
+K of its ``G/(G-K)`` and ``G - K`` df.
 
 Interval (issue 26, 39): ``estimate +- t(df) SE`` with ``SE^2 = k v0``: ``v0`` the variance
 the estimate would have if its units were independent (``sum (x_i - fit_i)^2 / n^2``, many
@@ -41,7 +46,8 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from impostor_bench.analysis.stats.design_boot import multipliers, t_halfwidth
+from impostor_bench.analysis.stats._base import note
+from impostor_bench.analysis.stats.design_boot import multipliers, t_halfwidth, unique_rows
 
 
 class Est(NamedTuple):
@@ -61,8 +67,10 @@ class Wild:
     """Means per model with replicate arrays; ``models`` fixes the row order."""
 
     tier: np.ndarray | None = None  # (N,) tier code of each game (None: no tier in the centring)
+    comp: np.ndarray | None = None  # (N, models) seats each model holds in each game (None: no composition)
 
     def __init__(self, data, prep, config, models):
+        self.data = data
         self.models = list(models)
         self.index = {m: i for i, m in enumerate(self.models)}
         self.M = multipliers(data, prep, config)
@@ -70,6 +78,11 @@ class Wild:
         self.alpha = config.alpha
         if prep.difficulty is not None:
             self.tier = pd.factorize(pd.Series(prep.difficulty, dtype=object).fillna("<NA>"))[0]
+        if prep.model is not None and prep.present is not None:
+            seat = np.where(prep.present, prep.model, None)  # type: ignore[call-overload]
+            codes, levels = pd.factorize(pd.Series(seat.ravel(), dtype=object))
+            codes = codes.reshape(seat.shape)
+            self.comp = np.stack([(codes == k).sum(1) for k in range(len(levels))], 1).astype(np.int64)
 
     def mean(self, df: pd.DataFrame, col: str, scale: float = 1.0):
         """(estimate (G,), replicates (R, G)) of ``scale * mean(col)`` per model; NaN rows dropped.
@@ -89,11 +102,12 @@ class Wild:
             est = np.bincount(g, weights=x, minlength=G) / n
         strata = pd.factorize(df["mode"].astype(object).fillna("").to_numpy()[ok])[0] if "mode" in df else np.zeros(len(x), np.int64)
         cell = g * (int(strata.max()) + 1 if len(strata) else 1) + strata
-        tier = self.tier[df["gi"].to_numpy(np.int64)[ok]] if self.tier is not None and "gi" in df else None
-        resid = x - additive_fit(x, cell, tier)
-        # parameters the centring fitted per model (K): its (model x mode) cells and its share of the tier terms
-        n_strata = int(strata.max()) + 1 if len(strata) else 1
-        n_par = np.bincount(np.unique(cell) // n_strata, minlength=G).astype(float)
+        gi = df["gi"].to_numpy(np.int64)[ok] if "gi" in df else None
+        tier = self.tier[gi] if self.tier is not None and gi is not None else None
+        comp = self.comp[gi] if self.comp is not None and gi is not None else None
+        fit, lev = design_fit(x, cell, tier, comp)
+        resid = x - fit
+        n_par = np.bincount(g, weights=lev, minlength=G)  # K of each model: the trace of the fit's hat matrix
         r = np.bincount(e * G + g, weights=resid, minlength=self.E * G).reshape(self.E, G)
         with np.errstate(invalid="ignore", divide="ignore"):
             reps = est[None, :] + (self.M @ r.astype(np.float32)) / n[None, :]
@@ -102,8 +116,6 @@ class Wild:
             reps = np.clip(reps, x.min(), x.max())
         exps = np.bincount(e * G + g, minlength=self.E * G).reshape(self.E, G) > 0
         n_exp = exps.sum(0)
-        if tier is not None and len(np.unique(tier)) > 1:  # a tier term's leverage on a model: its share of units
-            n_par += (len(np.unique(tier)) - 1) * n / max(len(x), 1)
         lo_b, hi_b = (float(x.min()), float(x.max())) if len(x) else (-np.inf, np.inf)
         return Est(est, reps.astype(np.float32), n_exp.astype(float), lo_b, hi_b, v0, n_par, exps)
 
@@ -129,6 +141,21 @@ class Wild:
             est = np.where(b[0] != 0, a[0] / np.where(b[0] != 0, b[0], 1), np.nan)  # 0 betrayals: undefined
             return Est(est, np.where(b[1] != 0, a[1] / np.where(b[1] != 0, b[1], 1), np.nan), np.minimum(a[2], b[2]))
 
+    @property
+    def not_computed(self) -> dict:
+        """Intervals left out by :meth:`frame` so far, by reason (for :meth:`note_not_computed`)."""
+        if "_not_computed" not in self.__dict__:
+            self._not_computed = {"fewer than two experiments behind the estimate": 0,
+                                  "no variation between experiments (e.g. 0 or 100% in every one)": 0}
+        return self._not_computed
+
+    def note_not_computed(self, table_name: str) -> None:
+        """One report note per table: how many estimates print no interval, and why (issue 39)."""
+        parts = [f"{k} for {v}" for k, v in self.not_computed.items() if v]
+        if parts and getattr(self, "data", None) is not None:
+            note(self.data, f"{table_name}: interval not computed ({'; '.join(parts)} estimate(s)); the estimate "
+                            "is printed without limits")
+
     def frame(self, cols: dict) -> pd.DataFrame:
         """Estimates with ``<col>_ci_low``/``<col>_ci_high`` (moderated t interval, module docstring)."""
         out = pd.DataFrame(index=pd.Index(self.models, name="model"))
@@ -147,32 +174,46 @@ class Wild:
             # no between-experiment variation behind the estimate (every replicate equal): no interval,
             # not a zero-width one (issue 39: 0.50 [0.50, 0.50] was printed as if exact)
             undefined = ~np.isfinite(est) | ~(hi - lo > 1e-9 * np.maximum(1.0, np.abs(est)))
+            few = np.isfinite(est) & (np.asarray(e.n_exp, float) - (1.0 if e.n_par is None else e.n_par) < 1)
+            self.not_computed["fewer than two experiments behind the estimate"] += int((undefined & few).sum())
+            self.not_computed["no variation between experiments (e.g. 0 or 100% in every one)"] += int(
+                (undefined & ~few & np.isfinite(est)).sum())
             out[name] = est
             out[f"{name}_ci_low"] = np.where(undefined, np.nan, lo)
             out[f"{name}_ci_high"] = np.where(undefined, np.nan, hi)
         return out
 
 
-def additive_fit(x: np.ndarray, cell: np.ndarray, tier: np.ndarray | None, iters: int = 50) -> np.ndarray:
-    """Least-squares fit ``mu[cell] + tau[tier]`` of ``x`` (backfitting: alternating group means,
-    exact for the two-way additive model; no unit-by-level matrix, so it runs on millions of
-    units). Without ``tier``, the cell means."""
-    if len(x) == 0:
-        return x
-    nc = np.maximum(np.bincount(cell), 1)
-    mu = np.bincount(cell, weights=x) / nc
-    if tier is None or len(np.unique(tier)) < 2:
-        return mu[cell]
-    nt = np.maximum(np.bincount(tier), 1)
-    tau = np.zeros(len(nt))
-    for _ in range(iters):
-        tau_new = np.bincount(tier, weights=x - mu[cell]) / nt
-        mu = np.bincount(cell, weights=x - tau_new[tier]) / nc
-        done = np.max(np.abs(tau_new - tau)) <= 1e-10 * (1.0 + np.max(np.abs(x)))
-        tau = tau_new
-        if done:
-            break
-    return mu[cell] + tau[tier]
+def design_fit(x: np.ndarray, cell: np.ndarray, tier: np.ndarray | None = None,
+               comp: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Least-squares fit ``mu[cell] + tau[tier] + comp @ beta`` of ``x`` and each unit's leverage.
+
+    Solved as weighted least squares on the groups of units with equal covariates (a few per
+    experiment and cell, so it runs on millions of units): the same fit as on the units. The
+    leverages (diagonal of the hat matrix) sum to the parameters fitted; summed over a model's
+    units they are the K of its residuals' G/(G - K) and G - K df. Without ``tier`` and ``comp``,
+    the cell means (leverage 1/n of the cell)."""
+    n = len(x)
+    if n == 0:
+        return x, x
+    cols = [cell[:, None]]
+    if tier is not None:
+        cols.append(tier[:, None])
+    if comp is not None:
+        cols.append(comp)
+    keys, inv = unique_rows(np.hstack(cols).astype(np.int64))
+    w = np.bincount(inv, minlength=len(keys)).astype(float)
+    ybar = np.bincount(inv, weights=x, minlength=len(keys)) / w
+    blocks = [np.eye(int(keys[:, 0].max()) + 1)[keys[:, 0]]]
+    if tier is not None:
+        blocks.append(np.eye(int(keys[:, 1].max()) + 1)[keys[:, 1]][:, 1:])
+    if comp is not None:
+        blocks.append(keys[:, (2 if tier is not None else 1):].astype(float))
+    X = np.hstack(blocks)  # collinear columns (a composition the cells fix) are left to the pseudo-inverse
+    P = np.linalg.pinv((X * w[:, None]).T @ X, hermitian=True)
+    beta = P @ (X.T @ (w * ybar))
+    h = np.einsum("ij,jk,ik->i", X, P, X)  # leverage of one unit of each group
+    return (X @ beta)[inv], h[inv]
 
 
 def fit_f_prior(k: np.ndarray, d: np.ndarray) -> tuple[float, float]:

@@ -50,16 +50,22 @@ def test_a_difference_of_percentages_stays_within_plus_minus_100():
     assert isinstance(d, Est)
 
 
-def test_additive_fit_is_the_least_squares_fit_of_cell_plus_tier():
-    from impostor_bench.analysis.stats._wild import additive_fit
+def test_design_fit_is_the_least_squares_fit_of_cell_tier_and_composition():
+    from impostor_bench.analysis.stats._wild import design_fit
 
     rng = np.random.default_rng(3)
     cell, tier = rng.integers(0, 5, 400), rng.integers(0, 3, 400)
-    x = rng.normal(size=400) + cell + 2.0 * tier
-    X = np.column_stack([np.eye(5)[cell], np.eye(3)[tier][:, 1:]])  # independent: dense dummies, lstsq
+    comp = rng.integers(0, 3, (400, 2))
+    x = rng.normal(size=400) + cell + 2.0 * tier + comp @ np.array([0.5, -1.0])
+    X = np.column_stack([np.eye(5)[cell], np.eye(3)[tier][:, 1:], comp])  # independent: dense dummies, lstsq
     beta, *_ = np.linalg.lstsq(X, x, rcond=None)
-    assert np.allclose(additive_fit(x, cell, tier), X @ beta, atol=1e-8)
-    assert np.allclose(additive_fit(x, cell, None), pd.Series(x).groupby(cell).transform("mean"))
+    fit, lev = design_fit(x, cell, tier, comp)
+    assert np.allclose(fit, X @ beta, atol=1e-8)
+    H = X @ np.linalg.pinv(X.T @ X) @ X.T  # the unit-level hat matrix
+    assert np.allclose(lev, np.diag(H), atol=1e-10) and abs(lev.sum() - 9) < 1e-8
+    fit0, lev0 = design_fit(x, cell)
+    assert np.allclose(fit0, pd.Series(x).groupby(cell).transform("mean"))
+    assert np.allclose(lev0, 1 / pd.Series(x).groupby(cell).transform("size"))
 
 
 def test_f_prior_recovers_a_known_prior_of_variances():
@@ -115,3 +121,14 @@ def test_moderation_falls_back_to_each_cells_own_df_when_design_effects_differ()
     assert np.allclose(half, own, rtol=0.25)  # d0 small: near each cell's own interval
     pooled = stats.t.ppf(0.975, 36) * np.sqrt(np.exp(np.log(k).mean()))
     assert half[5] > 2.5 * pooled  # the k = 40 cell is not pulled to a common value
+
+
+def test_each_interval_left_out_is_counted_with_its_reason():
+    w = _Fixed(6, ["a", "b", "c"])
+    rows = _units([[100.0, 100.0]] * 6, "a")  # no variation
+    rows = pd.concat([rows, _units([[0.0, 100.0]] + [[]] * 5, "b"),  # one experiment
+                      _units([[100.0, 0.0], [0.0, 0.0]] * 3, "c")], ignore_index=True)  # a proper interval
+    f = w.frame({"rate": w.mean(rows, "x")})
+    assert f["rate_ci_low"].isna().tolist() == [True, True, False]
+    assert w.not_computed == {"fewer than two experiments behind the estimate": 1,
+                              "no variation between experiments (e.g. 0 or 100% in every one)": 1}
