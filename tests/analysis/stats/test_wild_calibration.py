@@ -26,7 +26,7 @@ def _runs(scenario: str) -> pd.DataFrame:
     cfg = StatsConfig(bootstrap_reps=400)
     rows = []
     for rep in range(RUNS):
-        g, pl, models = simulate_games(120, 40, design_seed=1, seed=2000 + rep, **SCENARIOS[scenario])
+        g, pl, models = simulate_games(120, 40, design_seed=1, seed=1000 + rep, **SCENARIOS[scenario])
         with Analysis(AnalysisData(games=g, players=pl, models=models), cfg).batch() as data:
             prep = prepared(data, need_players=True)
             mods = sorted(set(prep.model[prep.present]) - {None}, key=str)

@@ -132,3 +132,20 @@ def test_each_interval_left_out_is_counted_with_its_reason():
     assert f["rate_ci_low"].isna().tolist() == [True, True, False]
     assert w.not_computed == {"fewer than two experiments behind the estimate": 1,
                               "no variation between experiments (e.g. 0 or 100% in every one)": 1}
+
+
+def test_a_relative_change_may_fall_to_minus_100_pct_without_being_flagged():
+    """learning's change_30_pct is a relative change (-100% and up), not a share (0-100): the README demo's
+    five learning intervals were flagged "outside the parameter's range" for running below 0."""
+    from impostor_bench.analysis.report.interval_check import OUT_OF_RANGE, interval_problems
+
+    inf = pd.DataFrame({"table": ["learning", "learning", "team_ballots"],
+                        "quantity": ["change_30:team_aware", "change_30:homogeneous", "teammate_premium:a/team_blind/mm"],
+                        "estimate": [-68.0, 150.0, 40.0], "ci_low": [-99.9, -98.6, -120.0],
+                        "ci_high": [71.4, 230.9, 90.0], "method": ["m"] * 3,
+                        "calibration": ["learning:change_30", "learning:change_30", "team_ballots:teammate_premium"]})
+    probs = interval_problems(inf)
+    assert probs["quantity"].tolist() == ["teammate_premium:a/team_blind/mm"]
+    assert probs["interval_check"].tolist() == [OUT_OF_RANGE]
+    bad = inf.iloc[[0]].assign(ci_low=-101.0)  # below -100% is still outside
+    assert interval_problems(bad)["interval_check"].tolist() == [OUT_OF_RANGE]
