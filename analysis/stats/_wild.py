@@ -50,6 +50,11 @@ from impostor_bench.analysis.stats._base import note
 from impostor_bench.analysis.stats.design_boot import multipliers, t_halfwidth, unique_rows
 
 
+#: Why an estimate prints no interval (:meth:`Wild.note_not_computed`)
+FEW = "too few experiments behind the estimate (G - K < 1: e.g. one or two, with a tier to centre on)"
+FLAT = "no variation between experiments (e.g. 0 or 100% in every one)"
+
+
 class Est(NamedTuple):
     """Estimates (G,), replicates (R, G) and experiments behind each estimate (G,)."""
 
@@ -145,8 +150,7 @@ class Wild:
     def not_computed(self) -> dict:
         """Intervals left out by :meth:`frame` so far, by reason (for :meth:`note_not_computed`)."""
         if "_not_computed" not in self.__dict__:
-            self._not_computed = {"fewer than two experiments behind the estimate": 0,
-                                  "no variation between experiments (e.g. 0 or 100% in every one)": 0}
+            self._not_computed = {FEW: 0, FLAT: 0}
         return self._not_computed
 
     def note_not_computed(self, table_name: str) -> None:
@@ -175,9 +179,8 @@ class Wild:
             # not a zero-width one (issue 39: 0.50 [0.50, 0.50] was printed as if exact)
             undefined = ~np.isfinite(est) | ~(hi - lo > 1e-9 * np.maximum(1.0, np.abs(est)))
             few = np.isfinite(est) & (np.asarray(e.n_exp, float) - (1.0 if e.n_par is None else e.n_par) < 1)
-            self.not_computed["fewer than two experiments behind the estimate"] += int((undefined & few).sum())
-            self.not_computed["no variation between experiments (e.g. 0 or 100% in every one)"] += int(
-                (undefined & ~few & np.isfinite(est)).sum())
+            self.not_computed[FEW] += int((undefined & few).sum())
+            self.not_computed[FLAT] += int((undefined & ~few & np.isfinite(est)).sum())
             out[name] = est
             out[f"{name}_ci_low"] = np.where(undefined, np.nan, lo)
             out[f"{name}_ci_high"] = np.where(undefined, np.nan, hi)
