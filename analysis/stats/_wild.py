@@ -93,8 +93,8 @@ class Wild:
         """(estimate (G,), replicates (R, G)) of ``scale * mean(col)`` per model; NaN rows dropped.
 
         Residuals are taken about the additive fit of the model's mean within its mode (column
-        ``mode``: the mode mix of a model's units is fixed by the design, not sampled) and the
-        tier of the unit's game (column ``gi``; module docstring)."""
+        ``mode``: the mode mix of a model's units is fixed by the design, not sampled), the tier
+        and the model composition of the unit's game (column ``gi``; module docstring)."""
         G = len(self.models)
         if len(df) == 0:
             return Est(np.full(G, np.nan), np.full((self.M.shape[0], G), np.nan, np.float32), np.zeros(G))  # no units
