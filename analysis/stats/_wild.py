@@ -84,7 +84,8 @@ class Wild:
         if prep.difficulty is not None:
             self.tier = pd.factorize(pd.Series(prep.difficulty, dtype=object).fillna("<NA>"))[0]
         if prep.model is not None and prep.present is not None:
-            seat = np.where(prep.present, prep.model, None)  # type: ignore[call-overload]
+            seat = np.array(prep.model, dtype=object)
+            seat[~prep.present] = None  # an absent seat holds no model
             codes, levels = pd.factorize(pd.Series(seat.ravel(), dtype=object))
             codes = codes.reshape(seat.shape)
             self.comp = np.stack([(codes == k).sum(1) for k in range(len(levels))], 1).astype(np.int64)
