@@ -67,7 +67,8 @@ def _spec_bounds() -> dict[str, tuple[float, float]]:
     """calibration key (``table:name``) -> the range of its estimate as the inference table holds it."""
     from impostor_bench.analysis.stats.inference import SPECS
 
-    return {s.calibration: bounds_of(s.estimate, s.scale) for s in SPECS}
+    return {s.calibration: (bounds_of(s.estimate, s.scale) if s.bounds is None
+                            else (s.bounds[0] / s.scale, s.bounds[1] / s.scale)) for s in SPECS}
 
 
 def interval_problems(inference: Optional[pd.DataFrame]) -> pd.DataFrame:

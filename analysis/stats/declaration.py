@@ -32,6 +32,8 @@ class Inference:
     family    -- multiple-comparison family of its p-values (None: not tested in a family)
     pooled_out -- a pooled row (a key equal to ``ALL``) is not a hypothesis of the family
     scale     -- divide the table's values by this to report them (100 for percentages)
+    bounds    -- the estimate's range in the table's units where its column name does not give it
+                 (``report.interval_check.bounds_of``), e.g. (-100, inf) for a relative change in %
     """
 
     table: str
@@ -44,6 +46,7 @@ class Inference:
     family: Optional[str] = None
     scale: float = 1.0
     pooled_out: bool = False
+    bounds: Optional[tuple[float, float]] = None
 
     @property
     def calibration(self) -> str:
@@ -56,7 +59,8 @@ def infer(name: str, keys: tuple[str, ...], estimate: str, ci: Optional[tuple[st
     return Inference("", name, keys, estimate, ci, p, **kw)
 
 
-WILD = "design bootstrap (wild by experiment) SD; t(G-1), CR1 factor"
+WILD = ("design bootstrap (wild by experiment) SD; residuals about model x mode + tier, design effect moderated "
+        "across models (empirical Bayes), t(d0 + G - K)")
 WILD_PERCENTILE = "design bootstrap (wild by experiment), percentile (pooled fits over many experiments)"
 
 

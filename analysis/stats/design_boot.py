@@ -155,7 +155,7 @@ def residual_icc(data, prep: Prepared) -> dict:
             "n_experiments": E, "games_per_experiment": float(m.mean())}
 
 
-def t_halfwidth(sd, n_exp, alpha: float, n_params: int = 1) -> np.ndarray:
+def t_halfwidth(sd, n_exp, alpha: float, n_params: float | np.ndarray = 1) -> np.ndarray:
     """Half-width ``t(G-K) sqrt(G/(G-K)) SD*`` of a design-bootstrap interval (issue 26).
 
     ``SD*`` is the replicates' SD of the estimate, G the experiments behind it and K the

@@ -208,6 +208,7 @@ def language_measures(data, config, models) -> tuple[pd.DataFrame, dict]:
     except StatsUnavailable as e:
         note(data, f"team dynamics: mirroring and vocabulary convergence not computed: {e}")
     out = w.frame(R)
+    w.note_not_computed("team_dynamics (language columns)")
     out["n_descriptions"] = st[st["words"].notna()].groupby("model").size().reindex(out.index)
     return out, R
 
@@ -239,6 +240,7 @@ def team_language(data: Analysis, config: StatsConfig) -> pd.DataFrame:
         f["mode"] = mode
         rows.append(f.reset_index())
     out = pd.concat(rows, ignore_index=True)
+    w.note_not_computed("team_language")
     return out[out["n_seats"].fillna(0) > 0]
 
 

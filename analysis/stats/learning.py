@@ -23,6 +23,8 @@ is schedule confounding, provider drift or chance.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 from scipy import stats
@@ -52,7 +54,8 @@ def _pairs_recur(idx: np.ndarray, pair: np.ndarray) -> bool:
     section="robustness",
     inference=(
         infer("learning_coef", ("mode",), "learning_coef", ("ci_low", "ci_high"), "p", method="method"),
-        infer("change_30", ("mode",), "change_30_pct", ("change_30_ci_low", "change_30_ci_high"), method="method"),
+        infer("change_30", ("mode",), "change_30_pct", ("change_30_ci_low", "change_30_ci_high"), method="method",
+              bounds=(-100.0, math.inf)),  # a relative change in %: -100 (to zero) and up, not 0-100
     ),
 )
 def learning(data: Analysis, config: StatsConfig) -> pd.DataFrame:

@@ -77,6 +77,7 @@ def style_metrics(data: Analysis, config: StatsConfig) -> pd.DataFrame:
                    f"has games in ({', '.join(map(str, partial))})")
     out = out.join(raw).join(matched.rename("imp_win_len_matched_pct"))
     out["n_seats"] = st.groupby("model").size().reindex(out.index)
+    w.note_not_computed("style_metrics")
     return out.reset_index()
 
 

@@ -183,6 +183,7 @@ def ballot_measures(data, config, models) -> tuple[pd.DataFrame, dict]:
         R[f"fail_{c}_pct"] = w.mean(fail, c, 100)
     R["fail_misplaced_trust_pct"] = w.mean(fail.dropna(subset=["misplaced"]), "misplaced", 100)
     out = w.frame(R)
+    w.note_not_computed("team_dynamics (ballot columns)")
     out["n_teammate_pairs"] = mate.groupby("model").size().reindex(out.index)
     out["n_team_failures"] = fail.groupby("model").size().reindex(out.index)
     return out, R
@@ -222,4 +223,5 @@ def team_ballots(data: Analysis, config: StatsConfig) -> pd.DataFrame:
             f["mode"], f["kind"] = mode, kind
             rows.append(f.reset_index())
     out = pd.concat(rows, ignore_index=True)
+    w.note_not_computed("team_ballots")
     return out[out["n_teammate_pairs"].fillna(0) > 0]
