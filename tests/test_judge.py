@@ -62,6 +62,53 @@ def test_prompt_carries_the_record_and_the_reply_parse_refuses_bad_labels():
             parse_reply(bad, [0, 1, 2, 3])
 
 
+def test_the_asked_reply_format_is_keyed_by_player_and_its_schema_has_no_array():
+    """The reply the prompt asks for and the bot gives ({"Player N": {labels}}) parses, and its JSON
+    schema admits exactly one entry per player of the record: no arrays (a grammar may not hold
+    maxItems), every key required, nothing else allowed."""
+    import jsonschema
+
+    from impostor_bench.core.judging import bot_reply, reply_json_schema
+
+    sample = json.loads((ROOT / "configs" / "judge_sample.json").read_text(encoding="utf-8"))
+    rec = sample["games"][0]["record"]
+    schema = reply_json_schema(rec)
+    assert "array" not in json.dumps(schema)
+    reply = bot_reply(judge_prompt(rec))
+    jsonschema.validate(json.loads(reply), schema)
+    assert parse_reply(reply, [0, 1, 2, 3]) == rule_labels(rec)
+    assert '{"Player ' in judge_prompt(rec)  # the prompt asks for the same format
+    five = json.loads(reply) | {"Player 5": {"strategy": "vague", "trust": False, "coord_intent": False}}
+    missing = {k: v for k, v in json.loads(reply).items() if k != "Player 2"}
+    for bad in (five, missing):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema)
+        with pytest.raises(JudgeReplyError, match="expected"):
+            parse_reply(json.dumps(bad), [0, 1, 2, 3])
+
+
+@pytest.mark.slow
+def test_local_judge_replies_parse_under_the_grammar():
+    """local/smollm2 with the reply schema as a llama.cpp grammar: at temperature 1 and three seeds
+    (so not one lucky greedy path) every reply is a complete label set for the record's players.
+    The prompt is short (a long one only costs time: the grammar, not the prompt, holds the form)."""
+    import asyncio
+
+    from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
+
+    from impostor_bench.scorers.judge import reply_schema
+
+    sample = json.loads((ROOT / "configs" / "judge_sample.json").read_text(encoding="utf-8"))
+    rec = sample["games"][1]["record"]
+    model = get_model("local/smollm2")
+    for seed in (1, 2, 3):
+        config = GenerateConfig(temperature=1.0, seed=seed, max_tokens=200, response_schema=reply_schema(rec, load_scheme()))
+        out = asyncio.run(model.generate([ChatMessageUser(content="Label the four players of a word game as JSON.")],
+                                         config=config))
+        labels = parse_reply(out.completion, [int(p["player"]) - 1 for p in rec["players"]])
+        assert len(labels) == 4 and out.stop_reason == "stop", out.completion
+
+
 def test_scorer_labels_games_through_inspect_score_and_reuses_them(team_log):
     from inspect_ai import score
     from inspect_ai.log import read_eval_log
