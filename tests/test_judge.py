@@ -171,10 +171,9 @@ def test_agreement_with_the_hand_coded_sample_is_cohens_kappa():
     assert (k["kappa_ci_high"] <= 1).all() and k.loc["strategy", "n"] == 24
 
 
-@pytest.mark.slow
-def test_table12_on_a_bot_tournament_with_a_judge_pass(tmp_path):
-    """Team-blind and team-aware bot games, judged by bot/judge: at least 12 of Table 12's 14 columns
-    filled (Trust Recovery and Resilience need multi-round games: the undefined list says so)."""
+def _table12_after_a_judge_pass(logs: Path, judge: str, n_games: int):
+    """Team-blind and team-aware bot games, labelled by ``judge`` through `impostor annotate`:
+    (Table 12 of the team_dynamics table, the columns filled, the undefined list)."""
     from impostor_bench.analysis.data import AnalysisData
     from impostor_bench.analysis.stats import TABLES
     from impostor_bench.analysis.stats.config import StatsConfig
@@ -182,19 +181,41 @@ def test_table12_on_a_bot_tournament_with_a_judge_pass(tmp_path):
     from impostor_bench.cli import main
     from impostor_bench.export import tables_from_logs
 
-    logs = tmp_path / "logs"
     for i, mode in enumerate(("team_blind", "team_aware", "team_blind", "team_aware")):
-        _eval(logs, mode, 12, seed=10 + i)
-    assert main(["annotate", "--logs", str(logs), "--judge", "bot/judge"]) == 0
+        _eval(logs, mode, n_games, seed=10 + i)
+    assert main(["annotate", "--logs", str(logs), "--judge", judge]) == 0
     t = tables_from_logs(str(logs))
+    assert t.players["judge_strategy"].notna().all()  # every game labelled
     data = AnalysisData(t.games, t.players)
     cfg = StatsConfig(bootstrap_reps=50, permutation_reps=50)
     td = TABLES["team_dynamics"](data, cfg)
     filled = [c for c, _, _ in TABLE12 if td[c].notna().any()]
+    return td, filled, TABLES["table12_undefined"](data, cfg).set_index("metric")
+
+
+@pytest.mark.slow
+def test_table12_on_a_bot_tournament_with_a_judge_pass(tmp_path):
+    """Team-blind and team-aware bot games, judged by bot/judge: at least 12 of Table 12's 14 columns
+    filled (Trust Recovery and Resilience need multi-round games: the undefined list says so)."""
+    from impostor_bench.analysis.stats.table12 import TABLE12
+
+    td, filled, und = _table12_after_a_judge_pass(tmp_path / "logs", "bot/judge", 12)
     assert len(filled) >= 12, sorted(set(c for c, _, _ in TABLE12) - set(filled))
     assert td["strategy_align_pct"].notna().any() and set(td["strategy_judge"].dropna()) == {"bot/judge"}
-    und = TABLES["table12_undefined"](data, cfg).set_index("metric")
     assert "one round" in und.loc["trust_recovery_pct", "reason"]
+
+
+@pytest.mark.heavy
+def test_table12_with_the_local_model_as_the_judge(tmp_path):
+    """The same with local/smollm2 as a real judge (8 games, one call each: ~8 min on 2 cores; run
+    with --heavy): every game labelled under the grammar, and Strategy Align. and Alignment Gap
+    filled from its labels."""
+    from impostor_bench.analysis.stats.table12 import TABLE12
+
+    td, filled, _und = _table12_after_a_judge_pass(tmp_path / "logs", "local/smollm2", 2)
+    assert len(filled) >= 12, sorted(set(c for c, _, _ in TABLE12) - set(filled))
+    assert {"strategy_align_pct", "alignment_gap_pp"} <= set(filled)
+    assert set(td["strategy_judge"].dropna()) == {"local/smollm2"}
 
 
 @pytest.mark.slow
