@@ -26,7 +26,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
 from impostor_bench.core.judging import (JUDGE_SCORER, SYSTEM, JudgeReplyError, judge_prompt, judge_record,
-                                         load_scheme, parse_reply)
+                                         load_scheme, parse_reply, reply_json_schema)
 
 WINNER_SCORER = "impostor_winner"
 RETRY = "Your answer could not be used: {error}. Answer again with JSON only, in the format asked."
@@ -49,17 +49,10 @@ def cached_labels(scores: Optional[dict[str, Any]], judge: str, version: int) ->
     return None
 
 
-def reply_schema(scheme: dict[str, Any], n_players: int = 4) -> ResponseSchema:
+def reply_schema(record: dict[str, Any], scheme: dict[str, Any]) -> ResponseSchema:
     """The reply's JSON schema (``structured=True``: a provider that supports it, e.g. the local
-    llama.cpp models through a grammar, can only answer in the format)."""
-    entry = {"type": "object", "additionalProperties": False,
-             "required": ["player", "strategy", "trust", "coord_intent"],
-             "properties": {"player": {"type": "integer"}, "strategy": {"type": "string", "enum": list(scheme["strategy"])},
-                            "trust": {"type": "boolean"}, "coord_intent": {"type": "boolean"}}}
-    return ResponseSchema(name="judge_labels", json_schema=JSONSchema.model_validate(
-        {"type": "object", "additionalProperties": False, "required": ["players"],
-         "properties": {"players": {"type": "array", "items": entry, "minItems": n_players,
-                                    "maxItems": n_players}}}))
+    llama.cpp models through a grammar, can only answer in the format; ``reply_json_schema``)."""
+    return ResponseSchema(name="judge_labels", json_schema=JSONSchema.model_validate(reply_json_schema(record, scheme)))
 
 
 async def label_game(model: Model, record: dict[str, Any], scheme: dict[str, Any],
@@ -68,7 +61,7 @@ async def label_game(model: Model, record: dict[str, Any], scheme: dict[str, Any
     record (``judge_record``), asked again once when the reply breaks the format."""
     seats = [int(p["player"]) - 1 for p in record["players"]]
     config = GenerateConfig(temperature=0.0, max_tokens=max_tokens,
-                            response_schema=reply_schema(scheme, len(seats)) if structured else None)
+                            response_schema=reply_schema(record, scheme) if structured else None)
     messages: list[Any] = [ChatMessageSystem(content=SYSTEM), ChatMessageUser(content=judge_prompt(record, scheme))]
     error, reply = "", ""
     for _attempt in range(2):

@@ -67,7 +67,7 @@ def build_record(spec: GameSpec, seats: list[SeatRecord], *, experiment_id: str,
             vote_raw=(s.vote_raw or [""])[-1], reasoning=s.reasoning, ballot_class=cast(BallotClass, ballot_class),
             temperature=s.temperature, vote_temperature=s.vote_temperature,
             vote_mode=s.vote_mode, vote_fallback=s.vote_fallback,
-            input_tokens=input_tokens, output_tokens=output_tokens,
+            input_tokens=input_tokens, output_tokens=output_tokens, served_model=s.served(),
         ))
     vote_modes = sorted({s.vote_mode for s in seats})
     game = GameRow(

@@ -1,5 +1,7 @@
-"""Each seat's tokens: every model call of a game adds its ``output.usage`` to the record of
-the seat (and phase) that made it.
+"""Each seat's tokens and served model: every model call of a game adds its ``output.usage`` to
+the record of the seat (and phase) that made it, and the model id the reply names
+(``output.model``: the provider's own id of the model that answered, e.g. a dated snapshot
+behind an alias or an OpenRouter route) to the seat's ``served_model``.
 
 The seat is carried in a context variable rather than through every call signature: the
 ballot calls run through ``impostor_bench.solvers.vote_format`` and run concurrently (``asyncio.gather``
@@ -36,13 +38,29 @@ def count_in_task(record: SeatRecord, phase: str) -> None:
     _SEAT.set((record, phase))
 
 
+def add_id(ids: Optional[str], new: Optional[str]) -> Optional[str]:
+    """``ids`` (comma-joined, distinct) with ``new`` appended when it is not among them."""
+    if not new:
+        return ids
+    have = (ids or "").split(",") if ids else []
+    return ids if new in have else ",".join([*have, new])
+
+
 def count(output: Any) -> None:
-    """Add one call's usage to the current seat (no seat or no usage reported: nothing)."""
+    """Add one call's usage and served model to the current seat (no seat: nothing)."""
     current = _SEAT.get()
-    usage = getattr(output, "usage", None)
-    if current is None or usage is None:
+    if current is None:
         return
     record, phase = current
+    served = getattr(output, "model", None)
+    if isinstance(served, str) and served:
+        if phase == "vote":
+            record.vote_served_model = add_id(record.vote_served_model, served)
+        else:
+            record.served_model = add_id(record.served_model, served)
+    usage = getattr(output, "usage", None)
+    if usage is None:
+        return
     n_in, n_out = getattr(usage, "input_tokens", None), getattr(usage, "output_tokens", None)
     if phase == "vote":
         if n_in is not None:

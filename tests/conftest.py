@@ -14,11 +14,12 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 # Two tiers (issue 41, docs/architecture.md "Tests"): `slow` marks a test of more than ~10 s on
 # the project's 2-core machine (whole evals in subprocesses, sweeps, servers, the local LLM,
 # mypy, big simulations); `pytest -m "not slow"` is the fast tier, the README's test command
-# runs both.  `heavy` marks a paper-sized run that only `--heavy` runs (it replaces the
+# runs both.  `heavy` marks a run of many minutes (paper-sized calibration, the local model as
+# a real judge) that only `--heavy` runs (it replaces the
 # IMPOSTOR_HEAVY_TESTS variable); CI does not pass it.
 def pytest_addoption(parser):
     parser.addoption("--heavy", action="store_true", default=False,
-                     help="also run the paper-sized calibration runs (tests marked heavy; hours on 2 cores)")
+                     help="also run the tests marked heavy (paper-sized calibration, the local judge; hours on 2 cores)")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -26,7 +27,7 @@ def pytest_collection_modifyitems(config, items):
         return
     import pytest
 
-    skip = pytest.mark.skip(reason="paper-sized run; pass --heavy to run it")
+    skip = pytest.mark.skip(reason="heavy run; pass --heavy to run it")
     for item in items:
         if "heavy" in item.keywords:
             item.add_marker(skip)

@@ -62,6 +62,53 @@ def test_prompt_carries_the_record_and_the_reply_parse_refuses_bad_labels():
             parse_reply(bad, [0, 1, 2, 3])
 
 
+def test_the_asked_reply_format_is_keyed_by_player_and_its_schema_has_no_array():
+    """The reply the prompt asks for and the bot gives ({"Player N": {labels}}) parses, and its JSON
+    schema admits exactly one entry per player of the record: no arrays (a grammar may not hold
+    maxItems), every key required, nothing else allowed."""
+    import jsonschema
+
+    from impostor_bench.core.judging import bot_reply, reply_json_schema
+
+    sample = json.loads((ROOT / "configs" / "judge_sample.json").read_text(encoding="utf-8"))
+    rec = sample["games"][0]["record"]
+    schema = reply_json_schema(rec)
+    assert "array" not in json.dumps(schema)
+    reply = bot_reply(judge_prompt(rec))
+    jsonschema.validate(json.loads(reply), schema)
+    assert parse_reply(reply, [0, 1, 2, 3]) == rule_labels(rec)
+    assert '{"Player ' in judge_prompt(rec)  # the prompt asks for the same format
+    five = json.loads(reply) | {"Player 5": {"strategy": "vague", "trust": False, "coord_intent": False}}
+    missing = {k: v for k, v in json.loads(reply).items() if k != "Player 2"}
+    for bad in (five, missing):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema)
+        with pytest.raises(JudgeReplyError, match="expected"):
+            parse_reply(json.dumps(bad), [0, 1, 2, 3])
+
+
+@pytest.mark.slow
+def test_local_judge_replies_parse_under_the_grammar():
+    """local/smollm2 with the reply schema as a llama.cpp grammar: at temperature 1 and three seeds
+    (so not one lucky greedy path) every reply is a complete label set for the record's players.
+    The prompt is short (a long one only costs time: the grammar, not the prompt, holds the form)."""
+    import asyncio
+
+    from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
+
+    from impostor_bench.scorers.judge import reply_schema
+
+    sample = json.loads((ROOT / "configs" / "judge_sample.json").read_text(encoding="utf-8"))
+    rec = sample["games"][1]["record"]
+    model = get_model("local/smollm2")
+    for seed in (1, 2, 3):
+        config = GenerateConfig(temperature=1.0, seed=seed, max_tokens=200, response_schema=reply_schema(rec, load_scheme()))
+        out = asyncio.run(model.generate([ChatMessageUser(content="Label the four players of a word game as JSON.")],
+                                         config=config))
+        labels = parse_reply(out.completion, [int(p["player"]) - 1 for p in rec["players"]])
+        assert len(labels) == 4 and out.stop_reason == "stop", out.completion
+
+
 def test_scorer_labels_games_through_inspect_score_and_reuses_them(team_log):
     from inspect_ai import score
     from inspect_ai.log import read_eval_log
@@ -124,10 +171,9 @@ def test_agreement_with_the_hand_coded_sample_is_cohens_kappa():
     assert (k["kappa_ci_high"] <= 1).all() and k.loc["strategy", "n"] == 24
 
 
-@pytest.mark.slow
-def test_table12_on_a_bot_tournament_with_a_judge_pass(tmp_path):
-    """Team-blind and team-aware bot games, judged by bot/judge: at least 12 of Table 12's 14 columns
-    filled (Trust Recovery and Resilience need multi-round games: the undefined list says so)."""
+def _table12_after_a_judge_pass(logs: Path, judge: str, n_games: int):
+    """Team-blind and team-aware bot games, labelled by ``judge`` through `impostor annotate`:
+    (Table 12 of the team_dynamics table, the columns filled, the undefined list)."""
     from impostor_bench.analysis.data import AnalysisData
     from impostor_bench.analysis.stats import TABLES
     from impostor_bench.analysis.stats.config import StatsConfig
@@ -135,19 +181,41 @@ def test_table12_on_a_bot_tournament_with_a_judge_pass(tmp_path):
     from impostor_bench.cli import main
     from impostor_bench.export import tables_from_logs
 
-    logs = tmp_path / "logs"
     for i, mode in enumerate(("team_blind", "team_aware", "team_blind", "team_aware")):
-        _eval(logs, mode, 12, seed=10 + i)
-    assert main(["annotate", "--logs", str(logs), "--judge", "bot/judge"]) == 0
+        _eval(logs, mode, n_games, seed=10 + i)
+    assert main(["annotate", "--logs", str(logs), "--judge", judge]) == 0
     t = tables_from_logs(str(logs))
+    assert t.players["judge_strategy"].notna().all()  # every game labelled
     data = AnalysisData(t.games, t.players)
     cfg = StatsConfig(bootstrap_reps=50, permutation_reps=50)
     td = TABLES["team_dynamics"](data, cfg)
     filled = [c for c, _, _ in TABLE12 if td[c].notna().any()]
+    return td, filled, TABLES["table12_undefined"](data, cfg).set_index("metric")
+
+
+@pytest.mark.slow
+def test_table12_on_a_bot_tournament_with_a_judge_pass(tmp_path):
+    """Team-blind and team-aware bot games, judged by bot/judge: at least 12 of Table 12's 14 columns
+    filled (Trust Recovery and Resilience need multi-round games: the undefined list says so)."""
+    from impostor_bench.analysis.stats.table12 import TABLE12
+
+    td, filled, und = _table12_after_a_judge_pass(tmp_path / "logs", "bot/judge", 12)
     assert len(filled) >= 12, sorted(set(c for c, _, _ in TABLE12) - set(filled))
     assert td["strategy_align_pct"].notna().any() and set(td["strategy_judge"].dropna()) == {"bot/judge"}
-    und = TABLES["table12_undefined"](data, cfg).set_index("metric")
     assert "one round" in und.loc["trust_recovery_pct", "reason"]
+
+
+@pytest.mark.heavy
+def test_table12_with_the_local_model_as_the_judge(tmp_path):
+    """The same with local/smollm2 as a real judge (12 games, one call each: ~10 min on 2 cores; run
+    with --heavy): every game labelled under the grammar, and Strategy Align. and Alignment Gap
+    filled from its labels. (With 8 games, Ling. Mirror and Vocab. Conv. had no unit yet.)"""
+    from impostor_bench.analysis.stats.table12 import TABLE12
+
+    td, filled, _und = _table12_after_a_judge_pass(tmp_path / "logs", "local/smollm2", 3)
+    assert len(filled) >= 12, sorted(set(c for c, _, _ in TABLE12) - set(filled))
+    assert {"strategy_align_pct", "alignment_gap_pp"} <= set(filled)
+    assert set(td["strategy_judge"].dropna()) == {"local/smollm2"}
 
 
 @pytest.mark.slow

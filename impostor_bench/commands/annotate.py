@@ -41,7 +41,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--plan", action="store_true", help="print the estimate and stop")
     p.add_argument("--structured", action="store_true",
                    help="ask for the reply's JSON schema (providers that support it answer only in the format; "
-                        "the local models do, through a grammar)")
+                        "always on for local/ judges, which hold it through a llama.cpp grammar)")
     p.add_argument("--tracking-uri", help="with --experiment; default MLFLOW_TRACKING_URI, else sqlite:///mlruns/mlflow.db")
     p.set_defaults(func=_cmd)
 
@@ -197,6 +197,8 @@ def _cmd(args: argparse.Namespace) -> int:
     if args.max_tokens <= 0:
         raise ImpostorError(f"--max-tokens {args.max_tokens}: must be positive; fix: e.g. --max-tokens 400")
     judge = load_registry().resolve(args.judge)
+    # a local judge answers in the format only under the reply's grammar (a 135M model wrote no JSON without it)
+    args.structured = args.structured or judge.startswith("local/")
     if args.agreement:
         table, _judged, failed = agreement(judge, args.max_tokens, structured=args.structured)
         print(f"agreement of judge {judge} with the hand-coded sample ({sample_path().name}; "

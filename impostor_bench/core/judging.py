@@ -70,9 +70,28 @@ def judge_prompt(record: Mapping[str, Any], scheme: Optional[Mapping[str, Any]] 
     lines += [f"- {k}: {v}" for k, v in s["strategy"].items()]
     lines += ["", f"trust (true/false): {s['trust']}", f"coord_intent (true/false): {s['coord_intent']}", "",
               RECORD_HEADER, json.dumps(record, ensure_ascii=False), "",
-              'Answer with JSON only: {"players": [{"player": <number>, "strategy": "<label>", "trust": <bool>, '
-              '"coord_intent": <bool>}, ...]} with one entry per player.']
+              "Answer with JSON only, one entry per player, in the order of the record: "
+              + "{" + ", ".join(f'"{player_key(int(p["player"]))}": {{"strategy": "<label>", "trust": <bool>, '
+                                 f'"coord_intent": <bool>}}' for p in record["players"][:2]) + ", ...}"]
     return "\n".join(lines)
+
+
+def player_key(player: int) -> str:
+    """The key of one player's labels in a judge reply (``"Player 3"``: the name the game uses)."""
+    return f"Player {player}"
+
+
+def reply_json_schema(record: Mapping[str, Any], scheme: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
+    """The reply as a JSON schema a grammar can enforce exactly: an object with one required
+    property per player of the record (in its order, no other keys), each an object of the
+    strategy enum and two booleans. No arrays: llama.cpp's schema grammar does not hold an
+    array's ``maxItems`` reliably (a 135M judge kept adding players until ``max_tokens``),
+    while fixed required keys leave a model no way to answer outside the format."""
+    entry = {"type": "object", "additionalProperties": False, "required": ["strategy", "trust", "coord_intent"],
+             "properties": {"strategy": {"type": "string", "enum": list(strategies(scheme))},
+                            "trust": {"type": "boolean"}, "coord_intent": {"type": "boolean"}}}
+    keys = [player_key(int(p["player"])) for p in record["players"]]
+    return {"type": "object", "additionalProperties": False, "required": keys, "properties": {k: entry for k in keys}}
 
 
 def record_of_prompt(prompt: str) -> dict[str, Any]:
@@ -92,7 +111,8 @@ def _as_bool(v: Any, where: str) -> bool:
 
 
 def parse_reply(text: str, seats: Sequence[int], scheme: Optional[Mapping[str, Any]] = None) -> dict[int, dict]:
-    """``{seat: {"strategy", "trust", "coord_intent"}}`` from a judge's reply; JudgeReplyError
+    """``{seat: {"strategy", "trust", "coord_intent"}}`` from a judge's reply (the asked
+    ``{"Player N": {...}}`` object, or a ``{"players": [{"player": N, ...}]}`` list); JudgeReplyError
     when it is not JSON with exactly one valid entry per seat."""
     labels = strategies(scheme)
     m = re.search(r"\{.*\}", text or "", re.S)
@@ -103,8 +123,12 @@ def parse_reply(text: str, seats: Sequence[int], scheme: Optional[Mapping[str, A
     except json.JSONDecodeError as e:
         raise JudgeReplyError(f"reply is not valid JSON ({e.msg})") from None
     entries = obj.get("players") if isinstance(obj, dict) else None
+    if isinstance(obj, dict) and entries is None:  # the asked format: {"Player N": {labels}, ...}
+        keyed = [(re.fullmatch(r"\s*(?:player\s*)?(\d+)\s*", str(k), re.I), v) for k, v in obj.items()]
+        if keyed and all(m and isinstance(v, dict) for m, v in keyed):
+            entries = [{**v, "player": int(m.group(1))} for m, v in keyed if m]
     if not isinstance(entries, list):
-        raise JudgeReplyError("reply has no 'players' list")
+        raise JudgeReplyError("reply has no 'Player N' entries")
     out: dict[int, dict] = {}
     for entry in entries:
         if (not isinstance(entry, dict) or not isinstance(entry.get("player"), (int, str))
@@ -168,7 +192,7 @@ def rule_labels(record: Mapping[str, Any], scheme: Optional[Mapping[str, Any]] =
 def bot_reply(prompt: str) -> str:
     """What ``bot/judge`` answers to a judge prompt: :func:`rule_labels` as the requested JSON."""
     labels = rule_labels(record_of_prompt(prompt))
-    return json.dumps({"players": [{"player": seat + 1, **lab} for seat, lab in sorted(labels.items())]})
+    return json.dumps({player_key(seat + 1): lab for seat, lab in sorted(labels.items())})
 
 
 def labels_of(scores: Optional[Mapping[str, Any]]) -> Optional[dict[str, Any]]:

@@ -29,6 +29,7 @@ class SeatRecord:
     description_class: Optional[DescriptionErrorClass] = None  # its class; None when valid, or an old store
     input_tokens: Optional[int] = None  # tokens of this phase's calls (impostor_bench.solvers.usage); None: none reported
     output_tokens: Optional[int] = None
+    served_model: Optional[str] = None  # the model id this phase's replies named (ModelOutput.model); None: none named
     # --- voting phase (``BALLOT_FIELDS``)
     vote_mode: str = "free"  # the ballot form used: free | structured | constrained | json_object
     vote_fallback: Optional[str] = None  # "<asked>-><used>" when a server refused the asked form
@@ -43,12 +44,21 @@ class SeatRecord:
     ballot_class: Optional[str] = "missing"  # impostor_bench.core.records.BALLOT_CLASSES; None in old stores
     vote_input_tokens: Optional[int] = None  # tokens of the ballot calls (impostor_bench.solvers.usage)
     vote_output_tokens: Optional[int] = None
+    vote_served_model: Optional[str] = None  # the model id the ballot replies named
 
     def tokens(self) -> tuple[Optional[int], Optional[int]]:
         """(input, output) tokens of all this seat's calls in the game; None where none reported."""
         i, vi, o, vo = self.input_tokens, self.vote_input_tokens, self.output_tokens, self.vote_output_tokens
         return (None if i is None and vi is None else (i or 0) + (vi or 0),
                 None if o is None and vo is None else (o or 0) + (vo or 0))
+
+    def served(self) -> Optional[str]:
+        """The model id(s) the provider said served this seat's calls, distinct, in order of
+        first reply, comma-joined (None: no reply named one)."""
+        ids: list[str] = []
+        for value in (self.served_model, self.vote_served_model):
+            ids += [i for i in (value or "").split(",") if i and i not in ids]
+        return ",".join(ids) or None
 
     def to_dict(self) -> dict[str, Any]:
         """The fields in declaration order, lists copied: what ``dataclasses.asdict`` gives for
@@ -75,4 +85,4 @@ _FIELD_SET = frozenset(_FIELD_NAMES)  # from_dict runs three times a game per se
 #: The fields the voting phase writes (stored under their own key, beside the description record).
 BALLOT_FIELDS = ("vote_mode", "vote_fallback", "vote_temperature", "vote_raw", "vote", "confidence", "reasoning",
                  "self_declared", "word_guess", "ballot_error", "ballot_class", "vote_input_tokens",
-                 "vote_output_tokens")
+                 "vote_output_tokens", "vote_served_model")

@@ -331,6 +331,24 @@ def _log_word_pairs(client: Any, run_id: str, spec: Any, created: bool) -> None:
     client.log_inputs(run_id, datasets=[DatasetInput(ds, tags=tags)])
 
 
+def served_model_tags(players: Any) -> dict[str, str]:
+    """``impostor.served_model``: per model asked for (the ``model.<role>`` tags and params hold
+    the snapshot asked for), the model id(s) its providers' replies named (the players table's
+    ``served_model``, distinct), as ``"<asked> -> <served>[,<served>]; ..."``; no tag where no
+    reply named one. One tag, not one per model: a model string such as ``local//path.gguf``
+    is not a valid MLflow key."""
+    if players is None or "served_model" not in players.columns or players.empty:
+        return {}
+    parts = []
+    for model, served in players.groupby("model", sort=True)["served_model"]:
+        ids: list[str] = []
+        for value in served.dropna():
+            ids += [i for i in str(value).split(",") if i and i not in ids]
+        if ids:
+            parts.append(f"{model} -> {','.join(ids)}")
+    return {f"{TAG}served_model": "; ".join(parts)[:5000]} if parts else {}
+
+
 def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optional[Tables] = None,
                live: Sequence[Any] = (), created: bool = False) -> Tables:
     """Log metrics, tables, the (redacted) Inspect log, config and word pairs; set the final status.
@@ -382,6 +400,7 @@ def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optiona
             f"{TAG}eval_id": spec.eval_id, f"{TAG}tables_logged": "1",
             f"{TAG}games_completed": str(len(tables.games)),
             NOTE_TAG: experiment_note(metrics, spec.task_args or {}, role_models(spec))}
+    tags.update(served_model_tags(tables.players))
     # an errored game does not stop the eval (the task's continue_on_fail): then the log has no
     # error of its own, and the first errored game's says why it ended 'error'
     error = log.error or next((s.error for s in log.samples or [] if s.error is not None), None)

@@ -73,6 +73,8 @@ NOT_INFERENCE: dict[str, str] = {
     **{f"speaking_itt.p_imp_pos{k}_pct": "a win rate by speaking position (an estimate, not a p-value)"
        for k in range(4)},
     "speaking_randomization.p_log_or": "the same randomisation test on the log-odds scale (listed test's twin)",
+    "iv_sensitivity.iv_se": ("delta-method Wald SE of the 2SLS ratio, printed for reading only: no interval or test is "
+                             "built from it (it fails under weak instruments); the listed AR test and set are the inference"),
     "correlations.pearson_p": "asymptotic twin of the listed permutation p (descriptive)",
     "correlations.pearson_p_perm": "permutation twin of the listed Spearman p",
     "correlations.p_method": "names the method of a listed p",
