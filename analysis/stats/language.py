@@ -136,7 +136,10 @@ def _exposures(data, prep) -> pd.DataFrame:
         if key not in cw_cache:
             cw_cache[key] = tx.content_words(uniq[code], words[gix])
         content.append(cw_cache[key])
-    left = d.reset_index().merge(d.reset_index(), on="gi", suffixes=("", "_e"))
+    # memory (issue 41): only the columns read below go into the self-merge (4 x 4 rows a game)
+    base = d.reset_index()[["index", "gi", "seat", "pos", "model", "twin"]]
+    left = base.merge(base.drop(columns="model"), on="gi", suffixes=("", "_e"))
+    del base
     left = left[(left["pos_e"] < left["pos"]) & (left["twin_e"] >= 0)]
     if len(left) == 0:
         return pd.DataFrame(columns=["gi", "seat", "seat_e", "model", "lsm_seen", "lsm_unseen", "jac_seen",
