@@ -64,3 +64,17 @@ def test_building_the_command_line_does_not_import_inspect():
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_lsm_rows_in_blocks_gives_the_bits_of_the_whole_formula():
+    from impostor_bench.analysis.stats import _text as tx
+    from impostor_bench.analysis.stats.language import LSM_BLOCK, lsm_rows
+
+    rng = np.random.default_rng(1)
+    prof = 100 * rng.dirichlet(np.ones(9), size=500) * (rng.random((500, 1)) < 0.9)  # some all-zero profiles
+    n = 2 * LSM_BLOCK + 123  # several blocks and a short tail
+    x, y = rng.integers(0, 500, n), rng.integers(0, 500, n)
+    whole = np.mean(1 - np.abs(prof[x] - prof[y]) / (prof[x] + prof[y] + tx.LSM_EPS), axis=1)
+    assert np.array_equal(lsm_rows(prof, x, y), whole)
+    one = lsm_rows(prof, x[:5], y[:5])  # and each row is _text.lsm of its two profiles
+    assert np.allclose(one, [tx.lsm(prof[a], prof[b]) for a, b in zip(x[:5], y[:5])], rtol=0, atol=1e-12)
