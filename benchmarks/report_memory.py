@@ -22,7 +22,7 @@ import threading
 import time
 from pathlib import Path
 
-import psutil
+import psutil  # type: ignore[import-untyped]
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
