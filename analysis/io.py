@@ -100,6 +100,18 @@ def _read_parquet(path: Path, shown: str, dictionary: bool = True) -> pd.DataFra
     return sorted_categories(df)
 
 
+def release_reader_memory() -> None:
+    """Hand the memory Arrow's allocator kept after reading back to the system.
+
+    Arrow's default pool (mimalloc or jemalloc) keeps the pages of freed read buffers for
+    reuse; after ``to_pandas`` nothing else in the report allocates through it, so on the
+    90,720-game export ~100 MB of resident memory would stay held for the whole report
+    (benchmarks/RESULTS.md, issue 41)."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
+
+
 def _read_models(path: Path, shown: str) -> pd.DataFrame:
     try:
         df = pd.read_csv(path, dtype={"model": str, "provider": str, "family": str, "route": str,
@@ -133,6 +145,7 @@ def load_tables(directory: str | Path) -> AnalysisData:
         {"path": str(p.resolve()), "sha256": sha256_file(p), "bytes": p.stat().st_size}
         for p in (gpath, ppath, mpath, vpath) if p.exists()
     ]
+    release_reader_memory()
     return data
 
 
@@ -214,4 +227,5 @@ def load_run_tables(runs: Sequence[tuple[str, Optional[Path]]], experiment: str,
     if skipped:
         data.notes.append(f"MLflow: {skipped} run(s) without tables (e.g. sweep parents) were skipped.")
     data.sources = sources  # type: ignore[attr-defined]
+    release_reader_memory()
     return data

@@ -25,6 +25,7 @@ paper's full 90,720-game design is) the table says so instead of fitting.
 
 from __future__ import annotations
 
+import gc
 import warnings
 
 import numpy as np
@@ -93,6 +94,10 @@ def fit_equation1(y, X: np.ndarray, names: list[str], clusterings: dict[str, np.
             raise StatsUnavailable(f"{what}: (quasi-)separation or no information for {', '.join(bad)}")
         fits[name] = Fit(list(names), coef, np.sqrt(np.clip(np.diag(cov), 0, None)), len(y), G,
                          np.full(len(names), float(G - 1)), METHOD.format(cluster=name), cov)
+    # memory (issue 41): statsmodels' results hold the design several times over (whitened, pinv)
+    # in a reference cycle, kept until a full collection; learning's five fits held 2 GB at once
+    del res
+    gc.collect()
     return fits
 
 

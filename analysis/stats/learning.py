@@ -80,8 +80,10 @@ def learning(data: Analysis, config: StatsConfig) -> pd.DataFrame:
         note = ""
         if not pair_fe:
             note = "no word pair recurs at another game index: FE_word_pair left out, the slope includes pair difficulty"
+        X = np.hstack(blocks)
+        del fe, blocks  # memory (issue 41): the dummies live on in X only
         try:
-            fit = fit_equation1(y, np.hstack(blocks), names, {"experiment_id": exp}, f"learning ({mode})",
+            fit = fit_equation1(y, X, names, {"experiment_id": exp}, f"learning ({mode})",
                                 ("game_index",))["experiment_id"]
         except StatsUnavailable as e:
             rows.append({"mode": mode, "note": str(e)})

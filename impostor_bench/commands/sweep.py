@@ -10,8 +10,6 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any, Optional
 
-from impostor_bench.sweep import run
-
 if TYPE_CHECKING:
     from inspect_ai.util import DisplayType
 
@@ -34,6 +32,7 @@ def run_sweep(config: str, shard: Optional[str] = None, log_dir: Optional[str] =
               display: Optional[DisplayType] = None, list_all: bool = False) -> int:
     """Run (or with ``dry_run`` plan) the sweep of ``config`` with the Impostor task."""
     from impostor_bench.scorers.winner import rates_by_model
+    from impostor_bench.sweep import run  # here, not at the top: it imports Inspect (53 MB, seconds) for every command
     from impostor_bench.tasks.impostor import impostor
 
     return run.run_sweep(config, impostor, shard=shard, log_dir=log_dir, dry_run=dry_run, display=display,
