@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.stats._base import DIFFICULTIES, MODES, prepared, table
+from impostor_bench.analysis.stats._marginal import design_matrix
 from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats.network import model_network
 from impostor_bench.analysis.stats.rates import rate_columns
@@ -60,7 +61,9 @@ def headline(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     imp = pd.DataFrame({"model": prep.imp_model, "y": prep.y}).groupby("model")["y"].agg(["sum", "size"])
     out = pd.DataFrame(index=imp.index)
     out["n_imp_games"] = imp["size"]
-    out = out.join(rate_columns("imp_win", prep.y, np.ones(prep.n), prep.exp_code, prep.imp_model, config.alpha))
+    X = design_matrix(prep)
+    out = out.join(rate_columns("imp_win", prep.y, np.ones(prep.n), prep.exp_code, prep.imp_model, config.alpha,
+                                X, config.min_resid_clusters))
     if prep.has_players:
         s = _seat_frame(prep)
         maj = s[s["majority"]]
@@ -68,10 +71,11 @@ def headline(data: Analysis, config: StatsConfig) -> pd.DataFrame:
         out = out.join(maj[maj["valid"]].groupby("model").size().rename("n_det_votes"), how="outer")
         for c in ["n_maj_seats", "n_det_votes", "n_imp_games"]:
             out[c] = out[c].fillna(0).astype(int)
-        out = out.join(rate_columns("maj_win", maj["won"], np.ones(len(maj)), maj["exp"], maj["model"], config.alpha))
+        out = out.join(rate_columns("maj_win", maj["won"], np.ones(len(maj)), maj["exp"], maj["model"], config.alpha,
+                                    X[maj["gi"].to_numpy()], config.min_resid_clusters))
         det = maj[maj["valid"]]
         out = out.join(rate_columns("det_acc", det["correct"], np.ones(len(det)), det["exp"], det["model"],
-                                    config.alpha))
+                                    config.alpha, X[det["gi"].to_numpy()], config.min_resid_clusters))
         net = model_network(data, config).set_index("model")
         out = out.join(net[["centrality", "reach", "coal_eff_pct", "centrality_rel", "brokerage",
                             "influence"]], how="left")
@@ -99,7 +103,8 @@ def _win_by(data, config, by: str, order) -> pd.DataFrame:
     prep = prepared(data)
     key = prep.mode if by == "mode" else prep.difficulty
     keys = pd.Series(list(zip(prep.imp_model, key)), dtype=object)
-    agg = rate_columns("imp_win", prep.y, np.ones(prep.n), prep.exp_code, keys, config.alpha)
+    agg = rate_columns("imp_win", prep.y, np.ones(prep.n), prep.exp_code, keys, config.alpha, design_matrix(prep),
+                       config.min_resid_clusters)
     agg["n"] = keys.value_counts().reindex(agg.index).to_numpy()
     agg.index = pd.MultiIndex.from_tuples(agg.index, names=["model", by])
     agg = agg.reset_index()

@@ -17,6 +17,7 @@ import pandas as pd
 from scipy import stats
 
 from impostor_bench.analysis.stats._base import ALL, DIFFICULTIES, MODES, StatsUnavailable, ordered_levels, prepared, table
+from impostor_bench.analysis.stats._marginal import design_matrix
 from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats.headline import rate_columns
 from impostor_bench.analysis.stats.session import Analysis
@@ -54,11 +55,12 @@ def win_model_mode_difficulty(data: Analysis, config: StatsConfig) -> pd.DataFra
     """Impostor win % by impostor model x mode x difficulty (Appendix D), with the rows
     aggregated over modes (mode = ALL) and over models (model = ALL)."""
     prep = prepared(data)
-    parts = []
+    parts, X = [], design_matrix(prep)
     for model, mode in ((prep.imp_model, prep.mode), (prep.imp_model, np.full(prep.n, ALL, object)),
                         (np.full(prep.n, ALL, object), prep.mode)):
         keys = _keys(model, mode, prep.difficulty)
-        r = rate_columns("imp_win", prep.y, np.ones(prep.n), prep.exp_code, keys, config.alpha)
+        r = rate_columns("imp_win", prep.y, np.ones(prep.n), prep.exp_code, keys, config.alpha, X,
+                         config.min_resid_clusters)
         parts.append(_with_keys(r, ["model", "mode", "difficulty"], keys.value_counts()))
     out = pd.concat(parts, ignore_index=True)
     out["_m"], out["_d"] = _order(out, "mode", MODES), _order(out, "difficulty", DIFFICULTIES)
@@ -99,7 +101,7 @@ def detection_by_difficulty(data: Analysis, config: StatsConfig) -> pd.DataFrame
     for model in (b["model"].astype(object).to_numpy(), np.full(len(b), ALL, object)):
         keys = _keys(model, b["difficulty"].to_numpy())
         r = rate_columns("det_acc", b["correct"].to_numpy(), np.ones(len(b)), b["exp"].to_numpy(), keys.to_numpy(),
-                         config.alpha)
+                         config.alpha, design_matrix(prep)[b["gi"].to_numpy()], config.min_resid_clusters)
         out = _with_keys(r, ["model", "difficulty"], keys.value_counts())
         parts.append(out.rename(columns={"n": "n_votes"}))
     out = pd.concat(parts, ignore_index=True)
@@ -127,7 +129,7 @@ def negative_control_position(data: Analysis, config: StatsConfig) -> pd.DataFra
         raise StatsUnavailable("no majority seat has a speaking position")
     pos = b["position"].astype(int).to_numpy()
     r = rate_columns("self_decl", b["self_decl"].astype(float).to_numpy(), np.ones(len(b)), b["exp"].to_numpy(),
-                     pos, config.alpha)
+                     pos, config.alpha, design_matrix(prep)[b["gi"].to_numpy()], config.min_resid_clusters)
     r["n_seats"] = pd.Series(pos).value_counts().reindex(r.index).to_numpy()
     out = r.rename_axis("position").reset_index().sort_values("position")
     out["spread_pp"] = out["self_decl_pct"].max() - out["self_decl_pct"].min()
