@@ -166,7 +166,7 @@ def rate_columns(prefix: str, num, den, groups, keys, alpha: float, design: Opti
                 r["ci_low"], r["ci_high"] = cells.interval(code[k], r["estimate"], alpha)
                 r["method"] = METHOD_COMPOSITION
             except StatsUnavailable as why:
-                r["method"] = f"{METHOD} (composition-adjusted interval not computed: {why})"
+                r["method"] = f"{METHOD} (fallback from the composition-adjusted interval: {why})"
         rows[k] = {f"{prefix}_pct": 100 * r["estimate"], f"{prefix}_ci": 50 * (r["ci_high"] - r["ci_low"]),
                    f"{prefix}_ci_low": 100 * r["ci_low"], f"{prefix}_ci_high": 100 * r["ci_high"],
                    f"{prefix}_n_exp": r["n_clusters"], f"{prefix}_ci_method": r["method"]}
