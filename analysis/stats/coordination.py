@@ -6,8 +6,8 @@
                     with the same non-null ``team`` in a game) in which both cast a valid
                     ballot, % naming the same seat. A pair counts for the model(s) of its two
                     seats (teams are model-based, so normally one model). ``vote_coord_ci``:
-                    half-width of the design-based interval (``rates.cluster_rate``:
-                    experiments as clusters; ``vote_coord_ci_low/high``, ``_ci_method``). NaN for models never seen in a team mode.
+                    half-width of the design-based interval (``rates.rate_columns``:
+                    experiments as clusters, composition-adjusted; ``vote_coord_ci_low/high``, ``_ci_method``). NaN for models never seen in a team mode.
                     ``vote_coord_cross_pct``: the same over cross-team pairs of the same
                     games (the baseline; without it Vote Coord. mostly restates accuracy).
 * self_decl_pct  -- % of the model's impostor games in which the impostor self-declared.

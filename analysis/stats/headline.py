@@ -9,7 +9,8 @@ Denominators (data contract):
               self-vote or a vote on another majority seat is wrong).
 ``*_ci`` is the half-width (pp) of the 95% design-based interval, (upper - lower) / 2, and
 ``*_ci_low`` / ``*_ci_high`` (%) its limits: experiments are the clusters
-(``impostor_bench.analysis.stats.rates.cluster_rate``: CR1 on the logit scale, t with G - 1 df;
+(``impostor_bench.analysis.stats.rates.rate_columns``: composition-adjusted by the design logit,
+CR2, t on Bell-McCaffrey df, logit scale; CR1 with t(G - 1) where the design logit cannot be fitted;
 ``*_n_exp`` = G), so a homogeneous game's three majority seats and an experiment's games
 count as the correlated observations they are. (The Wilson interval used before issue 26
 treated games, or seats, as independent: 60-91% coverage under the design's dependence.)

@@ -7,7 +7,23 @@ majority seats share one outcome. Games are not independent, so the Wilson inter
 the old Table 1 (games as Bernoulli trials) covered 60-91% under the design's dependence
 (issue 26).
 
-The interval is the cluster-robust (CR1, experiments as clusters) interval of a binomial
+The interval printed where the design allows it (``rate_columns`` with ``design``; issue 39) is
+composition-adjusted (model-assisted, as a GREG variance): the design fixes which models, mode
+and tier every experiment has, so the between-experiment spread that composition explains is
+not sampling error, yet CR1's ratio residuals ``a_e - R b_e`` count it (1.2-1.6x too wide at
+120 x 40 in the planted calibration). ``RateCells`` fits the design logit (mode, tier, impostor
+model, majority composition: ``_marginal.design_matrix``) plus the rate's group indicator on
+experiment x design x key cells of the rate's outcome (games, seats, ballots or pairs, each on
+its game's design row; a homogeneous game's three majority seats are one cell of three trials),
+so the residuals of the group sum to zero as CR1's do; the rate's influence per experiment is
+its cells' residuals over ``n R (1 - R)`` (logit scale), CR2-scaled, with a t on the
+Bell-McCaffrey df (``_marginal.linear_se``), mapped back through the logit (inside [0, 1]).
+Interactions the additive design misses stay in the residuals (conservative). With fewer than
+``min_resid_clusters`` experiments beyond the fit's parameters, a separating fit (e.g. a rare
+outcome such as majority self-declaration) or a degenerate SE, it falls back to the CR1
+interval below and its method says so ("fallback from the composition-adjusted interval: why").
+
+The fallback is the cluster-robust (CR1, experiments as clusters) interval of a binomial
 GLM with an intercept only, fitted by statsmodels on experiment totals, on the logit
 scale with a t distribution of G - 1 degrees of freedom (G = experiments behind the
 rate), then mapped back: it stays inside [0, 1] and widens when few experiments carry
