@@ -12,21 +12,18 @@
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 import pytest
-import statsmodels.api as sm
-from scipy import stats
 
 from _synth_stats import fast_config
 from impostor_bench.analysis.calibration_matrix import SCENARIOS, design_truth
 from impostor_bench.analysis.data import AnalysisData
 from impostor_bench.analysis.sim.simulate import simulate_games
 from impostor_bench.analysis.stats._base import prepared
-from impostor_bench.analysis.stats._marginal import design_matrix, full_rank
+from impostor_bench.analysis.stats._marginal import design_matrix
 from impostor_bench.analysis.stats.headline import _seat_frame
+from _dense_rates import dense_cr2_interval
 from impostor_bench.analysis.stats.rates import METHOD, METHOD_COMPOSITION, RateCells, cluster_rate, rate_columns
 from impostor_bench.analysis.stats.session import Analysis
 
@@ -38,37 +35,6 @@ def _prep(rep: int, experiments: int, games: int, scenario: str = "planted"):
     return prepared(Analysis(AnalysisData(games=g, players=pl, models=models), fast_config())), design_truth(g, pl)
 
 
-def _dense_cr2_interval(y, X, exp, inside, alpha=0.05):
-    """The interval written out on game rows (no cells): fit, CR2 blocks, BM df, delta method."""
-    Xk = full_rank(np.column_stack([X, inside.astype(float)]))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        p = np.asarray(sm.GLM(y, Xk, family=sm.families.Binomial()).fit(tol=1e-12).fittedvalues)
-    w = p * (1 - p)
-    Xt = Xk * np.sqrt(w)[:, None]
-    B = np.linalg.inv(Xt.T @ Xt)
-    R = y[inside].mean()
-    d = np.where(inside, 1 / (inside.sum() * R * (1 - R)), 0.0) * np.sqrt(w)
-    et = (y - p) / np.sqrt(w)
-    u, qs = [], []
-    for e in np.unique(exp):
-        rows = np.flatnonzero(exp == e)
-        lam, U = np.linalg.eigh(np.eye(len(rows)) - Xt[rows] @ B @ Xt[rows].T)
-        A = (U * np.where(lam > 1e-10, 1 / np.sqrt(np.clip(lam, 1e-10, None)), 0)) @ U.T
-        q = np.zeros(len(y))
-        q[rows] = A @ d[rows]
-        u.append(q[rows] @ et[rows])
-        qs.append(q)
-    Q = np.array(qs)  # (G, N) whitened influence weights of each experiment
-    M = np.eye(len(y)) - Xt @ B @ Xt.T  # residual maker
-    omega = Q @ M @ Q.T
-    df = np.trace(omega) ** 2 / (omega ** 2).sum()
-    se = np.sqrt(np.sum(np.square(u)))
-    c = np.log(R / (1 - R))
-    t = stats.t.ppf(1 - alpha / 2, df)
-    return 1 / (1 + np.exp(-(c - t * se))), 1 / (1 + np.exp(-(c + t * se)))
-
-
 def test_interval_equals_a_dense_game_level_computation():
     prep, _ = _prep(0, 48, 8)
     X = design_matrix(prep)
@@ -78,7 +44,7 @@ def test_interval_equals_a_dense_game_level_computation():
         inside = prep.imp_model == m
         est = prep.y[inside].mean()
         lo, hi = cells.interval(models.index(m), est, 0.05)
-        dlo, dhi = _dense_cr2_interval(prep.y, X, prep.exp_code, inside)
+        dlo, dhi = dense_cr2_interval(prep.y, X, prep.exp_code, inside)
         assert (lo, hi) == pytest.approx((dlo, dhi), rel=1e-6)
         assert 0 < lo < est < hi < 1
 
