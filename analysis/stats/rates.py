@@ -139,10 +139,9 @@ class RateCells:
         self.X = cells[:, 2:]
         self.min_resid = min_resid_clusters
 
-    def interval(self, k: int, est: float, alpha: float) -> tuple[float, float]:
-        """Composition-adjusted (lo, hi) of the rate ``est`` (0 < est < 1) of the key with code ``k``
-        (its position in ``levels``); ``StatsUnavailable`` with the reason when the design logit
-        cannot give it."""
+    def se_df(self, k: int, est: float) -> tuple[float, float]:
+        """(SE of logit(``est``), Bell-McCaffrey df) of the rate of the key with code ``k`` (its position
+        in ``levels``); ``StatsUnavailable`` with the reason when the design logit cannot give them."""
         from impostor_bench.analysis.stats._marginal import cell_residuals, full_rank, linear_se
 
         inside = self.kc == k
@@ -156,6 +155,12 @@ class RateCells:
         se, df = linear_se(res, np.where(inside, 1.0 / (n_k * est * (1 - est)), 0.0))
         if not (np.isfinite(se) and se > 0 and np.isfinite(df) and df > 0):
             raise StatsUnavailable("degenerate SE of the design logit's residuals")
+        return se, df
+
+    def interval(self, k: int, est: float, alpha: float) -> tuple[float, float]:
+        """Composition-adjusted (lo, hi) of the rate ``est`` (0 < est < 1) of the key with code ``k``:
+        logit(est) -+ t(df) SE, mapped back."""
+        se, df = self.se_df(k, est)
         crit = stats.t.ppf(1 - alpha / 2, df)
         centre = np.log(est / (1 - est))
         return float(1 / (1 + np.exp(-(centre - crit * se)))), float(1 / (1 + np.exp(-(centre + crit * se))))

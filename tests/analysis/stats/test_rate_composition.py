@@ -6,8 +6,8 @@
 2. Fallbacks: too few experiments beyond the fit's parameters gives today's CR1 interval, named.
 3. On a fixed simulated design (the same models in the same experiments every run) with word pairs
    shared across experiments (SD 1.0) and experiment effects (SD 0.5), the printed SE of the
-   game-, seat- and ballot-level rates matches the SD of the estimate over runs (CR1's is wider) and
-   the intervals cover the design's expected rate.
+   game-, seat- and ballot-level rates (SE of the logit, before the t quantile) matches the SD of the
+   logit of the estimate over runs (CR1's is wider) and the intervals cover the design's expected rate.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from _synth_stats import fast_config
 from impostor_bench.analysis.calibration_matrix import SCENARIOS, design_truth
@@ -24,11 +25,8 @@ from impostor_bench.analysis.stats._base import prepared
 from impostor_bench.analysis.stats._marginal import design_matrix
 from impostor_bench.analysis.stats.headline import _seat_frame
 from _dense_rates import dense_cr2_interval
-from impostor_bench.analysis.stats.rates import METHOD, METHOD_COMPOSITION, RateCells, cluster_rate, rate_columns
+from impostor_bench.analysis.stats.rates import METHOD, RateCells, cluster_rate, rate_columns
 from impostor_bench.analysis.stats.session import Analysis
-
-Z = 1.959964
-
 
 def _prep(rep: int, experiments: int, games: int, scenario: str = "planted"):
     g, pl, models = simulate_games(experiments, games, design_seed=1, seed=9000 + rep, **SCENARIOS[scenario])
@@ -63,48 +61,55 @@ def test_too_few_experiments_for_the_design_logit_fall_back_to_cr1_named():
         (100 * cr1["ci_low"], 100 * cr1["ci_high"]))
 
 
-def _rates(prep, design):
-    """Impostor win, majority win and detection accuracy per model (headline's rows and denominators)."""
-    X = design_matrix(prep) if design else None
+def _rate_rows(prep):
+    """(name, outcome, experiment, key, game row) of impostor win, majority win and detection accuracy
+    per model (headline's rows and denominators)."""
     s = _seat_frame(prep)
     maj = s[s["majority"]]
     det = maj[maj["valid"]]
-    out = []
-    for name, num, exp, key, rows in (("imp_win", prep.y, prep.exp_code, prep.imp_model, np.arange(prep.n)),
-                                      ("maj_win", maj["won"], maj["exp"], maj["model"], maj["gi"].to_numpy()),
-                                      ("det_acc", det["correct"], det["exp"], det["model"], det["gi"].to_numpy())):
-        r = rate_columns(name, num, np.ones(len(rows)), exp, key, 0.05, None if X is None else X[rows])
-        out.append(pd.DataFrame({"quantity": [f"{name}:{k}" for k in r.index], "est": r[f"{name}_pct"] / 100,
-                                 "lo": r[f"{name}_ci_low"] / 100, "hi": r[f"{name}_ci_high"] / 100,
-                                 "method": r[f"{name}_ci_method"]}))
-    return pd.concat(out, ignore_index=True)
+    return (("imp_win", prep.y, prep.exp_code, prep.imp_model, np.arange(prep.n)),
+            ("maj_win", maj["won"].to_numpy(float), maj["exp"].to_numpy(), maj["model"].to_numpy(), maj["gi"].to_numpy()),
+            ("det_acc", det["correct"].to_numpy(float), det["exp"].to_numpy(), det["model"].to_numpy(),
+             det["gi"].to_numpy()))
+
+
+def _logit(p):
+    return np.log(p / (1 - p))
 
 
 @pytest.mark.slow
-def test_width_matches_the_sampling_sd_and_covers_on_a_fixed_design():
+def test_se_matches_the_sampling_sd_and_covers_on_a_fixed_design():
     """60 runs of one 60 x 20 design with the paper's planted effects. Per rate (9 models x 3 rates), the
-    mean printed SE (logit-scale width / 2z, mapped by the delta method) over the SD of the estimate:
-    pooled in [0.9, 1.15]; CR1's on the same runs is > 10% larger (its excess is the design's
-    composition); pooled coverage of the design's expected rate >= 93%."""
+    mean composition-adjusted SE of logit(rate) over the SD of logit(rate) across runs: pooled in
+    [0.9, 1.15]; CR1's SE (from its interval and t(G-1)) on the same runs is > 10% larger (its excess
+    is the design's composition); pooled coverage of the design's expected rate >= 93%."""
     reps = 60
-    new, old = [], []
+    rows = []
     for rep in range(reps):
         prep, truth = _prep(rep, 60, 20)
-        for frame, design in ((new, True), (old, False)):
-            r = _rates(prep, design).assign(rep=rep)
-            r["truth"] = r["quantity"].map(truth).where(~r["quantity"].str.startswith("det_acc"))
-            frame.append(r)
-    new_d, old_d = pd.concat(new), pd.concat(old)
-    assert (new_d["method"] == METHOD_COMPOSITION).mean() > 0.95
-    se = lambda d: ((d["hi"] - d["lo"]) / (2 * Z)).groupby(d["quantity"]).mean()  # noqa: E731
-    sd = new_d.groupby("quantity")["est"].std()
-    ratio = se(new_d) / sd
-    assert 0.9 <= ratio.mean() <= 1.15 and (ratio < 1.35).all(), ratio.describe()
-    assert (se(old_d) / se(new_d)).mean() > 1.1
-    cov = new_d.dropna(subset=["truth", "lo"])
-    covers = (cov["lo"] <= cov["truth"]) & (cov["truth"] <= cov["hi"])
-    assert covers.mean() >= 0.93, covers.mean()
+        X = design_matrix(prep)
+        for name, y, exp, key, gi in _rate_rows(prep):
+            cells = RateCells(y, np.ones(len(y)), exp, key, X[gi])
+            for k, m in enumerate(cells.levels):
+                inside = key == m
+                est = y[inside].mean()
+                se, df = cells.se_df(k, est)
+                lo, hi = cells.interval(k, est, 0.05)
+                cr1 = cluster_rate(y[inside], np.ones(inside.sum()), exp[inside])
+                assert cr1["method"] == METHOD
+                se_cr1 = (_logit(cr1["ci_high"]) - _logit(cr1["ci_low"])) / (
+                    2 * stats.t.ppf(0.975, cr1["n_clusters"] - 1))
+                rows.append({"q": f"{name}:{m}", "est": est, "se": se, "se_cr1": se_cr1, "lo": lo, "hi": hi,
+                             "truth": truth.get(f"{name}:{m}", np.nan)})
+    d = pd.DataFrame(rows)
+    d["logit"] = _logit(d["est"])
+    by = d.groupby("q")
+    ratio = by["se"].mean() / by["logit"].std()
+    assert 0.9 <= ratio.mean() <= 1.15 and (ratio < 1.4).all(), ratio.describe()
+    assert (by["se_cr1"].mean() / by["se"].mean()).mean() > 1.1
+    cov = d.dropna(subset=["truth"])
+    assert ((cov["lo"] <= cov["truth"]) & (cov["truth"] <= cov["hi"])).mean() >= 0.93
     # detection accuracy has no closed-form truth: the mean estimate over runs (unbiased at this size)
-    det = new_d[new_d["quantity"].str.startswith("det_acc")]
-    mc = det.groupby("quantity")["est"].transform("mean")
+    det = d[d["q"].str.startswith("det_acc")]
+    mc = det.groupby("q")["est"].transform("mean")
     assert ((det["lo"] <= mc) & (mc <= det["hi"])).mean() >= 0.93
