@@ -267,7 +267,7 @@ def cluster_robust(data: Analysis, config: StatsConfig) -> pd.DataFrame:
             if t.startswith("difficulty:") and not config.paper_methods:
                 # difficulty is carried by its word pairs: its inference clusters two-way (see chi2); the
                 # estimate is the same fit's, so only the SE, interval, p and method change
-                if isinstance(two_way, str):
+                if two_way is None or isinstance(two_way, str):
                     row.update(p=np.nan, ci_low=np.nan, ci_high=np.nan, method=f"not computed: {two_way}")
                 else:
                     w2 = two_way.wald(t, config.alpha)
