@@ -6,7 +6,7 @@
 2. Fallbacks: too few experiments beyond the fit's parameters gives today's CR1 interval, named.
 3. On a fixed simulated design (the same models in the same experiments every run) with word pairs
    shared across experiments (SD 1.0) and experiment effects (SD 0.5), the printed SE of the
-   game-, seat- and ballot-level rates (SE of the logit, before the t quantile) matches the SD of the
+   game- and seat-level rates (SE of the logit, before the t quantile) matches the SD of the
    logit of the estimate over runs (CR1's is wider) and the intervals cover the design's expected rate.
 """
 
@@ -79,16 +79,17 @@ def _logit(p):
 
 @pytest.mark.slow
 def test_se_matches_the_sampling_sd_and_covers_on_a_fixed_design():
-    """60 runs of one 60 x 20 design with the paper's planted effects. Per rate (9 models x 3 rates), the
+    """40 runs of one 120 x 40 design with the paper's planted effects. Per rate (9 models x impostor and
+    majority win, the rates the tables print with this interval; detection accuracy stays on CR1), the
     mean composition-adjusted SE of logit(rate) over the SD of logit(rate) across runs: pooled in
     [0.9, 1.15]; CR1's SE (from its interval and t(G-1)) on the same runs is > 10% larger (its excess
     is the design's composition); pooled coverage of the design's expected rate >= 93%."""
-    reps = 60
+    reps = 40
     rows = []
     for rep in range(reps):
-        prep, truth = _prep(rep, 60, 20)
+        prep, truth = _prep(rep, 120, 40)
         X = design_matrix(prep)
-        for name, y, exp, key, gi in _rate_rows(prep):
+        for name, y, exp, key, gi in _rate_rows(prep)[:2]:
             cells = RateCells(y, np.ones(len(y)), exp, key, X[gi])
             for k, m in enumerate(cells.levels):
                 inside = key == m
@@ -107,9 +108,5 @@ def test_se_matches_the_sampling_sd_and_covers_on_a_fixed_design():
     ratio = by["se"].mean() / by["logit"].std()
     assert 0.9 <= ratio.mean() <= 1.15 and (ratio < 1.4).all(), ratio.describe()
     assert (by["se_cr1"].mean() / by["se"].mean()).mean() > 1.1
-    cov = d.dropna(subset=["truth"])
-    assert ((cov["lo"] <= cov["truth"]) & (cov["truth"] <= cov["hi"])).mean() >= 0.93
-    # detection accuracy has no closed-form truth: the mean estimate over runs (unbiased at this size)
-    det = d[d["q"].str.startswith("det_acc")]
-    mc = det.groupby("q")["est"].transform("mean")
-    assert ((det["lo"] <= mc) & (mc <= det["hi"])).mean() >= 0.93
+    assert d["truth"].notna().all()
+    assert ((d["lo"] <= d["truth"]) & (d["truth"] <= d["hi"])).mean() >= 0.93
