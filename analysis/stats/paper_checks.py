@@ -101,7 +101,7 @@ def detection_by_difficulty(data: Analysis, config: StatsConfig) -> pd.DataFrame
     parts = []
     for model in (b["model"].astype(object).to_numpy(), np.full(len(b), ALL, object)):
         keys = _keys(model, b["difficulty"].to_numpy())
-        # CR1, as headline's det_acc: the composition-adjusted interval was wider here (1.60 vs 1.42 x the
+        # CR1, as headline's det_acc: the composition-adjusted interval was wider here (1.60 vs 1.44 x the
         # sampling SD, planted, 120 x 40; docs/analysis.md)
         r = rate_columns("det_acc", b["correct"].to_numpy(), np.ones(len(b)), b["exp"].to_numpy(), keys.to_numpy(),
                          config.alpha)
