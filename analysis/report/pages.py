@@ -184,11 +184,19 @@ def _paper_tables(m: dict, results: dict[str, pd.DataFrame]) -> list:
     return build_paper_tables(results, m)
 
 
+def _estimand(name: str, results: dict[str, pd.DataFrame]) -> str:
+    """The table caption's estimand sentence (``inference.estimand_sentence``, from tables/inference.csv)."""
+    from impostor_bench.analysis.stats.inference import estimand_sentence
+
+    return estimand_sentence(results.get("inference"), [name]).strip()
+
+
 def _md_table(name: str, t: dict, results: dict[str, pd.DataFrame]) -> list[str]:
     shown, left = display_table(flag_intervals(results[name].head(MD_MAX_ROWS), name))
     more = f" {len(results[name]) - MD_MAX_ROWS} more rows in the CSV." if len(results[name]) > MD_MAX_ROWS else ""
     cols = f" Columns only in the CSV: {', '.join(left)}." if left else ""
-    return [f"### {name}: {_title(name)}", "", to_markdown(shown),
+    est = _estimand(name, results)
+    return [f"### {name}: {_title(name)}", "", to_markdown(shown), *([f"_{est}_", ""] if est else []),
             f"Files: [csv](tables/{name}.csv) · [md](tables/{name}.md) · [tex](tables/{name}.tex) "
             f"({t['rows']} rows, {t['seconds']:.1f} s).{more}{cols}", ""]
 
@@ -269,7 +277,9 @@ def _html_table(name: str, t: dict, results: dict[str, pd.DataFrame]) -> list[st
     shown, left = display_table(flag_intervals(results[name].head(MD_MAX_ROWS), name))
     more = f" {len(results[name]) - MD_MAX_ROWS} more rows in the CSV." if len(results[name]) > MD_MAX_ROWS else ""
     cols = f" Columns only in the CSV: {', '.join(left)}." if left else ""
+    est = _estimand(name, results)
     return [f"<h3 id=\"tbl-{e(name)}\">{e(name)}: {e(_title(name))}</h3>", html_table(shown),
+            *([f"<p class=\"caption\">{e(est)}</p>"] if est else []),
             f"<p class=\"files\">Files: <a href=\"tables/{e(name)}.csv\">csv</a> · "
             f"<a href=\"tables/{e(name)}.md\">md</a> · <a href=\"tables/{e(name)}.tex\">tex</a> "
             f"({t['rows']} rows, {t['seconds']:.1f} s).{e(more + cols)}</p>"]

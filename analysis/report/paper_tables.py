@@ -18,6 +18,7 @@ import pandas as pd
 
 from impostor_bench.analysis.report.interval_check import bounds_of, interval_problem
 from impostor_bench.analysis.report.planted import planted, planted_value
+from impostor_bench.analysis.stats.inference import estimand_sentence
 from impostor_bench.analysis.report.paper_cells import (DASH, FLAG, MODE_LABEL, MODES, Context, PaperTable, at_difficulty,
                                                         bracket, difficulty_panels, interval, methods_text, models_by_win,
                                                         num, q_short, rows_of, sci_p, shown)
@@ -340,6 +341,12 @@ PAPER_TABLES: list[Callable[[Context], PaperTable]] = [t01, _t_or(2), t03, _t_or
                                                        t11, t12]
 
 
+#: the bundle tables whose intervals and p-values each paper table prints (its caption states their estimand)
+PAPER_SOURCES: dict[int, tuple[str, ...]] = {1: ("headline",), 2: ("odds_ratios",), 3: ("chi2",), 4: ("odds_ratios",),
+                                             5: ("opponent_baseline",), 6: ("speaking_itt",), 10: ("scaling",),
+                                             11: ("coordination",), 12: ("team_dynamics",)}
+
+
 def build_paper_tables(results: dict[str, pd.DataFrame], manifest: dict) -> list[PaperTable]:
     d = manifest.get("data", {})
     ctx = Context(results, manifest.get("config") or {}, int(d.get("games") or 0), int(d.get("experiments") or 0),
@@ -352,4 +359,7 @@ def build_paper_tables(results: dict[str, pd.DataFrame], manifest: dict) -> list
         except Exception as exc:  # noqa: BLE001 - one table must not sink the paper
             n = len(out) + 1
             out.append(PaperTable(n, f"Table {n}", "", [], f"could not be laid out ({type(exc).__name__}: {exc})"))
+    for t in out:  # the estimand, from the inference table (inference.estimand_sentence: one definition)
+        if not t.missing:
+            t.caption += estimand_sentence(results.get("inference"), PAPER_SOURCES.get(t.number, ()))
     return out

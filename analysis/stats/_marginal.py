@@ -30,7 +30,7 @@ mode-only CR2 fit (wider, still valid).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 import numpy as np
@@ -57,8 +57,16 @@ def design_matrix(prep: Prepared) -> np.ndarray:
         maj = majority_models(prep)
         levels = sorted({m for m in maj.ravel() if m is not None}, key=str)
         blocks += [(maj == m).sum(1)[:, None].astype(float) for m in levels[1:]]
-    X = np.hstack(blocks)
-    _, r, piv = linalg.qr(X, mode="economic", pivoting=True)  # drop collinear columns (e.g. homogeneous seats)
+    return full_rank(np.hstack(blocks))
+
+
+def full_rank(X: np.ndarray) -> np.ndarray:
+    """``X`` without the columns that are linear combinations of earlier ones (pivoted QR; the
+    intercept, column 0, always kept): e.g. the homogeneous seats' model counts."""
+    X = np.asarray(X, float)
+    if X.shape[0] == 0:
+        return X
+    _, r, piv = linalg.qr(X, mode="economic", pivoting=True)
     d = np.abs(np.diag(r))
     rank = int((d > 1e-9 * d[0]).sum()) if len(d) else 0
     keep = np.sort(piv[:rank])
@@ -76,25 +84,43 @@ class DesignResiduals:
     succ: np.ndarray
     trials: np.ndarray
     sw: np.ndarray  # sqrt(n p q) of each cell under the fit
-    adj: list  # per experiment: (rows, A_e) with A_e = (I - H_ee)^-1/2 in whitened units
     Xt: np.ndarray  # whitened design of the cells
     B: np.ndarray  # (X~'X~)^-1
     et: np.ndarray  # whitened residuals
     G: int
     K: int
+    _adj: dict = field(default_factory=dict, repr=False)
+
+    def adjustment(self, e: int) -> tuple[np.ndarray, np.ndarray]:
+        """(cells of experiment ``e``, A_e = (I - H_ee)^-1/2 in whitened units), computed once."""
+        if e not in self._adj:
+            rows = np.flatnonzero(self.cell_group == e)
+            Xe = self.Xt[rows]
+            lam, U = np.linalg.eigh(np.eye(len(rows)) - Xe @ self.B @ Xe.T)
+            inv = np.where(lam > 1e-10, 1 / np.sqrt(np.clip(lam, 1e-10, None)), 0.0)
+            self._adj[e] = (rows, (U * inv) @ U.T)
+        return self._adj[e]
 
 
 def design_residuals(prep: Prepared, key: np.ndarray, groups: np.ndarray,
                      X: Optional[np.ndarray] = None) -> DesignResiduals:
     """Fit the design logit (``X``, default ``design_matrix(prep)``; it must span ``key``'s
     groups) on cells of (experiment, design, ``key``) and keep what CR2 needs."""
-    from impostor_bench.analysis.stats.design_boot import irls_logit
-
     X = design_matrix(prep) if X is None else np.asarray(X, float)
     codes, levels = pd.factorize(pd.Series(key, dtype=object), sort=True)
     Xk = np.column_stack([X, codes.astype(float)])
     succ, trials, Xc_k, gc = aggregate(prep.y, Xk, groups)
     Xc, cell_key = Xc_k[:, :-1], np.asarray(levels, dtype=object)[Xc_k[:, -1].astype(int)]
+    return cell_residuals(succ, trials, Xc, gc, cell_key)
+
+
+def cell_residuals(succ: np.ndarray, trials: np.ndarray, Xc: np.ndarray, gc: np.ndarray,
+                   cell_key: np.ndarray) -> DesignResiduals:
+    """Fit the binomial logit ``Xc`` (full rank) on cells with ``succ`` of ``trials`` (experiment
+    codes ``gc``, 0..G-1) and keep what CR2 needs. Raises ``StatsUnavailable`` when the fit
+    separates (a fitted probability at 0 or 1)."""
+    from impostor_bench.analysis.stats.design_boot import irls_logit
+
     G, K = int(gc.max()) + 1, Xc.shape[1]
     fitted = irls_logit(succ, trials, Xc)
     if np.any((fitted < 1e-8) | (fitted > 1 - 1e-8)):
@@ -103,16 +129,7 @@ def design_residuals(prep: Prepared, key: np.ndarray, groups: np.ndarray,
     Xt = Xc * sw[:, None]
     et = (succ - trials * fitted) / sw
     B = np.linalg.pinv(Xt.T @ Xt, hermitian=True)
-    order = np.argsort(gc, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(gc, minlength=G))])
-    adj = []
-    for e in range(G):
-        rows = order[bounds[e]:bounds[e + 1]]
-        Xe = Xt[rows]
-        lam, U = np.linalg.eigh(np.eye(len(rows)) - Xe @ B @ Xe.T)
-        inv = np.where(lam > 1e-10, 1 / np.sqrt(np.clip(lam, 1e-10, None)), 0.0)
-        adj.append((rows, (U * inv) @ U.T))
-    return DesignResiduals(gc, cell_key, succ, trials, sw, adj, Xt, B, et, G, K)
+    return DesignResiduals(gc, cell_key, succ, trials, sw, Xt, B, et, G, K)
 
 
 def marginal_log_or(res: DesignResiduals, a, b) -> tuple[float, float, float]:
@@ -131,16 +148,19 @@ def marginal_log_or(res: DesignResiduals, a, b) -> tuple[float, float, float]:
 
 def linear_se(res: DesignResiduals, d: np.ndarray) -> tuple[float, float]:
     """CR2 SE and Bell-McCaffrey df of an estimator whose influence is ``sum_c d_c (s_c - n_c p_c)``
-    over the cells (``d``: the delta-method weight of each cell's win total)."""
+    over the cells (``d``: the delta-method weight of each cell's win total). Only the experiments
+    with a non-zero weight enter (the others' influence and df terms are zero)."""
     dt = np.asarray(d, float) * res.sw  # whitened weights
-    u = np.zeros(len(res.adj))  # influence of each experiment
-    norms = np.zeros(len(res.adj))
-    Z = np.zeros((len(res.adj), res.K))
-    for e, (rows, A) in enumerate(res.adj):
+    exps = np.unique(res.cell_group[dt != 0])
+    u = np.zeros(len(exps))  # influence of each experiment
+    norms = np.zeros(len(exps))
+    Z = np.zeros((len(exps), res.K))
+    for i, e in enumerate(exps):
+        rows, A = res.adjustment(int(e))
         q = A @ dt[rows]
-        u[e] = q @ res.et[rows]
-        norms[e] = q @ q
-        Z[e] = res.Xt[rows].T @ q
+        u[i] = q @ res.et[rows]
+        norms[i] = q @ q
+        Z[i] = res.Xt[rows].T @ q
     var = float((u ** 2).sum())
     omega = np.diag(norms) - Z @ res.B @ Z.T
     df = float(np.trace(omega) ** 2 / (omega ** 2).sum()) if var > 0 else np.nan

@@ -6,8 +6,8 @@
                     with the same non-null ``team`` in a game) in which both cast a valid
                     ballot, % naming the same seat. A pair counts for the model(s) of its two
                     seats (teams are model-based, so normally one model). ``vote_coord_ci``:
-                    half-width of the design-based interval (``rates.cluster_rate``:
-                    experiments as clusters; ``vote_coord_ci_low/high``, ``_ci_method``). NaN for models never seen in a team mode.
+                    half-width of the design-based interval (``rates.rate_columns``:
+                    experiments as clusters, composition-adjusted; ``vote_coord_ci_low/high``, ``_ci_method``). NaN for models never seen in a team mode.
                     ``vote_coord_cross_pct``: the same over cross-team pairs of the same
                     games (the baseline; without it Vote Coord. mostly restates accuracy).
 * self_decl_pct  -- % of the model's impostor games in which the impostor self-declared.
@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.stats._base import N_SEATS, note, prepared, table
+from impostor_bench.analysis.stats._marginal import design_matrix
 from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats.network import model_network
 from impostor_bench.analysis.stats.rates import rate_columns
@@ -112,9 +113,10 @@ def coordination(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     valid_pairs = pairs[pairs["both_valid"].astype(bool)]
     vc = valid_pairs.groupby("model")["aligned"].agg(["size"]).rename(columns={"size": "n_pairs"})
     if len(valid_pairs):  # design-based interval: the pairs of an experiment are correlated (issue 26)
-        exp = prep.exp_code[valid_pairs["gi"].to_numpy(np.int64)]
+        gi = valid_pairs["gi"].to_numpy(np.int64)
         vc = vc.join(rate_columns("vote_coord", valid_pairs["aligned"].astype(float), np.ones(len(valid_pairs)),
-                                  exp, valid_pairs["model"], config.alpha))
+                                  prep.exp_code[gi], valid_pairs["model"], config.alpha, design_matrix(prep)[gi],
+                                  config.min_resid_clusters))
     sp = seat_pairs(prep)  # the in-game baseline: cross-team pairs of the same games (issue 28)
     sp = sp[sp["both_valid"].astype(bool) & ~sp["mate"].astype(bool)]
     vc = vc.join((100 * sp.groupby("model")["aligned"].mean()).rename("vote_coord_cross_pct"), how="left")

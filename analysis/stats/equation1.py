@@ -19,8 +19,11 @@ experiment fixed effects held its size for the position terms in the simulation 
 tests/analysis/stats/test_stats_equation1.py (position is randomised within experiments, so
 the experiment effects that break CR1 elsewhere are in the fixed effects here). With ~120
 games an experiment the incidental-parameter bias of the unconditional fixed-effects logit is
-small (the planted-effect test bounds it). The design is dense: above ``MAX_CELLS`` (the
-paper's full 90,720-game design is) the table says so instead of fitting.
+small (the planted-effect test bounds it). Above ``MAX_CELLS`` dense cells (the paper's full
+90,720-game design is: ~1,060 columns, 0.8 GB dense) the design is built sparse and fitted by
+``fit_sparse_logit`` (Newton-Raphson on the sparse design, the same CR1 sandwich):
+statsmodels' GLM needs a dense design. (Before issue 39 part A the table refused that size,
+so the calibration matrix printed "no values on simulated games" at 756 x 120.)
 """
 
 from __future__ import annotations
@@ -38,8 +41,8 @@ from impostor_bench.analysis.stats._regress import Fit
 from impostor_bench.analysis.stats.config import StatsConfig
 from impostor_bench.analysis.stats.session import Analysis
 
-#: largest dense design (games x columns) fitted: ~0.5 GB of float64; the paper's full design
-#: (90,720 games x ~1,060 columns) is above it and is refused with the reason, not fitted
+#: largest dense design (games x columns) fitted by statsmodels: ~0.5 GB of float64; the paper's
+#: full design (90,720 games x ~1,060 columns) is above it and is fitted sparse (``fit_sparse_logit``)
 MAX_CELLS = 60_000_000
 METHOD = "logit with FE_experiment + FE_word_pair, CR1 by {cluster}, t(G-1)"
 ABSORBED = "absorbed by FE_experiment (one value per experiment): not identified in equation (1)"
@@ -69,10 +72,13 @@ def fit_equation1(y, X: np.ndarray, names: list[str], clusterings: dict[str, np.
     """One GLM fit; per clustering its cluster-robust covariance (statsmodels' ``cov_cluster``,
     CR1 with the G/(G-1) (N-1)/(N-K) correction) and t(G-1) degrees of freedom. A reported
     ``terms`` coefficient or SE beyond 25 on the logit scale is (quasi-)separation: refused."""
+    from scipy import sparse
     from statsmodels.stats.sandwich_covariance import cov_cluster
 
     if len(y) <= X.shape[1]:  # the CR1 correction (N-1)/(N-K) and any residual need N > K
         raise StatsUnavailable(f"{what}: {len(y)} games for {X.shape[1]} parameters (experiment and pair effects)")
+    if sparse.issparse(X):
+        return fit_sparse_logit(y, X, names, clusterings, what, terms)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = sm.GLM(np.asarray(y, float), X, family=sm.families.Binomial()).fit()
@@ -101,7 +107,55 @@ def fit_equation1(y, X: np.ndarray, names: list[str], clusterings: dict[str, np.
     return fits
 
 
-def two_way_dummies(exp: np.ndarray, pair: np.ndarray) -> np.ndarray:
+def fit_sparse_logit(y, X, names: list[str], clusterings: dict[str, np.ndarray], what: str,
+                     terms: tuple[str, ...] = ()) -> dict[str, Fit]:
+    """``fit_equation1`` on a sparse design (scipy.sparse): the logit MLE by Newton-Raphson and,
+    per clustering, the CR1 sandwich ``c (X'WX)^-1 (sum_g s_g s_g') (X'WX)^-1`` with statsmodels'
+    ``cov_cluster`` factor ``c = G/(G-1) (N-1)/(N-K)`` (s_g: the cluster's score sum). Written here
+    because statsmodels' GLM and ``cov_cluster`` need a dense design; the test checks it against
+    them on a design small enough for both."""
+    from scipy import sparse
+
+    y = np.asarray(y, float)
+    X = sparse.csr_matrix(X, dtype=float)
+    n, k = X.shape
+    beta = np.zeros(k)
+    converged = False
+    for _ in range(100):
+        mu = 1 / (1 + np.exp(-np.clip(X @ beta, -30, 30)))
+        H = np.asarray((X.T @ X.multiply((mu * (1 - mu))[:, None])).todense())
+        try:
+            step = np.linalg.solve(H, X.T @ (y - mu))
+        except np.linalg.LinAlgError:
+            raise StatsUnavailable(f"{what}: singular information (rank-deficient design)") from None
+        beta += step
+        if np.max(np.abs(step)) < 1e-9:
+            converged = True
+            break
+    mu = 1 / (1 + np.exp(-np.clip(X @ beta, -30, 30)))
+    if not converged or not np.all(np.isfinite(beta)):
+        raise StatsUnavailable(f"{what}: fit did not converge")
+    bread = np.linalg.inv(np.asarray((X.T @ X.multiply((mu * (1 - mu))[:, None])).todense()))
+    scores = sparse.csr_matrix(X.multiply((y - mu)[:, None]))
+    fits = {}
+    for name, groups in clusterings.items():
+        codes = pd.factorize(groups)[0]
+        G = int(codes.max()) + 1
+        if G < 3:
+            raise StatsUnavailable(f"{what}: {G} {name} clusters; need at least 3")
+        member = sparse.csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(G, n))
+        S = np.asarray((member @ scores).todense())
+        cov = (G / (G - 1)) * ((n - 1) / (n - k)) * bread @ (S.T @ S) @ bread
+        se = np.sqrt(np.clip(np.diag(cov), 0, None))
+        bad = [t for t in terms if abs(beta[names.index(t)]) > 25 or not se[names.index(t)] < 25]
+        if bad:
+            raise StatsUnavailable(f"{what}: (quasi-)separation or no information for {', '.join(bad)}")
+        fits[name] = Fit(list(names), beta.copy(), se, n, G, np.full(k, float(G - 1)), METHOD.format(cluster=name),
+                         cov)
+    return fits
+
+
+def two_way_dummies(exp: np.ndarray, pair: np.ndarray, as_sparse: bool = False):
     """Dummies of experiments (first dropped: the intercept) and word pairs with one pair dropped
     per connected component of the experiment-pair graph: a tier's experiments and pairs form
     their own component (pairs are played within a tier), and each component's experiment and
@@ -116,6 +170,17 @@ def two_way_dummies(exp: np.ndarray, pair: np.ndarray) -> np.ndarray:
     _, comp = connected_components(graph, directed=False)
     ref = {comp[ne + j]: j for j in range(npair - 1, -1, -1)}  # the first pair of each component
     keep_pairs = [j for j in range(npair) if ref[comp[ne + j]] != j]
+    if as_sparse:
+        from scipy import sparse
+
+        col_of_pair = np.full(npair, -1)
+        col_of_pair[keep_pairs] = np.arange(len(keep_pairs))
+        rows = np.arange(len(e))
+        fe_e_s = sparse.csr_matrix((np.ones(int((e > 0).sum())), (rows[e > 0], e[e > 0] - 1)), shape=(len(e), ne - 1))
+        cp = col_of_pair[q]
+        fe_p_s = sparse.csr_matrix((np.ones(int((cp >= 0).sum())), (rows[cp >= 0], cp[cp >= 0])),
+                                   shape=(len(e), len(keep_pairs)))
+        return sparse.hstack([fe_e_s, fe_p_s], format="csr")
     fe_e = (e[:, None] == np.arange(1, ne)[None, :]).astype(float)
     fe_p = (q[:, None] == np.asarray(keep_pairs)[None, :]).astype(float)
     return np.hstack([fe_e, fe_p])
@@ -138,11 +203,14 @@ def design_equation1(data: Analysis):
         blocks.append(size[:, None])
         names.append("size_per_10x")
     n_cols = 1 + len(names) + len(np.unique(exp)) - 1 + len(pd.unique(pair)) - 1
-    if ok.sum() * n_cols > MAX_CELLS:
-        raise StatsUnavailable(f"the dense fixed-effects design would be {ok.sum():,} games x {n_cols:,} columns "
-                               f"(> {MAX_CELLS:,} cells); fit equation (1) on a subset of experiments")
-    fe = two_way_dummies(exp, pair)
-    X = np.hstack([np.ones((ok.sum(), 1)), *blocks, fe])
+    big = ok.sum() * n_cols > MAX_CELLS  # dense would not fit: sparse design, fit_sparse_logit
+    fe = two_way_dummies(exp, pair, as_sparse=big)
+    if big:
+        from scipy import sparse
+
+        X = sparse.hstack([sparse.csr_matrix(np.column_stack([np.ones(ok.sum()), *blocks])), fe], format="csr")
+    else:
+        X = np.hstack([np.ones((ok.sum(), 1)), *blocks, fe])
     all_names = ["const", *names] + [f"fe:{i}" for i in range(fe.shape[1])]
     notes = [why] if why else []
     return prep.y[ok], X, all_names, names, exp, pair, notes

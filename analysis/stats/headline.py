@@ -9,7 +9,9 @@ Denominators (data contract):
               self-vote or a vote on another majority seat is wrong).
 ``*_ci`` is the half-width (pp) of the 95% design-based interval, (upper - lower) / 2, and
 ``*_ci_low`` / ``*_ci_high`` (%) its limits: experiments are the clusters
-(``impostor_bench.analysis.stats.rates.cluster_rate``: CR1 on the logit scale, t with G - 1 df;
+(``impostor_bench.analysis.stats.rates.rate_columns``: imp_win and maj_win composition-adjusted by
+the design logit, CR2, t on Bell-McCaffrey df, logit scale, CR1 with t(G - 1) where the design logit
+cannot be fitted; det_acc CR1, where the design logit did not narrow it;
 ``*_n_exp`` = G), so a homogeneous game's three majority seats and an experiment's games
 count as the correlated observations they are. (The Wilson interval used before issue 26
 treated games, or seats, as independent: 60-91% coverage under the design's dependence.)
@@ -24,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.stats._base import DIFFICULTIES, MODES, prepared, table
+from impostor_bench.analysis.stats._marginal import design_matrix
 from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats.network import model_network
 from impostor_bench.analysis.stats.rates import rate_columns
@@ -60,7 +63,9 @@ def headline(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     imp = pd.DataFrame({"model": prep.imp_model, "y": prep.y}).groupby("model")["y"].agg(["sum", "size"])
     out = pd.DataFrame(index=imp.index)
     out["n_imp_games"] = imp["size"]
-    out = out.join(rate_columns("imp_win", prep.y, np.ones(prep.n), prep.exp_code, prep.imp_model, config.alpha))
+    X = design_matrix(prep)
+    out = out.join(rate_columns("imp_win", prep.y, np.ones(prep.n), prep.exp_code, prep.imp_model, config.alpha,
+                                X, config.min_resid_clusters))
     if prep.has_players:
         s = _seat_frame(prep)
         maj = s[s["majority"]]
@@ -68,8 +73,11 @@ def headline(data: Analysis, config: StatsConfig) -> pd.DataFrame:
         out = out.join(maj[maj["valid"]].groupby("model").size().rename("n_det_votes"), how="outer")
         for c in ["n_maj_seats", "n_det_votes", "n_imp_games"]:
             out[c] = out[c].fillna(0).astype(int)
-        out = out.join(rate_columns("maj_win", maj["won"], np.ones(len(maj)), maj["exp"], maj["model"], config.alpha))
+        out = out.join(rate_columns("maj_win", maj["won"], np.ones(len(maj)), maj["exp"], maj["model"], config.alpha,
+                                    X[maj["gi"].to_numpy()], config.min_resid_clusters))
         det = maj[maj["valid"]]
+        # detection accuracy stays on CR1: the design logit of ballot correctness left its width where CR1's
+        # was (1.27 vs 1.26 x the sampling SD, planted, 120 x 40) on fewer df (docs/analysis.md)
         out = out.join(rate_columns("det_acc", det["correct"], np.ones(len(det)), det["exp"], det["model"],
                                     config.alpha))
         net = model_network(data, config).set_index("model")
@@ -99,7 +107,8 @@ def _win_by(data, config, by: str, order) -> pd.DataFrame:
     prep = prepared(data)
     key = prep.mode if by == "mode" else prep.difficulty
     keys = pd.Series(list(zip(prep.imp_model, key)), dtype=object)
-    agg = rate_columns("imp_win", prep.y, np.ones(prep.n), prep.exp_code, keys, config.alpha)
+    agg = rate_columns("imp_win", prep.y, np.ones(prep.n), prep.exp_code, keys, config.alpha, design_matrix(prep),
+                       config.min_resid_clusters)
     agg["n"] = keys.value_counts().reindex(agg.index).to_numpy()
     agg.index = pd.MultiIndex.from_tuples(agg.index, names=["model", by])
     agg = agg.reset_index()

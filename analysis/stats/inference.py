@@ -16,6 +16,8 @@ uncalibrated can be added later without it showing.
 
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 import pandas as pd
 
@@ -46,6 +48,24 @@ def estimand_of(method: object) -> str:
     if "word pair" in m:
         return ESTIMAND_PAIRS
     return ESTIMAND_DESIGN
+
+
+def estimand_sentence(inference: Optional[pd.DataFrame], tables) -> str:
+    """The caption's sentence on what the intervals and p-values of ``tables`` are about, from their
+    rows of the ``inference`` table (its ``estimand`` column, ``estimand_of`` of the method: the one
+    definition); "" when they print none. Several estimands are listed with their row counts."""
+    if inference is None or not len(inference) or "table" not in inference.columns:
+        return ""
+    rows = inference[inference["table"].astype(str).isin(list(tables))]
+    est = rows["estimand"] if "estimand" in rows.columns else rows["method"].map(estimand_of)
+    est = est.astype(str)
+    est = est[~est.isin([ESTIMAND_NONE, "nan", ""])]
+    if not len(est):
+        return ""
+    counts = est.value_counts(sort=False)
+    if len(counts) == 1:
+        return f" Estimand of the intervals and p-values: {counts.index[0]}."
+    return " Estimands of the intervals and p-values: " + "; ".join(f"{e} ({n} rows)" for e, n in counts.items()) + "."
 
 
 def specs() -> tuple[Inference, ...]:

@@ -3,8 +3,9 @@ accuracy by difficulty, and the B.3 controls (iv) majority self-declaration by s
 position and (v) semantic distance by difficulty, monotone and aligned with detection.
 
 Every interval is design-based with experiments as the independent units: the rate interval
-of ``rates.cluster_rate`` (CR1 by experiment on the logit scale, t(G-1); Clopper-Pearson over
-experiments at 0 or 1; none from one experiment), as for Table 1 (``headline.rate_columns``).
+of ``rates.rate_columns`` (composition-adjusted by the design logit, else CR1 by experiment on the
+logit scale, t(G-1); Clopper-Pearson over experiments at 0 or 1; none from one experiment), as for
+Table 1.
 Games, seats and ballots are never treated as independent. The semantic distance is a
 property of each word pair (one value per pair, no sampling across experiments), so its
 interval is a t interval over the pairs of a tier.
@@ -17,6 +18,7 @@ import pandas as pd
 from scipy import stats
 
 from impostor_bench.analysis.stats._base import ALL, DIFFICULTIES, MODES, StatsUnavailable, ordered_levels, prepared, table
+from impostor_bench.analysis.stats._marginal import design_matrix
 from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats.headline import rate_columns
 from impostor_bench.analysis.stats.session import Analysis
@@ -54,11 +56,12 @@ def win_model_mode_difficulty(data: Analysis, config: StatsConfig) -> pd.DataFra
     """Impostor win % by impostor model x mode x difficulty (Appendix D), with the rows
     aggregated over modes (mode = ALL) and over models (model = ALL)."""
     prep = prepared(data)
-    parts = []
+    parts, X = [], design_matrix(prep)
     for model, mode in ((prep.imp_model, prep.mode), (prep.imp_model, np.full(prep.n, ALL, object)),
                         (np.full(prep.n, ALL, object), prep.mode)):
         keys = _keys(model, mode, prep.difficulty)
-        r = rate_columns("imp_win", prep.y, np.ones(prep.n), prep.exp_code, keys, config.alpha)
+        r = rate_columns("imp_win", prep.y, np.ones(prep.n), prep.exp_code, keys, config.alpha, X,
+                         config.min_resid_clusters)
         parts.append(_with_keys(r, ["model", "mode", "difficulty"], keys.value_counts()))
     out = pd.concat(parts, ignore_index=True)
     out["_m"], out["_d"] = _order(out, "mode", MODES), _order(out, "difficulty", DIFFICULTIES)
@@ -98,6 +101,8 @@ def detection_by_difficulty(data: Analysis, config: StatsConfig) -> pd.DataFrame
     parts = []
     for model in (b["model"].astype(object).to_numpy(), np.full(len(b), ALL, object)):
         keys = _keys(model, b["difficulty"].to_numpy())
+        # CR1, as headline's det_acc: the composition-adjusted interval was wider here (1.60 vs 1.44 x the
+        # sampling SD, planted, 120 x 40; docs/analysis.md)
         r = rate_columns("det_acc", b["correct"].to_numpy(), np.ones(len(b)), b["exp"].to_numpy(), keys.to_numpy(),
                          config.alpha)
         out = _with_keys(r, ["model", "difficulty"], keys.value_counts())
@@ -127,7 +132,7 @@ def negative_control_position(data: Analysis, config: StatsConfig) -> pd.DataFra
         raise StatsUnavailable("no majority seat has a speaking position")
     pos = b["position"].astype(int).to_numpy()
     r = rate_columns("self_decl", b["self_decl"].astype(float).to_numpy(), np.ones(len(b)), b["exp"].to_numpy(),
-                     pos, config.alpha)
+                     pos, config.alpha, design_matrix(prep)[b["gi"].to_numpy()], config.min_resid_clusters)
     r["n_seats"] = pd.Series(pos).value_counts().reindex(r.index).to_numpy()
     out = r.rename_axis("position").reset_index().sort_values("position")
     out["spread_pp"] = out["self_decl_pct"].max() - out["self_decl_pct"].min()

@@ -7,7 +7,23 @@ majority seats share one outcome. Games are not independent, so the Wilson inter
 the old Table 1 (games as Bernoulli trials) covered 60-91% under the design's dependence
 (issue 26).
 
-The interval is the cluster-robust (CR1, experiments as clusters) interval of a binomial
+The interval printed where the design allows it (``rate_columns`` with ``design``; issue 39) is
+composition-adjusted (model-assisted, as a GREG variance): the design fixes which models, mode
+and tier every experiment has, so the between-experiment spread that composition explains is
+not sampling error, yet CR1's ratio residuals ``a_e - R b_e`` count it (1.2-1.6x too wide at
+120 x 40 in the planted calibration). ``RateCells`` fits the design logit (mode, tier, impostor
+model, majority composition: ``_marginal.design_matrix``) plus the rate's group indicator on
+experiment x design x key cells of the rate's outcome (games, seats, ballots or pairs, each on
+its game's design row; a homogeneous game's three majority seats are one cell of three trials),
+so the residuals of the group sum to zero as CR1's do; the rate's influence per experiment is
+its cells' residuals over ``n R (1 - R)`` (logit scale), CR2-scaled, with a t on the
+Bell-McCaffrey df (``_marginal.linear_se``), mapped back through the logit (inside [0, 1]).
+Interactions the additive design misses stay in the residuals (conservative). With fewer than
+``min_resid_clusters`` experiments beyond the fit's parameters, a separating fit (e.g. a rare
+outcome such as majority self-declaration) or a degenerate SE, it falls back to the CR1
+interval below and its method says so ("fallback from the composition-adjusted interval: why").
+
+The fallback is the cluster-robust (CR1, experiments as clusters) interval of a binomial
 GLM with an intercept only, fitted by statsmodels on experiment totals, on the logit
 scale with a t distribution of G - 1 degrees of freedom (G = experiments behind the
 rate), then mapped back: it stays inside [0, 1] and widens when few experiments carry
@@ -28,14 +44,22 @@ design's expected rate.
 from __future__ import annotations
 
 import warnings
+from typing import Optional
 
 import numpy as np
 import pandas as pd
 import statsmodels.api as sm
+from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
+from impostor_bench.analysis.stats._base import StatsUnavailable
+
 METHOD = "ratio of totals; CR1 by experiment, logit scale, t(G-1)"
+METHOD_COMPOSITION = ("ratio of totals, composition-adjusted; CR2 residuals of the design logit by experiment, "
+                      "logit scale, t(Bell-McCaffrey df)")
 METHOD_EXTREME = "Clopper-Pearson over G experiments (rate 0 or 1)"
+#: fewest experiments beyond the design logit's parameters (as ``StatsConfig.min_resid_clusters``)
+MIN_RESID_CLUSTERS = 6
 
 
 def cluster_rate(num, den, groups, alpha: float = 0.05) -> dict:
@@ -87,14 +111,83 @@ def _row(est, lo, hi, g, method) -> dict:
     return {"estimate": est, "ci_low": lo, "ci_high": hi, "n_clusters": g, "method": method}
 
 
-def rate_columns(prefix: str, num, den, groups, keys, alpha: float) -> pd.DataFrame:
+class RateCells:
+    """Experiment x design x key cells of one outcome, for the composition-adjusted interval.
+
+    Rows (games, seats, ballots, pairs) carry ``num`` successes of ``den`` trials, their
+    experiment, their game's design row (``_marginal.design_matrix``) and their key (the rate's
+    group). The rate of key k is ``S_k / n_k``; its influence per experiment is the sum of k's
+    cell residuals ``s_c - n_c p_c`` under the design logit plus an indicator of k (so k's residuals
+    sum to zero: the fit reproduces the rate, as the intercept does in CR1's ratio residuals
+    ``a_e - R b_e``), divided by ``n_k R (1 - R)`` on the logit scale; CR2-scaled, t on the
+    Bell-McCaffrey df (``_marginal.linear_se``)."""
+
+    def __init__(self, num, den, groups, keys, design: np.ndarray, min_resid_clusters: int = MIN_RESID_CLUSTERS):
+        from impostor_bench.analysis.stats._marginal import full_rank
+
+        g = pd.factorize(pd.Series(np.asarray(groups)), sort=True)[0]
+        kc, self.levels = pd.factorize(pd.Series(keys, dtype=object), sort=False)
+        X = full_rank(np.asarray(design, float))
+        den = np.asarray(den, float)
+        keep = den > 0
+        cells, inv = np.unique(np.column_stack([g, kc, X])[keep], axis=0, return_inverse=True)
+        inv = inv.ravel()
+        self.succ = np.bincount(inv, weights=np.asarray(num, float)[keep], minlength=len(cells))
+        self.trials = np.bincount(inv, weights=den[keep], minlength=len(cells))
+        self.gc = pd.factorize(cells[:, 0], sort=True)[0]
+        self.kc = cells[:, 1].astype(np.int64)
+        self.X = cells[:, 2:]
+        self.min_resid = min_resid_clusters
+
+    def se_df(self, k: int, est: float) -> tuple[float, float]:
+        """(SE of logit(``est``), Bell-McCaffrey df) of the rate of the key with code ``k`` (its position
+        in ``levels``); ``StatsUnavailable`` with the reason when the design logit cannot give them."""
+        from impostor_bench.analysis.stats._marginal import cell_residuals, full_rank, linear_se
+
+        inside = self.kc == k
+        Xk = full_rank(np.column_stack([self.X, inside.astype(float)]))
+        G, K = int(self.gc.max()) + 1, Xk.shape[1]
+        if G - K < self.min_resid:
+            raise StatsUnavailable(f"{G} experiments for the design logit's {K} parameters "
+                                   f"(G - K < {self.min_resid})")
+        res = cell_residuals(self.succ, self.trials, Xk, self.gc, self.kc)
+        n_k = float(self.trials[inside].sum())
+        se, df = linear_se(res, np.where(inside, 1.0 / (n_k * est * (1 - est)), 0.0))
+        if not (np.isfinite(se) and se > 0 and np.isfinite(df) and df > 0):
+            raise StatsUnavailable("degenerate SE of the design logit's residuals")
+        return se, df
+
+    def interval(self, k: int, est: float, alpha: float) -> tuple[float, float]:
+        """Composition-adjusted (lo, hi) of the rate ``est`` (0 < est < 1) of the key with code ``k``:
+        logit(est) -+ t(df) SE, mapped back."""
+        se, df = self.se_df(k, est)
+        crit = stats.t.ppf(1 - alpha / 2, df)
+        centre = np.log(est / (1 - est))
+        return float(1 / (1 + np.exp(-(centre - crit * se)))), float(1 / (1 + np.exp(-(centre + crit * se))))
+
+
+def rate_columns(prefix: str, num, den, groups, keys, alpha: float, design: Optional[np.ndarray] = None,
+                 min_resid_clusters: int = MIN_RESID_CLUSTERS) -> pd.DataFrame:
     """Per key: ``<prefix>_pct``, ``_ci`` (half-width, pp), ``_ci_low``/``_ci_high`` (%),
-    ``_n_exp`` and ``_ci_method`` of the design-based rate interval (``rates.cluster_rate``)."""
+    ``_n_exp`` and ``_ci_method`` of the design-based rate interval: composition-adjusted
+    (``RateCells``) when ``design`` (each row's design row) is given and the design logit allows it,
+    else (and with ``method`` saying why) ``cluster_rate``'s CR1 interval."""
     frame = pd.DataFrame({"k": pd.Series(keys, dtype=object), "num": np.asarray(num, float),
                           "den": np.asarray(den, float), "g": np.asarray(groups)})
+    cells = None
+    if design is not None and len(frame):
+        cells = RateCells(frame["num"], frame["den"], frame["g"], frame["k"], np.asarray(design, float),
+                          min_resid_clusters)
+        code = {k: i for i, k in enumerate(cells.levels)}
     rows = {}
     for k, part in frame.groupby("k", sort=False):
         r = cluster_rate(part["num"].to_numpy(), part["den"].to_numpy(), part["g"].to_numpy(), alpha)
+        if cells is not None and r["method"] == METHOD:
+            try:
+                r["ci_low"], r["ci_high"] = cells.interval(code[k], r["estimate"], alpha)
+                r["method"] = METHOD_COMPOSITION
+            except StatsUnavailable as why:
+                r["method"] = f"{METHOD} (fallback from the composition-adjusted interval: {why})"
         rows[k] = {f"{prefix}_pct": 100 * r["estimate"], f"{prefix}_ci": 50 * (r["ci_high"] - r["ci_low"]),
                    f"{prefix}_ci_low": 100 * r["ci_low"], f"{prefix}_ci_high": 100 * r["ci_high"],
                    f"{prefix}_n_exp": r["n_clusters"], f"{prefix}_ci_method": r["method"]}

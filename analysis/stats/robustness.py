@@ -24,6 +24,10 @@ GLM (the sensitivity analyses and negative controls: ``impostor_bench.analysis.s
                  experiment. Clustering by pair_id (the paper's second fit) ignores the
                  experiment clustering and is printed only with ``StatsConfig.paper_methods``.
                  (Experiment fixed effects, as in eq. 1, are collinear with mode and model.)
+                 Difficulty is carried by its word pairs (every experiment of a tier plays the same
+                 pairs), so the difficulty terms' SE, interval and p come from the same logit clustered
+                 two-way by experiment and word pair (``_regress.two_way_logit``; estimand over a
+                 population of pairs); without games.pair_id they are not computed.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ import pandas as pd
 from impostor_bench.analysis.stats._base import (DIFFICULTIES, MODES, StatsUnavailable, design_codes, note, ordered_levels,
                                   prepared, require_reps, table)
 from impostor_bench.analysis.stats.declaration import infer
-from impostor_bench.analysis.stats._regress import fit_columns, inference_fit, with_intercept
+from impostor_bench.analysis.stats._regress import fit_columns, inference_fit, two_way_logit, with_intercept
 from impostor_bench.analysis.stats.categorical import DIFFICULTY_REFUSAL
 from impostor_bench.analysis.stats.design_boot import t_halfwidth
 from impostor_bench.analysis.stats.design_checks import seat_refusal
@@ -248,6 +252,7 @@ def cluster_robust(data: Analysis, config: StatsConfig) -> pd.DataFrame:
         else:
             note(data, "cluster_robust: games lack pair_id; word-pair clustering skipped")
     rows = []
+    two_way = None if config.paper_methods else _difficulty_fit(data, prep, X, names)
     for cname, groups in clusters:
         try:
             fit = inference_fit(prep.y, X, names, groups, f"cluster_robust by {cname}", config, paper="cluster",
@@ -260,7 +265,30 @@ def cluster_robust(data: Analysis, config: StatsConfig) -> pd.DataFrame:
             row = {"cluster": cname, "term": t, "coef": w["coef"], "se": w["se"], "p": w["p"], "or": w["or"],
                    "ci_low": w["ci_low"], "ci_high": w["ci_high"], "n": fit.n, **fit_columns(fit)}
             if t.startswith("difficulty:") and not config.paper_methods:
-                # the estimate stays (it adjusts the other terms); its inference does not hold: see chi2
-                row.update(p=np.nan, ci_low=np.nan, ci_high=np.nan, method=f"not computed: {DIFFICULTY_REFUSAL}")
+                # difficulty is carried by its word pairs: its inference clusters two-way (see chi2); the
+                # estimate is the same fit's, so only the SE, interval, p and method change
+                if two_way is None or isinstance(two_way, str):
+                    row.update(p=np.nan, ci_low=np.nan, ci_high=np.nan, method=f"not computed: {two_way}")
+                else:
+                    w2 = two_way.wald(t, config.alpha)
+                    row.update(se=w2["se"], p=w2["p"], ci_low=w2["ci_low"], ci_high=w2["ci_high"],
+                               **fit_columns(two_way))
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _difficulty_fit(data: Analysis, prep, X: np.ndarray, names: list[str]):
+    """The same logit clustered two-way by experiment and word pair (``_regress.two_way_logit``) for
+    the difficulty terms, or the reason it cannot be fitted (a string). Before issue 39 part A the
+    difficulty terms were refused with DIFFICULTY_REFUSAL ("games lack pair_id") even when the games
+    had their pair_id, at every design size."""
+    if not any(n.startswith("difficulty:") for n in names):
+        return None
+    if "pair_id" not in prep.games.columns:
+        return DIFFICULTY_REFUSAL
+    try:
+        return two_way_logit(prep.y, X, names, prep.exp_code, prep.games["pair_id"].astype(object).to_numpy(),
+                             "cluster_robust difficulty terms")
+    except StatsUnavailable as e:
+        note(data, f"cluster_robust: {e}")
+        return str(e)

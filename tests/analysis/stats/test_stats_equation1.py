@@ -118,3 +118,21 @@ def test_learning_coefficient_recovers_planted_slopes_per_mode():
     few = _schedule_games(slopes, games=20, n_pairs=20, seed=1)
     note = TABLES["learning"](AnalysisData(few, pd.DataFrame()), fast_config()).set_index("mode")
     assert not note["pair_fe"].any() and note["note"].str.contains("includes pair difficulty").all()
+
+
+def test_the_sparse_fit_of_a_design_above_max_cells_equals_the_dense_statsmodels_fit(monkeypatch):
+    """Issue 39 A.4: the paper's 756 x 120 design is above MAX_CELLS dense, so it was refused ("no values
+    on simulated games" at that size). Above it the design is now built sparse and fitted by
+    ``fit_sparse_logit``; forced here on a small design, it gives statsmodels' GLM + cov_cluster answer."""
+    from impostor_bench.analysis.stats import equation1 as eq1
+
+    data = AnalysisData(_games(n_exp=30, games=40, n_pairs=15, seed=3), pd.DataFrame())
+    dense = TABLES["equation1"](data, fast_config())
+    monkeypatch.setattr(eq1, "MAX_CELLS", 10)
+    y, X, names, *_ = eq1.design_equation1(data)
+    assert not isinstance(X, np.ndarray) and X.shape[1] == len(names)  # the sparse path
+    sparse_out = TABLES["equation1"](data, fast_config())
+    num = ["or", "ci_low", "ci_high", "p", "coef", "se"]
+    assert dense["term"].tolist() == sparse_out["term"].tolist()
+    np.testing.assert_allclose(sparse_out[num].to_numpy(float), dense[num].to_numpy(float), rtol=1e-6, atol=1e-9)
+    assert sparse_out["ci_low"].notna().sum() == 6  # three positions x two clusterings

@@ -10,8 +10,12 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from _dense_rates import dense_cr2_interval
 from _synth_stats import fast_config, shared_ballot
 from impostor_bench.analysis.stats import TABLES
+from impostor_bench.analysis.stats._base import prepared
+from impostor_bench.analysis.stats._marginal import design_matrix
+from impostor_bench.analysis.stats.rates import METHOD, METHOD_COMPOSITION
 
 
 def cluster_halfwidth_pct(per_exp: dict, alpha: float = 0.05):
@@ -29,9 +33,27 @@ def cluster_halfwidth_pct(per_exp: dict, alpha: float = 0.05):
     return 50 * (hi - lo), 100 * lo, 100 * hi
 
 
+def _dense_pct(prep, col: str, model: str):
+    """(half-width, low, high) in % of the composition-adjusted interval, from ``dense_cr2_interval`` on
+    the rate's rows: games (imp_win), majority seats (maj_win), their legal ballots (det_acc)."""
+    X = design_matrix(prep)
+    gi, seat = np.nonzero(prep.present & ~prep.is_imp)
+    if col == "imp_win":
+        y, rows, key = prep.y, np.arange(prep.n), prep.imp_model
+    else:
+        if col == "det_acc":
+            legal = ~np.isnan(prep.vote[gi, seat]) | (prep.ballot_class[gi, seat] == "self_vote")
+            gi, seat = gi[legal], seat[legal]
+        y = (prep.y[gi] == 0) if col == "maj_win" else (prep.vote[gi, seat] == prep.imp_seat[gi])
+        rows, key = gi, prep.model[gi, seat]
+    lo, hi = dense_cr2_interval(np.asarray(y, float), X[rows], prep.exp_code[rows], key == model)
+    return 50 * (hi - lo), 100 * lo, 100 * hi
+
+
 def test_headline_against_loops():
     data = shared_ballot()
     h = TABLES["headline"](data, fast_config()).set_index("model")
+    prep = prepared(data)
     games = data.games.set_index("game_id")
     # per model, per experiment: [successes, trials]
     imp = defaultdict(lambda: defaultdict(lambda: [0, 0]))
@@ -53,7 +75,11 @@ def test_headline_against_loops():
         for col, d in (("imp_win", imp), ("maj_win", maj), ("det_acc", det)):
             k, n = total(d[m])
             assert h.loc[m, f"{col}_pct"] == pytest.approx(100 * k / n)
-            half, lo, hi = cluster_halfwidth_pct(d[m])
+            if h.loc[m, f"{col}_ci_method"] == METHOD_COMPOSITION:  # issue 39: written out densely on the rows
+                half, lo, hi = _dense_pct(prep, col, m)
+            else:  # CR1 fallback (named in the method)
+                assert h.loc[m, f"{col}_ci_method"].startswith(METHOD)
+                half, lo, hi = cluster_halfwidth_pct(d[m])
             assert h.loc[m, f"{col}_ci"] == pytest.approx(half, rel=1e-6)
             assert h.loc[m, f"{col}_ci_low"] == pytest.approx(lo, rel=1e-6)
             assert h.loc[m, f"{col}_ci_high"] == pytest.approx(hi, rel=1e-6)

@@ -133,6 +133,30 @@ def test_cluster_robust_se_matches_manual_sandwich(clustered):
     assert row["method"] == "logit, CR2 by experiment, t(Bell-McCaffrey df)" and row["n_clusters"] == 160
 
 
+def test_cluster_robust_difficulty_terms_cluster_two_way_by_experiment_and_word_pair(clustered):
+    """Issue 39 A.4: the difficulty terms printed "not computed: games lack pair_id" at every size even when
+    the games had pair_id. Now the same logit's difficulty SEs come from statsmodels' two-way cluster-robust
+    covariance by experiment and pair (computed here independently); without pair_id they are refused."""
+    d = TABLES["cluster_robust"](clustered, fast_config())
+    diff = d[d["term"].str.startswith("difficulty:")].set_index("term")
+    assert len(diff) >= 1 and diff["p"].notna().all() and (diff["ci_high"] > diff["ci_low"]).all()
+    g = clustered.games
+    y = (g["winner"] == "impostor").to_numpy(float)
+    dm = pd.get_dummies(g[["impostor_model", "difficulty", "mode"]].astype(str), drop_first=True, dtype=float)
+    X = np.column_stack([np.ones(len(g)), g["impostor_seat"].to_numpy(float), dm.to_numpy()])
+    groups = np.column_stack([pd.factorize(g["experiment_id"])[0], pd.factorize(g["pair_id"])[0]])
+    res = sm.GLM(y, X, family=sm.families.Binomial()).fit(cov_type="cluster", cov_kwds={"groups": groups})
+    for t, row in diff.iterrows():
+        j = 2 + list(dm.columns).index(f"difficulty_{t.split(':', 1)[1]}")
+        assert row["coef"] == pytest.approx(res.params[j], rel=1e-6)
+        assert row["se"] == pytest.approx(res.bse[j], rel=1e-6)
+        assert "two-way cluster-robust by experiment and word pair" in row["method"]
+    no_pairs = Analysis(type(clustered)(clustered.games.drop(columns="pair_id"), clustered.players), fast_config())
+    d2 = TABLES["cluster_robust"](no_pairs, fast_config())
+    d2 = d2[d2["term"].str.startswith("difficulty:")]
+    assert d2["p"].isna().all() and d2["method"].str.contains("games lack pair_id").all()
+
+
 def bh(p):
     p = np.asarray(p, float)
     m = len(p)
