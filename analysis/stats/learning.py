@@ -27,11 +27,12 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import sparse, stats
 
 from impostor_bench.analysis.stats._base import MODES, StatsUnavailable, design_codes, ordered_levels, prepared, table
 from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats.config import StatsConfig
+from impostor_bench.analysis.stats import equation1 as eq1
 from impostor_bench.analysis.stats.equation1 import fit_equation1, two_way_dummies
 from impostor_bench.analysis.stats.session import Analysis
 
@@ -74,14 +75,19 @@ def learning(data: Analysis, config: StatsConfig) -> pd.DataFrame:
             rows.append({"mode": mode, "note": "fewer than 3 game indices or 3 experiments"})
             continue
         pair_fe = "pair_id" in g.columns and _pairs_recur(idx, pair)
-        fe = two_way_dummies(exp, pair) if pair_fe else design_codes(exp)[0]
-        blocks = [np.ones((len(y), 1)), idx[:, None], fe]
+        n_fe = len(np.unique(exp)) + (len(pd.unique(pair)) if pair_fe else 0)
+        big = len(y) * (2 + n_fe) > eq1.MAX_CELLS  # the sparse Newton fit (issue 41: minutes and GiB dense)
+        fe = two_way_dummies(exp, pair, as_sparse=big) if pair_fe else design_codes(exp)[0]
         names = ["const", "game_index"] + [f"fe:{i}" for i in range(fe.shape[1])]
         note = ""
         if not pair_fe:
             note = "no word pair recurs at another game index: FE_word_pair left out, the slope includes pair difficulty"
-        X = np.hstack(blocks)
-        del fe, blocks  # memory (issue 41): the dummies live on in X only
+        if big:
+            X = sparse.hstack([sparse.csr_matrix(np.column_stack([np.ones(len(y)), idx])),
+                               sparse.csr_matrix(fe)], format="csr")
+        else:
+            X = np.hstack([np.ones((len(y), 1)), idx[:, None], fe])
+        del fe  # memory (issue 41): the dummies live on in X only
         try:
             fit = fit_equation1(y, X, names, {"experiment_id": exp}, f"learning ({mode})",
                                 ("game_index",))["experiment_id"]

@@ -136,3 +136,23 @@ def test_the_sparse_fit_of_a_design_above_max_cells_equals_the_dense_statsmodels
     assert dense["term"].tolist() == sparse_out["term"].tolist()
     np.testing.assert_allclose(sparse_out[num].to_numpy(float), dense[num].to_numpy(float), rtol=1e-6, atol=1e-9)
     assert sparse_out["ci_low"].notna().sum() == 6  # three positions x two clusterings
+
+
+def test_learning_above_max_cells_takes_the_sparse_fit_and_gives_the_dense_answer(monkeypatch):
+    """Issue 41: the paper's per-mode learning design (34,560 games x 585 columns) took 12-18 min and
+    +1.4 GiB in statsmodels' dense IRLS; above MAX_CELLS it is now built sparse (two_way_dummies'
+    sparse form) and fitted by ``fit_sparse_logit``. Forced on a small design, both give one answer."""
+    from impostor_bench.analysis.stats import equation1 as eq1
+
+    games = _schedule_games({"homogeneous": 0.02, "team_aware": -0.02})
+    dense = TABLES["learning"](AnalysisData(games, pd.DataFrame()), fast_config()).set_index("mode")
+    calls = []
+    real = eq1.fit_sparse_logit
+    monkeypatch.setattr(eq1, "fit_sparse_logit", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(eq1, "MAX_CELLS", 10)
+    sparse_out = TABLES["learning"](AnalysisData(games, pd.DataFrame()), fast_config()).set_index("mode")
+    assert len(calls) == len(dense.dropna(subset=["learning_coef"]))  # every fitted mode took the sparse path
+    num = ["learning_coef", "ci_low", "ci_high", "p", "change_30_pct"]
+    np.testing.assert_allclose(sparse_out.loc[dense.index, num].to_numpy(float), dense[num].to_numpy(float),
+                               rtol=1e-6, atol=1e-9)
+    assert dense["pair_fe"].all()
