@@ -1,7 +1,7 @@
 """The calibration matrix at the paper's size, one replicate at a time, resumable.
 
     python benchmarks/calibration_paper.py --dir DIR [--reps 20] [--experiments 756 --games 120]
-    python benchmarks/calibration_paper.py --dir DIR --summarise --out benchmarks/calibration.csv
+    python benchmarks/calibration_paper.py --dir DIR[,DIR2] --summarise --out benchmarks/calibration.csv
 
 A replicate at 756 x 120 takes about 110 s of CPU and 5 GB here, so a 20 x 2 run is hours on a
 shared 2-core machine. ``calibration_matrix --raw`` keeps every replicate in memory and writes
@@ -47,14 +47,15 @@ def run(d: str, scenarios: list[str], reps: int, experiments: int, games: int, c
             print(f"{sc} rep {rep}: {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
 
 
-def load(d: str) -> pd.DataFrame:
-    files = sorted(glob.glob(os.path.join(d, "*.parquet")))
+def load(dirs: str) -> pd.DataFrame:
+    """Every replicate in the comma-separated ``dirs`` (e.g. two runs of different ``--tables``)."""
+    files = sorted(f for d in dirs.split(",") for f in glob.glob(os.path.join(d, "*.parquet")))
     return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True) if files else pd.DataFrame()
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--dir", required=True)
+    ap.add_argument("--dir", required=True, help="where replicates go (with --summarise: comma-separated dirs)")
     ap.add_argument("--experiments", type=int, default=756)
     ap.add_argument("--games", type=int, default=120)
     ap.add_argument("--reps", type=int, default=20)
