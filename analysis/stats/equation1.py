@@ -89,24 +89,16 @@ def fit_equation1(y, X: np.ndarray, names: list[str], clusterings: dict[str, np.
     coef = np.asarray(res.params)
     if not res.converged or not np.all(np.isfinite(coef)):
         raise StatsUnavailable(f"{what}: fit did not converge")
-    fits = {}
-    for name, groups in clusterings.items():
-        codes = pd.factorize(groups)[0]
-        G = int(codes.max()) + 1
-        if G < 3:
-            raise StatsUnavailable(f"{what}: {G} {name} clusters; need at least 3")
+
+    def cov_of(codes: np.ndarray, G: int, fitted=res) -> np.ndarray:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            cov = np.asarray(cov_cluster(res, codes))
-        se = np.sqrt(np.clip(np.diag(cov), 0, None))
-        bad = [t for t in terms if abs(coef[names.index(t)]) > 25 or not se[names.index(t)] < 25]
-        if bad:
-            raise StatsUnavailable(f"{what}: (quasi-)separation or no information for {', '.join(bad)}")
-        fits[name] = Fit(list(names), coef, np.sqrt(np.clip(np.diag(cov), 0, None)), len(y), G,
-                         np.full(len(names), float(G - 1)), METHOD.format(cluster=name), cov)
+            return np.asarray(cov_cluster(fitted, codes))
+
+    fits = _cluster_fits(coef, cov_of, names, len(y), clusterings, what, terms)
     # memory (issue 41): statsmodels' results hold the design several times over (whitened, pinv)
     # in a reference cycle, kept until a full collection; learning's five fits held 2 GB at once
-    del res
+    del res, cov_of
     gc.collect()
     return fits
 
@@ -141,21 +133,33 @@ def fit_sparse_logit(y, X, names: list[str], clusterings: dict[str, np.ndarray],
         raise StatsUnavailable(f"{what}: fit did not converge")
     bread = np.linalg.inv(np.asarray((X.T @ X.multiply((mu * (1 - mu))[:, None])).todense()))
     scores = sparse.csr_matrix(X.multiply((y - mu)[:, None]))
+
+    def cov_of(codes: np.ndarray, G: int) -> np.ndarray:
+        member = sparse.csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(G, n))
+        S = np.asarray((member @ scores).todense())
+        return (G / (G - 1)) * ((n - 1) / (n - k)) * bread @ (S.T @ S) @ bread
+
+    return _cluster_fits(beta, cov_of, names, n, clusterings, what, terms)
+
+
+def _cluster_fits(coef: np.ndarray, cov_of, names: list[str], n: int, clusterings: dict[str, np.ndarray],
+                  what: str, terms: tuple[str, ...]) -> dict[str, Fit]:
+    """Per clustering: its CR1 covariance ``cov_of(codes, G)``, t(G-1) df, and the refusal of a
+    reported ``terms`` coefficient or SE beyond 25 on the logit scale ((quasi-)separation);
+    shared by the dense (statsmodels) and sparse fits."""
     fits = {}
     for name, groups in clusterings.items():
         codes = pd.factorize(groups)[0]
         G = int(codes.max()) + 1
         if G < 3:
             raise StatsUnavailable(f"{what}: {G} {name} clusters; need at least 3")
-        member = sparse.csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(G, n))
-        S = np.asarray((member @ scores).todense())
-        cov = (G / (G - 1)) * ((n - 1) / (n - k)) * bread @ (S.T @ S) @ bread
+        cov = cov_of(codes, G)
         se = np.sqrt(np.clip(np.diag(cov), 0, None))
-        bad = [t for t in terms if abs(beta[names.index(t)]) > 25 or not se[names.index(t)] < 25]
+        bad = [t for t in terms if abs(coef[names.index(t)]) > 25 or not se[names.index(t)] < 25]
         if bad:
             raise StatsUnavailable(f"{what}: (quasi-)separation or no information for {', '.join(bad)}")
-        fits[name] = Fit(list(names), beta.copy(), se, n, G, np.full(k, float(G - 1)), METHOD.format(cluster=name),
-                         cov)
+        fits[name] = Fit(list(names), coef.copy(), se, n, G, np.full(len(names), float(G - 1)),
+                         METHOD.format(cluster=name), cov)
     return fits
 
 
