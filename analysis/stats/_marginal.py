@@ -66,13 +66,21 @@ def full_rank(X: np.ndarray) -> np.ndarray:
     X = np.asarray(X, float)
     if X.shape[0] == 0:
         return X
-    _, r, piv = linalg.qr(X, mode="economic", pivoting=True)
+    return X[:, full_rank_columns(X)]
+
+
+def full_rank_columns(X: np.ndarray, row_weights: Optional[np.ndarray] = None) -> np.ndarray:
+    """The columns ``full_rank`` keeps (indices, ascending); with ``row_weights`` those of the
+    matrix whose rows are ``X``'s rows repeated (weight = sqrt of the repeat count)."""
+    X = np.asarray(X, float)
+    _, r, piv = linalg.qr(X if row_weights is None else X * np.asarray(row_weights, float)[:, None],
+                          mode="economic", pivoting=True)
     d = np.abs(np.diag(r))
     rank = int((d > 1e-9 * d[0]).sum()) if len(d) else 0
     keep = np.sort(piv[:rank])
     if 0 not in keep:
         keep = np.sort(np.concatenate([[0], keep[:-1]]))
-    return X[:, keep]
+    return keep
 
 
 @dataclass

@@ -246,10 +246,10 @@ def team_language(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data, need_players=True)
     st = seat_text(data, prep)
     st = st[st["words"].notna()]
-    models = sorted(set(st["model"].dropna()), key=str)
+    models = sorted(set(st["model"].dropna().unique()), key=str)
     w = Wild(data, prep, config, models)
     rows = []
-    for mode in sorted(set(st["mode"].dropna()), key=str):
+    for mode in sorted(set(st["mode"].dropna().unique()), key=str):
         s = st[st["mode"] == mode]
         f = w.frame({"coord_rate_pct": w.mean(s, "coord_any", 100), "coord_share_pct": w.mean(s, "d_coord_share", 100),
                      "suspicion_pct": w.mean(s[s["role"] == "majority"], "susp_any", 100),

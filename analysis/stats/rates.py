@@ -124,28 +124,40 @@ class RateCells:
 
     def __init__(self, num, den, groups, keys, design: np.ndarray, min_resid_clusters: int = MIN_RESID_CLUSTERS):
         from impostor_bench.analysis.stats._marginal import full_rank
+        from impostor_bench.analysis.stats._regress import unique_rows
 
         g = pd.factorize(pd.Series(np.asarray(groups)), sort=True)[0]
         kc, self.levels = pd.factorize(pd.Series(keys, dtype=object), sort=False)
         X = full_rank(np.asarray(design, float))
         den = np.asarray(den, float)
         keep = den > 0
-        cells, inv = np.unique(np.column_stack([g, kc, X])[keep], axis=0, return_inverse=True)
-        inv = inv.ravel()
+        cells, inv = unique_rows(np.column_stack([g, kc, X])[keep])
         self.succ = np.bincount(inv, weights=np.asarray(num, float)[keep], minlength=len(cells))
         self.trials = np.bincount(inv, weights=den[keep], minlength=len(cells))
         self.gc = pd.factorize(cells[:, 0], sort=True)[0]
         self.kc = cells[:, 1].astype(np.int64)
         self.X = cells[:, 2:]
+        self.xrow = unique_rows(self.X)[1]  # the cells' distinct design rows (for the rank check per key)
         self.min_resid = min_resid_clusters
+
+    def _design_of(self, inside: np.ndarray) -> np.ndarray:
+        """The cells' design plus the key's indicator, less the columns that are linear combinations of
+        earlier ones: ``full_rank`` of the distinct rows, each weighted by the square root of how many
+        cells share it (the same Gram matrix, so the same pivots, as the pivoted QR of every cell;
+        the fit needs only the span), instead of a QR of every cell for every key."""
+        from impostor_bench.analysis.stats._marginal import full_rank_columns
+
+        Xk = np.column_stack([self.X, inside.astype(float)])
+        _, first, count = np.unique(self.xrow * 2 + inside, return_index=True, return_counts=True)
+        return Xk[:, full_rank_columns(Xk[first], np.sqrt(count))]
 
     def se_df(self, k: int, est: float) -> tuple[float, float]:
         """(SE of logit(``est``), Bell-McCaffrey df) of the rate of the key with code ``k`` (its position
         in ``levels``); ``StatsUnavailable`` with the reason when the design logit cannot give them."""
-        from impostor_bench.analysis.stats._marginal import cell_residuals, full_rank, linear_se
+        from impostor_bench.analysis.stats._marginal import cell_residuals, linear_se
 
         inside = self.kc == k
-        Xk = full_rank(np.column_stack([self.X, inside.astype(float)]))
+        Xk = self._design_of(inside)
         G, K = int(self.gc.max()) + 1, Xk.shape[1]
         if G - K < self.min_resid:
             raise StatsUnavailable(f"{G} experiments for the design logit's {K} parameters "

@@ -58,7 +58,7 @@ def _seat_style(data, prep):
 def style_metrics(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data, need_players=True)
     st = _seat_style(data, prep)
-    models = sorted(set(st["model"].dropna()), key=str)
+    models = sorted(set(st["model"].dropna().unique()), key=str)
     w = Wild(data, prep, config, models)
     out = w.frame({c: w.mean(st, c) for c in ("words", "chars", "talk_share_pct", "hedge_per100", "susp_per100",
                                                "coord_per100")}).rename(columns=lambda c: c.replace("words", "words_mean")

@@ -131,7 +131,7 @@ def _vote_coord_by_mode(prep) -> pd.DataFrame:
     """Teammate alignment per team mode, and the M.8 disclosure comparison the old ``coord_gap_pp`` held."""
     pairs = seat_pairs(prep)
     pv = pairs[pairs["both_valid"].astype(bool) & pairs["mate"].astype(bool)]
-    out = pd.DataFrame(index=pd.Index(sorted(set(pv["model"].dropna()), key=str), name="model"))
+    out = pd.DataFrame(index=pd.Index(sorted(set(pv["model"].dropna().unique()), key=str), name="model"))
     for m in TEAM_MODES:
         out[f"vote_coord_{m}_pct"] = 100 * pv[pv["mode"] == m].groupby("model")["aligned"].mean()
     out["vote_coord_blind_minus_aware_pp"] = out["vote_coord_team_blind_pct"] - out["vote_coord_team_aware_pct"]

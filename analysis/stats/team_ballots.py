@@ -207,10 +207,11 @@ def team_ballots(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     pv = pairs[pairs["both_valid"].astype(bool)]
     if len(pv) == 0:
         return None
-    models = sorted(set(pv["model"].dropna()), key=str)
+    models = sorted(set(pv["model"].dropna().unique()), key=str)
     w = Wild(data, prep, config, models)
     rows = []
-    for mode in [m for m in _TM if m in set(pv["mode"])] + ["ALL"]:
+    present = set(pv["mode"].astype(object))
+    for mode in [m for m in _TM if m in present] + ["ALL"]:
         for kind in KINDS + ("all",):
             s = pv if mode == "ALL" else pv[pv["mode"] == mode]
             s = s if kind == "all" else s[s["kind"] == kind]

@@ -105,3 +105,19 @@ def test_cr2_holds_its_size_with_few_unequal_clusters_where_cr1_does_not():
     # that with probability < 2%.
     assert _size("CR2") <= 0.10
     assert _size("CR1") > 0.10
+
+
+def test_unique_rows_is_numpys_unique_by_rows():
+    """``unique_rows`` returns what ``np.unique(A, axis=0, return_inverse=True)`` returns (same row
+    order and inverse), also with NaN, -0.0, one column and many distinct values per column."""
+    from impostor_bench.analysis.stats._regress import unique_rows
+
+    rng = np.random.default_rng(7)
+    cases = [rng.integers(0, 4, size=(5000, 12)).astype(float),
+             np.column_stack([rng.integers(0, 3000, 4000), rng.normal(size=4000).round(1)]),
+             np.array([[1.0], [np.nan], [-0.0], [0.0], [np.nan], [1.0]])]
+    for A in cases:
+        want_rows, want_inv = np.unique(A, axis=0, return_inverse=True)
+        rows, inv = unique_rows(A)
+        assert np.array_equal(rows, want_rows, equal_nan=True)
+        assert np.array_equal(inv, want_inv.ravel())
