@@ -71,7 +71,7 @@ def test_analysis_reads_modes_teams_labels_and_colours_from_the_core():
     from pathlib import Path
 
     from impostor_bench.analysis.figures.style import MODE_COLOR, MODE_LABEL as FIG_LABEL
-    from impostor_bench.analysis.report.paper_cells import MODE_LABEL as PAPER_LABEL
+    from impostor_bench.analysis.report.paper_tables import MODE_LABEL as PAPER_LABEL
     from impostor_bench.core.modes import MODE_COLOUR, MODE_LABEL, MODE_SPECS, TEAM_MODES_BY_DISCLOSURE
     from impostor_bench.core.records import TEAM_MODES
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from impostor_bench.analysis.report.formatting import latex_escape
-from impostor_bench.analysis.report.paper_cells import PaperTable
+from impostor_bench.analysis.report.paper_tables import PaperTable
 
 __all__ = ["paper_table_latex"]
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import pandas as pd
 
-from impostor_bench.analysis.report.paper_cells import PaperTable
 from impostor_bench.analysis.report.formatting import readable_header
+
+if TYPE_CHECKING:  # the builders import the stats package; these pages only render their tables
+    from impostor_bench.analysis.report.paper_tables import PaperTable
 
 __all__ = ["SECTION_TITLES", "sections", "sections_shown", "PAPER_FIGURES", "section_of", "figure_section", "table_title",
            "display_table", "paper_table_html", "paper_table_md", "MAX_COLUMNS"]

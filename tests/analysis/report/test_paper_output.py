@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from impostor_bench.analysis.report import paper_out
-from impostor_bench.analysis.report.paper_cells import PaperTable
+from impostor_bench.analysis.report.paper_tables import PaperTable
 from impostor_bench.analysis.report.paper_latex import paper_table_latex
 from impostor_bench.analysis.report.paper_values import compare, load_paper_values
 

@@ -16,7 +16,7 @@ import pytest
 from impostor_bench.analysis.io import load_tables, write_tables
 from impostor_bench.analysis.report import build_report
 from impostor_bench.analysis.report.interval_check import ZERO_WIDTH, interval_problem, interval_problems
-from impostor_bench.analysis.report.paper_cells import DASH, FLAG
+from impostor_bench.analysis.report.paper_tables import DASH, FLAG
 from impostor_bench.analysis.report.paper_tables import build_paper_tables
 from impostor_bench.analysis.sim.simulate import simulate_games
 from impostor_bench.analysis.stats.config import StatsConfig
