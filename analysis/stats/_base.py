@@ -20,7 +20,7 @@ The declaration (title, report section, printed inference, figures, round tables
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional, cast
 
 import numpy as np
@@ -74,9 +74,9 @@ def note(data: Analysis, msg: str) -> None:
     Analysis.of(data).note(msg)
 
 
-def memo(data: Analysis, key: tuple, fn: Callable[[], object]):
+def memo(data: Analysis, key: tuple, fn: Callable[[], object], *, per_table: bool = False):
     """Memoise an intermediate result (e.g. bootstrap weights) in the session (``Analysis.memo``)."""
-    return Analysis.of(data).memo(key, fn)
+    return Analysis.of(data).memo(key, fn, per_table=per_table)
 
 
 def empty(name: str) -> pd.DataFrame:
@@ -200,6 +200,8 @@ class Prepared:
     speak_pos: Optional[np.ndarray] = None  # float, NaN where absent
     word_guess: Optional[np.ndarray] = None
     description: Optional[np.ndarray] = None
+    #: what is computed from these arrays alone, once (e.g. ``_marginal.design_index``'s design rows)
+    derived: dict = field(default_factory=dict, repr=False)
 
     @property
     def has_players(self) -> bool:

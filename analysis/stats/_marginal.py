@@ -38,7 +38,7 @@ import pandas as pd
 from scipy import linalg, stats
 
 from impostor_bench.analysis.stats._base import Prepared, StatsUnavailable, majority_models
-from impostor_bench.analysis.stats._regress import aggregate
+from impostor_bench.analysis.stats._regress import aggregate, unique_rows
 
 METHOD = "marginal log-OR, CR2 residuals of the design logit (composition-adjusted) by experiment, t(Bell-McCaffrey df)"
 METHOD_SLOPE = ("logit slope, CR2 residuals of the design logit (composition-adjusted) by experiment, "
@@ -50,8 +50,43 @@ def _dummies(values) -> np.ndarray:
     return np.eye(int(codes.max()) + 1)[codes][:, 1:] if len(codes) else np.zeros((0, 0))
 
 
+@dataclass
+class RowDesign:
+    """A design matrix stored as its distinct rows and each row's index into them (a game's design
+    row is one of a few thousand): ``matrix()`` is the (n, K) matrix, ``take(i)`` the rows of the
+    units at game positions ``i`` (seats, ballots, pairs) without an (n, K) copy."""
+
+    rows: np.ndarray  # (U, K) distinct rows, in lexicographic order
+    code: np.ndarray  # (n,) each unit's row
+
+    @classmethod
+    def of(cls, X: np.ndarray) -> "RowDesign":
+        rows, code = unique_rows(np.asarray(X, float))
+        return cls(rows, code)
+
+    def take(self, i) -> "RowDesign":
+        return RowDesign(self.rows, self.code[np.asarray(i, np.int64)])
+
+    def matrix(self) -> np.ndarray:
+        return self.rows[self.code]
+
+    def __len__(self) -> int:
+        return len(self.code)
+
+
+def design_index(prep: Prepared) -> RowDesign:
+    """``design_matrix(prep)`` as a ``RowDesign``, computed once per prepared data."""
+    if "design" not in prep.derived:
+        prep.derived["design"] = RowDesign.of(_design_matrix(prep))
+    return prep.derived["design"]
+
+
 def design_matrix(prep: Prepared) -> np.ndarray:
     """(N, K) full-rank design of the between-experiment factors, intercept first."""
+    return design_index(prep).matrix()
+
+
+def _design_matrix(prep: Prepared) -> np.ndarray:
     blocks = [np.ones((prep.n, 1)), _dummies(prep.mode), _dummies(prep.difficulty), _dummies(prep.imp_model)]
     if prep.has_players and prep.model is not None:
         maj = majority_models(prep)

@@ -105,9 +105,16 @@ def _codes(groups) -> np.ndarray:
 
 def unique_rows(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(A, axis=0, return_inverse=True)`` (the distinct rows in lexicographic order, and each
-    row's index into them), computed from each column's sorted codes combined into one int64 key:
-    the same arrays, without sorting the rows as structured records (~10x faster on 10^5 rows)."""
+    row's index into them), from one int64 key per row that sorts as the rows do: the row's own
+    mixed-radix number for a non-negative int matrix, else each column's sorted codes combined. The
+    same arrays, without sorting the rows as structured records (~15 s on 907,200 games; 3-10x)."""
     A = np.asarray(A)
+    if A.ndim == 2 and A.size and A.dtype.kind in "iu" and A.min() >= 0:
+        radix = A.max(axis=0).astype(np.int64) + 1
+        if float(np.prod(radix.astype(float))) < 2.0 ** 62:
+            mult = np.cumprod(np.concatenate([radix[1:], [1]])[::-1])[::-1]  # weight of each column
+            keys, inv = np.unique(A.astype(np.int64) @ mult, return_inverse=True)
+            return ((keys[:, None] // mult[None, :]) % radix[None, :]).astype(A.dtype), inv.ravel()
     if A.ndim != 2 or A.shape[0] == 0 or A.shape[1] == 0 or (A.dtype.kind == "f" and np.isnan(A).any()):
         # numpy keeps every row with a NaN distinct: left to it
         rows, inv = np.unique(A, axis=0, return_inverse=True)

@@ -47,7 +47,8 @@ import pandas as pd
 from scipy import special, stats
 
 from impostor_bench.analysis.stats._base import note
-from impostor_bench.analysis.stats.design_boot import multipliers, t_halfwidth, unique_rows
+from impostor_bench.analysis.stats._regress import unique_rows
+from impostor_bench.analysis.stats.design_boot import multipliers, t_halfwidth
 
 
 #: Why an estimate prints no interval (:meth:`Wild.note_not_computed`)
@@ -89,6 +90,7 @@ class Wild:
             codes, levels = pd.factorize(pd.Series(seat.ravel(), dtype=object))
             codes = codes.reshape(seat.shape)
             self.comp = np.stack([(codes == k).sum(1) for k in range(len(levels))], 1).astype(np.int64)
+            self.comp_rows, self.comp_code = unique_rows(self.comp)  # a unit's composition by its game's code
 
     def mean(self, df: pd.DataFrame, col: str, scale: float = 1.0):
         """(estimate (G,), replicates (R, G)) of ``scale * mean(col)`` per model; NaN rows dropped.
@@ -111,7 +113,7 @@ class Wild:
         cell = g * (int(strata.max()) + 1 if len(strata) else 1) + strata
         gi = df["gi"].to_numpy(np.int64)[ok] if "gi" in df else None
         tier = self.tier[gi] if self.tier is not None and gi is not None else None
-        comp = self.comp[gi] if self.comp is not None and gi is not None else None
+        comp = (self.comp_rows, self.comp_code[gi]) if self.comp is not None and gi is not None else None
         fit, lev = design_fit(x, cell, tier, comp)
         resid = x - fit
         n_par = np.bincount(g, weights=lev, minlength=G)  # K of each model: the trace of the fit's hat matrix
@@ -190,23 +192,30 @@ class Wild:
 
 
 def design_fit(x: np.ndarray, cell: np.ndarray, tier: np.ndarray | None = None,
-               comp: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+               comp: np.ndarray | tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Least-squares fit ``mu[cell] + tau[tier] + comp @ beta`` of ``x`` and each unit's leverage.
 
     Solved as weighted least squares on the groups of units with equal covariates (a few per
     experiment and cell, so it runs on millions of units): the same fit as on the units. The
     leverages (diagonal of the hat matrix) sum to the parameters fitted; summed over a model's
     units they are the K of its residuals' G/(G - K) and G - K df. Without ``tier`` and ``comp``,
-    the cell means (leverage 1/n of the cell)."""
+    the cell means (leverage 1/n of the cell). ``comp`` is the (n, M) composition of each unit or
+    ``(rows, code)``, its distinct rows (``unique_rows``) and each unit's: the same fit without an
+    (n, M) array (memory, issue 41)."""
     n = len(x)
     if n == 0:
         return x, x
+    comp_rows = None
+    if isinstance(comp, tuple):
+        comp_rows, comp = comp[0], np.asarray(comp[1])[:, None]  # codes in the rows' lexicographic order
     cols = [cell[:, None]]
     if tier is not None:
         cols.append(tier[:, None])
     if comp is not None:
         cols.append(comp)
     keys, inv = unique_rows(np.hstack(cols).astype(np.int64))
+    if comp_rows is not None:
+        keys = np.hstack([keys[:, :-1], comp_rows[keys[:, -1]]])
     w = np.bincount(inv, minlength=len(keys)).astype(float)
     ybar = np.bincount(inv, weights=x, minlength=len(keys)) / w
     blocks = [np.eye(int(keys[:, 0].max()) + 1)[keys[:, 0]]]

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.stats._base import ALL, MODES, ordered_levels, prepared, table
-from impostor_bench.analysis.stats._marginal import design_matrix
+from impostor_bench.analysis.stats._marginal import design_index
 from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats.rates import rate_columns
 from impostor_bench.analysis.stats.session import Analysis
@@ -34,7 +34,7 @@ def balance_index(p) -> np.ndarray:
 )
 def balance(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     prep = prepared(data)
-    X = design_matrix(prep)
+    X = design_index(prep)
     ones = np.ones(prep.n)
     by_mode = rate_columns("p", prep.y, ones, prep.exp_code, prep.mode, config.alpha, X, config.min_resid_clusters)
     overall = rate_columns("p", prep.y, ones, prep.exp_code, np.full(prep.n, ALL, object), config.alpha, X,

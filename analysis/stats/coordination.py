@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.stats._base import N_SEATS, note, prepared, table
-from impostor_bench.analysis.stats._marginal import design_matrix
+from impostor_bench.analysis.stats._marginal import design_index
 from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats.network import model_network
 from impostor_bench.analysis.stats.rates import rate_columns
@@ -115,7 +115,7 @@ def coordination(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     if len(valid_pairs):  # design-based interval: the pairs of an experiment are correlated (issue 26)
         gi = valid_pairs["gi"].to_numpy(np.int64)
         vc = vc.join(rate_columns("vote_coord", valid_pairs["aligned"].astype(float), np.ones(len(valid_pairs)),
-                                  prep.exp_code[gi], valid_pairs["model"], config.alpha, design_matrix(prep)[gi],
+                                  prep.exp_code[gi], valid_pairs["model"], config.alpha, design_index(prep).take(gi),
                                   config.min_resid_clusters))
     sp = seat_pairs(prep)  # the in-game baseline: cross-team pairs of the same games (issue 28)
     sp = sp[sp["both_valid"].astype(bool) & ~sp["mate"].astype(bool)]

@@ -36,6 +36,7 @@ import pandas as pd
 from scipy import stats
 
 from impostor_bench.analysis.stats._base import Prepared, majority_models, memo, note
+from impostor_bench.analysis.stats._regress import unique_rows
 from impostor_bench.analysis.stats.config import StatsConfig
 
 
@@ -58,21 +59,6 @@ def _covariates(prep: Prepared) -> np.ndarray:
         for m in levels[1:]:  # majority composition: seats held by each model (one level dropped)
             cols.append((maj_models == m).sum(1))
     return np.column_stack(cols).astype(np.int64)
-
-
-def unique_rows(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``np.unique(a, axis=0, return_inverse=True)`` of a non-negative int matrix, via one
-    mixed-radix int64 key per row when the keys fit (the row sort of ``axis=0`` took ~15 s on
-    907,200 games); the keys sort as the rows do, so both outputs are the same."""
-    a = np.asarray(a, dtype=np.int64)
-    if a.ndim == 2 and a.size and a.min() >= 0:
-        radix = a.max(axis=0) + 1
-        if float(np.prod(radix.astype(float))) < 2.0 ** 62:
-            mult = np.cumprod(np.concatenate([radix[1:], [1]])[::-1])[::-1]  # weight of each column
-            keys, inv = np.unique(a @ mult, return_inverse=True)
-            return (keys[:, None] // mult[None, :]) % radix[None, :], inv.ravel()
-    uniq, inv = np.unique(a, axis=0, return_inverse=True)
-    return uniq, inv.ravel()
 
 
 def _fit_probs(data, prep: Prepared) -> np.ndarray:

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.stats._base import DIFFICULTIES, MODES, prepared, table
-from impostor_bench.analysis.stats._marginal import design_matrix
+from impostor_bench.analysis.stats._marginal import design_index
 from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats.network import model_network
 from impostor_bench.analysis.stats.rates import rate_columns
@@ -63,7 +63,7 @@ def headline(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     imp = pd.DataFrame({"model": prep.imp_model, "y": prep.y}).groupby("model")["y"].agg(["sum", "size"])
     out = pd.DataFrame(index=imp.index)
     out["n_imp_games"] = imp["size"]
-    X = design_matrix(prep)
+    X = design_index(prep)
     out = out.join(rate_columns("imp_win", prep.y, np.ones(prep.n), prep.exp_code, prep.imp_model, config.alpha,
                                 X, config.min_resid_clusters))
     if prep.has_players:
@@ -74,7 +74,7 @@ def headline(data: Analysis, config: StatsConfig) -> pd.DataFrame:
         for c in ["n_maj_seats", "n_det_votes", "n_imp_games"]:
             out[c] = out[c].fillna(0).astype(int)
         out = out.join(rate_columns("maj_win", maj["won"], np.ones(len(maj)), maj["exp"], maj["model"], config.alpha,
-                                    X[maj["gi"].to_numpy()], config.min_resid_clusters))
+                                    X.take(maj["gi"].to_numpy()), config.min_resid_clusters))
         det = maj[maj["valid"]]
         # detection accuracy stays on CR1: the design logit of ballot correctness left its width where CR1's
         # was (1.27 vs 1.26 x the sampling SD, planted, 120 x 40) on fewer df (docs/analysis.md)
@@ -107,7 +107,7 @@ def _win_by(data, config, by: str, order) -> pd.DataFrame:
     prep = prepared(data)
     key = prep.mode if by == "mode" else prep.difficulty
     keys = pd.Series(list(zip(prep.imp_model, key)), dtype=object)
-    agg = rate_columns("imp_win", prep.y, np.ones(prep.n), prep.exp_code, keys, config.alpha, design_matrix(prep),
+    agg = rate_columns("imp_win", prep.y, np.ones(prep.n), prep.exp_code, keys, config.alpha, design_index(prep),
                        config.min_resid_clusters)
     agg["n"] = keys.value_counts().reindex(agg.index).to_numpy()
     agg.index = pd.MultiIndex.from_tuples(agg.index, names=["model", by])

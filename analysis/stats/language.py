@@ -55,14 +55,14 @@ def seat_text(data, prep) -> pd.DataFrame:
     return _memo_or_raise(data, "seat_text", lambda: _seat_text(data, prep))
 
 
-def _memo_or_raise(data, key, fn):
+def _memo_or_raise(data, key, fn, per_table: bool = False):
     def safe():
         try:
             return fn()
         except StatsUnavailable as e:
             return e
 
-    out = memo(data, (key,), safe)
+    out = memo(data, (key,), safe, per_table=per_table)
     if isinstance(out, StatsUnavailable):
         raise out
     return out.copy()
@@ -105,7 +105,7 @@ def _seat_text(data, prep) -> pd.DataFrame:
 def exposures(data, prep) -> pd.DataFrame:
     """One row per (game, speaker, earlier description it saw): LSM and content-word Jaccard with the
     seen description and with its matched unseen twin (same pair_id, word role and model, other game)."""
-    return _memo_or_raise(data, "exposures", lambda: _exposures(data, prep))
+    return _memo_or_raise(data, "exposures", lambda: _exposures(data, prep), per_table=True)  # team_dynamics' only
 
 
 def _exposures(data, prep) -> pd.DataFrame:
@@ -128,14 +128,7 @@ def _exposures(data, prep) -> pd.DataFrame:
     codes, uniq = pd.factorize(d["text"])
     uniq = np.asarray(uniq, dtype=object)
     prof = np.array([tx.fw_profile(s) for s in uniq]) if len(uniq) else np.zeros((0, 9))
-    # content words of each row, with its own game's pair removed (a twin plays the same pair)
-    cw_cache: dict = {}
-    content = []
-    for code, gix in zip(codes, d["gi"].to_numpy()):
-        key = (code, words[gix])
-        if key not in cw_cache:
-            cw_cache[key] = tx.content_words(uniq[code], words[gix])
-        content.append(cw_cache[key])
+    content = _content_rows(codes, uniq, d["gi"].to_numpy(), words)
     # memory (issue 41): only the columns read below go into the self-merge (4 x 4 rows a game)
     base = d.reset_index()[["index", "gi", "seat", "pos", "model", "twin"]]
     left = base.merge(base.drop(columns="model"), on="gi", suffixes=("", "_e"))
@@ -147,9 +140,7 @@ def _exposures(data, prep) -> pd.DataFrame:
     ia, ie, iu = (left[c].to_numpy() for c in ("index", "index_e", "twin_e"))
     a, s, u = codes[ia], codes[ie], codes[iu]
     lsm = lambda x, y: lsm_rows(prof, x, y)  # noqa: E731
-    jac = tx.jaccard
-    js = np.fromiter((jac(content[i], content[j]) for i, j in zip(ia, ie)), float, len(ia))
-    ju = np.fromiter((jac(content[i], content[j]) for i, j in zip(ia, iu)), float, len(ia))
+    js, ju = content.jaccard(ia, ie), content.jaccard(ia, iu)
     return pd.DataFrame({"gi": left["gi"].to_numpy(), "seat": left["seat"].to_numpy(),
                          "seat_e": left["seat_e"].to_numpy(), "model": left["model"].to_numpy(),
                          "lsm_seen": lsm(a, s), "lsm_unseen": lsm(a, u), "jac_seen": js, "jac_unseen": ju})
@@ -157,6 +148,50 @@ def _exposures(data, prep) -> pd.DataFrame:
 
 #: rows of function-word profiles compared at once by ``lsm_rows``
 LSM_BLOCK = 1 << 16
+
+
+class _ContentRows:
+    """The content-word set of each description row as a sparse 0/1 matrix over the vocabulary
+    (memory, issue 41: a frozenset of Python strings per distinct description held ~250 MB at the
+    paper's size), with ``tx.jaccard`` of row pairs computed from it a block at a time: the same
+    integer counts, so the same float."""
+
+    def __init__(self, matrix, row_of):
+        self.matrix = matrix  # scipy CSR (distinct (text, pair) x vocabulary), 0/1
+        self.row_of = row_of  # (rows,) matrix row of each description row
+        self.size = np.diff(matrix.indptr)
+
+    def jaccard(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        a, b = self.row_of[i], self.row_of[j]
+        inter = np.empty(len(a))
+        for s in range(0, len(a), LSM_BLOCK):
+            inter[s:s + LSM_BLOCK] = np.asarray(
+                self.matrix[a[s:s + LSM_BLOCK]].multiply(self.matrix[b[s:s + LSM_BLOCK]]).sum(axis=1)).ravel()
+        union = self.size[a] + self.size[b] - inter
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(union > 0, inter / np.where(union > 0, union, 1), np.nan)
+
+
+def _content_rows(codes: np.ndarray, uniq: np.ndarray, gi: np.ndarray, words: list) -> _ContentRows:
+    """Content words of each row (``tx.content_words``), with its own game's pair removed (a twin plays
+    the same pair), computed once per distinct (text, pair)."""
+    from scipy import sparse
+
+    vocab: dict = {}
+    key_row: dict = {}
+    row_of = np.empty(len(codes), np.int64)
+    indptr, indices = [0], []
+    for r, (code, gix) in enumerate(zip(codes, gi)):
+        key = (code, words[gix])
+        if key not in key_row:
+            key_row[key] = len(key_row)
+            indices.extend(vocab.setdefault(t, len(vocab)) for t in tx.content_words(uniq[code], words[gix]))
+            indptr.append(len(indices))
+        row_of[r] = key_row[key]
+    matrix = sparse.csr_matrix((np.ones(len(indices)), np.asarray(indices, np.int64), np.asarray(indptr, np.int64)),
+                               shape=(len(key_row), max(1, len(vocab))))
+    matrix.sort_indices()  # canonical (a set has no duplicates): what the element-wise product expects
+    return _ContentRows(matrix, row_of)
 
 
 def lsm_rows(prof: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -274,7 +309,7 @@ def style_correlation(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """M.8's teammates' style correlation: Pearson r of log description length within teammate pairs
     (double entry, so the order of a pair does not matter) vs cross-team pairs, per mode."""
     from impostor_bench.analysis.stats.design_boot import multipliers
-    from impostor_bench.analysis.stats.resampling import percentile_ci
+    from impostor_bench.analysis.stats.resampling import _rows_matmul, percentile_ci
 
     prep = prepared(data, need_players=True)
     st = seat_text(data, prep)
@@ -283,7 +318,7 @@ def style_correlation(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     L[st.loc[ok, "gi"], st.loc[ok, "seat"]] = np.log(st.loc[ok, "words"])
     tg = np.zeros(prep.n, bool)
     tg[team_games(prep)] = True
-    M = multipliers(data, prep, config).astype(np.float64) + 1.0  # weights 0/2 per experiment
+    M = multipliers(data, prep, config)  # weights M + 1 = 0/2 per experiment
     rows = []
     for mode in sorted(set(prep.mode) - {None}, key=str):
         for kind in ("teammates", "cross_team"):
@@ -308,7 +343,7 @@ def style_correlation(data: Analysis, config: StatsConfig) -> pd.DataFrame:
             E = len(prep.exp_names)
             S = np.stack([np.bincount(e, weights=v, minlength=E) for v in (np.ones_like(x), x, y, x * x, y * y, x * y)], 1)
             r0 = _corr(S.sum(0)[None, :])[0]
-            lo, hi = percentile_ci(_corr(M @ S)[:, None], config.alpha)
+            lo, hi = percentile_ci(_corr(_rows_matmul(M, S, shift=1.0))[:, None], config.alpha)
             rows.append({"mode": mode, "pairs": kind, "n_pairs": len(x) // 2, "r": r0, "ci_low": lo[0], "ci_high": hi[0]})
     return pd.DataFrame(rows)
 

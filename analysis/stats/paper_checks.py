@@ -18,7 +18,7 @@ import pandas as pd
 from scipy import stats
 
 from impostor_bench.analysis.stats._base import ALL, DIFFICULTIES, MODES, StatsUnavailable, ordered_levels, prepared, table
-from impostor_bench.analysis.stats._marginal import design_matrix
+from impostor_bench.analysis.stats._marginal import design_index
 from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats.headline import rate_columns
 from impostor_bench.analysis.stats.session import Analysis
@@ -56,7 +56,7 @@ def win_model_mode_difficulty(data: Analysis, config: StatsConfig) -> pd.DataFra
     """Impostor win % by impostor model x mode x difficulty (Appendix D), with the rows
     aggregated over modes (mode = ALL) and over models (model = ALL)."""
     prep = prepared(data)
-    parts, X = [], design_matrix(prep)
+    parts, X = [], design_index(prep)
     for model, mode in ((prep.imp_model, prep.mode), (prep.imp_model, np.full(prep.n, ALL, object)),
                         (np.full(prep.n, ALL, object), prep.mode)):
         keys = _keys(model, mode, prep.difficulty)
@@ -132,7 +132,7 @@ def negative_control_position(data: Analysis, config: StatsConfig) -> pd.DataFra
         raise StatsUnavailable("no majority seat has a speaking position")
     pos = b["position"].astype(int).to_numpy()
     r = rate_columns("self_decl", b["self_decl"].astype(float).to_numpy(), np.ones(len(b)), b["exp"].to_numpy(),
-                     pos, config.alpha, design_matrix(prep)[b["gi"].to_numpy()], config.min_resid_clusters)
+                     pos, config.alpha, design_index(prep).take(b["gi"].to_numpy()), config.min_resid_clusters)
     r["n_seats"] = pd.Series(pos).value_counts().reindex(r.index).to_numpy()
     out = r.rename_axis("position").reset_index().sort_values("position")
     out["spread_pp"] = out["self_decl_pct"].max() - out["self_decl_pct"].min()

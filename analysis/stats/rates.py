@@ -44,7 +44,6 @@ design's expected rate.
 from __future__ import annotations
 
 import warnings
-from typing import Optional
 
 import numpy as np
 import pandas as pd
@@ -122,21 +121,29 @@ class RateCells:
     ``a_e - R b_e``), divided by ``n_k R (1 - R)`` on the logit scale; CR2-scaled, t on the
     Bell-McCaffrey df (``_marginal.linear_se``)."""
 
-    def __init__(self, num, den, groups, keys, design: np.ndarray, min_resid_clusters: int = MIN_RESID_CLUSTERS):
-        from impostor_bench.analysis.stats._marginal import full_rank
+    def __init__(self, num, den, groups, keys, design, min_resid_clusters: int = MIN_RESID_CLUSTERS):
+        from impostor_bench.analysis.stats._marginal import RowDesign, full_rank_columns
         from impostor_bench.analysis.stats._regress import unique_rows
 
         g = pd.factorize(pd.Series(np.asarray(groups)), sort=True)[0]
         kc, self.levels = pd.factorize(pd.Series(keys, dtype=object), sort=False)
-        X = full_rank(np.asarray(design, float))
+        d = design if isinstance(design, RowDesign) else RowDesign.of(np.asarray(design, float))
+        # the design's full-rank columns over every row (the distinct rows weighted by sqrt(count): the
+        # Gram matrix, so the pivots, of the (n, K) matrix), and its distinct rows in their order then
+        count = np.bincount(d.code, minlength=len(d.rows))
+        used = np.flatnonzero(count)
+        reduced = d.rows[:, full_rank_columns(d.rows[used], np.sqrt(count[used]))]
+        rows, order = unique_rows(reduced[used])
+        code = np.full(len(d.rows), -1, np.int64)
+        code[used] = order
         den = np.asarray(den, float)
         keep = den > 0
-        cells, inv = unique_rows(np.column_stack([g, kc, X])[keep])
+        cells, inv = unique_rows(np.column_stack([g, kc, code[d.code]])[keep])
         self.succ = np.bincount(inv, weights=np.asarray(num, float)[keep], minlength=len(cells))
         self.trials = np.bincount(inv, weights=den[keep], minlength=len(cells))
         self.gc = pd.factorize(cells[:, 0], sort=True)[0]
         self.kc = cells[:, 1].astype(np.int64)
-        self.X = cells[:, 2:]
+        self.X = rows[cells[:, 2]]
         self.xrow = unique_rows(self.X)[1]  # the cells' distinct design rows (for the rank check per key)
         self.min_resid = min_resid_clusters
 
@@ -178,18 +185,17 @@ class RateCells:
         return float(1 / (1 + np.exp(-(centre - crit * se)))), float(1 / (1 + np.exp(-(centre + crit * se))))
 
 
-def rate_columns(prefix: str, num, den, groups, keys, alpha: float, design: Optional[np.ndarray] = None,
+def rate_columns(prefix: str, num, den, groups, keys, alpha: float, design=None,
                  min_resid_clusters: int = MIN_RESID_CLUSTERS) -> pd.DataFrame:
     """Per key: ``<prefix>_pct``, ``_ci`` (half-width, pp), ``_ci_low``/``_ci_high`` (%),
     ``_n_exp`` and ``_ci_method`` of the design-based rate interval: composition-adjusted
-    (``RateCells``) when ``design`` (each row's design row) is given and the design logit allows it,
+    (``RateCells``) when ``design`` (each row's design row: an (n, K) array or a ``_marginal.RowDesign``) is given and the design logit allows it,
     else (and with ``method`` saying why) ``cluster_rate``'s CR1 interval."""
     frame = pd.DataFrame({"k": pd.Series(keys, dtype=object), "num": np.asarray(num, float),
                           "den": np.asarray(den, float), "g": np.asarray(groups)})
     cells = None
     if design is not None and len(frame):
-        cells = RateCells(frame["num"], frame["den"], frame["g"], frame["k"], np.asarray(design, float),
-                          min_resid_clusters)
+        cells = RateCells(frame["num"], frame["den"], frame["g"], frame["k"], design, min_resid_clusters)
         code = {k: i for i, k in enumerate(cells.levels)}
     rows = {}
     for k, part in frame.groupby("k", sort=False):

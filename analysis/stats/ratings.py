@@ -199,7 +199,7 @@ def fit_ratings(data, prep) -> RatingFit:
         fit.n_maj = (mix[keep] > 0).sum(0)
         return fit
 
-    fit = memo(data, ("ratings_fit",), lambda: _try(make))
+    fit = memo(data, ("ratings_fit",), lambda: _try(make), per_table=True)  # only the ratings table fits it
     if isinstance(fit, StatsUnavailable):
         raise fit
     return fit
@@ -217,14 +217,16 @@ def replicate_coefs(data, fit: RatingFit, config, method: str) -> np.ndarray:
     if method == "design":
         from impostor_bench.analysis.stats.design_boot import multipliers
 
-        w = multipliers(data, fit.prep, config).astype(float)
+        w, shift = multipliers(data, fit.prep, config), 0.0
     elif method == "paper":
         from impostor_bench.analysis.stats.resampling import bootstrap_weights
 
-        w = bootstrap_weights(data, fit.prep, config).astype(float) - 1.0
+        w, shift = bootstrap_weights(data, fit.prep, config), -1.0
     else:
         raise ValueError(f"unknown bootstrap {method!r}; use design or paper")
-    return fit.coef[None, :] + (w @ fit.scores()) @ fit.cov
+    from impostor_bench.analysis.stats.resampling import _rows_matmul
+
+    return fit.coef[None, :] + _rows_matmul(w, fit.scores(), shift=shift) @ fit.cov  # no float64 copy of w
 
 
 #: Fewest experiments beyond the fit's parameters for a design interval of the ratings.

@@ -63,7 +63,7 @@ def replicate_totals(data, prep: Prepared, config: StatsConfig, x: np.ndarray, m
     raise ValueError(f"unknown bootstrap {method!r}; use design or paper")
 
 
-def _rows_matmul(W: np.ndarray, S: np.ndarray, max_copy_bytes: int = 256 << 20) -> np.ndarray:
+def _rows_matmul(W: np.ndarray, S: np.ndarray, max_copy_bytes: int = 32 << 20, shift: float = 0.0) -> np.ndarray:
     """``W @ S`` for the float32 (R, E) replicate matrix and float64 (E, K) sums.  ``W @ S`` first
     copies all of W to float64 (605 MB at 10x the paper); past ``max_copy_bytes`` the product is
     taken a block of replicates at a time.  Blocks are large (>= 1024 rows and >= 2**24
@@ -73,14 +73,14 @@ def _rows_matmul(W: np.ndarray, S: np.ndarray, max_copy_bytes: int = 256 << 20) 
     small and one column is never blocked (tests/analysis/test_scale_paths.py)."""
     R, E = W.shape
     if R * E * 8 <= max_copy_bytes or S.shape[1] < 2:
-        return W @ S
+        return (W.astype(np.float64) + shift) @ S if shift else W @ S
     rows = max(1024, -(-(1 << 24) // max(1, E * S.shape[1])))
     starts = list(range(0, R, rows))
     if len(starts) > 1 and R - starts[-1] < rows:  # the short tail joins the block before it
         starts.pop()
     out = np.empty((R, S.shape[1]))
     for i, j in zip(starts, starts[1:] + [R]):
-        out[i:j] = W[i:j].astype(np.float64) @ S
+        out[i:j] = (W[i:j].astype(np.float64) + shift) @ S if shift else W[i:j].astype(np.float64) @ S
     return out
 
 

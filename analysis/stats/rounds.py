@@ -25,6 +25,7 @@ from impostor_bench.analysis.moves import moves_of
 from impostor_bench.analysis.stats._base import ALL, MODES, StatsUnavailable, ordered_levels, table
 from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats.rates import METHOD_EXTREME, rate_columns
+from impostor_bench.analysis.stats.session import Analysis
 
 KM_METHOD = "Kaplan-Meier; CR1 by experiment (linearised), logit scale, t(G-1)"
 
@@ -35,6 +36,9 @@ ONE_ROUND = ("one-round games only: the round tables need games of more than one
 def round_moves(data) -> pd.DataFrame:
     """The moves of the games in ``games`` with the game's ``mode``, ``max_rounds`` and experiment code
     ``exp``; StatsUnavailable when no game lasted more than one round."""
+    if Analysis.of(data).moves is None:  # one-round export: the moves derived from players are all round 1
+        players = Analysis.of(data).players
+        raise StatsUnavailable("no moves table" if players is None or len(players) == 0 else ONE_ROUND)
     mv = moves_of(data)
     if mv is None or len(mv) == 0:
         raise StatsUnavailable("no moves table")

@@ -3,7 +3,7 @@
 In the spirit of statsmodels' results objects, ``Analysis(data, config)`` holds what the tables
 share, so nothing is hidden on the input: ``a.table("odds_ratios")`` computes a table once (the
 tables that reuse others get the cached one), ``a.memo(key, fn)`` keeps intermediate results
-(the prepared games, bootstrap weights) and ``a.notes`` collects the caveats, starting from the
+(the prepared games, bootstrap weights; ``per_table=True``: only while the table that made it runs) and ``a.notes`` collects the caveats, starting from the
 loader's ``data.notes``, which are never appended to.
 
 The cache is keyed by a content fingerprint of the frames (games, players, models, moves) (and the word embedder's identity), taken at every outermost call
@@ -67,6 +67,7 @@ class Analysis:
         self.errors: list[str] = []  # unexpected failures of tables (each also a note)
         self._tables: dict[tuple[str, StatsConfig], pd.DataFrame] = {}
         self._misc: dict[tuple, Any] = {}
+        self._table_memos: list[list[tuple]] = []  # per table being computed: its memos kept only while it runs
         self._fingerprint: Optional[tuple] = None
         self._depth = 0  # > 0 inside a table or a batch: the frames are not re-fingerprinted
 
@@ -130,7 +131,12 @@ class Analysis:
         with self.batch():
             key = (name, config)
             if key not in self._tables:
-                self._tables[key] = REGISTRY[name].compute(self, config)
+                self._table_memos.append([])
+                try:
+                    self._tables[key] = REGISTRY[name].compute(self, config)
+                finally:
+                    for k in self._table_memos.pop():
+                        self._misc.pop(k, None)
             return self._tables[key].copy()
 
     def tables(self, names: Optional[Iterable[str]] = None, config: Optional[StatsConfig] = None
@@ -139,11 +145,15 @@ class Analysis:
         with self.batch():
             return {n: self.table(n, config) for n in (list(REGISTRY) if names is None else names)}
 
-    def memo(self, key: tuple, fn: Callable[[], Any]) -> Any:
-        """An intermediate result (prepared games, bootstrap weights) computed once per session."""
+    def memo(self, key: tuple, fn: Callable[[], Any], *, per_table: bool = False) -> Any:
+        """An intermediate result (prepared games, bootstrap weights) computed once per session; with
+        ``per_table`` kept only until the table that computed it returns (an intermediate one table
+        needs, e.g. the rating fit: the report's peak memory, issue 41)."""
         with self.batch():
             if key not in self._misc:
                 self._misc[key] = fn()
+                if per_table and self._table_memos:
+                    self._table_memos[-1].append(key)
             return self._misc[key]
 
     def note(self, msg: str) -> None:

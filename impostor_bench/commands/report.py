@@ -252,9 +252,29 @@ def _compare_only(args: Any) -> int:
     return 0
 
 
+def return_freed_memory() -> bool:
+    """Have glibc's malloc give large freed blocks back to the system (a fixed 256 KiB mmap
+    threshold, the heap trimmed past 1 MiB free), as ``MALLOC_MMAP_THRESHOLD_``/``MALLOC_TRIM_THRESHOLD_``
+    would. By default glibc raises its mmap threshold up to 32 MiB each time such a block is freed,
+    so the tables' array temporaries then come from the heap and stay in the process after they are
+    freed: 150-200 MiB of the report's peak on 90,720 games (issue 41, benchmarks/RESULTS.md).
+    Returns False where this is not glibc (nothing changed)."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return False
+    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+    return bool(mallopt(M_MMAP_THRESHOLD, 256 << 10)) and bool(mallopt(M_TRIM_THRESHOLD, 1 << 20))
+
+
 def _cmd_report(args: Any) -> int:
     from impostor_bench.analysis.report import build_report
 
+    return_freed_memory()
     if not args.parquet and not args.experiment:
         return _compare_only(args)
     if args.out is None:

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 from impostor_bench.analysis.ballots import description_classes
 from impostor_bench.analysis.data import index_positions
 from impostor_bench.analysis.io import compact_text, load_tables
-from impostor_bench.analysis.stats.design_boot import unique_rows
+from impostor_bench.analysis.stats._regress import unique_rows
 from impostor_bench.analysis.stats.resampling import _rows_matmul, exp_sums
 from impostor_bench.core.parsing import description_error_class
 
