@@ -65,7 +65,7 @@ def _memo_or_raise(data, key, fn, per_table: bool = False):
     out = memo(data, (key,), safe, per_table=per_table)
     if isinstance(out, StatsUnavailable):
         raise out
-    return out.copy()
+    return out.copy(deep=not _COPY_ON_WRITE)  # the caller's own frame (a deep copy: 30 MB a call at 90k games)
 
 
 def _seat_text(data, prep) -> pd.DataFrame:
@@ -129,22 +129,22 @@ def _exposures(data, prep) -> pd.DataFrame:
     uniq = np.asarray(uniq, dtype=object)
     prof = np.array([tx.fw_profile(s) for s in uniq]) if len(uniq) else np.zeros((0, 9))
     content = _content_rows(codes, uniq, d["gi"].to_numpy(), words)
-    # memory (issue 41): only the columns read below go into the self-merge (4 x 4 rows a game)
-    base = d.reset_index()[["index", "gi", "seat", "pos", "model", "twin"]]
-    left = base.merge(base.drop(columns="model"), on="gi", suffixes=("", "_e"))
-    del base
-    left = left[(left["pos_e"] < left["pos"]) & (left["twin_e"] >= 0)]
-    if len(left) == 0:
+    ia, ie = _earlier_pairs(d["gi"].to_numpy(), d["pos"].to_numpy(), d["twin"].to_numpy())
+    if len(ia) == 0:
         return pd.DataFrame(columns=["gi", "seat", "seat_e", "model", "lsm_seen", "lsm_unseen", "jac_seen",
                                      "jac_unseen"])
-    ia, ie, iu = (left[c].to_numpy() for c in ("index", "index_e", "twin_e"))
+    iu = d["twin"].to_numpy()[ie]
     a, s, u = codes[ia], codes[ie], codes[iu]
     lsm = lambda x, y: lsm_rows(prof, x, y)  # noqa: E731
     js, ju = content.jaccard(ia, ie), content.jaccard(ia, iu)
-    return pd.DataFrame({"gi": left["gi"].to_numpy(), "seat": left["seat"].to_numpy(),
-                         "seat_e": left["seat_e"].to_numpy(), "model": left["model"].to_numpy(),
+    return pd.DataFrame({"gi": d["gi"].to_numpy()[ia], "seat": d["seat"].to_numpy()[ia],
+                         "seat_e": d["seat"].to_numpy()[ie], "model": d["model"].to_numpy()[ia],
                          "lsm_seen": lsm(a, s), "lsm_unseen": lsm(a, u), "jac_seen": js, "jac_unseen": ju})
 
+
+#: pandas copies a shared column before it is written (Copy-on-Write: always from pandas 3), so a
+#: shallow copy of a memoised frame is enough to keep the memo unchanged
+_COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3 or pd.options.mode.copy_on_write is True
 
 #: rows of function-word profiles compared at once by ``lsm_rows``
 LSM_BLOCK = 1 << 16
@@ -203,6 +203,29 @@ def lsm_rows(prof: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         px, py = prof[x[i:i + LSM_BLOCK]], prof[y[i:i + LSM_BLOCK]]
         out[i:i + LSM_BLOCK] = np.mean(1 - np.abs(px - py) / (px + py + tx.LSM_EPS), axis=1)
     return out
+
+
+def _earlier_pairs(gi: np.ndarray, pos: np.ndarray, twin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row pairs (a, e) of the same game where e spoke before a and has a twin, in the order of
+    ``merge(on="gi")`` (a, then e): the self-merge's rows without its 4 x 4 rows a game of every
+    column (memory, issue 41). Rows are sorted by game."""
+    starts = np.r_[0, np.flatnonzero(gi[1:] != gi[:-1]) + 1]
+    size = np.diff(np.r_[starts, len(gi)])
+    parts_a, parts_e = [], []
+    for oa in range(int(size.max()) if len(size) else 0):
+        for oe in range(int(size.max())):
+            if oa == oe:
+                continue
+            s = starts[size > max(oa, oe)]
+            a, e = s + oa, s + oe
+            keep = (pos[e] < pos[a]) & (twin[e] >= 0)
+            parts_a.append(a[keep])
+            parts_e.append(e[keep])
+    if not parts_a:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    a, e = np.concatenate(parts_a), np.concatenate(parts_e)
+    order = np.lexsort((e, a))
+    return a[order], e[order]
 
 
 def _twins(d: pd.DataFrame) -> np.ndarray:
