@@ -156,6 +156,13 @@ class Analysis:
                     self._table_memos[-1].append(key)
             return self._misc[key]
 
+    def drop_memos(self, keep: Iterable[tuple] = ()) -> None:
+        """Forget the intermediate results but ``keep`` (the report, once every table is computed: what
+        a figure still needs is computed again, the same, on demand)."""
+        keep = set(keep)
+        for key in [k for k in self._misc if k not in keep]:
+            del self._misc[key]
+
     def note(self, msg: str) -> None:
         """Add a human-readable caveat once."""
         if msg not in self.notes:

@@ -99,3 +99,13 @@ def test_one_round_export_derives_no_moves_frame():
     assert len(a.table("rounds_survival")) == 0
     assert any(ONE_ROUND in n for n in a.notes)
     assert ("moves_from_players",) not in a._misc
+
+
+def test_drop_memos_keeps_only_what_is_asked_and_recomputes_the_same():
+    a = Analysis(_data(), fast_config())
+    first = a.table("team_ballots")
+    assert ("wild_multipliers", 0, fast_config().bootstrap_reps) in a._misc
+    a.drop_memos(keep=[("prepared",)])
+    assert list(a._misc) == [("prepared",)]
+    a._tables.clear()
+    pd.testing.assert_frame_equal(a.table("team_ballots"), first)
