@@ -180,7 +180,8 @@ def _content_rows(codes: np.ndarray, uniq: np.ndarray, gi: np.ndarray, words: li
     vocab: dict = {}
     key_row: dict = {}
     row_of = np.empty(len(codes), np.int64)
-    indptr, indices = [0], []
+    indptr: list[int] = [0]
+    indices: list[int] = []
     for r, (code, gix) in enumerate(zip(codes, gi)):
         key = (code, words[gix])
         if key not in key_row:
