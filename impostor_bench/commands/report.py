@@ -253,11 +253,12 @@ def _compare_only(args: Any) -> int:
 
 
 def return_freed_memory() -> bool:
-    """Have glibc's malloc give large freed blocks back to the system (a fixed 256 KiB mmap
+    """Have glibc's malloc give large freed blocks back to the system (a fixed 4 MiB mmap
     threshold, the heap trimmed past 1 MiB free), as ``MALLOC_MMAP_THRESHOLD_``/``MALLOC_TRIM_THRESHOLD_``
     would. By default glibc raises its mmap threshold up to 32 MiB each time such a block is freed,
     so the tables' array temporaries then come from the heap and stay in the process after they are
-    freed: 150-200 MiB of the report's peak on 90,720 games (issue 41, benchmarks/RESULTS.md).
+    freed: 150-200 MiB of the report's peak on 90,720 games (issue 41, benchmarks/RESULTS.md). A
+    256 KiB threshold kept 8 MiB less but cost 5 s more of system time (a map per array).
     Returns False where this is not glibc (nothing changed)."""
     import ctypes
     import ctypes.util
@@ -268,7 +269,7 @@ def return_freed_memory() -> bool:
     except (OSError, AttributeError):
         return False
     M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
-    return bool(mallopt(M_MMAP_THRESHOLD, 256 << 10)) and bool(mallopt(M_TRIM_THRESHOLD, 1 << 20))
+    return bool(mallopt(M_MMAP_THRESHOLD, 4 << 20)) and bool(mallopt(M_TRIM_THRESHOLD, 1 << 20))
 
 
 def _cmd_report(args: Any) -> int:
