@@ -333,7 +333,7 @@ def style_correlation(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """M.8's teammates' style correlation: Pearson r of log description length within teammate pairs
     (double entry, so the order of a pair does not matter) vs cross-team pairs, per mode."""
     from impostor_bench.analysis.stats.design_boot import multipliers
-    from impostor_bench.analysis.stats.resampling import _rows_matmul, percentile_ci
+    from impostor_bench.analysis.stats.resampling import replicate_matmul, percentile_ci
 
     prep = prepared(data, need_players=True)
     st = seat_text(data, prep)
@@ -367,7 +367,7 @@ def style_correlation(data: Analysis, config: StatsConfig) -> pd.DataFrame:
             E = len(prep.exp_names)
             S = np.stack([np.bincount(e, weights=v, minlength=E) for v in (np.ones_like(x), x, y, x * x, y * y, x * y)], 1)
             r0 = _corr(S.sum(0)[None, :])[0]
-            lo, hi = percentile_ci(_corr(_rows_matmul(M, S, shift=1.0))[:, None], config.alpha)
+            lo, hi = percentile_ci(_corr(replicate_matmul(M, S, shift=1.0))[:, None], config.alpha)
             rows.append({"mode": mode, "pairs": kind, "n_pairs": len(x) // 2, "r": r0, "ci_low": lo[0], "ci_high": hi[0]})
     return pd.DataFrame(rows)
 

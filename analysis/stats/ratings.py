@@ -224,9 +224,9 @@ def replicate_coefs(data, fit: RatingFit, config, method: str) -> np.ndarray:
         w, shift = bootstrap_weights(data, fit.prep, config), -1.0
     else:
         raise ValueError(f"unknown bootstrap {method!r}; use design or paper")
-    from impostor_bench.analysis.stats.resampling import _rows_matmul
+    from impostor_bench.analysis.stats.resampling import replicate_matmul
 
-    return fit.coef[None, :] + _rows_matmul(w, fit.scores(), shift=shift) @ fit.cov  # no float64 copy of w
+    return fit.coef[None, :] + replicate_matmul(w, fit.scores(), shift=shift) @ fit.cov  # no float64 copy of w
 
 
 #: Fewest experiments beyond the fit's parameters for a design interval of the ratings.

@@ -53,17 +53,17 @@ def replicate_totals(data, prep: Prepared, config: StatsConfig, x: np.ndarray, m
     x = np.asarray(x, float)
     if method == "paper":
         W = bootstrap_weights(data, prep, config)
-        return _rows_matmul(W, exp_sums(prep, x, weights=prep.y)), _rows_matmul(W, exp_sums(prep, x))
+        return replicate_matmul(W, exp_sums(prep, x, weights=prep.y)), replicate_matmul(W, exp_sums(prep, x))
     if method == "design":
         from impostor_bench.analysis.stats.design_boot import fitted_win_prob, multipliers
 
         resid = exp_sums(prep, x, weights=prep.y - fitted_win_prob(data, prep))
-        wins = (prep.y.astype(float) @ x)[None, :] + _rows_matmul(multipliers(data, prep, config), resid)
+        wins = (prep.y.astype(float) @ x)[None, :] + replicate_matmul(multipliers(data, prep, config), resid)
         return wins, np.broadcast_to(x.sum(0)[None, :], wins.shape)
     raise ValueError(f"unknown bootstrap {method!r}; use design or paper")
 
 
-def _rows_matmul(W: np.ndarray, S: np.ndarray, max_copy_bytes: int = 32 << 20, shift: float = 0.0) -> np.ndarray:
+def replicate_matmul(W: np.ndarray, S: np.ndarray, max_copy_bytes: int = 32 << 20, shift: float = 0.0) -> np.ndarray:
     """``W @ S`` for the float32 (R, E) replicate matrix and float64 (E, K) sums.  ``W @ S`` first
     copies all of W to float64 (605 MB at 10x the paper); past ``max_copy_bytes`` the product is
     taken a block of replicates at a time.  Blocks are large (>= 1024 rows and >= 2**24

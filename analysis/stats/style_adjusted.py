@@ -28,7 +28,7 @@ from impostor_bench.analysis.stats.declaration import WILD_PERCENTILE, infer, wi
 from impostor_bench.analysis.stats._wild import Wild
 from impostor_bench.analysis.stats.design_boot import multipliers
 from impostor_bench.analysis.stats.language import seat_text
-from impostor_bench.analysis.stats.resampling import _rows_matmul, percentile_ci
+from impostor_bench.analysis.stats.resampling import replicate_matmul, percentile_ci
 from impostor_bench.analysis.stats.session import Analysis
 from impostor_bench.analysis.stats.config import StatsConfig
 from impostor_bench.core.records import MODES, DIFFICULTIES
@@ -125,7 +125,7 @@ def _fit(prep, X, data, config):
     scores = X * (prep.y - mu)[:, None]
     E = len(prep.exp_names)
     S = np.stack([np.bincount(prep.exp_code, weights=scores[:, k], minlength=E) for k in range(X.shape[1])], 1)
-    reps = fit.params[None, :] + _rows_matmul(multipliers(data, prep, config), S) @ fit.cov_params()
+    reps = fit.params[None, :] + replicate_matmul(multipliers(data, prep, config), S) @ fit.cov_params()
     return fit.params, reps
 
 

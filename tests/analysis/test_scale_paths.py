@@ -13,7 +13,7 @@ from impostor_bench.analysis.ballots import description_classes
 from impostor_bench.analysis.data import index_positions
 from impostor_bench.analysis.io import compact_text, load_tables
 from impostor_bench.analysis.stats._regress import unique_rows
-from impostor_bench.analysis.stats.resampling import _rows_matmul, exp_sums
+from impostor_bench.analysis.stats.resampling import replicate_matmul, exp_sums
 from impostor_bench.core.parsing import description_error_class
 
 
@@ -51,14 +51,18 @@ def test_index_positions_of_a_categorical_equals_get_indexer():
     assert index_positions(index, values.astype("category")).tolist() == want.tolist()
 
 
-def test_rows_matmul_is_bitwise_w_at_s():
-    """Blocked (a small copy limit forces blocks, with a tail shorter than a block) and plain."""
+def test_replicate_matmul_is_bitwise_w_at_s():
+    """Blocked (a small copy limit forces blocks, with a tail shorter than a block) and plain; with a
+    shift, the product of ``W + shift`` (the paper bootstrap's weights less one, language's 0/2)."""
     rng = np.random.default_rng(3)
     for R, E, K in ((2500, 300, 17), (3000, 2000, 15), (2200, 600, 84), (1000, 64, 1), (10, 5, 3)):
         W = (2.0 * rng.integers(0, 2, size=(R, E)) - 1).astype(np.float32)
         S = rng.normal(size=(E, K))
-        assert np.array_equal(_rows_matmul(W, S, max_copy_bytes=1 << 16), W @ S), (R, E, K)
-        assert np.array_equal(_rows_matmul(W, S), W @ S)
+        assert np.array_equal(replicate_matmul(W, S, max_copy_bytes=1 << 16), W @ S), (R, E, K)
+        assert np.array_equal(replicate_matmul(W, S), W @ S)
+        if K > 1:
+            want = (W.astype(np.float64) + 1.0) @ S
+            assert np.array_equal(replicate_matmul(W, S, max_copy_bytes=1 << 16, shift=1.0), want), (R, E, K)
 
 
 def test_unique_rows_equals_numpy_unique_axis0():
