@@ -78,7 +78,7 @@ class Wild:
     def __init__(self, data, prep, config, models):
         self.data = data
         self.models = list(models)
-        self.index = {m: i for i, m in enumerate(self.models)}
+        self.index = pd.Index(self.models, dtype=object)  # a model's row, by hashing
         self.M = multipliers(data, prep, config)
         self.E = len(prep.exp_names)
         self.alpha = config.alpha
@@ -102,8 +102,8 @@ class Wild:
         if len(df) == 0:
             return Est(np.full(G, np.nan), np.full((self.M.shape[0], G), np.nan, np.float32), np.zeros(G))  # no units
         x = pd.to_numeric(df[col], errors="coerce").to_numpy(float) * scale
-        g = pd.Index(self.models, dtype=object).get_indexer(df["model"].astype(object)).astype(float)
-        g[g < 0] = np.nan  # a model outside the table's (what ``map(self.index)`` leaves NaN), by hashing
+        g = self.index.get_indexer(df["model"].astype(object)).astype(float)
+        g[g < 0] = np.nan  # a model outside the table's
         ok = np.isfinite(x) & np.isfinite(g)
         x, g, e = x[ok], g[ok].astype(np.int64), df["exp"].to_numpy(np.int64)[ok]
         n = np.bincount(g, minlength=G).astype(float)

@@ -15,7 +15,7 @@ class _Fixed(Wild):
 
     def __init__(self, n_exp: int, models, reps: int = 400, seed: int = 0):
         self.models = list(models)
-        self.index = {m: i for i, m in enumerate(self.models)}
+        self.index = pd.Index(self.models, dtype=object)
         self.M = (np.random.default_rng(seed).integers(0, 2, (reps, n_exp)) * 2 - 1).astype(np.float32)
         self.E = n_exp
         self.alpha = 0.05
