@@ -23,6 +23,17 @@ class AnalysisData:
     moves: Optional[pd.DataFrame] = None
 
 
+@dataclass(frozen=True)
+class Embedder:
+    """Word vectors for Fig. 3 and the semantic-distance tables: ``model.encode(list[str],
+    normalize_embeddings=True)`` gives unit rows (KeyError for a word it lacks); without a model,
+    ``why_missing`` says why in the figure's note. Here, not in ``figures``: the command layer
+    builds one before the tables, and importing ``figures`` imports matplotlib."""
+
+    model: Any = None
+    why_missing: str = "no word vectors were given to the report (the command layer passes them)"
+
+
 def index_positions(index: pd.Index, values: pd.Series) -> np.ndarray:
     """``index.get_indexer(values)`` (-1 = absent); a categorical column is looked up once per
     category, not once per row (3.6 M player rows at 10x the paper)."""

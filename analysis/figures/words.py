@@ -8,26 +8,16 @@ all-MiniLM-L6-v2 or the bots' shipped vectors.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import numpy as np
 
-from impostor_bench.analysis.data import AnalysisData
+from impostor_bench.analysis.data import AnalysisData, Embedder
 from impostor_bench.analysis.figures.style import plt, save_figure
 from impostor_bench.core.records import DIFFICULTIES
 
 __all__ = ["Embedder", "fig_difficulty_validation"]
-
-
-@dataclass(frozen=True)
-class Embedder:
-    """Word vectors for Fig. 3: ``model.encode(list[str], normalize_embeddings=True)`` gives unit rows
-    (KeyError for a word it lacks); without a model, ``why_missing`` says why in the figure's note."""
-
-    model: Any = None
-    why_missing: str = "no word vectors were given to the report (the command layer passes them)"
 
 
 def fig_difficulty_validation(data: AnalysisData, tables: dict, out: Path, notes: list[str],

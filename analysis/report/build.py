@@ -45,8 +45,8 @@ from impostor_bench.analysis.stats.config import StatsConfig
 from impostor_bench.analysis.stats.session import Analysis
 from impostor_bench.core.errors import ImpostorError
 
-if TYPE_CHECKING:  # figures (matplotlib) load only when drawn
-    from impostor_bench.analysis.figures.words import Embedder
+if TYPE_CHECKING:
+    from impostor_bench.analysis.data import Embedder
 
 __all__ = ["CONTRACT_COLUMNS", "build_report", "to_markdown", "to_latex", "latex_escape"]
 
@@ -301,6 +301,7 @@ def build_report(
     figures: bool = True,
     embedder: Optional[Embedder] = None,
     compile_tex: bool = True,
+    after_table: Optional[Callable[[], None]] = None,
 ) -> dict:
     """Compute every table and write the bundle atomically into ``out``; returns the manifest.
 
@@ -310,7 +311,7 @@ def build_report(
     sources recorded by the loader (``data.sources``).  ``embedder`` gives
     Fig. 3 its word vectors (the command layer loads them; without one the
     figure is skipped with a note).  ``compile_tex=False`` writes paper/paper.tex without
-    running pdflatex.
+    running pdflatex. ``after_table`` is called after each table is computed (``Analysis.after_table``).
     """
     t_start = time.perf_counter()
     out = Path(out).expanduser().absolute()
@@ -327,7 +328,9 @@ def build_report(
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = bundle_dir.new_temp(out)
     try:
-        manifest = _fill_bundle(tmp, Analysis(data, cfg), cfg, tables, inputs=inputs, source=source, progress=progress,
+        analysis = Analysis(data, cfg)
+        analysis.after_table = after_table
+        manifest = _fill_bundle(tmp, analysis, cfg, tables, inputs=inputs, source=source, progress=progress,
                                 figures=figures, embedder=embedder, t_start=t_start, compile_tex=compile_tex)
         bundle_dir.swap_into_place(tmp, out)
     except BaseException:

@@ -263,11 +263,13 @@ def two_way_logit(y, X: np.ndarray, names: list[str], exp_groups, pair_groups, w
     _check_rank(X, names, what)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = sm.GLM(y, X, family=sm.families.Binomial()).fit(
-            cov_type="cluster", cov_kwds={"groups": np.column_stack([ge, gp])})
+        # Logit by Newton, not the binomial GLM: the same fit and two-way sandwich (to 1e-15 on
+        # 90,720 games) in a fifth of the memory (20 vs 107 MiB at K = 12; issue 41)
+        res = sm.Logit(y, X).fit(disp=0, method="newton", maxiter=100, cov_type="cluster",
+                                 cov_kwds={"groups": np.column_stack([ge, gp])})
     fitted = np.asarray(res.predict())
     coef = np.asarray(res.params)
-    if (not res.converged or not np.all(np.isfinite(coef))
+    if (not res.mle_retvals.get("converged", True) or not np.all(np.isfinite(coef))
             or np.any((fitted < 1e-8) | (fitted > 1 - 1e-8)) or np.max(np.abs(coef)) > 25):
         raise StatsUnavailable(f"{what}: fit did not converge ((quasi-)separation: a level with all or no events?)")
     cov = np.asarray(res.cov_params())

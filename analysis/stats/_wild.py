@@ -102,14 +102,18 @@ class Wild:
         if len(df) == 0:
             return Est(np.full(G, np.nan), np.full((self.M.shape[0], G), np.nan, np.float32), np.zeros(G))  # no units
         x = pd.to_numeric(df[col], errors="coerce").to_numpy(float) * scale
-        g = self.index.get_indexer(df["model"].astype(object)).astype(float)
-        g[g < 0] = np.nan  # a model outside the table's
+        # the model and mode columns by their codes: reading them as Python objects made a string per
+        # row and call (396,004 in team_ballots alone: 23 MB and most of Wild's time; issue 41)
+        code, levels = pd.factorize(df["model"])
+        g = np.r_[self.index.get_indexer(np.asarray(levels, dtype=object)), -1][code].astype(float)
+        g[g < 0] = np.nan  # a model outside the table's, or none
         ok = np.isfinite(x) & np.isfinite(g)
         x, g, e = x[ok], g[ok].astype(np.int64), df["exp"].to_numpy(np.int64)[ok]
         n = np.bincount(g, minlength=G).astype(float)
         with np.errstate(invalid="ignore", divide="ignore"):
             est = np.bincount(g, weights=x, minlength=G) / n
-        strata = pd.factorize(df["mode"].astype(object).fillna("").to_numpy()[ok])[0] if "mode" in df else np.zeros(len(x), np.int64)
+        # numbered in order of first appearance among the kept rows, a missing mode its own stratum
+        strata = pd.factorize(pd.factorize(df["mode"])[0][ok])[0] if "mode" in df else np.zeros(len(x), np.int64)
         cell = g * (int(strata.max()) + 1 if len(strata) else 1) + strata
         gi = df["gi"].to_numpy(np.int64)[ok] if "gi" in df else None
         tier = self.tier[gi] if self.tier is not None and gi is not None else None

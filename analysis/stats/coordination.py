@@ -119,7 +119,8 @@ def coordination(data: Analysis, config: StatsConfig) -> pd.DataFrame:
                                   config.min_resid_clusters))
     sp = seat_pairs(prep)  # the in-game baseline: cross-team pairs of the same games (issue 28)
     sp = sp[sp["both_valid"].astype(bool) & ~sp["mate"].astype(bool)]
-    vc = vc.join((100 * sp.groupby("model")["aligned"].mean()).rename("vote_coord_cross_pct"), how="left")
+    vc = vc.join((100 * sp.groupby("model", observed=True)["aligned"].mean()).rename("vote_coord_cross_pct"),
+                 how="left")
     beh = _impostor_behaviour(data, prep)
     out = net.join(vc, how="outer").join(beh, how="outer")
     out.index.name = "model"

@@ -1,7 +1,9 @@
 """Sections 3.2-3.3: cross-model correlations of the model-level headline metrics.
 
-Pearson r and Spearman rho (pingouin.corr); Pearson's CI is the Fisher-z interval
-(pingouin.compute_esci, unrounded; pingouin.corr rounds its CI to 2 decimals).
+Pearson r and Spearman rho (scipy.stats, what pingouin.corr calls: the same bits); with the
+paper's methods, Pearson's p and Fisher-z CI from pingouin.corr and pingouin.compute_esci
+(unrounded; pingouin.corr rounds its CI to 2 decimals). pingouin is imported only then: with
+seaborn, xarray and matplotlib behind it, it held 47 MB of the report's peak (issue 41).
 With a handful of models the asymptotic p-values are wrong (rho = 1 among 6 models
 came out as p = 0.0), so ``spearman_p`` (and the extra ``pearson_p_perm``) are
 permutation p-values (:func:`permutation_p`): exact enumeration of all n! pairings
@@ -37,7 +39,6 @@ import warnings
 
 import numpy as np
 import pandas as pd
-import pingouin as pg
 from scipy import stats
 
 from impostor_bench.analysis.stats._base import StatsUnavailable, note, table
@@ -98,7 +99,9 @@ def permutation_p(x, y, rank: bool, reps: int = 9_999, seed: int = 0) -> tuple[f
     return float(np.mean(null >= obs - tol)), "exact"
 
 
-def correlate(x, y, alpha: float = 0.05, reps: int = 9_999, seed: int = 0) -> dict:
+def correlate(x, y, alpha: float = 0.05, reps: int = 9_999, seed: int = 0, inference: bool = True) -> dict:
+    """r, rho, the OLS line, the half split and the p-value method; with ``inference`` also the
+    p-values and Pearson's Fisher-z interval (pingouin)."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     ok = np.isfinite(x) & np.isfinite(y)
     x, y = x[ok], y[ok]
@@ -106,23 +109,30 @@ def correlate(x, y, alpha: float = 0.05, reps: int = 9_999, seed: int = 0) -> di
     row: dict[str, object] = {"n": n}
     if n < 4 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return row
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        pe = pg.corr(x, y, method="pearson")
-        sp = pg.corr(x, y, method="spearman")
-    r = float(pe["r"].iloc[0])
-    lo, hi = pg.compute_esci(stat=r, nx=n, ny=n, eftype="r", confidence=1 - alpha, decimals=12)
     slope, intercept = np.polyfit(x, y, 1)
     order = np.argsort(x, kind="stable")
     h = n // 2
     top_bottom = float(y[order[n - h:]].mean() - y[order[:h]].mean())
     sp_p, method = permutation_p(x, y, rank=True, reps=reps, seed=seed)
-    row.update({"pearson_r": r, "pearson_ci_low": float(lo), "pearson_ci_high": float(hi),
-                "spearman_rho": float(sp["r"].iloc[0]), "spearman_p": sp_p,
-                "pearson_p": float(pe["p_val"].iloc[0]),
-                "pearson_p_perm": permutation_p(x, y, rank=False, reps=reps, seed=seed)[0],
-                "p_method": method, "spearman_p_asymptotic": float(sp["p_val"].iloc[0]),
-                "ols_slope": float(slope), "ols_intercept": float(intercept), "top_minus_bottom_half": top_bottom})
+    row.update({"pearson_r": float(stats.pearsonr(x, y).statistic), "pearson_ci_low": np.nan,
+                "pearson_ci_high": np.nan, "spearman_rho": float(stats.spearmanr(x, y).statistic),
+                "spearman_p": np.nan, "pearson_p": np.nan, "pearson_p_perm": np.nan, "p_method": method,
+                "spearman_p_asymptotic": np.nan, "ols_slope": float(slope), "ols_intercept": float(intercept),
+                "top_minus_bottom_half": top_bottom})
+    if inference:
+        import pingouin as pg
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pe = pg.corr(x, y, method="pearson")
+            sp = pg.corr(x, y, method="spearman")
+        r = float(pe["r"].iloc[0])
+        lo, hi = pg.compute_esci(stat=r, nx=n, ny=n, eftype="r", confidence=1 - alpha, decimals=12)
+        row.update({"pearson_r": r, "pearson_ci_low": float(lo), "pearson_ci_high": float(hi),
+                    "spearman_rho": float(sp["r"].iloc[0]), "spearman_p": sp_p,
+                    "pearson_p": float(pe["p_val"].iloc[0]),
+                    "pearson_p_perm": permutation_p(x, y, rank=False, reps=reps, seed=seed)[0],
+                    "spearman_p_asymptotic": float(sp["p_val"].iloc[0])})
     return row
 
 
@@ -164,15 +174,13 @@ def correlations(data: Analysis, config: StatsConfig) -> pd.DataFrame:
         if same is not None:
             same["x_equivalent"] = ", ".join(filter(None, [same.get("x_equivalent"), x]))
             continue
-        r = correlate(h[x], h[y], config.alpha, reps=reps, seed=config.seed)
+        paper = bool(getattr(config, "paper_methods", False))
+        r = correlate(h[x], h[y], config.alpha, reps=reps, seed=config.seed, inference=paper)
         if "pearson_r" not in r:
             note(data, f"correlations: {x} vs {y} needs >= 4 models with varying values (have {r['n']})")
-        elif getattr(config, "paper_methods", False):
+        elif paper:
             r["inference"] = "paper (models as independent units; does not hold under this design)"
         else:
-            for c in ("pearson_ci_low", "pearson_ci_high", "spearman_p", "pearson_p", "pearson_p_perm",
-                      "spearman_p_asymptotic"):
-                r[c] = np.nan
             r["inference"] = NO_INFERENCE
         rows.append({"x": x, "y": y, **r, "x_equivalent": None})
     folded = [r for r in rows if r.get("x_equivalent")]

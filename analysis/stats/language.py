@@ -112,33 +112,38 @@ def _exposures(data, prep) -> pd.DataFrame:
     g = prep.games
     if prep.description is None or prep.speak_pos is None or "pair_id" not in g.columns:
         raise StatsUnavailable("descriptions, speaking positions or games.pair_id are missing")
-    pair = g["pair_id"].astype(object).to_numpy()
     words = list(zip(g.get("majority_word", pd.Series([None] * prep.n)).astype(object),
                      g.get("impostor_word", pd.Series([None] * prep.n)).astype(object)))
     gi, seat = np.nonzero(prep.present)
-    txt = prep.description[gi, seat]
-    tcode, tuniq = pd.factorize(pd.Series(txt, dtype=object))
+    tcode, tuniq = pd.factorize(pd.Series(prep.description[gi, seat], dtype=object))
     is_t = np.array([tx.is_text(t) for t in tuniq] + [False], dtype=bool)
     ok = is_t[np.where(tcode >= 0, tcode, len(tuniq))] & np.isfinite(prep.speak_pos[gi, seat])
-    d = pd.DataFrame({"gi": gi[ok], "seat": seat[ok], "text": txt[ok], "pos": prep.speak_pos[gi[ok], seat[ok]],
-                      "model": prep.model[gi[ok], seat[ok]], "imp": prep.is_imp[gi[ok], seat[ok]]})
-    d["pair"] = pair[d["gi"]]
-    d = d.dropna(subset=["pair", "model"]).sort_values(["gi", "seat"]).reset_index(drop=True)
-    d["twin"] = _twins(d)
-    codes, uniq = pd.factorize(d["text"])
-    uniq = np.asarray(uniq, dtype=object)
+    # integer codes of the text, pair and model, not their strings: a frame of 362,880 Arrow strings
+    # (and the Python strings read back from them) held ~60 MB at 90,720 games (issue 41)
+    pcode = pd.factorize(g["pair_id"].astype(object))[0][gi]
+    mcode, muniq = pd.factorize(pd.Series(prep.model[gi, seat], dtype=object))
+    ok &= (pcode >= 0) & (mcode >= 0)
+    gi, seat, tcode, pcode, mcode = gi[ok], seat[ok], tcode[ok], pcode[ok], mcode[ok]
+    order = np.lexsort((seat, gi))  # already by game and seat (np.nonzero's order): kept explicit
+    d = pd.DataFrame({"gi": gi[order], "seat": seat[order], "pair": pcode[order],
+                      "imp": prep.is_imp[gi[order], seat[order]], "model": mcode[order]})
+    tcode, pos = tcode[order], prep.speak_pos[d["gi"].to_numpy(), d["seat"].to_numpy()]
+    twin = _twins(d)
+    codes, first = pd.factorize(tcode)  # distinct texts in order of first appearance, as before
+    uniq = np.asarray(tuniq, dtype=object)[first]
     prof = np.array([tx.fw_profile(s) for s in uniq]) if len(uniq) else np.zeros((0, 9))
-    content = _content_rows(codes, uniq, d["gi"].to_numpy(), words)
-    ia, ie = _earlier_pairs(d["gi"].to_numpy(), d["pos"].to_numpy(), d["twin"].to_numpy())
+    rgi, rseat = d["gi"].to_numpy(), d["seat"].to_numpy()
+    content = _content_rows(codes, uniq, rgi, words)
+    ia, ie = _earlier_pairs(rgi, pos, twin)
     if len(ia) == 0:
         return pd.DataFrame(columns=["gi", "seat", "seat_e", "model", "lsm_seen", "lsm_unseen", "jac_seen",
                                      "jac_unseen"])
-    iu = d["twin"].to_numpy()[ie]
+    iu = twin[ie]
     a, s, u = codes[ia], codes[ie], codes[iu]
     lsm = lambda x, y: lsm_rows(prof, x, y)  # noqa: E731
     js, ju = content.jaccard(ia, ie), content.jaccard(ia, iu)
-    return pd.DataFrame({"gi": d["gi"].to_numpy()[ia], "seat": d["seat"].to_numpy()[ia],
-                         "seat_e": d["seat"].to_numpy()[ie], "model": d["model"].to_numpy()[ia],
+    model = np.asarray(muniq, dtype=object)[d["model"].to_numpy()[ia]]
+    return pd.DataFrame({"gi": rgi[ia], "seat": rseat[ia], "seat_e": rseat[ie], "model": model,
                          "lsm_seen": lsm(a, s), "lsm_unseen": lsm(a, u), "jac_seen": js, "jac_unseen": ju})
 
 

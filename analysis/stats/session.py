@@ -70,6 +70,9 @@ class Analysis:
         self._table_memos: list[list[tuple]] = []  # per table being computed: its memos kept only while it runs
         self._fingerprint: Optional[tuple] = None
         self._depth = 0  # > 0 inside a table or a batch: the frames are not re-fingerprinted
+        #: called after each table is computed (nested ones too); the report hands freed heap pages
+        #: back to the system there (``impostor_bench.commands.report.trim_heap``, issue 41)
+        self.after_table: Optional[Callable[[], None]] = None
 
     @classmethod
     def of(cls, data: "AnalysisData | Analysis", config: Optional[StatsConfig] = None) -> "Analysis":
@@ -137,6 +140,8 @@ class Analysis:
                 finally:
                     for k in self._table_memos.pop():
                         self._misc.pop(k, None)
+                    if self.after_table is not None:
+                        self.after_table()
             return self._tables[key].copy()
 
     def tables(self, names: Optional[Iterable[str]] = None, config: Optional[StatsConfig] = None

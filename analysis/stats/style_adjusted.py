@@ -120,8 +120,10 @@ def _identified(X: np.ndarray) -> np.ndarray:
 
 
 def _fit(prep, X, data, config):
-    fit = sm.GLM(prep.y.astype(float), X, family=sm.families.Binomial()).fit()
-    mu = fit.fittedvalues
+    # statsmodels' Logit by Newton: the same MLE and inverse Hessian as its binomial GLM (to 1e-15
+    # on 90,720 games), holding ~2 copies of the design instead of ~12 (29 vs 161 MiB; issue 41)
+    fit = sm.Logit(prep.y.astype(float), X).fit(method="newton", disp=0, maxiter=100)
+    mu = fit.predict()
     scores = X * (prep.y - mu)[:, None]
     E = len(prep.exp_names)
     S = np.stack([np.bincount(prep.exp_code, weights=scores[:, k], minlength=E) for k in range(X.shape[1])], 1)

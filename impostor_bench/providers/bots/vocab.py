@@ -235,6 +235,11 @@ class VectorTable:
         return out
 
 
+def shipped_vectors_file():
+    """The shipped vectors' resource (``is_file()`` says whether they shipped, without loading them)."""
+    return _data("vectors.npz")
+
+
 @functools.lru_cache(maxsize=1)
 def shipped_table() -> VectorTable:
     with _data("vectors.npz").open("rb") as fh:
