@@ -22,7 +22,7 @@ from impostor_bench.analysis.stats import _text as tx
 from impostor_bench.analysis.stats._base import N_SEATS, StatsUnavailable, memo, note, prepared, table
 from impostor_bench.analysis.stats.declaration import WILD_PERCENTILE, infer, wide
 from impostor_bench.analysis.stats._wild import Wild
-from impostor_bench.analysis.stats.team_ballots import team_games
+from impostor_bench.analysis.stats.team_ballots import SeatLabels, team_games
 from impostor_bench.analysis.stats.session import Analysis
 from impostor_bench.analysis.stats.config import StatsConfig
 from impostor_bench.core.records import TEAM_MODES
@@ -88,9 +88,11 @@ def _seat_text(data, prep) -> pd.DataFrame:
     vals = np.array([float(tx.vouches(runiq[rcode[i]], vote[i])) if rcode[i] >= 0 and tx.is_text(runiq[rcode[i]])
                      else np.nan for i in first], dtype=float)
     vouch = vals[inv.ravel()] if len(vals) else np.full(len(reas), np.nan)
+    lab = SeatLabels(prep)  # categoricals: a memo every language table copies and subsets (issue 41)
     df = pd.DataFrame({
-        "gi": gi, "seat": seat, "model": prep.model[gi, seat], "mode": prep.mode[gi], "exp": prep.exp_code[gi],
-        "role": np.where(prep.is_imp[gi, seat], "impostor", "majority"), "team_mode": np.isin(prep.mode[gi], TEAM_MODES),
+        "gi": gi, "seat": seat, "model": lab.model(gi, seat), "mode": lab.mode(gi), "exp": prep.exp_code[gi],
+        "role": SeatLabels.of(np.where(prep.is_imp[gi, seat], "impostor", "majority"), ("impostor", "majority")),
+        "team_mode": np.isin(prep.mode[gi], TEAM_MODES),
         "words": fd[:, 0], "d_coord": fd[:, 1], "d_coord_share": fd[:, 2], "d_hedge": fd[:, 3], "d_susp": fd[:, 4],
         "r_coord": fr[:, 1], "r_susp": fr[:, 4], "vouch": vouch, "counted": np.isfinite(vote),
     })
@@ -121,7 +123,7 @@ def _exposures(data, prep) -> pd.DataFrame:
     # integer codes of the text, pair and model, not their strings: a frame of 362,880 Arrow strings
     # (and the Python strings read back from them) held ~60 MB at 90,720 games (issue 41)
     pcode = pd.factorize(g["pair_id"].astype(object))[0][gi]
-    mcode, muniq = pd.factorize(pd.Series(prep.model[gi, seat], dtype=object))
+    mcode, muniq = pd.factorize(pd.Series(prep.model[gi, seat], dtype=object), sort=True)
     ok &= (pcode >= 0) & (mcode >= 0)
     gi, seat, tcode, pcode, mcode = gi[ok], seat[ok], tcode[ok], pcode[ok], mcode[ok]
     order = np.lexsort((seat, gi))  # already by game and seat (np.nonzero's order): kept explicit
@@ -142,7 +144,7 @@ def _exposures(data, prep) -> pd.DataFrame:
     a, s, u = codes[ia], codes[ie], codes[iu]
     lsm = lambda x, y: lsm_rows(prof, x, y)  # noqa: E731
     js, ju = content.jaccard(ia, ie), content.jaccard(ia, iu)
-    model = np.asarray(muniq, dtype=object)[d["model"].to_numpy()[ia]]
+    model = pd.Categorical.from_codes(d["model"].to_numpy()[ia], categories=muniq)
     return pd.DataFrame({"gi": rgi[ia], "seat": rseat[ia], "seat_e": rseat[ie], "model": model,
                          "lsm_seen": lsm(a, s), "lsm_unseen": lsm(a, u), "jac_seen": js, "jac_unseen": ju})
 
@@ -291,7 +293,7 @@ def language_measures(data, config, models) -> tuple[pd.DataFrame, dict]:
         note(data, f"team dynamics: mirroring and vocabulary convergence not computed: {e}")
     out = w.frame(R)
     w.note_not_computed("team_dynamics (language columns)")
-    out["n_descriptions"] = st[st["words"].notna()].groupby("model").size().reindex(out.index)
+    out["n_descriptions"] = st[st["words"].notna()].groupby("model", observed=True).size().reindex(out.index)
     return out, R
 
 
@@ -318,7 +320,7 @@ def team_language(data: Analysis, config: StatsConfig) -> pd.DataFrame:
         f = w.frame({"coord_rate_pct": w.mean(s, "coord_any", 100), "coord_share_pct": w.mean(s, "d_coord_share", 100),
                      "suspicion_pct": w.mean(s[s["role"] == "majority"], "susp_any", 100),
                      "hedge_per100": w.mean(s, "hedge_per100"), "words_mean": w.mean(s, "words")})
-        f["n_seats"] = s.groupby("model").size().reindex(f.index)
+        f["n_seats"] = s.groupby("model", observed=True).size().reindex(f.index)
         f["mode"] = mode
         rows.append(f.reset_index())
     out = pd.concat(rows, ignore_index=True)

@@ -68,7 +68,8 @@ def style_metrics(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     raw = w.frame({"imp_win_pct": w.mean(imp, "win", 100)})
     imp["bin"] = pd.qcut(imp["words"].rank(method="first"), 5, labels=False) if len(imp) >= 5 else 0
     share = imp["bin"].value_counts(normalize=True)
-    cell = imp.groupby(["model", "bin"])["win"].mean().unstack()
+    cell = imp.groupby(["model", "bin"], observed=True)["win"].mean().unstack()
+    cell.index = cell.index.astype(object)  # models as plain labels, as the other columns' index
     wts = cell.notna() * share.reindex(cell.columns).to_numpy()[None, :]
     matched = 100 * (cell.fillna(0) * wts).sum(axis=1) / wts.sum(axis=1).where(wts.sum(axis=1) > 0)
     partial = [m for m in cell.index if cell.loc[m].isna().any()]
@@ -76,7 +77,7 @@ def style_metrics(data: Analysis, config: StatsConfig) -> pd.DataFrame:
         note(data, "style_metrics: length-matched impostor win renormalised over the length quintiles a model "
                    f"has games in ({', '.join(map(str, partial))})")
     out = out.join(raw).join(matched.rename("imp_win_len_matched_pct"))
-    out["n_seats"] = st.groupby("model").size().reindex(out.index)
+    out["n_seats"] = st.groupby("model", observed=True).size().reindex(out.index)
     w.note_not_computed("style_metrics")
     return out.reset_index()
 

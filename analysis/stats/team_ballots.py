@@ -30,10 +30,11 @@ from impostor_bench.core.records import TEAM_MODES as _TM
 KINDS = ("mm", "im")
 
 
-class _Labels:
-    """The text columns of the unit frames below as categoricals (sorted categories: groupby gives
-    the order of plain strings; pass ``observed=True``): Arrow strings copied into every unit frame
-    and every subset of one took ~100 MB of team_dynamics' peak at 90,720 games (issue 41)."""
+class SeatLabels:
+    """The text columns (model, mode, kinds) of per-seat unit frames as categoricals (sorted
+    categories: groupby gives the order of plain strings; pass ``observed=True``): Arrow strings
+    copied into every unit frame and every subset of one took ~100 MB of team_dynamics' peak at
+    90,720 games (issue 41). Here and in ``language.seat_text``."""
 
     def __init__(self, prep):
         code, self.models = pd.factorize(prep.model.ravel(), sort=True)
@@ -79,12 +80,12 @@ def seat_pairs(prep) -> pd.DataFrame:
     if len(gi) == 0:
         return pd.DataFrame(columns=cols)
     frames = []
-    lab = _Labels(prep)
+    lab = SeatLabels(prep)
     vote, imp, mode = prep.vote[gi], prep.is_imp[gi], lab.mode(gi)
     for p in range(N_SEATS):
         for q in range(p + 1, N_SEATS):
             both = np.isfinite(vote[:, p]) & np.isfinite(vote[:, q])
-            kind = _Labels.of(np.where(imp[:, p] | imp[:, q], "im", "mm"), KINDS)
+            kind = SeatLabels.of(np.where(imp[:, p] | imp[:, q], "im", "mm"), KINDS)
             base = dict(gi=gi, p=p, q=q, mate=prep.team[gi, p] == prep.team[gi, q], kind=kind, mode=mode,
                         exp=prep.exp_code[gi], both_valid=both, aligned=both & (vote[:, p] == vote[:, q]))
             mp, mq = lab.model_code[gi, p], lab.model_code[gi, q]
@@ -102,7 +103,7 @@ def ballots_frame(prep) -> pd.DataFrame:
     if len(gi) == 0:
         return pd.DataFrame(columns=["gi", "model", "mode", "exp", "voter", "betray", "cross_each"])
     mate = teammate_of(prep, gi)
-    lab = _Labels(prep)
+    lab = SeatLabels(prep)
     rows = []
     for p in range(N_SEATS):
         v = prep.vote[gi, p]
@@ -112,7 +113,7 @@ def ballots_frame(prep) -> pd.DataFrame:
         betray = v == mate[:, p]
         rows.append(pd.DataFrame({"gi": gi[ok], "model": lab.model(gi[ok], p), "mode": lab.mode(gi[ok]),
                                   "exp": prep.exp_code[gi[ok]],
-                                  "voter": _Labels.of(voter[ok], ("impostor", "majority_with_impostor", "majority_mm")),
+                                  "voter": SeatLabels.of(voter[ok], ("impostor", "majority_with_impostor", "majority_mm")),
                                   "betray": betray[ok], "cross_each": (~betray[ok]) / 2.0}))
     return pd.concat(rows, ignore_index=True)
 
@@ -145,7 +146,7 @@ def team_outcomes(prep) -> pd.DataFrame:
         others = [o for o in range(N_SEATS) if o != s]
         group |= (imp != s) & (counts[:, s] == 3) & np.isfinite(v[:, others]).all(1)
     on_imp = v == imp[:, None]
-    lab = _Labels(prep)
+    lab = SeatLabels(prep)
     mode = lab.mode(gi)
     rows = []
     seats = np.arange(N_SEATS)[None, :]
@@ -155,7 +156,7 @@ def team_outcomes(prep) -> pd.DataFrame:
         r = np.arange(n)
         va, vb = v[r, a], v[r, b]
         has_imp = (a == imp) | (b == imp)
-        kind = _Labels.of(np.where(has_imp, "im", "mm"), KINDS)
+        kind = SeatLabels.of(np.where(has_imp, "im", "mm"), KINDS)
         maj_m = np.where(a == imp, b, a)  # the (first) majority member
         names_mate = (va == b) | (vb == a)
         detect = has_imp & (v[r, maj_m] == imp)
