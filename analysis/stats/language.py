@@ -154,7 +154,7 @@ def _exposures(data, prep) -> pd.DataFrame:
 _COPY_ON_WRITE = int(pd.__version__.split(".")[0]) >= 3 or pd.options.mode.copy_on_write is True
 
 #: rows of function-word profiles compared at once by ``lsm_rows``
-LSM_BLOCK = 1 << 16
+LSM_BLOCK = 1 << 14
 
 
 class _ContentRows:
