@@ -266,7 +266,9 @@ def fig_tiebreak(data: AnalysisData, tables: dict, out: Path, notes: list[str]) 
         piv = d.pivot_table(index="mode", columns="difficulty", values="delta_side", aggfunc="mean")
         piv = piv.reindex(index=[m for m in MODES if m in piv.index], columns=[c for c in DIFFICULTIES if c in piv.columns])
         vmax = max(0.5, float(np.nanmax(np.abs(piv.to_numpy())))) if piv.size else 1
-        im = ax2.imshow(piv.to_numpy(), cmap="RdBu", vmin=-vmax, vmax=vmax, aspect="auto")
+        # interpolation "none": the PDF and SVG hold the 5 x 4 cells, not a 300 dpi resampled raster
+        # (2 s of PNG encoding per report); the PNG shows the same blocks
+        im = ax2.imshow(piv.to_numpy(), cmap="RdBu", vmin=-vmax, vmax=vmax, aspect="auto", interpolation="none")
         ax2.set_xticks(range(piv.shape[1]))
         ax2.set_xticklabels(piv.columns)
         ax2.set_yticks(range(piv.shape[0]))

@@ -56,10 +56,13 @@ def wilson_ci(k: np.ndarray, n: np.ndarray, alpha: float = 0.05) -> tuple[np.nda
 
 
 def save_figure(fig, path: Path) -> None:
-    """The PNG at ``path`` (300 dpi) and, for papers, the same figure as vector PDF and SVG beside it."""
+    """The PNG at ``path`` (300 dpi) and, for papers, the same figure as vector PDF and SVG beside it.
+    The tight box is found once, for the PNG, and reused: ``bbox_inches="tight"`` draws the figure
+    once more per file only to measure it (a third of the figures' time, issue 41)."""
     try:
         fig.savefig(path, bbox_inches="tight", facecolor="white", dpi=SAVE_DPI)
+        box = fig.get_tightbbox(fig.canvas.get_renderer()).padded(plt.rcParams["savefig.pad_inches"])
         for ext in VECTOR_FORMATS:
-            fig.savefig(Path(path).with_suffix(f".{ext}"), bbox_inches="tight", facecolor="white")
+            fig.savefig(Path(path).with_suffix(f".{ext}"), bbox_inches=box, facecolor="white")
     finally:
         plt.close(fig)
