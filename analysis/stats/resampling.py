@@ -36,7 +36,7 @@ def bootstrap_weights(data, prep: Prepared, config: StatsConfig) -> np.ndarray:
         for key in sorted(strata, key=str):
             cols = np.asarray(strata[key])
             counts = rng.multinomial(len(cols), np.full(len(cols), 1 / len(cols)), size=config.bootstrap_reps)
-            if counts.max() > np.iinfo(W.dtype).max:
+            if counts.size and counts.max() > np.iinfo(W.dtype).max:
                 W = W.astype(np.uint16)
             W[:, cols] = counts
         return W

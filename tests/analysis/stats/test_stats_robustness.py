@@ -32,6 +32,15 @@ def test_bootstrap_weights_resample_within_cells(clustered):
         assert np.all(W[:, list(idx)].sum(1) == len(idx))
 
 
+def test_bootstrap_weights_are_small_integers_and_allow_no_replicates(clustered):
+    prep = prepared(clustered)
+    W = bootstrap_weights(clustered, prep, fast_config(bootstrap_reps=300))
+    assert W.dtype == np.uint8 and W.shape == (300, len(prep.exp_names))  # a quarter of float32's memory
+    assert W.sum() == 300 * len(prep.exp_names)  # each replicate draws as many experiments as there are
+    empty = bootstrap_weights(clustered, prep, fast_config(bootstrap_reps=0))  # --bootstrap-reps 0
+    assert empty.shape == (0, len(prep.exp_names))
+
+
 def test_bootstrap_se_matches_linearised_cluster_variance(clustered):
     """Stratified cluster bootstrap of a ratio: Var = sum_s sum_e (z_e - zbar_s)^2 / N^2, z = w - R n."""
     b = TABLES["bootstrap"](clustered, fast_config(bootstrap_reps=4000, bootstrap="paper")).set_index("quantity")
