@@ -1,5 +1,6 @@
-"""The simulator's design layer: models, the experiment grid, the schedule a run's
-configuration and seed fix, and the logit model of the impostor-win probability.
+"""The simulator's design layer: the experiment grid, the schedule a run's configuration and
+seed fix, and the logit model of the impostor-win probability (the models and their true
+effects are ``effects.py``'s).
 
 The schedule follows the runner (``impostor_bench.core.schedule``, docs/rules.md "Schedules"):
 

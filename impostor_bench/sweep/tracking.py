@@ -14,20 +14,6 @@ from impostor_bench.sweep.config import config_hash
 from impostor_bench.sweep.plan import Plan
 
 
-def impostor_models(pl: Plan) -> list[str]:
-    """The values of the runs' ``impostor.impostor_model`` tag in this plan (the groups of the
-    by-impostor-model view, ``experiment.side_models``)."""
-    from impostor_bench.core.experiment import ALL_SEATS, side_models
-    from impostor_bench.core.modes import mode_spec
-
-    out = set()
-    for e in pl.experiments:
-        roles = {("all" if r == "model" else r): pl.resolved.get(a, a) for r, a in e.roles}
-        assignment = roles if mode_spec(e.mode).roles else {ALL_SEATS: roles["all"]}
-        out.add(", ".join(side_models(e.mode, assignment)["impostor"]))
-    return sorted(out)
-
-
 def start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
     """(tracking context for the hooks, MlflowClient or None when untracked)."""
     from impostor_bench.tracking.logrun import Context
