@@ -186,3 +186,23 @@ def test_style_adjustment_removes_a_model_effect_that_runs_through_length():
     assert out.loc["impostor_log_words", "ci_low"] > 1
     sm = TABLES["style_metrics"](AnalysisData(g, p), fast_config()).set_index("model")
     assert sm.loc["loyal", "words_mean"] > sm.loc["loose", "words_mean"]
+
+
+def test_style_adjusted_names_a_separated_term_instead_of_warning():
+    """A model whose impostors always win has no finite odds ratio: Newton does not converge. The
+    table says so in a note naming the term, and statsmodels' ConvergenceWarning does not leak."""
+    import warnings
+
+    from impostor_bench.analysis.stats.session import Analysis
+
+    data = make_team_games(experiments_per_cell=4, games=48, seed=3)
+    g, p = data.games, data.players
+    imp = p[p["role"] == "impostor"].set_index("game_id")["model"]
+    g["winner"] = np.where(g["game_id"].map(imp) == "loyal", "impostor", g["winner"])
+    session = Analysis(AnalysisData(g, p), fast_config())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a leaked warning fails the test
+        out = session.table("style_adjusted").set_index("term")
+    assert "model=loyal" in out.index
+    notes = [n for n in session.notes if n.startswith("style_adjusted: the raw fit did not converge")]
+    assert notes and "model=loyal" in notes[0], session.notes
