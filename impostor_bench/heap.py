@@ -20,22 +20,19 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 from typing import Any, Optional
 
-_libc: Optional[Any] = None
 
-
+@functools.lru_cache(maxsize=1)
 def _glibc() -> Optional[Any]:
-    global _libc
-    if _libc is None:
-        try:
-            lib = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-            lib.mallopt, lib.malloc_trim  # noqa: B018 - glibc only
-        except (OSError, AttributeError):
-            _libc = False
-        else:
-            _libc = lib
-    return _libc or None
+    """glibc's C library, or None where malloc is not glibc's."""
+    try:
+        lib = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        lib.mallopt, lib.malloc_trim  # noqa: B018 - glibc only
+    except (OSError, AttributeError):
+        return None
+    return lib
 
 
 def return_freed_memory() -> bool:

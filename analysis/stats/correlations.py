@@ -126,10 +126,8 @@ def correlate(x, y, alpha: float = 0.05, reps: int = 9_999, seed: int = 0, infer
             warnings.simplefilter("ignore")
             pe = pg.corr(x, y, method="pearson")
             sp = pg.corr(x, y, method="spearman")
-        r = float(pe["r"].iloc[0])
-        lo, hi = pg.compute_esci(stat=r, nx=n, ny=n, eftype="r", confidence=1 - alpha, decimals=12)
-        row.update({"pearson_r": r, "pearson_ci_low": float(lo), "pearson_ci_high": float(hi),
-                    "spearman_rho": float(sp["r"].iloc[0]), "spearman_p": sp_p,
+        lo, hi = pg.compute_esci(stat=row["pearson_r"], nx=n, ny=n, eftype="r", confidence=1 - alpha, decimals=12)
+        row.update({"pearson_ci_low": float(lo), "pearson_ci_high": float(hi), "spearman_p": sp_p,
                     "pearson_p": float(pe["p_val"].iloc[0]),
                     "pearson_p_perm": permutation_p(x, y, rank=False, reps=reps, seed=seed)[0],
                     "spearman_p_asymptotic": float(sp["p_val"].iloc[0])})

@@ -88,7 +88,7 @@ def _seat_text(data, prep) -> pd.DataFrame:
     vals = np.array([float(tx.vouches(runiq[rcode[i]], vote[i])) if rcode[i] >= 0 and tx.is_text(runiq[rcode[i]])
                      else np.nan for i in first], dtype=float)
     vouch = vals[inv.ravel()] if len(vals) else np.full(len(reas), np.nan)
-    lab = SeatLabels(prep)  # categoricals: a memo every language table copies and subsets (issue 41)
+    lab = SeatLabels.of_games(prep)  # categoricals: a memo every language table copies and subsets (issue 41)
     df = pd.DataFrame({
         "gi": gi, "seat": seat, "model": lab.model(gi, seat), "mode": lab.mode(gi), "exp": prep.exp_code[gi],
         "role": SeatLabels.of(np.where(prep.is_imp[gi, seat], "impostor", "majority"), ("impostor", "majority")),
@@ -125,18 +125,15 @@ def _exposures(data, prep) -> pd.DataFrame:
     pcode = pd.factorize(g["pair_id"].astype(object))[0][gi]
     mcode, muniq = pd.factorize(pd.Series(prep.model[gi, seat], dtype=object), sort=True)
     ok &= (pcode >= 0) & (mcode >= 0)
-    gi, seat, tcode, pcode, mcode = gi[ok], seat[ok], tcode[ok], pcode[ok], mcode[ok]
-    order = np.lexsort((seat, gi))  # already by game and seat (np.nonzero's order): kept explicit
-    d = pd.DataFrame({"gi": gi[order], "seat": seat[order], "pair": pcode[order],
-                      "imp": prep.is_imp[gi[order], seat[order]], "model": mcode[order]})
-    tcode, pos = tcode[order], prep.speak_pos[d["gi"].to_numpy(), d["seat"].to_numpy()]
+    gi, seat, tcode, pcode, mcode = gi[ok], seat[ok], tcode[ok], pcode[ok], mcode[ok]  # by game, then seat
+    d = pd.DataFrame({"gi": gi, "seat": seat, "pair": pcode, "imp": prep.is_imp[gi, seat], "model": mcode})
+    pos = prep.speak_pos[gi, seat]
     twin = _twins(d)
     codes, first = pd.factorize(tcode)  # distinct texts in order of first appearance, as before
     uniq = np.asarray(tuniq, dtype=object)[first]
     prof = np.array([tx.fw_profile(s) for s in uniq]) if len(uniq) else np.zeros((0, 9))
-    rgi, rseat = d["gi"].to_numpy(), d["seat"].to_numpy()
-    content = _content_rows(codes, uniq, rgi, words)
-    ia, ie = _earlier_pairs(rgi, pos, twin)
+    content = _content_rows(codes, uniq, gi, words)
+    ia, ie = _earlier_pairs(gi, pos, twin)
     if len(ia) == 0:
         return pd.DataFrame(columns=["gi", "seat", "seat_e", "model", "lsm_seen", "lsm_unseen", "jac_seen",
                                      "jac_unseen"])
@@ -144,8 +141,8 @@ def _exposures(data, prep) -> pd.DataFrame:
     a, s, u = codes[ia], codes[ie], codes[iu]
     lsm = lambda x, y: lsm_rows(prof, x, y)  # noqa: E731
     js, ju = content.jaccard(ia, ie), content.jaccard(ia, iu)
-    model = pd.Categorical.from_codes(d["model"].to_numpy()[ia], categories=muniq)
-    return pd.DataFrame({"gi": rgi[ia], "seat": rseat[ia], "seat_e": rseat[ie], "model": model,
+    model = pd.Categorical.from_codes(mcode[ia], categories=muniq)
+    return pd.DataFrame({"gi": gi[ia], "seat": seat[ia], "seat_e": seat[ie], "model": model,
                          "lsm_seen": lsm(a, s), "lsm_unseen": lsm(a, u), "jac_seen": js, "jac_unseen": ju})
 
 

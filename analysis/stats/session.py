@@ -71,7 +71,7 @@ class Analysis:
         self._fingerprint: Optional[tuple] = None
         self._depth = 0  # > 0 inside a table or a batch: the frames are not re-fingerprinted
         #: called after each table is computed (nested ones too); the report hands freed heap pages
-        #: back to the system there (``impostor_bench.commands.report.trim_heap``, issue 41)
+        #: back to the system there (``impostor_bench.heap.trim_heap``, issue 41)
         self.after_table: Optional[Callable[[], None]] = None
 
     @classmethod

@@ -41,6 +41,13 @@ class SeatLabels:
         self.model_code = code.reshape(prep.model.shape)
         self.mode_code, self.modes = pd.factorize(pd.Series(prep.mode, dtype=object), sort=True)
 
+    @classmethod
+    def of_games(cls, prep) -> "SeatLabels":
+        """The labels of these prepared games, coded once (``Prepared.derived``)."""
+        if "seat_labels" not in prep.derived:
+            prep.derived["seat_labels"] = cls(prep)
+        return prep.derived["seat_labels"]
+
     def model(self, gi, seat) -> pd.Categorical:
         return pd.Categorical.from_codes(self.model_code[gi, seat], categories=self.models)
 
@@ -80,7 +87,7 @@ def seat_pairs(prep) -> pd.DataFrame:
     if len(gi) == 0:
         return pd.DataFrame(columns=cols)
     frames = []
-    lab = SeatLabels(prep)
+    lab = SeatLabels.of_games(prep)
     vote, imp, mode = prep.vote[gi], prep.is_imp[gi], lab.mode(gi)
     for p in range(N_SEATS):
         for q in range(p + 1, N_SEATS):
@@ -103,7 +110,7 @@ def ballots_frame(prep) -> pd.DataFrame:
     if len(gi) == 0:
         return pd.DataFrame(columns=["gi", "model", "mode", "exp", "voter", "betray", "cross_each"])
     mate = teammate_of(prep, gi)
-    lab = SeatLabels(prep)
+    lab = SeatLabels.of_games(prep)
     rows = []
     for p in range(N_SEATS):
         v = prep.vote[gi, p]
@@ -146,7 +153,7 @@ def team_outcomes(prep) -> pd.DataFrame:
         others = [o for o in range(N_SEATS) if o != s]
         group |= (imp != s) & (counts[:, s] == 3) & np.isfinite(v[:, others]).all(1)
     on_imp = v == imp[:, None]
-    lab = SeatLabels(prep)
+    lab = SeatLabels.of_games(prep)
     mode = lab.mode(gi)
     rows = []
     seats = np.arange(N_SEATS)[None, :]

@@ -242,7 +242,7 @@ def shipped_vectors_file():
 
 @functools.lru_cache(maxsize=1)
 def shipped_table() -> VectorTable:
-    with _data("vectors.npz").open("rb") as fh:
+    with shipped_vectors_file().open("rb") as fh:
         z = np.load(fh, allow_pickle=False)
         words = [str(w) for w in z["words"]]
         matrix = z["q"].astype(np.float32) * z["scale"][:, None]
