@@ -54,24 +54,39 @@ def _inputs_for(fn: Callable, inputs: dict) -> dict:
 
 def make_figures(data: AnalysisData | Analysis, tables: dict[str, pd.DataFrame], out: Path, notes: list[str],
                  progress: Callable[[str], None] = lambda s: None, embedder: Optional[Embedder] = None,
-                 errors: Optional[list[str]] = None) -> list[dict]:
+                 errors: Optional[list[str]] = None, jobs: int = 1) -> list[dict]:
     """Draw every figure into ``out``; a figure that raises is left out with a note, and named in ``errors``
     (the report then exits non-zero; a figure the data cannot support returns None with its own note).
     ``embedder`` gives Fig. 3 its word vectors; ``data`` is the report's session (the figures reuse its
-    cached intermediate results)."""
+    cached intermediate results). ``jobs=2`` draws them in two processes (the same files and notes)."""
     out.mkdir(parents=True, exist_ok=True)
     inputs = {"embedder": embedder}
-    made = []
-    for name, fn in FIGURES:
+    errs: list[str] = []
+    n0 = len(notes)
+
+    def draw(i: int) -> tuple[Optional[dict], list[str], list[str]]:
+        """Figure ``i``, with the notes and errors drawing it added."""
+        name, fn = FIGURES[i]
         progress(f"figure {name}")
+        before, errs_before = len(notes), len(errs)
+        res = None
         try:
             res = fn(data, tables, out, notes, **_inputs_for(fn, inputs))
         except Exception as exc:  # noqa: BLE001 - a figure must never sink the report
             plt.close("all")
             notes.append(f"Figure '{name}' failed: {type(exc).__name__}: {exc}")
-            if errors is not None:
-                errors.append(f"Figure {name} failed: {type(exc).__name__}: {exc}")
-            continue
-        if res:
-            made.append(res)
-    return made
+            errs.append(f"Figure {name} failed: {type(exc).__name__}: {exc}")
+        return res, notes[before:], errs[errs_before:]
+
+    if jobs > 1:
+        from impostor_bench.analysis.report.lanes import draw_in_two_processes
+
+        drawn = draw_in_two_processes(draw, len(FIGURES))
+        del notes[n0:]  # each figure's notes again, in the figures' order (as one process adds them)
+        for _, added, _ in drawn:
+            notes.extend(n for n in added if n not in notes)
+    else:
+        drawn = [draw(i) for i in range(len(FIGURES))]
+    if errors is not None:
+        errors.extend(e for _, _, added in drawn for e in added)
+    return [res for res, _, _ in drawn if res]

@@ -20,6 +20,7 @@ previous bundle (replaced); anything else is refused.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as _dt
 import json
@@ -199,17 +200,30 @@ def _write_table(name: str, df: pd.DataFrame, table_dir: Path) -> None:
 
 
 def _compute_tables(tables: Mapping[str, Callable], analysis: Analysis, cfg, table_dir: Path,
-                    progress: Callable[[str], None]) -> tuple[dict[str, pd.DataFrame], list[dict], list[str]]:
-    """Every table computed and written (csv/md/tex); returns the frames, their manifest entries, errors."""
+                    progress: Callable[[str], None], jobs: int = 1) -> tuple[dict[str, pd.DataFrame], list[dict], list[str]]:
+    """Every table computed and written (csv/md/tex); returns the frames, their manifest entries, errors.
+    With ``jobs`` > 1 the tables are computed in two processes first (``lanes``), then taken in order."""
+    names = _ordered(tables)
+    if jobs > 1 and not getattr(cfg, "strict", False):  # strict: a table's exception must reach the caller
+        from impostor_bench.analysis.report.lanes import tables_in_two_processes
+
+        progress(f"computing {len(names)} tables in two processes")
+        with tables_in_two_processes(analysis, tables, names, progress) as seconds:
+            return _take_tables(tables, names, analysis, cfg, table_dir, lambda s: None, seconds)
+    return _take_tables(tables, names, analysis, cfg, table_dir, progress, {})
+
+
+def _take_tables(tables: Mapping[str, Callable], names: list[str], analysis: Analysis, cfg, table_dir: Path,
+                 progress: Callable[[str], None], seconds: Mapping[str, float]
+                 ) -> tuple[dict[str, pd.DataFrame], list[dict], list[str]]:
     results: dict[str, pd.DataFrame] = {}
     table_info: list[dict] = []
     errors: list[str] = []
-    names = _ordered(tables)
     for i, name in enumerate(names, 1):
         progress(f"[{i}/{len(names)}] table {name} ...")
         t0 = time.perf_counter()
         df = _compute_table(name, tables[name], analysis, cfg, errors)
-        secs = time.perf_counter() - t0
+        secs = seconds.get(name, time.perf_counter() - t0)
         lead = CONTRACT_COLUMNS.get(name)
         ok = lead is None or list(df.columns[: len(lead)]) == lead
         if lead is not None and not ok:
@@ -256,17 +270,17 @@ def _manifest(analysis: Analysis, cfg, source: Optional[dict], inputs: list[dict
 
 def _fill_bundle(tmp: Path, analysis: Analysis, cfg, tables: Mapping[str, Callable], *, inputs: list[dict],
                  source: Optional[dict], progress: Callable[[str], None], figures: bool,
-                 embedder: Optional[Embedder], t_start: float, compile_tex: bool = True) -> dict:
+                 embedder: Optional[Embedder], t_start: float, compile_tex: bool = True, jobs: int = 1) -> dict:
     """Write tables, figures, the two pages and the manifest into the temporary bundle ``tmp``."""
     missing = [n for n in CONTRACT_COLUMNS if n not in tables]
     (tmp / "tables").mkdir()
     (tmp / "figures").mkdir()
     with analysis.batch():  # one fingerprint of the frames for every table and figure
-        results, table_info, errors = _compute_tables(tables, analysis, cfg, tmp / "tables", progress)
+        results, table_info, errors = _compute_tables(tables, analysis, cfg, tmp / "tables", progress, jobs)
         analysis.drop_memos(keep=[("prepared",)])  # memory (issue 41): the tables' intermediates are done
         for name in missing:
             analysis.note(f"Table {name} is required by the data contract but impostor_bench.analysis.stats does not provide it.")
-        figs = _figures(analysis, results, tmp / "figures", progress, embedder, errors) if figures else []
+        figs = _figures(analysis, results, tmp / "figures", progress, embedder, errors, jobs) if figures else []
     errors += [e for e in analysis.errors if e not in errors]  # tables that failed inside the stats layer
     manifest = _manifest(analysis, cfg, source, inputs, table_info, missing, figs, errors)
     if figures:
@@ -302,6 +316,7 @@ def build_report(
     embedder: Optional[Embedder] = None,
     compile_tex: bool = True,
     after_table: Optional[Callable[[], None]] = None,
+    jobs: int = 1,
 ) -> dict:
     """Compute every table and write the bundle atomically into ``out``; returns the manifest.
 
@@ -312,6 +327,7 @@ def build_report(
     Fig. 3 its word vectors (the command layer loads them; without one the
     figure is skipped with a note).  ``compile_tex=False`` writes paper/paper.tex without
     running pdflatex. ``after_table`` is called after each table is computed (``Analysis.after_table``).
+    ``jobs=2`` computes the tables and draws the figures in two processes (``lanes``; the same bundle).
     """
     t_start = time.perf_counter()
     out = Path(out).expanduser().absolute()
@@ -330,8 +346,14 @@ def build_report(
     try:
         analysis = Analysis(data, cfg)
         analysis.after_table = after_table
-        manifest = _fill_bundle(tmp, analysis, cfg, tables, inputs=inputs, source=source, progress=progress,
-                                figures=figures, embedder=embedder, t_start=t_start, compile_tex=compile_tex)
+        with contextlib.ExitStack() as stack:
+            if jobs > 1:
+                from impostor_bench.analysis.report.lanes import one_blas_thread
+
+                stack.enter_context(one_blas_thread())
+            manifest = _fill_bundle(tmp, analysis, cfg, tables, inputs=inputs, source=source, progress=progress,
+                                    figures=figures, embedder=embedder, t_start=t_start, compile_tex=compile_tex,
+                                    jobs=jobs)
         bundle_dir.swap_into_place(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -346,8 +368,8 @@ def _settings(cfg) -> dict:
 
 
 def _figures(analysis: Analysis, results, fig_dir: Path, progress, embedder: Optional[Embedder] = None,
-             errors: Optional[list[str]] = None) -> list[dict]:
+             errors: Optional[list[str]] = None, jobs: int = 1) -> list[dict]:
     from impostor_bench.analysis.figures import make_figures
 
     return make_figures(analysis, results, fig_dir, analysis.notes, progress=lambda s: progress(s), embedder=embedder,
-                        errors=errors)
+                        errors=errors, jobs=jobs)

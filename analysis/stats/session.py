@@ -11,6 +11,12 @@ The cache is keyed by a content fingerprint of the frames (games, players, model
 frame, or a frame replaced by another that happens to get the same ``id()``, the session starts
 over (cache and notes) instead of serving a stale table. ``with a.batch():`` takes the
 fingerprint once for a run of calls (the report's ~60 tables) on frames that do not change meanwhile.
+
+A ``Recorder`` notes what each table did (its notes, errors, and the tables and intermediate results
+it asked for, in order) and a ``Provider`` hands the session tables computed elsewhere, which it
+installs by replaying what they did: the report computes its tables in two processes, in any order,
+and then replays them in its own order, so its notes come out as one process would have made them
+(``impostor_bench.analysis.report.lanes``).
 """
 
 from __future__ import annotations
@@ -18,6 +24,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import pickle
+import time
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Optional, Protocol
 
 import pandas as pd
@@ -37,6 +45,43 @@ class Table(Protocol):
     compute: Callable[["Analysis", StatsConfig], pd.DataFrame]
 
     def __call__(self, data: "AnalysisData | Analysis", config: Optional[StatsConfig] = None) -> pd.DataFrame: ...
+
+
+@dataclass
+class Computed:
+    """A table computed (possibly in another process) and what computing it did, in order:
+    ``("note", msg)``, ``("error", msg)``, ``("table", name, config)``, ``("memo", key)``."""
+
+    frame: pd.DataFrame
+    events: list[tuple]
+    seconds: float = 0.0
+
+
+class Recorder:
+    """What each table and intermediate result did while this session computed it (``Computed.events``)."""
+
+    def __init__(self, on_table: Optional[Callable[[tuple, Computed], None]] = None) -> None:
+        self._frames: list[list[tuple]] = [[]]  # the innermost table or memo being computed last
+        self.memos: dict[tuple, list[tuple]] = {}  # memo key -> what computing it did
+        self.on_table = on_table  # called with each table this session computes
+
+    def event(self, ev: tuple) -> None:
+        self._frames[-1].append(ev)
+
+    def push(self) -> None:
+        self._frames.append([])
+
+    def pop(self) -> list[tuple]:
+        return self._frames.pop()
+
+
+class Provider(Protocol):
+    """Tables computed elsewhere: ``table(key)`` gives one (or None: compute it here), ``memo_events(key)``
+    what computing an intermediate result did."""
+
+    def table(self, key: tuple) -> Optional[Computed]: ...
+
+    def memo_events(self, key: tuple) -> list[tuple]: ...
 
 
 #: Every table by name, filled by ``impostor_bench.analysis.stats._base.table`` as the table modules are imported.
@@ -73,6 +118,8 @@ class Analysis:
         #: called after each table is computed (nested ones too); the report hands freed heap pages
         #: back to the system there (``impostor_bench.heap.trim_heap``, issue 41)
         self.after_table: Optional[Callable[[], None]] = None
+        self.recorder: Optional[Recorder] = None  # set while the report's lanes compute tables
+        self.provider: Optional[Provider] = None  # tables computed elsewhere, installed by replay
 
     @classmethod
     def of(cls, data: "AnalysisData | Analysis", config: Optional[StatsConfig] = None) -> "Analysis":
@@ -133,16 +180,55 @@ class Analysis:
         config = config or self.config
         with self.batch():
             key = (name, config)
+            if self.recorder is not None:
+                self.recorder.event(("table", name, config))
             if key not in self._tables:
-                self._table_memos.append([])
-                try:
-                    self._tables[key] = REGISTRY[name].compute(self, config)
-                finally:
-                    for k in self._table_memos.pop():
-                        self._misc.pop(k, None)
-                    if self.after_table is not None:
-                        self.after_table()
+                got = self.provider.table(key) if self.provider is not None else None
+                if got is not None:
+                    self._install(key, got)
+                else:
+                    self._compute(key)
             return self._tables[key].copy()
+
+    def _compute(self, key: tuple[str, StatsConfig]) -> None:
+        rec = self.recorder
+        self._table_memos.append([])
+        if rec is not None:
+            rec.push()
+        t0 = time.perf_counter()
+        try:
+            self._tables[key] = REGISTRY[key[0]].compute(self, key[1])
+        finally:
+            events = rec.pop() if rec is not None else []
+            for k in self._table_memos.pop():
+                self._misc.pop(k, None)
+            if self.after_table is not None:
+                self.after_table()
+        if rec is not None and rec.on_table is not None:
+            rec.on_table(key, Computed(self._tables[key], events, time.perf_counter() - t0))
+
+    def _install(self, key: tuple[str, StatsConfig], got: Computed) -> None:
+        """A table computed elsewhere: cached, and what computing it did done again here (its notes and
+        errors, the tables it asked for), so the notes come in the order computing it here would give."""
+        self._tables[key] = got.frame
+        if self.recorder is not None:
+            self.recorder.push()  # what is replayed belongs to the installed table, not to the one asking
+        try:
+            self._replay(got.events)
+        finally:
+            if self.recorder is not None:
+                self.recorder.pop()
+
+    def _replay(self, events: list[tuple]) -> None:
+        for ev in events:
+            if ev[0] == "note":
+                self.note(ev[1])
+            elif ev[0] == "error":
+                self.error(ev[1])
+            elif ev[0] == "table":
+                self.table(ev[1], ev[2])
+            elif ev[0] == "memo" and self.provider is not None:
+                self._replay(self.provider.memo_events(ev[1]))
 
     def tables(self, names: Optional[Iterable[str]] = None, config: Optional[StatsConfig] = None
                ) -> dict[str, pd.DataFrame]:
@@ -155,11 +241,27 @@ class Analysis:
         ``per_table`` kept only until the table that computed it returns (an intermediate one table
         needs, e.g. the rating fit: the report's peak memory, issue 41)."""
         with self.batch():
+            rec = self.recorder
+            if rec is not None:
+                rec.event(("memo", key))
             if key not in self._misc:
-                self._misc[key] = fn()
+                if rec is not None:
+                    rec.push()
+                try:
+                    self._misc[key] = fn()
+                finally:
+                    if rec is not None:
+                        rec.memos[key] = rec.pop()
                 if per_table and self._table_memos:
                     self._table_memos[-1].append(key)
             return self._misc[key]
+
+    def restart(self, notes: list[str], errors: list[str]) -> None:
+        """Forget every cached table and set the notes and errors back to ``notes`` and ``errors`` (the
+        report's lanes, before the tables computed in two processes are replayed in its order)."""
+        self._tables.clear()
+        self.notes = list(notes)
+        self.errors = list(errors)
 
     def drop_memos(self, keep: Iterable[tuple] = ()) -> None:
         """Forget the intermediate results but ``keep`` (the report, once every table is computed: what
@@ -170,10 +272,14 @@ class Analysis:
 
     def note(self, msg: str) -> None:
         """Add a human-readable caveat once."""
+        if self.recorder is not None:
+            self.recorder.event(("note", msg))
         if msg not in self.notes:
             self.notes.append(msg)
 
     def error(self, msg: str) -> None:
         """Record once an unexpected failure (a bug, not data that cannot support a table)."""
+        if self.recorder is not None:
+            self.recorder.event(("error", msg))
         if msg not in self.errors:
             self.errors.append(msg)

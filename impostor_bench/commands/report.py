@@ -23,6 +23,7 @@ word vectors of the Fig. 3 embedder; analysis gets them as arguments. With
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -71,7 +72,20 @@ def register(sub: Any) -> None:
     p.add_argument("--keep-going", action="store_true",
                    help="exit 0 even when a table or figure failed with an unexpected error (each is left empty, "
                         "with a note); without it the bundle is written and the command exits 1 naming them")
+    p.add_argument("--jobs", type=_jobs, default=None, metavar="N",
+                   help="processes: 1 computes everything in one; 2 (the default where the machine has two CPUs "
+                        "and forks, i.e. Linux) splits the tables and figures between two; the bundle is the same")
     p.set_defaults(func=_cmd_report)
+
+
+def _jobs(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected 1 or 2 processes")
+    return min(n, 2)
 
 
 DEFAULT_OUT = "out/report"
@@ -264,6 +278,15 @@ def _compare_only(args: Any) -> int:
     return 0
 
 
+def _jobs_of(args: Any) -> int:
+    """``--jobs``, else 2 where the report can fork and has two CPUs (``lanes.default_jobs``)."""
+    if getattr(args, "jobs", None) is not None:
+        return int(args.jobs)
+    from impostor_bench.analysis.report.lanes import default_jobs
+
+    return default_jobs()
+
+
 def _cmd_report(args: Any) -> int:
     from impostor_bench.analysis.report import build_report
 
@@ -278,7 +301,8 @@ def _cmd_report(args: Any) -> int:
     data, source = _load(args)
     embedder = word_embedder()  # Fig. 3 and the positive control's semantic distances (a table: also without figures)
     manifest = build_report(data, args.out, cfg, source=source, progress=_progress, figures=not args.no_figures,
-                            embedder=embedder, compile_tex=not getattr(args, "no_pdf", False), after_table=trim_heap)
+                            embedder=embedder, compile_tex=not getattr(args, "no_pdf", False), after_table=trim_heap,
+                            jobs=_jobs_of(args))
     out = Path(args.out).absolute()
     _paper_lines(out, manifest.get("paper") or {}, getattr(args, "compare_paper", False))
     keep_going = getattr(args, "keep_going", False)

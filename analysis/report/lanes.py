@@ -1,0 +1,258 @@
+"""The report's tables and figures in two processes (issue 41: 90,720 games in under 30 s on two cores).
+
+Tables: this process and a forked one take the report's tables in turn from a shared counter. The
+first process to start a table (or one a table asks for) claims it in a shared array; the other
+waits for it instead of computing it again, so each table is computed once. Each process records
+what computing a table did (``Analysis.recorder``) and sends the table to the other. At the end the
+parent replays every table in the report's order (``Analysis.provider``), so the bundle's tables,
+notes and errors are those one process makes (tests/analysis/test_report_lanes.py).
+
+Figures: each process draws the next figure not yet taken; the parent puts them in order.
+
+The child is forked (Linux only), so it shares the loaded games and the prepared arrays, computed
+before the fork. Each process runs BLAS on one thread: two threads per process spin-wait on small
+matrices and cost a third of the report's CPU (benchmarks/RESULTS.md, "Issue 41, sixth pass").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+import os
+import queue
+import sys
+import threading
+import traceback
+from typing import Any, Callable, Iterator, Mapping, Optional
+
+from impostor_bench.analysis.stats import REGISTRY, StatsUnavailable, prepared
+from impostor_bench.analysis.stats.session import Analysis, Computed, Recorder
+
+_FREE, _PARENT, _CHILD = 0, 1, 2
+_POLL_S = 0.2  # how often a waiting process checks that the other is still alive
+
+
+def default_jobs() -> int:
+    """2 where the report may fork and has two CPUs, else 1."""
+    if not sys.platform.startswith("linux"):  # fork is unsafe with macOS's system libraries
+        return 1
+    return min(2, len(os.sched_getaffinity(0)))
+
+
+@contextlib.contextmanager
+def one_blas_thread() -> Iterator[None]:
+    """BLAS on one thread while the report runs in two processes (see the module docstring)."""
+    from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
+def _take(counter: Any) -> int:
+    with counter.get_lock():
+        i = counter.value
+        counter.value += 1
+    return i
+
+
+def _watch_parent() -> Callable[[], bool]:
+    """In a child: exit when the parent is gone (killed), so no orphan keeps computing; returns
+    whether the parent is alive."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            threading.Event().wait(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+    return lambda: os.getppid() == parent
+
+
+class _Lane:
+    """One process's side of the tables: its claims, the tables it holds (computed or received)
+    and the queues to and from the other process; the session's ``provider``."""
+
+    def __init__(self, me: int, index: dict[str, int], claims: Any, inbox: Any, outbox: Any, analysis: Analysis,
+                 progress: Callable[[str], None] = lambda s: None) -> None:
+        self.me, self.index, self.claims = me, index, claims
+        self.inbox, self.outbox = inbox, outbox
+        self.config = analysis.config
+        self.other_alive: Callable[[], bool] = lambda: True
+        self.store: dict[tuple, Computed] = {}
+        self.memos: dict[tuple, list[tuple]] = {}  # received from the other process
+        self.other_done = False
+        self.failure: Optional[str] = None
+        self.recorder = Recorder(on_table=self._computed)
+        self._sent_memos: set[tuple] = set()
+        self._progress = progress
+        self._done_names: set[str] = set()
+
+    # ----------------------------------------------------------------- the session's provider
+
+    def table(self, key: tuple) -> Optional[Computed]:
+        if key in self.store:
+            return self.store[key]
+        name, config = key
+        i = self.index.get(name)
+        if i is None or config != self.config:
+            return None
+        with self.claims.get_lock():
+            owner = self.claims[i]
+            if owner == _FREE:
+                self.claims[i] = self.me
+        if owner in (_FREE, self.me):
+            return None
+        return self._wait_for(key)
+
+    def memo_events(self, key: tuple) -> list[tuple]:
+        return self.memos.get(key) or self.recorder.memos.get(key, [])
+
+    # ----------------------------------------------------------------- computing and exchanging
+
+    def work(self, analysis: Analysis, names: list[str], counter: Any) -> None:
+        """Compute the next table nobody has claimed, until the counter runs past ``names``."""
+        while (i := _take(counter)) < len(names):
+            if self.claims[self.index[names[i]]] == _FREE:
+                analysis.table(names[i])
+
+    def _computed(self, key: tuple, computed: Computed) -> None:
+        self.store[key] = computed
+        new = {k: v for k, v in self.recorder.memos.items() if k not in self._sent_memos}
+        self._sent_memos.update(new)
+        if not self.other_done:
+            self.outbox.put(("table", key, computed, new))
+        self._report(key, computed, "")
+
+    def _report(self, key: tuple, computed: Computed, where: str) -> None:
+        if key[1] == self.config and key[0] not in self._done_names:
+            self._done_names.add(key[0])
+            self._progress(f"[{len(self._done_names)}/{len(self.index)}] table {key[0]}: {len(computed.frame)} rows "
+                           f"in {computed.seconds:.1f} s{where}")
+
+    def receive(self, timeout: float) -> bool:
+        """Take one message from the other process (False: none came within ``timeout``)."""
+        try:
+            msg = self.inbox.get(timeout=timeout)
+        except queue.Empty:
+            return False
+        if msg[0] == "table":
+            _, key, computed, memos = msg
+            self.store.setdefault(key, computed)
+            self.memos.update(memos)
+            self._report(key, computed, " (second process)")
+        else:  # "done" or ("failed", traceback)
+            self.other_done = True
+            self.failure = msg[1] if msg[0] == "failed" else None
+        return True
+
+    def _wait_for(self, key: tuple) -> Optional[Computed]:
+        while key not in self.store:
+            if not self.receive(_POLL_S) and (self.other_done or not self.other_alive()):
+                return None  # the other process ended without it: compute it here
+        return self.store[key]
+
+
+def _table_child(lane: _Lane, analysis: Analysis, names: list[str], counter: Any) -> None:
+    lane.other_alive = _watch_parent()
+    analysis.recorder, analysis.provider = lane.recorder, lane
+    try:
+        lane.work(analysis, names, counter)
+        lane.outbox.put(("done", None))
+    except BaseException:  # noqa: BLE001 - the parent computes what is missing
+        lane.outbox.put(("failed", traceback.format_exc()))
+    lane.outbox.close()
+    lane.outbox.join_thread()
+
+
+class _Replay:
+    """The tables both processes computed, handed to the session in the report's order."""
+
+    def __init__(self, store: dict[tuple, Computed], memos: dict[tuple, list[tuple]]) -> None:
+        self.store, self.memos = store, memos
+
+    def table(self, key: tuple) -> Optional[Computed]:
+        return self.store.get(key)
+
+    def memo_events(self, key: tuple) -> list[tuple]:
+        return self.memos.get(key, [])
+
+
+@contextlib.contextmanager
+def tables_in_two_processes(analysis: Analysis, tables: Mapping[str, Callable], names: list[str],
+                            progress: Callable[[str], None] = lambda s: None) -> Iterator[dict[str, float]]:
+    """Compute the registered tables among ``names`` (those ``tables`` maps to the registered function:
+    not a caller's own) in this process and a forked one; inside the
+    block ``analysis.table(name)`` replays them (the notes of one process, in the order asked).
+    Yields each table's seconds of computing. A table the child did not send (it failed, was
+    killed) is computed here."""
+    ctx = mp.get_context("fork")
+    index = {n: i for i, n in enumerate(REGISTRY)}
+    names = [n for n in names if REGISTRY.get(n) is tables[n]]
+    claims, counter = ctx.Array("b", len(index)), ctx.Value("i", 0)
+    to_parent, to_child = ctx.Queue(), ctx.Queue()
+    notes0, errors0 = list(analysis.notes), list(analysis.errors)
+    lane = _Lane(_PARENT, index, claims, to_parent, to_child, analysis, progress)
+    child_lane = _Lane(_CHILD, index, claims, to_child, to_parent, analysis)
+    analysis.recorder, analysis.provider = lane.recorder, lane
+    try:
+        try:
+            prepared(analysis)  # every table's arrays: once, before the fork, shared with the child
+        except StatsUnavailable:
+            pass  # the tables say so, each in its note
+        child = ctx.Process(target=_table_child, args=(child_lane, analysis, names, counter), daemon=True)
+        child.start()
+        lane.other_alive = child.is_alive
+        try:
+            lane.work(analysis, names, counter)
+            while not lane.other_done and (lane.receive(_POLL_S) or child.is_alive()):
+                pass
+        finally:
+            lane.other_done = True  # nothing more is sent to the child
+            to_child.cancel_join_thread()
+            child.join(timeout=10)
+            if child.is_alive():
+                child.terminate()
+        if lane.failure:
+            progress(f"the second process failed; its tables are computed here:\n{lane.failure}")
+    except BaseException:
+        analysis.recorder = analysis.provider = None
+        raise
+    analysis.recorder = None
+    analysis.restart(notes0, errors0)
+    analysis.provider = _Replay(lane.store, {**lane.recorder.memos, **lane.memos})
+    try:
+        yield {key[0]: c.seconds for key, c in lane.store.items() if key[1] == analysis.config}
+    finally:
+        analysis.provider = None
+
+
+def draw_in_two_processes(draw: Callable[[int], Any], count: int) -> list[Any]:
+    """``[draw(i) for i in range(count)]``, each process drawing the next ``i`` not yet taken; what
+    ``draw`` returns must pickle. An ``i`` the child did not send back (it failed) is drawn here."""
+    ctx = mp.get_context("fork")
+    counter, results = ctx.Value("i", 0), ctx.Queue()
+
+    def child() -> None:
+        _watch_parent()
+        while (i := _take(counter)) < count:
+            results.put((i, draw(i)))
+        results.close()
+        results.join_thread()
+
+    proc = ctx.Process(target=child, daemon=True)
+    proc.start()
+    out: dict[int, Any] = {}
+    while (i := _take(counter)) < count:
+        out[i] = draw(i)
+    while len(out) < count and (proc.is_alive() or not results.empty()):
+        with contextlib.suppress(queue.Empty):
+            j, res = results.get(timeout=_POLL_S)
+            out[j] = res
+    proc.join(timeout=10)
+    if proc.is_alive():
+        proc.terminate()
+    for i in range(count):
+        if i not in out:
+            out[i] = draw(i)
+    return [out[i] for i in range(count)]
