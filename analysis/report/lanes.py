@@ -17,6 +17,7 @@ matrices and cost a third of the report's CPU (benchmarks/RESULTS.md, "Issue 41,
 from __future__ import annotations
 
 import contextlib
+import gc
 import multiprocessing as mp
 import os
 import queue
@@ -25,11 +26,20 @@ import threading
 import traceback
 from typing import Any, Callable, Iterator, Mapping, Optional
 
-from impostor_bench.analysis.stats import REGISTRY, StatsUnavailable, prepared
+from impostor_bench.analysis.stats import REGISTRY, share_intermediates
 from impostor_bench.analysis.stats.session import Analysis, Computed, Recorder
 
 _FREE, _PARENT, _CHILD = 0, 1, 2
+
+
+class _Busy(BaseException):
+    """A table asked for one the other process is computing: put it off and take other work (a
+    BaseException, so the tables' own ``except Exception`` lets it through)."""
 _POLL_S = 0.2  # how often a waiting process checks that the other is still alive
+#: The slowest tables on 90,720 games (benchmarks/RESULTS.md), taken first so that the two processes
+#: finish together (a table left to the end runs alone); the others follow in the report's order.
+_SLOWEST = ("team_dynamics", "win_model_mode_difficulty", "headline", "learning", "team_ballots", "chi2",
+            "team_language", "opponent_baseline", "style_metrics", "equation1", "style_correlation")
 
 
 def default_jobs() -> int:
@@ -87,6 +97,8 @@ class _Lane:
         self._sent_memos: set[tuple] = set()
         self._progress = progress
         self._done_names: set[str] = set()
+        self._open: list[int] = []  # the tables this process claimed and is computing (innermost last)
+        self.may_put_off = False  # True while other work is left to take: a table waiting on the other is put off
 
     # ----------------------------------------------------------------- the session's provider
 
@@ -97,13 +109,23 @@ class _Lane:
         i = self.index.get(name)
         if i is None or config != self.config:
             return None
+        if self._claim(i):
+            return None
+        if self.may_put_off:
+            while self.receive(0):  # it may have come meanwhile
+                pass
+            if key not in self.store:
+                raise _Busy(name)
+        return self._wait_for(key)
+
+    def _claim(self, i: int) -> bool:
+        """Whether this process is to compute table ``i`` (it was free, now claimed, or already ours)."""
         with self.claims.get_lock():
             owner = self.claims[i]
             if owner == _FREE:
                 self.claims[i] = self.me
-        if owner in (_FREE, self.me):
-            return None
-        return self._wait_for(key)
+                self._open.append(i)
+        return owner in (_FREE, self.me)
 
     def memo_events(self, key: tuple) -> list[tuple]:
         return self.memos.get(key) or self.recorder.memos.get(key, [])
@@ -111,12 +133,33 @@ class _Lane:
     # ----------------------------------------------------------------- computing and exchanging
 
     def work(self, analysis: Analysis, names: list[str], counter: Any) -> None:
-        """Compute the next table nobody has claimed, until the counter runs past ``names``."""
+        """Compute the next table nobody has claimed, until the counter runs past ``names``; a table that
+        waits on one the other process is computing is put off until then (its claims let go)."""
+        put_off: list[str] = []
         while (i := _take(counter)) < len(names):
             if self.claims[self.index[names[i]]] == _FREE:
-                analysis.table(names[i])
+                self.may_put_off = True
+                try:
+                    analysis.table(names[i])
+                except _Busy:
+                    put_off.append(names[i])
+                    self._let_go_open()
+                finally:
+                    self.may_put_off = False
+        for name in put_off:  # nothing else to do: wait for the other process where needed
+            analysis.table(name)
+
+    def _let_go_open(self) -> None:
+        """Free the claims of the tables a put-off table was computing (none of them finished)."""
+        with self.claims.get_lock():
+            for i in self._open:
+                self.claims[i] = _FREE
+        self._open.clear()
 
     def _computed(self, key: tuple, computed: Computed) -> None:
+        i = self.index.get(key[0])
+        if key[1] == self.config and i in self._open:
+            self._open.remove(i)
         self.store[key] = computed
         new = {k: v for k, v in self.recorder.memos.items() if k not in self._sent_memos}
         self._sent_memos.update(new)
@@ -147,10 +190,21 @@ class _Lane:
         return True
 
     def _wait_for(self, key: tuple) -> Optional[Computed]:
+        i = self.index[key[0]]
         while key not in self.store:
+            if self._claim(i):
+                return None  # the other process put it off: compute it here
             if not self.receive(_POLL_S) and (self.other_done or not self.other_alive()):
                 return None  # the other process ended without it: compute it here
         return self.store[key]
+
+
+def _let_go(analysis: Analysis) -> None:
+    """Forget the intermediate results but the prepared arrays (the tables a process still asks for
+    compute theirs again) and hand the freed memory back: the two processes' peaks add up."""
+    analysis.drop_memos(keep=[("prepared",)])
+    if analysis.after_table is not None:
+        analysis.after_table()
 
 
 def _table_child(lane: _Lane, analysis: Analysis, names: list[str], counter: Any) -> None:
@@ -189,6 +243,7 @@ def tables_in_two_processes(analysis: Analysis, tables: Mapping[str, Callable], 
     ctx = mp.get_context("fork")
     index = {n: i for i, n in enumerate(REGISTRY)}
     names = [n for n in names if REGISTRY.get(n) is tables[n]]
+    names = [n for n in _SLOWEST if n in names] + [n for n in names if n not in _SLOWEST]
     claims, counter = ctx.Array("b", len(index)), ctx.Value("i", 0)
     to_parent, to_child = ctx.Queue(), ctx.Queue()
     notes0, errors0 = list(analysis.notes), list(analysis.errors)
@@ -196,18 +251,19 @@ def tables_in_two_processes(analysis: Analysis, tables: Mapping[str, Callable], 
     child_lane = _Lane(_CHILD, index, claims, to_child, to_parent, analysis)
     analysis.recorder, analysis.provider = lane.recorder, lane
     try:
-        try:
-            prepared(analysis)  # every table's arrays: once, before the fork, shared with the child
-        except StatsUnavailable:
-            pass  # the tables say so, each in its note
+        share_intermediates(analysis)  # once, before the fork: the child shares their pages
+        gc.collect()
+        gc.freeze()  # the child's collector would write to every object the two share, copying its page
         child = ctx.Process(target=_table_child, args=(child_lane, analysis, names, counter), daemon=True)
         child.start()
         lane.other_alive = child.is_alive
         try:
             lane.work(analysis, names, counter)
+            _let_go(analysis)  # this process computes no more: its intermediate results go while it waits
             while not lane.other_done and (lane.receive(_POLL_S) or child.is_alive()):
                 pass
         finally:
+            gc.unfreeze()
             lane.other_done = True  # nothing more is sent to the child
             to_child.cancel_join_thread()
             child.join(timeout=10)

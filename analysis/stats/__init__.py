@@ -53,7 +53,24 @@ def compute_all(data: AnalysisData | Analysis, config: StatsConfig | None = None
     return Analysis.of(data, config).tables(TABLES, config)
 
 
+def share_intermediates(analysis: Analysis) -> None:
+    """Compute now the intermediate results most tables share: the prepared arrays, the wild bootstrap's
+    multipliers and each seat's text. The report does so before it forks its second process, so the
+    two share these pages instead of each computing and holding a copy (issue 41). A failure here is
+    left to the tables, which report it."""
+    from impostor_bench.analysis.stats.design_boot import multipliers
+    from impostor_bench.analysis.stats.language import seat_text
+
+    try:
+        prep = prepared(analysis)
+        multipliers(analysis, prep, analysis.config)
+        if prep.has_players:
+            seat_text(analysis, prep)
+    except Exception:  # noqa: BLE001 - each table that needs these says why it cannot have them
+        pass
+
+
 __all__ = [
-    "Analysis", "TABLES", "REQUIRED", "ROUND_TABLES", "TableSpec", "declarations", "COLUMNS", "CONTRACT", "StatsConfig", "StatsUnavailable", "compute_all",
+    "Analysis", "TABLES", "share_intermediates", "REQUIRED", "ROUND_TABLES", "TableSpec", "declarations", "COLUMNS", "CONTRACT", "StatsConfig", "StatsUnavailable", "compute_all",
     "network_for_game", "game_metrics", "model_network", "game_ties", "ALL", "Prepared", "prepared", "wilson",
 ]
