@@ -54,11 +54,13 @@ def _inputs_for(fn: Callable, inputs: dict) -> dict:
 
 def make_figures(data: AnalysisData | Analysis, tables: dict[str, pd.DataFrame], out: Path, notes: list[str],
                  progress: Callable[[str], None] = lambda s: None, embedder: Optional[Embedder] = None,
-                 errors: Optional[list[str]] = None, jobs: int = 1) -> list[dict]:
+                 errors: Optional[list[str]] = None, jobs: int = 1,
+                 after_each: Optional[Callable[[], None]] = None) -> list[dict]:
     """Draw every figure into ``out``; a figure that raises is left out with a note, and named in ``errors``
     (the report then exits non-zero; a figure the data cannot support returns None with its own note).
     ``embedder`` gives Fig. 3 its word vectors; ``data`` is the report's session (the figures reuse its
-    cached intermediate results). ``jobs=2`` draws them in two processes (the same files and notes)."""
+    cached intermediate results). ``jobs=2`` draws them in two processes (the same files and notes);
+    ``after_each`` is called after each figure (the report hands freed memory back there)."""
     out.mkdir(parents=True, exist_ok=True)
     inputs = {"embedder": embedder}
     errs: list[str] = []
@@ -76,6 +78,8 @@ def make_figures(data: AnalysisData | Analysis, tables: dict[str, pd.DataFrame],
             plt.close("all")
             notes.append(f"Figure '{name}' failed: {type(exc).__name__}: {exc}")
             errs.append(f"Figure {name} failed: {type(exc).__name__}: {exc}")
+        if after_each is not None:
+            after_each()
         return res, notes[before:], errs[errs_before:]
 
     if jobs > 1:

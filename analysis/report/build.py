@@ -372,4 +372,4 @@ def _figures(analysis: Analysis, results, fig_dir: Path, progress, embedder: Opt
     from impostor_bench.analysis.figures import make_figures
 
     return make_figures(analysis, results, fig_dir, analysis.notes, progress=lambda s: progress(s), embedder=embedder,
-                        errors=errors, jobs=jobs)
+                        errors=errors, jobs=jobs, after_each=analysis.after_table)

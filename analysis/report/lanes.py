@@ -9,6 +9,9 @@ notes and errors are those one process makes (tests/analysis/test_report_lanes.p
 
 Figures: each process draws the next figure not yet taken; the parent puts them in order.
 
+The two processes' memory adds up: the intermediate results most tables share are computed before
+the fork, and the tables that need the most memory run one at a time (``_HEAVY``).
+
 The child is forked (Linux only), so it shares the loaded games and the prepared arrays, computed
 before the fork. Each process runs BLAS on one thread: two threads per process spin-wait on small
 matrices and cost a third of the report's CPU (benchmarks/RESULTS.md, "Issue 41, sixth pass").
@@ -32,14 +35,22 @@ from impostor_bench.analysis.stats.session import Analysis, Computed, Recorder
 _FREE, _PARENT, _CHILD = 0, 1, 2
 
 
-class _Busy(BaseException):
-    """A table asked for one the other process is computing: put it off and take other work (a
-    BaseException, so the tables' own ``except Exception`` lets it through)."""
 _POLL_S = 0.2  # how often a waiting process checks that the other is still alive
 #: The slowest tables on 90,720 games (benchmarks/RESULTS.md), taken first so that the two processes
 #: finish together (a table left to the end runs alone); the others follow in the report's order.
 _SLOWEST = ("team_dynamics", "win_model_mode_difficulty", "headline", "learning", "team_ballots", "chi2",
             "team_language", "opponent_baseline", "style_metrics", "equation1", "style_correlation")
+#: The tables that take over 100 MiB more while they run on 90,720 games (benchmarks/report_memory.py):
+#: two of them at once would take the two processes over the report's 800 MB, so while other work is
+#: left only one runs at a time (a second is put off like a table waiting on the other process).
+_HEAVY = frozenset({"team_dynamics", "detection_by_difficulty", "team_language", "team_ballots", "learning",
+                    "style_adjusted", "ratings", "speaking_itt"})
+
+
+class _Busy(BaseException):
+    """A table asked for one the other process is computing (or, while a heavy one runs there, for a
+    heavy one): put it off and take other work (a BaseException, so the tables' own ``except
+    Exception`` lets it through)."""
 
 
 def default_jobs() -> int:
@@ -83,9 +94,9 @@ class _Lane:
     """One process's side of the tables: its claims, the tables it holds (computed or received)
     and the queues to and from the other process; the session's ``provider``."""
 
-    def __init__(self, me: int, index: dict[str, int], claims: Any, inbox: Any, outbox: Any, analysis: Analysis,
-                 progress: Callable[[str], None] = lambda s: None) -> None:
-        self.me, self.index, self.claims = me, index, claims
+    def __init__(self, me: int, index: dict[str, int], claims: Any, heavy: Any, inbox: Any, outbox: Any,
+                 analysis: Analysis, progress: Callable[[str], None] = lambda s: None) -> None:
+        self.me, self.index, self.claims, self.heavy = me, index, claims, heavy
         self.inbox, self.outbox = inbox, outbox
         self.config = analysis.config
         self.other_alive: Callable[[], bool] = lambda: True
@@ -98,6 +109,7 @@ class _Lane:
         self._progress = progress
         self._done_names: set[str] = set()
         self._open: list[int] = []  # the tables this process claimed and is computing (innermost last)
+        self._holding: Optional[str] = None  # the heavy table this process holds the lock for
         self.may_put_off = False  # True while other work is left to take: a table waiting on the other is put off
 
     # ----------------------------------------------------------------- the session's provider
@@ -110,6 +122,10 @@ class _Lane:
         if i is None or config != self.config:
             return None
         if self._claim(i):
+            if name in _HEAVY and self.may_put_off:
+                if not self.heavy.acquire(block=False):
+                    raise _Busy(name)
+                self._holding = name
             return None
         if self.may_put_off:
             while self.receive(0):  # it may have come meanwhile
@@ -144,6 +160,7 @@ class _Lane:
                 except _Busy:
                     put_off.append(names[i])
                     self._let_go_open()
+                    self._release_heavy()
                 finally:
                     self.may_put_off = False
         for name in put_off:  # nothing else to do: wait for the other process where needed
@@ -156,7 +173,14 @@ class _Lane:
                 self.claims[i] = _FREE
         self._open.clear()
 
+    def _release_heavy(self) -> None:
+        if self._holding is not None:
+            self._holding = None
+            self.heavy.release()
+
     def _computed(self, key: tuple, computed: Computed) -> None:
+        if key[0] == self._holding:
+            self._release_heavy()
         i = self.index.get(key[0])
         if key[1] == self.config and i in self._open:
             self._open.remove(i)
@@ -247,8 +271,9 @@ def tables_in_two_processes(analysis: Analysis, tables: Mapping[str, Callable], 
     claims, counter = ctx.Array("b", len(index)), ctx.Value("i", 0)
     to_parent, to_child = ctx.Queue(), ctx.Queue()
     notes0, errors0 = list(analysis.notes), list(analysis.errors)
-    lane = _Lane(_PARENT, index, claims, to_parent, to_child, analysis, progress)
-    child_lane = _Lane(_CHILD, index, claims, to_child, to_parent, analysis)
+    heavy = ctx.Lock()
+    lane = _Lane(_PARENT, index, claims, heavy, to_parent, to_child, analysis, progress)
+    child_lane = _Lane(_CHILD, index, claims, heavy, to_child, to_parent, analysis)
     analysis.recorder, analysis.provider = lane.recorder, lane
     try:
         share_intermediates(analysis)  # once, before the fork: the child shares their pages
@@ -296,6 +321,16 @@ def draw_in_two_processes(draw: Callable[[int], Any], count: int) -> list[Any]:
         results.close()
         results.join_thread()
 
+    gc.collect()
+    gc.freeze()  # see tables_in_two_processes (the parent's collector writes to shared pages too)
+    try:
+        return _draw_beside(ctx, child, draw, count, counter, results)
+    finally:
+        gc.unfreeze()
+
+
+def _draw_beside(ctx: Any, child: Callable[[], None], draw: Callable[[int], Any], count: int, counter: Any,
+                 results: Any) -> list[Any]:
     proc = ctx.Process(target=child, daemon=True)
     proc.start()
     out: dict[int, Any] = {}
