@@ -122,17 +122,29 @@ class _Lane:
         if i is None or config != self.config:
             return None
         if self._claim(i):
-            if name in _HEAVY and self.may_put_off:
-                if not self.heavy.acquire(block=False):
-                    raise _Busy(name)
-                self._holding = name
+            if name in _HEAVY and self._holding is None:
+                if self._acquire_heavy():
+                    self._holding = name
+                elif self.may_put_off:
+                    raise _Busy(None)
             return None
         if self.may_put_off:
             while self.receive(0):  # it may have come meanwhile
                 pass
             if key not in self.store:
-                raise _Busy(name)
+                raise _Busy(key)
         return self._wait_for(key)
+
+    def _acquire_heavy(self) -> bool:
+        """The heavy lock: at once or not while other work is left; else once the other process lets
+        it go (a holder never waits on the other, see ``_wait_for``), or not when that one has ended."""
+        if self.may_put_off:
+            return bool(self.heavy.acquire(block=False))
+        while not self.heavy.acquire(timeout=_POLL_S):
+            if self.other_done or not self.other_alive():
+                return False  # it ended (or died) holding it
+            self.receive(0)
+        return True
 
     def _claim(self, i: int) -> bool:
         """Whether this process is to compute table ``i`` (it was free, now claimed, or already ours)."""
@@ -149,22 +161,45 @@ class _Lane:
     # ----------------------------------------------------------------- computing and exchanging
 
     def work(self, analysis: Analysis, names: list[str], counter: Any) -> None:
-        """Compute the next table nobody has claimed, until the counter runs past ``names``; a table that
-        waits on one the other process is computing is put off until then (its claims let go)."""
-        put_off: list[str] = []
-        while (i := _take(counter)) < len(names):
+        """Compute the next table nobody has claimed, until the counter runs past ``names``. A table that
+        waits on one the other process is computing, or a heavy one while the other runs a heavy one, is
+        put off (its claims let go) and tried again once what it waited for is there."""
+        put_off: dict[str, Optional[tuple]] = {}  # name -> the table it waits for (None: the heavy lock)
+        while True:
+            while self.receive(0):
+                pass
+            for name in [n for n, key in put_off.items() if self._ready(key)]:
+                if self._attempt(analysis, name, put_off):
+                    del put_off[name]
+            if (i := _take(counter)) >= len(names):
+                break
             if self.claims[self.index[names[i]]] == _FREE:
-                self.may_put_off = True
-                try:
-                    analysis.table(names[i])
-                except _Busy:
-                    put_off.append(names[i])
-                    self._let_go_open()
-                    self._release_heavy()
-                finally:
-                    self.may_put_off = False
-        for name in put_off:  # nothing else to do: wait for the other process where needed
+                self._attempt(analysis, names[i], put_off)
+        for name in put_off:  # nothing else to take: wait for the other process where needed
             analysis.table(name)
+
+    def _ready(self, key: Optional[tuple]) -> bool:
+        """Whether what a put-off table waited for is there (a table received; the heavy lock free)."""
+        if key is not None:
+            return key in self.store
+        if self.heavy.acquire(block=False):
+            self.heavy.release()
+            return True
+        return False
+
+    def _attempt(self, analysis: Analysis, name: str, put_off: dict[str, Optional[tuple]]) -> bool:
+        """Compute ``name`` unless it must wait (then it is put off, with what it waits for): done?"""
+        self.may_put_off = True
+        try:
+            analysis.table(name)
+            return True
+        except _Busy as busy:
+            put_off[name] = busy.args[0]
+            self._let_go_open()
+            self._release_heavy()
+            return False
+        finally:
+            self.may_put_off = False
 
     def _let_go_open(self) -> None:
         """Free the claims of the tables a put-off table was computing (none of them finished)."""
@@ -214,6 +249,7 @@ class _Lane:
         return True
 
     def _wait_for(self, key: tuple) -> Optional[Computed]:
+        self._release_heavy()  # waiting on the other process, which may need it: the rest runs without it
         i = self.index[key[0]]
         while key not in self.store:
             if self._claim(i):
@@ -238,6 +274,7 @@ def _table_child(lane: _Lane, analysis: Analysis, names: list[str], counter: Any
         lane.work(analysis, names, counter)
         lane.outbox.put(("done", None))
     except BaseException:  # noqa: BLE001 - the parent computes what is missing
+        lane._release_heavy()
         lane.outbox.put(("failed", traceback.format_exc()))
     lane.outbox.close()
     lane.outbox.join_thread()
