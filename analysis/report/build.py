@@ -20,7 +20,6 @@ previous bundle (replaced); anything else is refused.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as _dt
 import json
@@ -346,11 +345,9 @@ def build_report(
     try:
         analysis = Analysis(data, cfg)
         analysis.after_table = after_table
-        with contextlib.ExitStack() as stack:
-            if jobs > 1:
-                from impostor_bench.analysis.report.lanes import one_blas_thread
+        from impostor_bench.analysis.report.lanes import one_blas_thread
 
-                stack.enter_context(one_blas_thread())
+        with one_blas_thread():  # whatever ``jobs``: the same sums, so the same bundle
             manifest = _fill_bundle(tmp, analysis, cfg, tables, inputs=inputs, source=source, progress=progress,
                                     figures=figures, embedder=embedder, t_start=t_start, compile_tex=compile_tex,
                                     jobs=jobs)

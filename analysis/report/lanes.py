@@ -13,8 +13,10 @@ The two processes' memory adds up: the intermediate results most tables share ar
 the fork, and the tables that need the most memory run one at a time (``_HEAVY``).
 
 The child is forked (Linux only), so it shares the loaded games and the prepared arrays, computed
-before the fork. Each process runs BLAS on one thread: two threads per process spin-wait on small
-matrices and cost a third of the report's CPU (benchmarks/RESULTS.md, "Issue 41, sixth pass").
+before the fork. The report runs BLAS on one thread whatever ``--jobs`` (``one_blas_thread``): a
+second thread spin-waits on the small matrices the tables use, costing a third of the report's CPU
+for no time saved, and summing in one fixed order gives the same bundle in one process or two
+(benchmarks/RESULTS.md, "Issue 41, sixth pass").
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ def default_jobs() -> int:
 
 @contextlib.contextmanager
 def one_blas_thread() -> Iterator[None]:
-    """BLAS on one thread while the report runs in two processes (see the module docstring)."""
+    """BLAS on one thread while the report runs (see the module docstring)."""
     from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
     with threadpool_limits(limits=1, user_api="blas"):
