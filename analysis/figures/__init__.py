@@ -85,7 +85,7 @@ def make_figures(data: AnalysisData | Analysis, tables: dict[str, pd.DataFrame],
     if jobs > 1:
         from impostor_bench.analysis.report.lanes import draw_in_two_processes
 
-        drawn = draw_in_two_processes(draw, len(FIGURES))
+        drawn = draw_in_two_processes(draw, len(FIGURES), after_each)
         del notes[n0:]  # each figure's notes again, in the figures' order (as one process adds them)
         for _, added, _ in drawn:
             notes.extend(n for n in added if n not in notes)

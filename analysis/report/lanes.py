@@ -261,6 +261,16 @@ class _Lane:
         return self.store[key]
 
 
+def _before_fork(trim: Optional[Callable[[], None]]) -> None:
+    """Fork-friendly memory: no garbage, freed pages handed back (else the parent reusing one copies it
+    while the child keeps the old one), and the collector frozen (else the child's, or the parent's,
+    writes to every object the two share, copying its page); ``gc.unfreeze`` once the child is done."""
+    gc.collect()
+    if trim is not None:
+        trim()
+    gc.freeze()
+
+
 def _let_go(analysis: Analysis) -> None:
     """Forget the intermediate results but the prepared arrays (the tables a process still asks for
     compute theirs again) and hand the freed memory back: the two processes' peaks add up."""
@@ -316,8 +326,7 @@ def tables_in_two_processes(analysis: Analysis, tables: Mapping[str, Callable], 
     analysis.recorder, analysis.provider = lane.recorder, lane
     try:
         share_intermediates(analysis)  # once, before the fork: the child shares their pages
-        gc.collect()
-        gc.freeze()  # the child's collector would write to every object the two share, copying its page
+        _before_fork(analysis.after_table)
         child = ctx.Process(target=_table_child, args=(child_lane, analysis, names, counter), daemon=True)
         child.start()
         lane.other_alive = child.is_alive
@@ -347,9 +356,11 @@ def tables_in_two_processes(analysis: Analysis, tables: Mapping[str, Callable], 
         analysis.provider = None
 
 
-def draw_in_two_processes(draw: Callable[[int], Any], count: int) -> list[Any]:
+def draw_in_two_processes(draw: Callable[[int], Any], count: int, trim: Optional[Callable[[], None]] = None
+                          ) -> list[Any]:
     """``[draw(i) for i in range(count)]``, each process drawing the next ``i`` not yet taken; what
-    ``draw`` returns must pickle. An ``i`` the child did not send back (it failed) is drawn here."""
+    ``draw`` returns must pickle. An ``i`` the child did not send back (it failed) is drawn here.
+    ``trim`` hands freed memory back before the fork."""
     ctx = mp.get_context("fork")
     counter, results = ctx.Value("i", 0), ctx.Queue()
 
@@ -360,8 +371,7 @@ def draw_in_two_processes(draw: Callable[[int], Any], count: int) -> list[Any]:
         results.close()
         results.join_thread()
 
-    gc.collect()
-    gc.freeze()  # see tables_in_two_processes (the parent's collector writes to shared pages too)
+    _before_fork(trim)
     try:
         return _draw_beside(ctx, child, draw, count, counter, results)
     finally:
