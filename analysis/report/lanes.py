@@ -335,6 +335,9 @@ def tables_in_two_processes(analysis: Analysis, tables: Mapping[str, Callable], 
             _let_go(analysis)  # this process computes no more: its intermediate results go while it waits
             while not lane.other_done and (lane.receive(_POLL_S) or child.is_alive()):
                 pass
+        except BaseException:  # interrupted, or a bug in strict mode: the child's work is not wanted
+            child.terminate()
+            raise
         finally:
             gc.unfreeze()
             lane.other_done = True  # nothing more is sent to the child
@@ -383,12 +386,16 @@ def _draw_beside(ctx: Any, child: Callable[[], None], draw: Callable[[int], Any]
     proc = ctx.Process(target=child, daemon=True)
     proc.start()
     out: dict[int, Any] = {}
-    while (i := _take(counter)) < count:
-        out[i] = draw(i)
-    while len(out) < count and (proc.is_alive() or not results.empty()):
-        with contextlib.suppress(queue.Empty):
-            j, res = results.get(timeout=_POLL_S)
-            out[j] = res
+    try:
+        while (i := _take(counter)) < count:
+            out[i] = draw(i)
+        while len(out) < count and (proc.is_alive() or not results.empty()):
+            with contextlib.suppress(queue.Empty):
+                j, res = results.get(timeout=_POLL_S)
+                out[j] = res
+    except BaseException:  # interrupted: the child's figures are not wanted
+        proc.terminate()
+        raise
     proc.join(timeout=10)
     if proc.is_alive():
         proc.terminate()
