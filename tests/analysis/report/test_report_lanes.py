@@ -198,3 +198,12 @@ def test_a_replay_in_order_gives_the_notes_of_computing_in_order(data):
         for name in ("probe_replay_first", "probe_replay_second", "probe_replay_inner"):
             REGISTRY.pop(name, None)
             COLUMNS.pop(name, None)
+
+
+def test_the_lanes_tuning_names_registered_tables():
+    """``_SLOWEST`` (taken first) and ``_HEAVY`` (one at a time) name tables by hand: a renamed table
+    would silently lose its place."""
+    from impostor_bench.analysis.report import lanes
+
+    assert set(lanes._SLOWEST) | set(lanes._HEAVY) <= set(stats.TABLES)
+    assert len(set(lanes._SLOWEST)) == len(lanes._SLOWEST)
