@@ -42,11 +42,13 @@ _POLL_S = 0.2  # how often a waiting process checks that the other is still aliv
 #: finish together (a table left to the end runs alone); the others follow in the report's order.
 _SLOWEST = ("team_dynamics", "win_model_mode_difficulty", "headline", "learning", "team_ballots", "chi2",
             "team_language", "opponent_baseline", "style_metrics", "equation1", "style_correlation")
-#: The tables that take over 100 MiB more while they run on 90,720 games (benchmarks/report_memory.py):
-#: two of them at once would take the two processes over the report's 800 MB, so while other work is
-#: left only one runs at a time (a second is put off like a table waiting on the other process).
+#: The tables that take the most memory while they run on 90,720 games (over 100 MiB more,
+#: benchmarks/report_memory.py; ``headline`` with its bootstrap made the peak beside ``team_dynamics``,
+#: benchmarks/tree_memory.py): two at once would take the two processes over the report's 800 MB, so
+#: while other work is left only one runs at a time (a second is put off like a table waiting on the
+#: other process).
 _HEAVY = frozenset({"team_dynamics", "detection_by_difficulty", "team_language", "team_ballots", "learning",
-                    "style_adjusted", "ratings", "speaking_itt"})
+                    "style_adjusted", "ratings", "speaking_itt", "headline"})
 
 
 class _Busy(BaseException):

@@ -23,6 +23,7 @@ import tracemalloc
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from impostor_bench.analysis.stats.equation1 import fit_equation1
 
@@ -128,3 +129,18 @@ def test_lsm_rows_in_blocks_gives_the_bits_of_the_whole_formula():
     assert np.array_equal(lsm_rows(prof, x, y), whole)
     one = lsm_rows(prof, x[:5], y[:5])  # and each row is _text.lsm of its two profiles
     assert np.allclose(one, [tx.lsm(prof[a], prof[b]) for a, b in zip(x[:5], y[:5])], rtol=0, atol=1e-12)
+
+
+def test_paper_checks_keys_share_one_tuple_per_combination():
+    """``paper_checks._keys``: the same tuples, in the same rows, as one tuple per row (so the same
+    groups and counts), but one tuple object per distinct combination (~60 MB less at 90,720 games)."""
+    from impostor_bench.analysis.stats.paper_checks import _keys
+
+    rng = np.random.default_rng(3)
+    a = rng.choice(np.array(["m1", "m2", None, "m3"], dtype=object), 5000)
+    b = rng.choice(np.array(["easy", "medium", "hard"], dtype=object), 5000)
+    got, want = _keys(a, b), pd.Series(list(zip(a, b)), dtype=object)
+    assert got.tolist() == want.tolist()
+    assert got.value_counts().to_dict() == want.value_counts().to_dict()
+    assert len({id(t) for t in got}) == len(set(want)) == 12
+    assert _keys(np.array([], object), np.array([], object)).empty
