@@ -116,7 +116,7 @@ def _exposures(data, prep) -> pd.DataFrame:
         raise StatsUnavailable("descriptions, speaking positions or games.pair_id are missing")
     words = list(zip(g.get("majority_word", pd.Series([None] * prep.n)).astype(object),
                      g.get("impostor_word", pd.Series([None] * prep.n)).astype(object)))
-    gi, seat = np.nonzero(prep.present)
+    gi, seat = (x.astype(np.int32) for x in np.nonzero(prep.present))  # int32 rows: half the index memory
     tcode, tuniq = pd.factorize(pd.Series(prep.description[gi, seat], dtype=object))
     is_t = np.array([tx.is_text(t) for t in tuniq] + [False], dtype=bool)
     ok = is_t[np.where(tcode >= 0, tcode, len(tuniq))] & np.isfinite(prep.speak_pos[gi, seat])
@@ -125,11 +125,12 @@ def _exposures(data, prep) -> pd.DataFrame:
     pcode = pd.factorize(g["pair_id"].astype(object))[0][gi]
     mcode, muniq = pd.factorize(pd.Series(prep.model[gi, seat], dtype=object), sort=True)
     ok &= (pcode >= 0) & (mcode >= 0)
-    gi, seat, tcode, pcode, mcode = gi[ok], seat[ok], tcode[ok], pcode[ok], mcode[ok]  # by game, then seat
+    gi, seat, tcode, pcode, mcode = (x[ok].astype(np.int32) for x in (gi, seat, tcode, pcode, mcode))  # by game, seat
     d = pd.DataFrame({"gi": gi, "seat": seat, "pair": pcode, "imp": prep.is_imp[gi, seat], "model": mcode})
     pos = prep.speak_pos[gi, seat]
-    twin = _twins(d)
+    twin = _twins(d).astype(np.int32)
     codes, first = pd.factorize(tcode)  # distinct texts in order of first appearance, as before
+    codes = codes.astype(np.int32)
     uniq = np.asarray(tuniq, dtype=object)[first]
     prof = np.array([tx.fw_profile(s) for s in uniq]) if len(uniq) else np.zeros((0, 9))
     content = _content_rows(codes, uniq, gi, words)
@@ -230,7 +231,7 @@ def _earlier_pairs(gi: np.ndarray, pos: np.ndarray, twin: np.ndarray) -> tuple[n
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     a, e = np.concatenate(parts_a), np.concatenate(parts_e)
     order = np.lexsort((e, a))
-    return a[order], e[order]
+    return a[order].astype(np.int32), e[order].astype(np.int32)
 
 
 def _twins(d: pd.DataFrame) -> np.ndarray:
