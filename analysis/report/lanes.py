@@ -1,11 +1,12 @@
 """The report's tables and figures in two processes (issue 41: 90,720 games in under 30 s on two cores).
 
 Tables: this process and a forked one take the report's tables in turn from a shared counter. The
-first process to start a table (or one a table asks for) claims it in a shared array; the other
-waits for it instead of computing it again, so each table is computed once. Each process records
-what computing a table did (``Analysis.recorder``) and sends the table to the other. At the end the
-parent replays every table in the report's order (``Analysis.provider``), so the bundle's tables,
-notes and errors are those one process makes (tests/analysis/test_report_lanes.py).
+first process to start a table (or one a table asks for) claims it in a shared array, so each table
+is computed once; a table that asks for one the other process is computing is put off while other
+work is left, and waits for it at the end. Each process records what computing a table did
+(``Analysis.recorder``) and sends the table to the other. At the end the parent replays every table
+in the report's order (``Analysis.provider``), so the bundle's tables, notes and errors are those one
+process makes (tests/analysis/report/test_report_lanes.py).
 
 Figures: each process draws the next figure not yet taken; the parent puts them in order.
 
@@ -34,9 +35,7 @@ from typing import Any, Callable, Iterator, Mapping, Optional
 from impostor_bench.analysis.stats import REGISTRY, share_intermediates
 from impostor_bench.analysis.stats.session import Analysis, Computed, Recorder
 
-_FREE, _PARENT, _CHILD = 0, 1, 2
-
-
+_FREE, _PARENT, _CHILD = 0, 1, 2  # who claimed a table
 _POLL_S = 0.2  # how often a waiting process checks that the other is still alive
 #: The slowest tables on 90,720 games (benchmarks/RESULTS.md), taken first so that the two processes
 #: finish together (a table left to the end runs alone); the others follow in the report's order.
