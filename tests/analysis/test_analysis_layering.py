@@ -14,9 +14,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 ANALYSIS = ROOT / "analysis"
 
-# Third-party packages analysis may use: the statistics and plotting stack, and pyarrow,
-# the Parquet engine the tables are stored in.
-THIRD_PARTY = {"pandas", "numpy", "scipy", "statsmodels", "pingouin", "networkx", "matplotlib", "pyarrow"}
+# Third-party packages analysis may use: the statistics and plotting stack, pyarrow, the Parquet
+# engine the tables are stored in, and threadpoolctl, which sets that stack's BLAS threads (the report
+# runs BLAS on one: analysis/report/lanes.py).
+THIRD_PARTY = {"pandas", "numpy", "scipy", "statsmodels", "pingouin", "networkx", "matplotlib", "pyarrow",
+               "threadpoolctl"}
 # The game core modules analysis may read constants and helpers from.
 CORE = {"records", "rules", "parsing", "errors", "wordpairs", "schedule", "experiment", "modes"}
 
