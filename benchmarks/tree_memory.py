@@ -7,7 +7,7 @@ that forks a worker. This samples the whole process tree every 20 ms and prints,
 
     tree peak: PSS <MiB> (RSS sum <MiB>, largest process <MiB>), wall <s>
 
-PSS (proportional set size, /proc/PID/smaps_rollup) divides each shared page among the processes
+PSS (proportional set size, psutil's ``memory_full_info``) divides each shared page among the processes
 that map it, so its sum is the memory the tree holds; the RSS sum counts a page the parent and the
 forked child share twice (an upper bound). Numbers in MiB. ``--trace FILE`` writes every sample,
 ``seconds PSS-sum pid:PSS:RSS ...`` (KiB), to see which part of the run makes the peak.
@@ -21,17 +21,6 @@ import threading
 import time
 
 import psutil  # type: ignore[import-untyped]
-
-
-def _pss_kib(pid: int) -> int:
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as f:
-            for line in f:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
 
 
 def main(argv: list[str]) -> int:
@@ -56,10 +45,10 @@ def main(argv: list[str]) -> int:
             seen: list[str] = []
             for p in procs:
                 try:
-                    r = p.memory_info().rss // 1024
-                except psutil.NoSuchProcess:
+                    mem = p.memory_full_info()  # PSS from /proc/PID/smaps_rollup (smaps where that fails)
+                except (psutil.NoSuchProcess, psutil.AccessDenied):
                     continue
-                p_pss = _pss_kib(p.pid)
+                r, p_pss = mem.rss // 1024, mem.pss // 1024
                 pss += p_pss
                 rss += r
                 seen.append(f"{p.pid}:{p_pss}:{r}")
