@@ -29,6 +29,7 @@ import os
 import queue
 import sys
 import threading
+import time
 import traceback
 from typing import Any, Callable, Iterator, Mapping, Optional
 
@@ -86,7 +87,7 @@ def _watch_parent() -> Callable[[], bool]:
 
     def watch() -> None:
         while os.getppid() == parent:
-            threading.Event().wait(1.0)
+            time.sleep(1.0)
         os._exit(1)
 
     threading.Thread(target=watch, daemon=True).start()
@@ -272,6 +273,13 @@ def _before_fork(trim: Optional[Callable[[], None]]) -> None:
     gc.freeze()
 
 
+def _end(proc: Any) -> None:
+    """Wait a little for a child that has sent what it will send, then end it."""
+    proc.join(timeout=10)
+    if proc.is_alive():
+        proc.terminate()
+
+
 def _let_go(analysis: Analysis) -> None:
     """Forget the intermediate results but the prepared arrays (the tables a process still asks for
     compute theirs again) and hand the freed memory back: the two processes' peaks add up."""
@@ -343,9 +351,7 @@ def tables_in_two_processes(analysis: Analysis, tables: Mapping[str, Callable], 
             gc.unfreeze()
             lane.other_done = True  # nothing more is sent to the child
             to_child.cancel_join_thread()
-            child.join(timeout=10)
-            if child.is_alive():
-                child.terminate()
+            _end(child)
         if lane.failure:
             progress(f"the second process failed; its tables are computed here:\n{lane.failure}")
     except BaseException:
@@ -397,9 +403,7 @@ def _draw_beside(ctx: Any, child: Callable[[], None], draw: Callable[[int], Any]
     except BaseException:  # interrupted: the child's figures are not wanted
         proc.terminate()
         raise
-    proc.join(timeout=10)
-    if proc.is_alive():
-        proc.terminate()
+    _end(proc)
     for i in range(count):
         if i not in out:
             out[i] = draw(i)
