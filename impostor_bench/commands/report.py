@@ -74,7 +74,8 @@ def register(sub: Any) -> None:
                         "with a note); without it the bundle is written and the command exits 1 naming them")
     p.add_argument("--jobs", type=_jobs, default=None, metavar="N",
                    help="processes: 1 computes everything in one; 2 (the default where the machine has two CPUs "
-                        "and forks, i.e. Linux) splits the tables and figures between two; the bundle is the same")
+                        "and forks, i.e. Linux) splits the tables and figures between two; more than 2 runs as 2; "
+                        "the bundle is the same")
     p.set_defaults(func=_cmd_report)
 
 
@@ -84,7 +85,7 @@ def _jobs(text: str) -> int:
     except ValueError:
         n = 0
     if n < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected 1 or 2 processes")
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of processes, 1 or more (2 at most are used)")
     return min(n, 2)
 
 
