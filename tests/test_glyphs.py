@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from impostor_bench.core.glyphs import confusable_readings, has_visible_character, read_char, visible_text
+from impostor_bench.core.glyphs import confusable_readings, has_visible_character, read_char, visible_length, visible_text
 from impostor_bench.core.parsing import description_error_class, description_violation, find_word_leak, one_line
 
 CGJ, ZWSP, ZWJ, VS16, HANGUL_FILLER = "\u034f", "\u200b", "\u200d", "\ufe0f", "\u3164"
@@ -152,3 +152,26 @@ def test_ascii_hot_path_never_loads_icu():
             "print('icu' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+FLAG = "\U0001f1fa\U0001f1f8"  # one flag: two regional indicators, one character to a reader
+
+
+@pytest.mark.parametrize("text, length", [
+    (FLAG * 750, 750),  # 1,500 code points
+    ("e\u0301" * 750, 750),  # e + combining acute: one letter each
+    ("\U0001f44d\U0001f3fd" * 750, 750),  # thumbs up with a skin tone
+    ("word " + " " * 5000 + "word", 9),  # a whitespace run is one space
+    ("a\n\n\n\t\tb", 3),
+    ("  padded  ", 6),
+])
+def test_length_counts_what_a_reader_sees(text, length):
+    assert visible_length(text) == length
+    assert description_violation(text, "dog") is None  # all within 750
+
+
+def test_a_text_over_the_limit_as_read_is_too_long():
+    long = description_violation(FLAG * 751, "dog")
+    assert long.kind == "too_long" and "751 characters" in long.message
+    assert description_violation(("a" + " " * 40) * 375, "dog") is None  # 749 as shown
+    assert "751 characters" in description_violation("a " * 375 + "b", "dog").message

@@ -266,3 +266,46 @@ def test_ordinary_descriptions_stay_accepted_for_every_shipped_word():
     assert not unexpected, unexpected[:10]
     assert plain_leaks > 0  # the corpus does hold some shipped words as plain words (e.g. "big", "hot")
     assert find_word_leak(ORDINARY[5], "book") == "Book's"  # the documented camelCase reading
+
+
+# A word split by markup a page hides whatever its length, or by an HTML comment (the fourth red
+# team's forms: a tag over 30 characters and a comment holding letters were read as text), and
+# inflections whose stem changes, spelled out letter by letter (before, only the word itself was).
+HIDDEN_SPLITS = [
+    ("a ripe tom<span class='highlight-important-text'>ato</span> salad", "tomato", "tom<span class='highlight-important-text'>ato"),
+    ("fluffy s<!--x-->heep graze", "sheep", "s<!--x-->heep"),
+    ("fluffy s<!-- a long comment, with <b>tags</b> > and < inside -->heep", "sheep",
+     "s<!-- a long comment, with <b>tags</b> > and < inside -->heep"),
+    ("c<!--one-->a<!--two-->t naps", "cat", "c<!--one-->a<!--two-->t"),
+    ("tom<" + "span data-x='" + "y" * 500 + "'>ato", "tomato", "tom<" + "span data-x='" + "y" * 500 + "'>ato"),
+]
+SPELLED_INFLECTIONS = [
+    ("they howl: w o l v e s", "wolf", "w o l v e s"), ("the h a p p i e s t day", "happy", "h a p p i e s t"),
+    ("b a k i n g bread", "bake", "b a k i n g"), ("k-n-i-v-e-s", "knife", "k-n-i-v-e-s"),
+    ("r u n n i n g late", "run", "r u n n i n g"), ("c i t i e s", "city", "c i t i e s"),
+    ("p.a.n.i.c.k.e.d", "panic", "p.a.n.i.c.k.e.d"),
+]
+
+
+@pytest.mark.parametrize("text, word, leaked", HIDDEN_SPLITS + SPELLED_INFLECTIONS,
+                         ids=[f"{w}:{t[:30]}" for t, w, _ in HIDDEN_SPLITS + SPELLED_INFLECTIONS])
+def test_hidden_splits_and_spelled_inflections_leak(text: str, word: str, leaked: str):
+    assert find_word_leak(text, word) == leaked, (text, word)
+    assert description_error_class(description_violation(text, word)) == "leak"
+    assert find_word_leak(text + " \u2014 caf\u00e9", word) is not None  # through the look-alike path too
+
+
+@pytest.mark.parametrize("text, word", [
+    ("the w o l f and the w o l v e r i n e", "wolves"),  # spelled out: another word
+    ("a <span class='very-long-class-name-for-styling'>tomato</span>", "potato"),
+    ("s<!--x-->heep", "she"), ("h a p p e n s", "happy"), ("c a r t", "cat"), ("<!-- unclosed comment sheep", "ship"),
+    ("x < y and z > w, then c-a-b", "cat"),
+])
+def test_markup_and_spelling_rules_add_no_other_word(text: str, word: str):
+    assert find_word_leak(text, word) is None, (text, word)
+
+
+def test_an_unclosed_comment_is_read_as_text():
+    """An unclosed "<!--" hides nothing: the letters after it are text a page would show."""
+    assert find_word_leak("<!-- sheep", "sheep") == "sheep"
+    assert find_word_leak("s<!--x heep", "sheep") is None  # "x" stands between, shown

@@ -185,7 +185,7 @@ def test_reasoning_is_capped():
 
 
 @pytest.mark.parametrize("raw, label", [
-    (3, 3), ("3", 3), ("Player 3", 3), ("player_4", 4), ("P2", 2), ("p-1", 1), ("two", 2), (" 4. ", 4),
+    (3, 3), ("3", 3), ("Player 3", 3), ("player_4", 4), ("P2", 2), ("player - 1", 1), ("two", 2), (" 4. ", 4),
     ("3.5", None), (3.5, None), ("", None), ([3], None),
 ])
 def test_parse_player_id(raw, label):
@@ -299,3 +299,28 @@ def test_one_json_object_is_read_as_the_scan_reads_it(body):
         return [whole] if whole is not None else [_load_object(c) for c in _balanced_objects(body)]
 
     assert read(shortcut) == read(lambda: (_load_object(c) for c in _balanced_objects(body)))
+
+
+def test_a_python_repr_of_a_ballot_is_read():
+    """The text ``repr()`` prints for a ballot dict: single quotes, and double quotes around a
+    value holding an apostrophe (which the single-quote repair cannot read)."""
+    ballot_dict = {"suspected_impostor_id": "Player 3", "confidence": 0.8, "reasoning": "it's odd",
+                   "self_declaration": False, "word_guess": None}
+    text = repr(ballot_dict)
+    assert "\"it's odd\"" in text
+    for shown in (text, f"My vote: {text} - good luck", f"```\n{text}\n```"):
+        parsed = parse_vote(shown, ME)
+        assert (parsed.vote, parsed.reasoning, parsed.ballot_class) == (2, "it's odd", "valid"), shown
+    declared = parse_vote(repr({**ballot_dict, "self_declaration": True, "word_guess": "Tom's"}), 2)
+    assert declared.self_declared and declared.word_guess == "Tom's"
+    # a key repeated with different values stays ambiguous, as in JSON
+    twice = "{'suspected_impostor_id': 'Player 3', 'reasoning': \"it's\", 'suspected_impostor_id': 'Player 4'}"
+    assert parse_vote(twice, ME).ballot_class == "unparseable"
+    # literals only: a call is not run, and is no ballot
+    assert parse_vote("{'suspected_impostor_id': __import__('os').getpid(), 'reasoning': \"it's\"}", ME).vote is None
+
+
+@pytest.mark.parametrize("raw", ["Player -2", "p-3", "Player-3", "player -1", "#-2", "-3", -2])
+def test_a_negative_player_number_names_no_player(raw):
+    parsed = parse_vote(ballot(suspected_impostor_id=raw), ME)
+    assert parsed.vote is None and parsed.ballot_class == "names_no_player" and parsed.retry

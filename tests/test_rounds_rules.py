@@ -143,6 +143,18 @@ def test_a_repeat_of_ones_own_description_is_invalid():
     assert repeat_violation("anything", []) is None
 
 
+@pytest.mark.parametrize("again", [
+    "It is red \u0430nd sweet.",  # one Cyrillic a
+    "\uff29\uff54 is red and sweet.",  # a fullwidth I
+    "It is r\u200bed and sweet.",  # a zero-width space inside a word
+    "It is r\u0435d and sw\u0435\u0435t.",  # Cyrillic e
+])
+def test_a_repeat_read_as_the_leak_rule_reads_text_is_a_repeat(again):
+    """A look-alike letter or an invisible character does not make a description new."""
+    assert repeat_violation(again, ["It is red and sweet."]) == "it repeats your description from round 1; give a new one"
+    assert repeat_violation("It is r\u0435d and sour.", ["It is red and sweet."]) is None
+
+
 def test_notes_are_one_line_and_bounded():
     assert clip_note("a\n b   c") == "a b c"
     assert len(clip_note("x" * 1000)) == NOTE_MAX_CHARS

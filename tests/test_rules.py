@@ -138,3 +138,25 @@ def test_bad_arguments():
         decide([Ballot(1)], IMP, WORD)
     with pytest.raises(ValueError, match="seeded rng"):
         decide(ballots(3, 2, 1, 0), IMP, WORD, tie_rule="sym_side")
+
+
+@pytest.mark.parametrize("guess, word", [
+    ("tomatoes", "tomato"), ("volcanoes", "volcano"), ("wolves", "wolf"), ("buses", "bus"), ("knives", "knife"),
+    ("cities", "city"), ("quizzes", "quiz"), ("the Wolves!", "wolf"),
+    # read as the leak rule reads text: fullwidth, accents, look-alike letters, invisible characters
+    ("\uff43\uff41\uff54", "cat"), ("caf\u00e9", "cafe"), ("cafe\u0301", "cafe"), ("\u0441\u0430t", "cat"),
+    ("c\u200bat", "cat"), ("\U0001d41c\U0001d41a\U0001d42d", "cat"), ("\uff54\uff4f\uff4d\uff41\uff54\uff4f\uff45\uff53", "tomato"),
+])
+def test_guess_is_the_word_or_a_regular_plural_as_read(guess, word):
+    assert guess_matches(guess, word)
+
+
+@pytest.mark.parametrize("guess, word", [
+    # nothing is taken off the majority word: a cut-off stem is not the word
+    ("cactu", "cactus"), ("octopu", "octopus"), ("tenni", "tennis"), ("mathematic", "mathematics"),
+    ("glas", "glass"), ("bu", "bus"),
+    # other inflections and derivations are other words; so are look-alikes of other letters
+    ("baking", "bake"), ("happiest", "happy"), ("catlike", "cat"), ("\u03c3at", "sat"), ("c a t", "cat"),
+])
+def test_guess_that_is_not_the_word(guess, word):
+    assert not guess_matches(guess, word)

@@ -273,6 +273,21 @@ def test_word_containing_the_other_rejected(tmp_path):
     assert 'word "starfish" contains the other word "star"' in msg
 
 
+@pytest.mark.parametrize("pair, form, base", [
+    (["city", "cities"], "cities", "city"), (["wolves", "wolf"], "wolves", "wolf"),
+    (["knife", "knives"], "knives", "knife"), (["happy", "happiest"], "happiest", "happy"),
+    (["bake", "baking"], "baking", "bake"), (["flow", "wolf"], "wolf", "flow"),
+])
+def test_a_word_that_is_a_form_of_the_other_is_refused_in_one_line(tmp_path, pair, form, base):
+    """The leak rule reads one as the other (an inflection, or the word reversed): describing one
+    leaks the other, so the pair is refused at load, naming the file, the pair and the fix."""
+    path = write(tmp_path, {"medium": [["lake", "pond"], pair]})
+    msg = str(load_error(path, require_full=False))
+    assert "\n" not in msg and "pairs.json" in msg
+    assert 'tier "medium", pair 2 (medium-002)' in msg
+    assert f'"{form}" is a form of "{base}"' in msg and "replace one of them" in msg
+
+
 def test_duplicate_pair_in_either_order(tmp_path):
     path = write(tmp_path, {"medium": [["dog", "cat"], ["lion", "tiger"], ["cat", "dog"]]})
     err = load_error(path, require_full=False)

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal, Optional, Union, get_args
 
-from impostor_bench.core.glyphs import confusable_readings, has_visible_character, visible_text
+from impostor_bench.core.glyphs import confusable_readings, has_visible_character, visible_length, visible_text
 from impostor_bench.core.model_text import MAX_ANSWER_CHARS, MAX_DESCRIPTION_CHARS
 
 
@@ -40,23 +40,35 @@ def word_forms(word: str) -> list[str]:
     possessive, with consonant doubling (big -> biggest), e-dropping (large -> largest),
     ie -> y (lie -> lying) and c -> ck (panic -> panicked)."""
     w = word.lower()
-    forms = {w, w + "s", w + "es", w + "ed", w + "d", w + "ing", w + "er", w + "ers", w + "est", w + "ly", w + "'s"}
+    forms = set(plural_forms(w)) | {w + "ed", w + "d", w + "ing", w + "er", w + "ers", w + "est", w + "ly", w + "'s"}
     if w.endswith("e"):  # large -> larger, largest; bake -> baking, bakers
         forms |= {w[:-1] + suffix for suffix in ("ing", "er", "ers", "est")}
     if w.endswith("ie"):  # lie -> lying
         forms.add(w[:-2] + "ying")
-    if w.endswith("y") and len(w) > 2:  # happy -> happier, happiest; city -> cities
-        forms |= {w[:-1] + suffix for suffix in ("ies", "ied", "ier", "iers", "iest", "ily")}
+    if w.endswith("y") and len(w) > 2:  # happy -> happier, happiest
+        forms |= {w[:-1] + suffix for suffix in ("ied", "ier", "iers", "iest", "ily")}
     if w.endswith("c"):  # panic -> panicked, panicking; picnic -> picnickers
         forms |= {w + "k" + suffix for suffix in ("ed", "ing", "er", "ers")}
-    if w.endswith("f"):  # wolf -> wolves, leaf -> leaves
-        forms.add(w[:-1] + "ves")
-    if w.endswith("ife"):  # knife -> knives (not safe -> saves, cafe -> caves)
-        forms.add(w[:-2] + "ves")
-    if _DOUBLES.search(w):  # run -> running, stop -> stopped, big -> biggest, quiz -> quizzes
+    if _DOUBLES.search(w):  # run -> running, stop -> stopped, big -> biggest
         forms |= {w + w[-1] + suffix for suffix in ("ing", "ed", "er", "ers", "est")}
-        if w[-1] in "sz":
-            forms.add(w + w[-1] + "es")
+    return sorted(forms, key=len, reverse=True)
+
+
+def plural_forms(word: str) -> list[str]:
+    """The word and its regular plurals (and 3rd persons): -s, -es, y -> -ies (city -> cities),
+    f -> -ves (wolf -> wolves), ife -> -ives (knife -> knives, not safe -> saves), a doubled
+    s or z (quiz -> quizzes).  A subset of :func:`word_forms`: what a word guess may add to
+    the word (docs/rules.md, "Guess matching")."""
+    w = word.lower()
+    forms = {w, w + "s", w + "es"}
+    if w.endswith("y") and len(w) > 2:
+        forms.add(w[:-1] + "ies")
+    if w.endswith("f"):
+        forms.add(w[:-1] + "ves")
+    if w.endswith("ife"):
+        forms.add(w[:-2] + "ves")
+    if _DOUBLES.search(w) and w[-1] in "sz":
+        forms.add(w + w[-1] + "es")
     return sorted(forms, key=len, reverse=True)
 
 
@@ -101,25 +113,60 @@ _SPELLING_SEPARATORS = r"(?-i:[^A-Za-z])+"
 # non-letters other than whitespace (pieces split by spaces are ordinary words: "sand wich")
 # and the apostrophe (a contraction is another word: "we'll" is not "well").
 _PIECE_SEPARATORS = r"(?-i:[^A-Za-z\s'])*"
-_TAGS = re.compile(r"</?[A-Za-z][^<>]{0,30}>")
+# A markup tag of any length ("<b>", "<span class='highlight-important-text'>"): a letter (or
+# "!", "?": "<!doctype>", "<?xml?>") after "<", then anything but angle brackets.  Linear: each
+# try stops at the next "<" or ">".  HTML comments ("<!-- x -->") are found by `_markup_spans`.
+_TAGS = re.compile(r"</?[A-Za-z!?][^<>]*>")
 _TAG_FILL = "\x00"  # a blanked tag: neither a letter nor a space (it splits pieces)
 # Lower-case ASCII text less everything but its letters (str.translate's ASCII fast path:
 # ~5x cheaper than a regex substitution, and the pre-filter runs it on most descriptions).
 _DROP_NON_LETTERS = {c: None for c in range(128) if not 97 <= c <= 122}
 
 
-def _blank_tags(text: str) -> str:
-    """``text`` with every markup tag replaced by as many fill characters (positions kept)."""
-    return _TAGS.sub(lambda m: _TAG_FILL * len(m.group(0)), text) if "<" in text else text
+def _markup_spans(text: str) -> list[tuple[int, int]]:
+    """The (start, stop) of every HTML comment and markup tag in ``text``: what a page shows
+    nothing of, so a word split by one (``tom<span class='x'>ato</span>``, ``s<!--x-->heep``)
+    reads whole.  Comments first (they may hold "<" and ">"), found with ``str.find`` so an
+    unclosed ``<!--`` costs one scan, not one per opening."""
+    spans: list[tuple[int, int]] = []
+    start = text.find("<!--")
+    while start >= 0:
+        stop = text.find("-->", start + 4)
+        if stop < 0:
+            break
+        spans.append((start, stop + 3))
+        start = text.find("<!--", stop + 3)
+    at = 0
+    for start, stop in [*spans, (len(text), len(text))]:
+        spans.extend(m.span() for m in _TAGS.finditer(text, at, start))
+        at = stop
+    return spans
 
 
-def _pieces_of_forms(word: str) -> str:
-    """Every inflected form split into pieces ("rock-ets" for rockets, "ba-king" for baking), as
-    one pattern over the forms' letter tree (common starts once: "cat" then "s", "tt" then
-    "ing"/"er"...).  An alternation of whole forms made compiling a word's patterns ~2.3x
-    slower (6.7 -> 15.4 ms a word on the shipped words)."""
+def _blank_tags(text: str, fill: str = _TAG_FILL) -> str:
+    """``text`` with every markup tag and comment replaced by ``fill`` once per character
+    (positions kept), or dropped when ``fill`` is empty."""
+    if "<" not in text:
+        return text
+    out, at = [], 0
+    for start, stop in sorted(_markup_spans(text)):
+        out += [text[at:start], fill * (stop - start)]
+        at = stop
+    out.append(text[at:])
+    return "".join(out)
+
+
+def _forms_tree(word: str, separators: str) -> str:
+    """Every inflected form with ``separators`` allowed between its letters, as one pattern over
+    the forms' letter tree (common starts once: "cat" then "s", "tt" then "ing"/"er"...): split
+    into pieces ("rock-ets" for rockets, "ba-king" for baking) or spelled out ("w o l v e s" for
+    wolf, "h a p p i e s t").  An alternation of whole forms made compiling a word's patterns
+    ~2.3x slower (6.7 -> 15.4 ms a word on the shipped words).  The possessive is left out: an
+    apostrophe is not a piece separator, and spelled out it is the word then "s"."""
     tree: dict = {}
     for form in word_forms(word):
+        if "'" in form:
+            continue
         node = tree
         for c in form:
             node = node.setdefault(c, {})
@@ -131,7 +178,7 @@ def _pieces_of_forms(word: str) -> str:
         for c, child in node.items():
             if not c:
                 continue
-            more = _PIECE_SEPARATORS + pattern(child) if set(child) != {""} else ""
+            more = separators + pattern(child) if set(child) != {""} else ""
             branches.append(re.escape(c) + (f"(?:{more})?" if more and "" in child else more))
         return branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
 
@@ -151,8 +198,8 @@ def _leak_patterns(word: str) -> tuple[re.Pattern[str], Optional[re.Pattern[str]
         backwards = re.compile(rf"{re.escape(w[::-1])}{_WORD_END}", flags=re.IGNORECASE)
     spelled = None
     if len(word) >= 3:
-        letters = _SPELLING_SEPARATORS.join(re.escape(c) for c in word)
-        pieces = _pieces_of_forms(word)
+        letters = _forms_tree(word, _SPELLING_SEPARATORS)
+        pieces = _forms_tree(word, _PIECE_SEPARATORS)
         spelled = re.compile(rf"(?<![A-Za-z])(?:{letters}|{pieces})(?![A-Za-z])", flags=re.IGNORECASE)
     return whole, backwards, spelled
 
@@ -191,7 +238,7 @@ def _cannot_leak(text: str, word: str) -> bool:
         return False
     if len(word) < 3:
         return True
-    return stem_letters not in (_TAGS.sub("", low) if "<" in low else low).translate(_DROP_NON_LETTERS)
+    return stem_letters not in _blank_tags(low, "").translate(_DROP_NON_LETTERS)
 
 
 def _patterns_search(text: str, word: str) -> Optional[tuple[int, int]]:
@@ -256,10 +303,11 @@ def description_violation(text: str, word: str, max_chars: int = MAX_DESCRIPTION
     stripped = visible_text(text or "").strip()
     if not has_visible_character(stripped):
         return DescriptionViolation("empty", _EMPTY)
-    if len(stripped) > max_chars:
+    length = visible_length(stripped)  # what a reader counts (docs/rules.md, "The length")
+    if length > max_chars:
         more = " or more" if len(text) >= MAX_ANSWER_CHARS else ""  # cut by bounded_answer
         return DescriptionViolation("too_long",
-                                    f"the description is {len(stripped)} characters long{more}; the limit is {max_chars}")
+                                    f"the description is {length} characters long{more}; the limit is {max_chars}")
     leak = find_word_leak(stripped, word)
     if leak is not None:
         return DescriptionViolation("leak", f'{_LEAK} ("{leak}")')

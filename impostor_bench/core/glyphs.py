@@ -136,3 +136,26 @@ def confusable_readings(text: str) -> list[tuple[str, list[int]]]:
         source = [i for i, piece in enumerate(pieces) for _ in piece[k]]
         out.append(("".join(piece[k] for piece in pieces), source))
     return out
+
+
+def readings(text: str) -> list[str]:
+    """``text`` as a reader may take it, one string per reading: invisible characters dropped,
+    and non-ASCII characters read as the ASCII letters they imitate (:func:`confusable_readings`;
+    ASCII as typed).  The leak rule's reading, shared by every rule that compares texts: a
+    repeated description, a word guess, a word pair (docs/rules.md)."""
+    text = visible_text(text)
+    if text.isascii():
+        return [text]
+    return [reading for reading, _ in confusable_readings(text)]
+
+
+_GRAPHEME = regex.compile(r"\X")
+
+
+def visible_length(text: str) -> int:
+    """How many characters a reader counts in ``text``: grapheme clusters (a flag, an accented
+    letter written with a combining mark, an emoji with its modifiers are one each) of the text
+    without invisible characters and with every whitespace run read as one space, ends
+    stripped, as the other players are shown it."""
+    shown = " ".join(visible_text(text).split())
+    return len(shown) if shown.isascii() else len(_GRAPHEME.findall(shown))

@@ -7,6 +7,7 @@ recorded as an invalid ballot); never raises.  Model text bounds live in
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass
@@ -150,6 +151,24 @@ def _no_conflicting_duplicates(pairs: list[tuple[str, Any]]) -> dict:
     return out
 
 
+def _python_literal(candidate: str) -> Optional[dict]:
+    """A dict written as Python prints it (``repr`` of a ballot: single-quoted strings, a double-
+    quoted one where the text holds an apostrophe, ``True``/``None``), read by ``ast.literal_eval``
+    (literals only, nothing is run); a key repeated with different values is refused as in JSON."""
+    try:
+        node = ast.parse(candidate.strip(), mode="eval").body
+        if not isinstance(node, ast.Dict):
+            return None
+        obj = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if not isinstance(obj, dict) or len(obj) == len(node.keys):
+        return obj if isinstance(obj, dict) else None
+    _no_conflicting_duplicates([(ast.literal_eval(k), ast.literal_eval(v))  # type: ignore[arg-type]
+                                for k, v in zip(node.keys, node.values)])
+    return obj
+
+
 def _load_object(candidate: str) -> Optional[dict]:
     for repair in (False, True):  # repaired only if the text as given does not parse
         try:
@@ -160,7 +179,7 @@ def _load_object(candidate: str) -> Optional[dict]:
             continue
         if isinstance(obj, dict):
             return obj
-    return None
+    return _python_literal(candidate)
 
 
 def _find_ballot(obj: dict) -> Optional[dict]:
@@ -236,7 +255,9 @@ def extract_ballot_object(text: str) -> tuple[Optional[dict], Optional[str]]:
 # model text is total over any input (a 5,000-digit id is a number naming no player).
 _MAX_ID_TEXT = 40
 _MAX_ID_DIGITS = 9
-_ID_PREFIX = re.compile(r"^(?:player|p|#|id)[\s_#:\-]*")
+# "Player 3", "p_3", "#3", "Player-3": a "-" right before the digits is a minus sign
+# ("Player -2", "p-3" name no player), anywhere else a separator.
+_ID_PREFIX = re.compile(r"^(?:player|p|#|id)(?:[\s_#:]|-(?!\d))*")
 _ID_DIGITS = re.compile(rf"\d{{1,{_MAX_ID_DIGITS}}}")
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 

@@ -16,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Mapping, Optional, Sequence
 
+from impostor_bench.core.glyphs import readings
 from impostor_bench.core.records import ELIMINATED_SEAT, TIE_RULES, WINNER_OF, player_label
 from impostor_bench.core.rules import Ballot, guess_matches
 from impostor_bench.core.schedule import derive_seed
@@ -154,19 +155,22 @@ def speaking_order_of_round(order: Sequence[int], remaining: Sequence[int]) -> t
     return tuple(s for s in order if s in remaining)
 
 
-def _norm(text: str) -> str:
-    return " ".join("".join(c for c in text.casefold() if c.isalnum() or c.isspace()).split())
+def _norm(text: str) -> set[str]:
+    """The readings of ``text`` (the leak rule's: look-alike letters read as the letters they
+    show, invisible characters dropped), each without case, punctuation or spacing runs."""
+    return {" ".join("".join(c for c in r.casefold() if c.isalnum() or c.isspace()).split()) for r in readings(text)}
 
 
 def repeat_violation(text: str, earlier: Sequence[str]) -> Optional[str]:
     """Why ``text`` is invalid as a repeat of one of the player's own earlier descriptions, or None.
 
-    Compared ignoring case, punctuation and spacing; ``earlier`` is that player's shown
-    descriptions of earlier rounds, in order.
+    Compared as a reader reads them (a Cyrillic "а" for "a" is the same text), ignoring case,
+    punctuation and spacing; ``earlier`` is that player's shown descriptions of earlier rounds,
+    in order.
     """
-    mine = _norm(text)
+    mine = _norm(text) - {""}
     for i, old in enumerate(earlier, start=1):
-        if mine and mine == _norm(old):
+        if mine & _norm(old):
             return f"it repeats your description from round {i}; give a new one"
     return None
 

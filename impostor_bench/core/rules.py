@@ -12,6 +12,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+from impostor_bench.core.descriptions import plural_forms
+from impostor_bench.core.glyphs import readings
 from impostor_bench.core.records import N_SEATS, TIE_RULES, WINNER_OF, Side, TieRule, WinCondition
 
 
@@ -53,22 +55,17 @@ def normalize_guess(text: Optional[str]) -> str:
     return _EDGE_PUNCT.sub("", s)
 
 
-def _singular(word: str) -> str:
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and re.search(r"(?:ches|shes|sses|xes|zes)$", word):
-        return word[:-2]
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
 def guess_matches(guess: Optional[str], majority_word: str) -> bool:
-    """A guess is correct if equal after normalisation or after a simple plural is removed."""
-    g, w = normalize_guess(guess), normalize_guess(majority_word)
-    if not g:
+    """A guess is correct if, read as the leak rule reads text (``glyphs.readings``: fullwidth
+    ``ｃａｔ``, ``café``, a Cyrillic look-alike read as the letters they show) and normalised, it
+    is the majority word or one of its regular plurals (``descriptions.plural_forms``: ``dogs``,
+    ``berries``, ``tomatoes``, ``wolves``).  Nothing is ever taken off the majority word, so
+    ``cactu`` is not ``cactus`` (docs/rules.md, "Guess matching")."""
+    if guess is None:
         return False
-    return g == w or _singular(g) == _singular(w)
+    word = normalize_guess(readings(majority_word)[0])
+    accepted = set(plural_forms(word)) if word else set()
+    return any(normalize_guess(reading) in accepted for reading in readings(str(guess)))
 
 
 def top_tie(ballots: Sequence[Ballot]) -> tuple[int, frozenset[int]]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from impostor_bench.core.descriptions import find_word_leak
 from impostor_bench.core.errors import ImpostorError
 
 __all__ = [
@@ -280,6 +281,14 @@ def _check_tier(tier: str, entries: Any, require_full: bool) -> tuple[list[WordP
             problems.append(
                 f'{where}: word "{longer}" contains the other word "{shorter}", so describing '
                 f"one would leak the other; pick two words where neither contains the other"
+            )
+            continue
+        inflected = next(((form, base) for form, base in ((impostor, majority), (majority, impostor))
+                          if find_word_leak(form, base) is not None), None)
+        if inflected is not None:
+            problems.append(
+                f'{where}: "{inflected[0]}" is a form of "{inflected[1]}" to the leak rule (an inflection or '
+                f"the word reversed), so the two words are one; replace one of them with a different word"
             )
             continue
         key = frozenset((majority, impostor))
