@@ -10,7 +10,7 @@ import pytest
 
 from _synth_stats import fast_config, make_ballot_games, shared_ballot
 from impostor_bench.analysis.data import AnalysisData
-from impostor_bench.analysis.stats import TABLES, game_ties
+from impostor_bench.analysis.stats import TABLES, Analysis, game_ties
 from impostor_bench.analysis.stats._base import prepared
 from impostor_bench.core.rules import Ballot, decide
 
@@ -106,3 +106,47 @@ def test_tie_rates_rise_when_detection_falls():
     t_hi = TABLES["tiebreak_mode"](hi, fast_config()).set_index("mode").loc["ALL"]
     assert t_lo["ties"] > t_hi["ties"]
     assert t_lo["delta_side"] < 0 and t_lo["delta_cand"] < 0
+
+
+@pytest.fixture(scope="module")
+def three_rounds():
+    from impostor_bench.analysis.sim.rounds import simulate_rounds
+
+    g, p, mv, m = simulate_rounds(48, 12, 3, seed=7)
+    return AnalysisData(g, p, m, moves=mv)
+
+
+def test_multi_round_games_enter_by_their_first_round_under_every_policy(three_rounds):
+    """A multi-round game's winner is the whole game's while its players rows are round 1: Default,
+    Sym-candidate and Sym-side must all be the first round decided by the one-round rules, so they
+    equal the engine's decide() on those ballots, game by game."""
+    data = three_rounds
+    assert (data.games["max_rounds"] > 1).all()
+    rng = random.Random(0)
+    by_game = {gid: r.sort_values("seat") for gid, r in data.players.groupby("game_id")}
+    want = []
+    for g in data.games.itertuples():
+        r = by_game[g.game_id]
+        ballots = [Ballot(None if pd.isna(v) else int(v), bool(sd), None if pd.isna(w) else w)
+                   for v, sd, w in zip(r["vote"], r["self_declared"], r["word_guess"])]
+        o = decide(ballots, g.impostor_seat, g.majority_word, rng=rng)
+        # a round-1 self-declaration ends the multi-round game: its logged winner is round 1's
+        d = o.p_imp_default if not r["self_declared"].any() else float(g.winner == "impostor")
+        want.append((d, o.p_imp_sym_candidate if not r["self_declared"].any() else d))
+    t = game_ties(prepared(Analysis(data), need_players=True))
+    assert t["first_round_only"].all() and t["tie"].sum() > 20
+    np.testing.assert_allclose(t["p_default"], [w[0] for w in want])
+    np.testing.assert_allclose(t["p_sym_cand"], [w[1] for w in want])
+    # the logged (final) winner differs from round 1's in many games: the old mix is not this
+    assert (t["p_default"] != (data.games["winner"] == "impostor").to_numpy()).sum() > 20
+
+
+def test_no_symmetric_rule_raises_the_impostor_win_on_three_round_games(three_rounds):
+    data = Analysis(three_rounds)
+    tm = TABLES["tiebreak_mode"](data, fast_config())
+    tmd = TABLES["tiebreak_mode_difficulty"](data, fast_config())
+    for t in (tm, tmd):
+        assert (t["delta_cand"] <= 1e-12).all() and (t["delta_side"] <= 1e-12).all()
+        assert (t["first_round_only"] == t["games"]).all()
+    assert tm.set_index("mode").loc["ALL", "delta_cand"] < 0
+    assert any("enter by their first round only" in n for n in data.notes)
