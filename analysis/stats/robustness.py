@@ -27,7 +27,9 @@ GLM (the sensitivity analyses and negative controls: ``impostor_bench.analysis.s
                  Difficulty is carried by its word pairs (every experiment of a tier plays the same
                  pairs), so the difficulty terms' SE, interval and p come from the same logit clustered
                  two-way by experiment and word pair (``_regress.two_way_logit``; estimand over a
-                 population of pairs); without games.pair_id they are not computed.
+                 population of pairs); without games.pair_id they are not computed. A tier's t df are
+                 those of the two tiers its contrast compares (their pairs and experiments), and the
+                 two-way covariance has its negative eigenvalues clipped rather than being refused.
 """
 
 from __future__ import annotations
@@ -272,9 +274,15 @@ def cluster_robust(data: Analysis, config: StatsConfig) -> pd.DataFrame:
                 else:
                     w2 = two_way.wald(t, config.alpha)
                     row.update(se=w2["se"], p=w2["p"], ci_low=w2["ci_low"], ci_high=w2["ci_high"],
-                               **fit_columns(two_way))
+                               **{**fit_columns(two_way), "method": METHOD_DIFFICULTY}, df=w2.get("df"))
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+#: A difficulty term's inference: a tier against the reference tier rests on those two tiers' word
+#: pairs (and experiments) only, so its t df are theirs, not those of every pair.
+METHOD_DIFFICULTY = ("logit, two-way cluster-robust by experiment and word pair (CR1 each, negative eigenvalues "
+                     "clipped), t(min(G)-1) of the two tiers' experiments and pairs")
 
 
 def _difficulty_fit(data: Analysis, prep, X: np.ndarray, names: list[str]):
@@ -286,9 +294,11 @@ def _difficulty_fit(data: Analysis, prep, X: np.ndarray, names: list[str]):
         return None
     if "pair_id" not in prep.games.columns:
         return DIFFICULTY_REFUSAL
+    ref = ordered_levels(prep.difficulty, DIFFICULTIES)[0]
+    behind = {n: np.isin(prep.difficulty, [n.split(":", 1)[1], ref]) for n in names if n.startswith("difficulty:")}
     try:
         return two_way_logit(prep.y, X, names, prep.exp_code, prep.games["pair_id"].astype(object).to_numpy(),
-                             "cluster_robust difficulty terms")
+                             "cluster_robust difficulty terms", behind=behind, terms=list(behind))
     except StatsUnavailable as e:
         note(data, f"cluster_robust: {e}")
         return str(e)
