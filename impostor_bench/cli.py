@@ -30,6 +30,7 @@ SUBCOMMAND_MODULES = (
     "impostor_bench.commands.compare",
     "impostor_bench.commands.play",
     "impostor_bench.commands.tracking_server",
+    "impostor_bench.commands.deploy",
     "impostor_bench.commands.relocate",
 )
 

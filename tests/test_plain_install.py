@@ -53,7 +53,8 @@ def test_plain_install_in_a_fresh_venv_plays_a_game(tmp_path):
     assert top_level.split() == ["impostor_bench"] and shipped == "['impostor_bench']"
     data = ("from importlib import resources as r; p = r.files('impostor_bench'); "
             "print(all(p.joinpath(f).is_file() for f in ('configs/word_pairs.json', 'configs/models.yaml', "
-            "'analysis/lexicon/language.json', 'tasks/impostor.py', 'py.typed')))")
+            "'analysis/lexicon/language.json', 'tasks/impostor.py', 'py.typed', "
+            "'deploy/slurm/impostor-array.sbatch', 'deploy/k8s/indexed-job.yaml', 'deploy/k8s/tracking-server.yaml')))")
     assert _run([str(bin_dir / "python"), "-c", data], tmp_path, env).stdout.strip() == "True"
 
     # nothing of the extras came along: the plain install is what is tested

@@ -1,4 +1,4 @@
-"""``impostor sweep CONFIG [--dry-run] [--shard i/n] [--log-dir DIR]``: run a sweep with Inspect's eval_set.
+"""``impostor sweep CONFIG [--dry-run] [--shard i/n|auto] [--log-dir DIR]``: run a sweep with Inspect's eval_set.
 
 The command line wires the task layer (``impostor_bench.tasks.impostor``) into the sweep runner
 (``impostor_bench.sweep.run``), which does the rest: plan, preflight, resume guard,
@@ -8,7 +8,9 @@ MLflow runs and the summary.
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any, Optional
+import os
+import sys
+from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 if TYPE_CHECKING:
     from inspect_ai.util import DisplayType
@@ -20,7 +22,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("config", help="sweep YAML, e.g. configs/smoke.yaml or configs/paper.yaml")
     p.add_argument("--dry-run", action="store_true", help="print the experiment plan and game counts; run nothing")
     p.add_argument("--list", action="store_true", help="with --dry-run: list every experiment")
-    p.add_argument("--shard", metavar="I/N", help="run only shard I of N (round-robin over experiments)")
+    p.add_argument("--shard", metavar="I/N|auto",
+                   help="run only shard I of N (round-robin over experiments); auto: I and N from a Slurm array "
+                        "task (SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT or _MIN/_MAX) or a Kubernetes "
+                        "Indexed Job (JOB_COMPLETION_INDEX with IMPOSTOR_SHARDS). Without --shard, a process that "
+                        "sees SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX runs as auto; --shard 1/1 runs the "
+                        "whole sweep there. With --dry-run --list: the experiments that index runs")
     p.add_argument("--log-dir", help="Inspect log directory (default: OUTPUT_DIR/NAME[/shard-I-of-N])")
     p.add_argument("--display", choices=["full", "conversation", "rich", "plain", "log", "none"],
                    help="Inspect's own display, with a result panel per experiment (default: none; the sweep's "
@@ -39,6 +46,21 @@ def run_sweep(config: str, shard: Optional[str] = None, log_dir: Optional[str] =
                          list_all=list_all, model_rates=rates_by_model)
 
 
+def resolve_shard(text: Optional[str], env: Mapping[str, str]) -> Optional[str]:
+    """``--shard`` as given, ``auto`` (or nothing, inside a scheduler's array task) as the
+    scheduler's ``I/N``, said on stderr so a task's log shows which shard it ran and why."""
+    from impostor_bench.sweep.scheduler import auto_shard, scheduler_shard
+
+    if text is not None and text.strip() != "auto":
+        return text
+    found = auto_shard(env) if text is not None else scheduler_shard(env)
+    if found is None:
+        return None
+    how = "--shard auto" if text is not None else "no --shard inside an array task (--shard 1/1 runs the whole sweep)"
+    print(f"impostor sweep: shard {found.text} from {found.source} ({how})", file=sys.stderr, flush=True)
+    return found.text
+
+
 def _cmd(args: argparse.Namespace) -> int:
-    return run_sweep(args.config, shard=args.shard, log_dir=args.log_dir, dry_run=args.dry_run,
+    return run_sweep(args.config, shard=resolve_shard(args.shard, os.environ), log_dir=args.log_dir, dry_run=args.dry_run,
                      display=args.display, list_all=args.list)
