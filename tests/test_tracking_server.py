@@ -247,6 +247,7 @@ def test_no_login_is_refused_and_no_secret_is_on_a_command_line(server):
     for f in (data / "pg-password", data / "pgpass", data / "auth/admin-password", data / "auth/basic_auth.ini"):
         assert f.stat().st_mode & 0o777 == 0o600, f
     assert (data / "auth").stat().st_mode & 0o777 == 0o700
+    assert (data / "artifacts").stat().st_mode & 0o777 == 0o700  # every run's tables: not for other users
     seen = 0
     for proc in Path("/proc").glob("[0-9]*"):
         try:

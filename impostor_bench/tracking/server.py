@@ -34,6 +34,7 @@ from impostor_bench.tracking.serverauth import (
     client_lines,
     file_in,
     is_loopback,
+    private_dir,
     read_private,
     write_pgpass,
     write_private,
@@ -271,8 +272,7 @@ def serve(root: Path, host: str = "127.0.0.1", port: int = 5000, workers: int = 
     pg = Postgres(root, pg_port)
     pg.init()
     pg.write_pgpass()
-    artifacts = root / "artifacts"
-    artifacts.mkdir(parents=True, exist_ok=True)
+    artifacts = private_dir(root / "artifacts")  # every run's tables and logs: not for other local users
     env = dict(os.environ, LITELLM_LOCAL_MODEL_COST_MAP="True")  # else `mlflow server` hangs at start offline
     for var in ("MLFLOW_TRACKING_URI", "MLFLOW_BACKEND_STORE_URI", "MLFLOW_AUTH_ADMIN_USERNAME",
                 "MLFLOW_AUTH_ADMIN_PASSWORD"):  # ours, from DIR, or the admin could differ from DIR/auth

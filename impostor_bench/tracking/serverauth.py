@@ -17,14 +17,13 @@ Roles: the admin creates and writes anything; any other user reads (MLflow's
 MANAGE on an experiment.  MLflow itself lets every logged-in user create
 experiments and registered models (and then MANAGE them), so a "read-only" user
 could run a whole sweep into an experiment of their own; ``authenticate_request``
-below refuses those creates to non-admins (HTTP 403, issue 42).
+below lets a non-admin write only what ``NON_ADMIN_WRITES`` allows (HTTP 403 otherwise).
 """
 
 from __future__ import annotations
 
 import ipaddress
 import os
-import re
 import secrets
 import socket
 from pathlib import Path
@@ -38,24 +37,67 @@ AUTH_DB = "mlflow_auth"
 AUTH_CACHE_TTL_S = 60
 
 
-#: MLflow's REST (``/api/...``) and UI (``/ajax-api/...``) endpoints that create a top-level
-#: object: an experiment, or a registered model (prompts are registered models too).
-CREATE_PATH = re.compile(r"/mlflow/(experiments|registered-models)/create/?$")
+#: The writes a user who is not the admin may send, named by the validator MLflow's basic-auth
+#: runs for them (``mlflow.server.auth``): reads sent as POST (MLflow checks READ), and logging
+#: into an experiment or run the admin granted EDIT or MANAGE on (MLflow checks the grant).  Any
+#: other write is refused (HTTP 403) whatever it is: creating an experiment, a registered model,
+#: a prompt, a gateway secret, endpoint or model definition, a dataset, a user; a route MLflow
+#: adds in a later version; a route MLflow does not check at all.  Deny by default: a list of
+#: what is allowed, not of what is known to be dangerous.
+NON_ADMIN_WRITES = frozenset({
+    # reads sent as POST
+    "validate_can_read_experiment", "validate_can_read_run", "validate_can_read_traces_by_experiment_ids",
+    "validate_can_batch_get_traces", "validate_can_query_trace_metrics", "validate_can_search_logged_models",
+    # a run's life in an experiment the user may edit
+    "validate_can_create_run", "validate_can_update_run", "validate_can_delete_run", "validate_can_update_experiment",
+    "validate_can_log_metric", "validate_can_log_batch", "validate_can_log_inputs", "validate_can_log_outputs",
+    "validate_can_update_run_artifact", "validate_can_update_run_or_logged_model",
+    # the run's traces
+    "validate_can_start_trace", "validate_can_update_trace_by_trace_id", "validate_can_update_trace_by_request_id",
+    "validate_can_link_traces_to_run",
+    # one's own password
+    "validate_can_update_user_password",
+})
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def write_allowed(req: Any) -> bool:
+    """Whether a user who is not the admin may send ``req`` (a Flask request that is not a read):
+    its MLflow validator is one of ``NON_ADMIN_WRITES``; a route without one passes only where
+    MLflow authorizes it another way (an artifact upload checked against its experiment, a search
+    that filters its results by the user).  MLflow's lookups are private functions: where one is
+    missing (another MLflow version) the answer is no."""
+    from mlflow.server import auth
+
+    find = getattr(auth, "_find_validator", None)
+    validator = find(req) if find is not None else None
+    if validator is not None:
+        return getattr(validator, "__name__", "") in NON_ADMIN_WRITES
+    checked_elsewhere = (getattr(auth, "_is_proxy_artifact_path", None), getattr(auth, "_authorized_outside_before_request", None))
+    return (checked_elsewhere[0] is not None and bool(checked_elsewhere[0](req.path))) or \
+        (checked_elsewhere[1] is not None and bool(checked_elsewhere[1](req)))
 
 
 def authenticate_request() -> Any:
     """MLflow basic-auth's login check (``authorization_function`` in ``basic_auth.ini``), then:
-    only an admin may create an experiment or a registered model (HTTP 403 for anyone else).
+    a user who is not the admin reads, and writes only what ``write_allowed`` lets through
+    (HTTP 403 for anything else).
 
-    MLflow has no permission for creating one (its default READ covers existing objects only),
-    so this is the one place a read-only user is stopped from making experiments to write into.
+    MLflow lets every logged-in user create experiments, registered models, gateway secrets and
+    endpoints (and then MANAGE them), so a "read-only" user could run a whole sweep into an
+    experiment of their own or store provider keys on the server; this is the one place that
+    stops them.  MLflow calls it for its Flask routes and for its native FastAPI routes
+    (``/gateway/...``) alike.
     """
     from flask import Response, request
     from mlflow.server import auth
 
     result = auth.authenticate_request_basic_auth()
-    if request.method == "POST" and CREATE_PATH.search(request.path) and not isinstance(result, Response):
-        if not (result.username and auth.store.get_user(result.username).is_admin):
+    if isinstance(result, Response) or request.method in READ_METHODS:
+        return result
+    user = auth.store.get_user(result.username) if result.username else None
+    if user is None or not user.is_admin:
+        if not write_allowed(request):
             return auth.make_forbidden_response()
     return result
 
@@ -67,6 +109,14 @@ def write_private(path: Path, text: str) -> None:
     with os.fdopen(fd, "w") as fh:
         fh.write(text)
     os.chmod(path, 0o600)  # an existing file keeps its old mode under O_CREAT
+
+
+def private_dir(path: Path) -> Path:
+    """The folder ``path``, created 0700 or made 0700 (a folder ``mkdir`` made under the usual
+    umask is 0755: every local user would read what the server stores there)."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    os.chmod(path, 0o700)
+    return path
 
 
 def read_private(path: Path) -> str:
@@ -108,8 +158,7 @@ class Auth:
 
     def ensure(self) -> None:
         """Generate the admin password and the Flask secret key once (kept across restarts)."""
-        self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(self.dir, 0o700)
+        private_dir(self.dir)
         for path in (self.password_file, self._secret_key_file):
             if not path.exists() or not path.read_text().strip():
                 write_private(path, secrets.token_urlsafe(24) + "\n")
