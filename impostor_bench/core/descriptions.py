@@ -148,6 +148,8 @@ def _blank_tags(text: str, fill: str = _TAG_FILL) -> str:
     (positions kept), or dropped when ``fill`` is empty."""
     if "<" not in text:
         return text
+    if "<!--" not in text:  # tags only (the usual case): one substitution
+        return _TAGS.sub(lambda m: fill * len(m.group(0)), text) if fill else _TAGS.sub("", text)
     out, at = [], 0
     for start, stop in sorted(_markup_spans(text)):
         out += [text[at:start], fill * (stop - start)]
@@ -303,7 +305,9 @@ def description_violation(text: str, word: str, max_chars: int = MAX_DESCRIPTION
     stripped = visible_text(text or "").strip()
     if not has_visible_character(stripped):
         return DescriptionViolation("empty", _EMPTY)
-    length = visible_length(stripped)  # what a reader counts (docs/rules.md, "The length")
+    # what a reader counts (docs/rules.md, "The length"); never more than the code points, so
+    # counted only when those pass the limit
+    length = visible_length(stripped) if len(stripped) > max_chars else 0
     if length > max_chars:
         more = " or more" if len(text) >= MAX_ANSWER_CHARS else ""  # cut by bounded_answer
         return DescriptionViolation("too_long",
