@@ -149,3 +149,27 @@ def test_unknown_option_lists_the_options():
     assert str(err.value).startswith("unknown task option(s) -T n_gamez; the options are: mode, difficulty, n_games")
     assert "rounds" in str(err.value)
     assert validated_options({"model": "ignored"}) == GameOptions()  # Inspect may pass the model along
+
+
+@pytest.mark.parametrize("text, value", [("1e-3", 0.001), ("2E-1", 0.2), ("1.5e0", 1.5), ("5e-1", 0.5)])
+def test_a_temperature_in_exponent_form_is_a_number(text, value):
+    """``-T temperature=1e-3`` arrives as text (YAML 1.1 needs a dot and a signed exponent): it is
+    the number it reads as, for both temperatures, and still bounded."""
+    from impostor_bench.tasks.impostor import validated_options
+
+    assert yaml.safe_load(text) == text  # what Inspect hands the task
+    opts = validated_options({"temperature": text, "vote_temperature": text})
+    assert opts.temperature == pytest.approx(value) and opts.vote_temperature == pytest.approx(value)
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("3e0", "-T temperature='3e0' is not valid; use a value in [0, 2]"),
+    ("abc", "-T temperature='abc' is not valid; it must be a number (or leave it out)"),
+    ("1e-3x", "-T temperature='1e-3x' is not valid; it must be a number (or leave it out)"),
+])
+def test_other_texts_are_still_refused(text, problem):
+    from impostor_bench.tasks.impostor import validated_options
+
+    with pytest.raises(ImpostorError) as err:
+        validated_options({"temperature": text})
+    assert str(err.value) == problem

@@ -15,15 +15,29 @@ Plain Python (pydantic): no Inspect, MLflow or pandas import.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Optional, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator
 from pydantic.json_schema import JsonDict
 from pydantic_core import ErrorDetails
 
 from impostor_bench.core import call_limits
 from impostor_bench.core.records import Difficulty, Mode, TieRule
 from impostor_bench.core.schedule import MAX_GAMES, MAX_SEED
+
+def _exponent_number(value: Any) -> Any:
+    """``1e-3`` as the number it is: YAML 1.1 (PyYAML, which reads ``-T`` values and sweep configs)
+    takes a float only with a dot and a signed exponent, so ``1e-3`` arrives as text.  Only that
+    shape is read; any other text stays text and is refused by the strict field."""
+    if isinstance(value, str) and _EXPONENT_NUMBER.fullmatch(value.strip()):
+        return float(value)
+    return value
+
+
+_EXPONENT_NUMBER = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][-+]?[0-9]+")
+#: A temperature: a number in [0, 2], written as YAML reads it or in exponent form (``1e-3``).
+Temperature = Annotated[float, BeforeValidator(_exponent_number)]
 
 #: One experiment's number of games (the task's ``n_games``, a sweep's ``games_per_experiment``).
 GameCount = Annotated[int, Field(strict=True, ge=1, le=MAX_GAMES)]
@@ -59,11 +73,11 @@ class GameOptions(BaseModel):
     seed: Seed = _option(0, "schedule seed; same seed and parameters give identical games", f"fix: {SEED_FIX}")
     tie_rule: TieRule = _option("default", "default (paper), sym_candidate or sym_side (Appendix F, played live)",
                                strict=False)
-    temperature: Optional[float] = _option(None, "description temperature; default: the alias's, else 0.7 (A.3)",
+    temperature: Optional[Temperature] = _option(None, "description temperature; default: the alias's, else 0.7 (A.3)",
                                            "use a value in [0, 2]", ge=0.0, le=2.0, allow_inf_nan=False)
     max_tokens: Optional[int] = _option(None, "per call; default: the alias's, else 150 (A.3)",
                                         "use 1 to 100,000", ge=1, le=100_000)
-    vote_temperature: Optional[float] = _option(
+    vote_temperature: Optional[Temperature] = _option(
         None, "for every seat; default per seat: the alias's, else max(0.3, T - 0.4) on OpenAI/OpenRouter-"
         "compatible backends and T on Anthropic's (A.3; docs/rules.md, 'Generation settings')",
         "use a value in [0, 2]", ge=0.0, le=2.0, allow_inf_nan=False)

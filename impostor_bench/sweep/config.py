@@ -203,9 +203,7 @@ class _StrictLoader(yaml.SafeLoader):
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue
+        for key_node, _ in self._keys_with_merged(node, set()):
             key = self.construct_object(key_node, deep=deep)
             line = key_node.start_mark.line + 1
             try:
@@ -216,6 +214,31 @@ class _StrictLoader(yaml.SafeLoader):
             if first is not None:
                 raise _DuplicateKey(key, line, first)
         return super().construct_mapping(node, deep=deep)
+
+    def _keys_with_merged(self, node: yaml.Node, visiting: set[int]) -> list[tuple[yaml.Node, Any]]:
+        """The (key, value) nodes of a mapping with those a ``<<:`` merge key brings in (nested
+        merges too): a key both merged and written (``<<: {games_per_experiment: 2}`` then
+        ``games_per_experiment: 500``) is a key given twice, which YAML resolves silently."""
+        if not isinstance(node, yaml.MappingNode) or id(node) in visiting:  # a recursive anchor: _check_size says
+            return []
+        visiting = visiting | {id(node)}
+        out: list[tuple[yaml.Node, Any]] = []
+        for key_node, value_node in node.value:
+            if key_node.tag != "tag:yaml.org,2002:merge":
+                out.append((key_node, value_node))
+            elif isinstance(value_node, yaml.SequenceNode):
+                for sub in value_node.value:
+                    out += self._keys_with_merged(sub, visiting)
+            else:
+                out += self._keys_with_merged(value_node, visiting)
+        return out
+
+
+# ``1e-3`` is a number in YAML 1.2 and text in PyYAML's 1.1: read it as the number a user means
+# (every float field of a config: retry waits, timeouts, temperatures).
+_StrictLoader.add_implicit_resolver("tag:yaml.org,2002:float",
+                                    re.compile(r"^[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][-+]?[0-9]+$"),
+                                    list("-+0123456789."))
 
 
 def _config_text(p: Path, path: str | Path) -> str:
