@@ -208,3 +208,64 @@ def test_hostile_requests_get_an_answer_and_print_no_traceback(capfd, monkeypatc
         api.server.close()
     err = capfd.readouterr().err
     assert "Traceback" not in err and "BrokenPipe" not in err and "ConnectionReset" not in err, err[-2000:]
+
+
+@pytest.mark.parametrize("fields, name", [
+    ({"suspect": "3", "self_declaration": "false"}, "self_declaration"),  # bool("false") is True
+    ({"suspect": "3", "self_declaration": 1}, "self_declaration"),
+    ({"suspect": "3", "word_guess": ["dog"]}, "word_guess"),
+    ({"suspect": {"id": 3}}, "suspect"),
+])
+def test_a_field_of_the_wrong_type_is_refused_in_one_line(fields, name):
+    """Only a JSON boolean declares; a string "false" is refused (4xx over HTTP), never read as true."""
+    from impostor_bench.providers.human.session import FieldError
+
+    view = parse_messages(_vote_call(player=2))
+    with pytest.raises(FieldError) as info:
+        completion_text(view, fields)
+    assert f"field '{name}'" in str(info.value) and "fix:" in str(info.value) and "\n" not in str(info.value)
+    s = HumanSession("ada")
+    move = s.ask(_vote_call(player=2), view)
+    with pytest.raises(FieldError):
+        s.submit(move.id, fields)
+    assert move.answer is None  # nothing recorded: the page may send a corrected answer
+    assert s.submit(move.id, {"suspect": "3", "self_declaration": False}) is None
+
+
+def test_concurrent_answers_to_one_move_one_accepted_the_rest_told():
+    """20 POSTs of one move at once: exactly one is the answer, 19 are told it was not taken."""
+    import threading
+
+    model = get_model("human/web", participant="race", memoize=False)
+    api = model.api
+    base, token = api.url.split("/?")[0], api.session.token
+    call = _description_call()
+    move = api.session.ask(call, parse_messages(call))
+    start = threading.Barrier(20)
+    replies: list[tuple[int, dict, str]] = []
+
+    def post(i: int) -> None:
+        start.wait()
+        r = httpx.post(f"{base}/answer?t={token}", json={"id": move.id, "fields": {"description": f"text {i}"}})
+        replies.append((r.status_code, r.json(), f"text {i}"))
+
+    try:
+        threads = [threading.Thread(target=post, args=(i,)) for i in range(20)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        # a wrong type over HTTP is a 4xx with the one-line reason
+        vote = _vote_call(player=2)
+        ballot_move = api.session.ask(vote, parse_messages(vote))
+        bad = httpx.post(f"{base}/answer?t={token}",
+                         json={"id": ballot_move.id, "fields": {"suspect": "3", "self_declaration": "false"}})
+        assert bad.status_code == 422 and "self_declaration" in bad.json()["error"]
+        assert ballot_move.answer is None
+    finally:
+        api.server.close()
+    accepted = [text for status, body, text in replies if status == 200 and body == {"ok": True}]
+    refused = [body for status, body, _ in replies if status == 409]
+    assert len(accepted) == 1 and len(refused) == 19
+    assert all("already answered" in body["error"] for body in refused)
+    assert move.answer == accepted[0]

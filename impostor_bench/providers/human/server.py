@@ -18,7 +18,7 @@ from importlib import resources
 from typing import Any, Optional
 from urllib.parse import parse_qs, urlsplit
 
-from impostor_bench.providers.human.session import HumanSession
+from impostor_bench.providers.human.session import FieldError, HumanSession
 
 STATIC = {"/": ("index.html", "text/html; charset=utf-8"),
           "/app.js": ("app.js", "text/javascript; charset=utf-8"),
@@ -127,7 +127,11 @@ class _Handler(BaseHTTPRequestHandler):
         if body is None or not isinstance(body.get("id"), str) or not isinstance(body.get("fields"), dict):
             self._json(400, {"error": "expected JSON {\"id\": move id, \"fields\": {...}}"})
             return
-        error = self.session.submit(body["id"], body["fields"])
+        try:
+            error = self.session.submit(body["id"], body["fields"])
+        except FieldError as exc:
+            self._json(422, {"error": str(exc)})
+            return
         self._json(409 if error else 200, {"error": error} if error else {"ok": True})
 
     def _read_json(self) -> Optional[dict]:

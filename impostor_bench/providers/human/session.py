@@ -18,7 +18,9 @@ import secrets
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Union
+
+from pydantic import BaseModel, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
 from impostor_bench.core import prompts
 from impostor_bench.core.parsing import MAX_DESCRIPTION_CHARS
@@ -116,11 +118,17 @@ class HumanSession:
     # ---------------------------------------------------------------- page side
 
     def submit(self, move_id: str, fields: dict[str, Any]) -> Optional[str]:
-        """Record the page's answer to a move as the completion text; an error text or None."""
+        """Record the page's answer to a move as the completion text; an error text or None.
+
+        The first answer to a move is the move (a second one, from another tab or a double
+        click, is refused, never silently replacing it); fields of the wrong type raise
+        :class:`FieldError` and record nothing."""
         with self._lock:
             move = next((m for m in self.moves.values() if m.id == move_id), None)
             if move is None:
                 return "this move is closed (answered or out of time); the page shows the current one"
+            if move.answer is not None:
+                return "this move is already answered (another answer came first); the page shows the next one"
             move.answer = completion_text(move.view, fields)
             return None
 
@@ -167,22 +175,59 @@ def move_view(move: Move, now: float) -> dict[str, Any]:
     }
 
 
+class FieldError(ValueError):
+    """The page sent a field of the wrong type (one line: the field, what it got, the fix)."""
+
+
+class _DescriptionFields(BaseModel):
+    """A description's (or private note's) form: the text as typed."""
+
+    description: StrictStr = ""
+
+
+class _BallotFields(BaseModel):
+    """A ballot's form.  Strict types: the page sends ``self_declaration`` as a JSON boolean, so a
+    string (``"false"``, which Python's ``bool`` reads as true) is refused, not guessed at."""
+
+    suspect: Union[StrictStr, StrictInt, None] = None
+    self_declaration: StrictBool = False
+    word_guess: Optional[StrictStr] = None
+    confidence: Union[StrictStr, StrictInt, StrictFloat, None] = None
+    reasoning: Optional[StrictStr] = None
+
+
+def _fields(view: GameView, fields: dict[str, Any]) -> Any:
+    """The page's fields validated for the move's phase, or :class:`FieldError`."""
+    model = _DescriptionFields if view.phase in ("description", "note") else _BallotFields
+    try:
+        return model.model_validate(fields)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        name = ".".join(str(part) for part in err["loc"][:1])
+        got = repr(err.get("input"))
+        got = got if len(got) <= 40 else got[:40] + "…"
+        raise FieldError(f"field '{name}': {err['msg'].lower()}, got {got}; fix: send it as the page does "
+                         f"(self_declaration a JSON true/false, the texts as strings)") from None
+
+
 def completion_text(view: GameView, fields: dict[str, Any]) -> str:
     """The page's fields as the text a model would have answered.
 
-    A description is sent as typed; a ballot as the JSON of the vote prompt.  Nothing is
-    checked here: the engine applies its rules (leak, length, ballot parsing) as to a model.
+    A description is sent as typed; a ballot as the JSON of the vote prompt.  Only the fields'
+    types are checked here (:class:`FieldError`): the engine applies its rules (leak, length,
+    ballot parsing) as to a model.
     """
-    if view.phase in ("description", "note"):  # a private note is typed in the description box
-        return str(fields.get("description") or "")
-    suspect = str(fields.get("suspect") or "").strip()
-    confidence = str(fields.get("confidence") or "").strip()
-    guess = str(fields.get("word_guess") or "").strip()
+    form = _fields(view, fields)
+    if isinstance(form, _DescriptionFields):  # a private note is typed in the description box
+        return form.description
+    suspect = str(form.suspect if form.suspect is not None else "").strip()
+    confidence = str(form.confidence if form.confidence is not None else "").strip()
+    guess = (form.word_guess or "").strip()
     ballot = {
         "suspected_impostor_id": suspect or None,
         "confidence": f"{confidence}%" if confidence else None,
-        "reasoning": str(fields.get("reasoning") or ""),
-        "self_declaration": bool(fields.get("self_declaration")),
+        "reasoning": form.reasoning or "",
+        "self_declaration": form.self_declaration,
         "word_guess": guess or None,
     }
     return json.dumps(ballot, ensure_ascii=False)
