@@ -143,7 +143,17 @@ def _data_summary(data: AnalysisData) -> dict:
         "impostor_win_pct": float(100 * (g["winner"] == "impostor").mean()) if len(g) else None,
         "models_csv": data.models is not None,
         "word_pairs": _word_pair_files(g),
+        "rounds": _rounds_of(g),
     }
+
+
+def _rounds_of(g: pd.DataFrame) -> dict:
+    """The games' round settings (``max_rounds``; 1 = the paper's game): the comparison with the
+    paper's one-round numbers says which games are longer. Empty where the column is absent."""
+    if not len(g) or "max_rounds" not in g:
+        return {}
+    r = pd.to_numeric(g["max_rounds"], errors="coerce").fillna(1).astype(int)
+    return {"max_rounds": sorted(map(int, r.unique())), "multi_round_games": int((r > 1).sum())}
 
 
 def _word_pair_files(g: pd.DataFrame) -> list[dict]:

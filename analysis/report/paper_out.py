@@ -122,7 +122,7 @@ def write_paper(out: Path, results: dict[str, pd.DataFrame], manifest: dict, fig
         if missing:
             figs_missing[f"fig{n}"] = missing
     (paper / "paper.tex").write_text(_paper_tex(manifest, tables, len(FIGURE_FILES)), encoding="utf-8")
-    cmp = compare(results, manifest.get("config") or {})
+    cmp = compare(results, manifest.get("config") or {}, manifest=manifest)
     cmp.to_csv(paper / "compare.csv", index=False)
     (paper / "compare.txt").write_text(comparison_text(cmp, manifest), encoding="utf-8")
     built = compile_pdf(paper) if compile_tex else {"pdf": None, "tex": None, "why": "not compiled (asked not to)"}
