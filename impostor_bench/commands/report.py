@@ -15,7 +15,7 @@ differs between the two studies (paper/compare.csv holds the same); without an i
 the comparison of the existing bundle at ``--out``.
 
 The command layer gathers what ``analysis`` must not import itself: the tables
-of an MLflow experiment (downloaded by ``impostor_bench.tracking.tables``) and the
+of an MLflow experiment (``impostor_bench.commands._source``, shared with ``impostor compare``) and the
 word vectors of the Fig. 3 embedder; analysis gets them as arguments. With
 ``--experiment X --log-run`` the bundle is also logged as a run of its own in X
 (``impostor_bench.tracking.reportrun``: the ratings as metrics, tables and figures).
@@ -27,10 +27,11 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
+from impostor_bench.commands._source import add_source_args, check_source_args, load_from_mlflow, read_experiment
 from impostor_bench.core.errors import ImpostorError
 from impostor_bench.heap import return_freed_memory, trim_heap
 
@@ -41,10 +42,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("report", help="compute every table and figure into a report bundle",
                        description="Compute the statistics tables and figures of the paper from exported games "
                                    "(Parquet) or an MLflow experiment, and write the report bundle to OUT.")
-    src = p.add_mutually_exclusive_group()  # neither: only with --compare-paper, reading an existing bundle
-    src.add_argument("--parquet", metavar="DIR", help="export directory with games.parquet, players.parquet[, models.csv]")
-    src.add_argument("--experiment", metavar="NAME", help="MLflow experiment whose runs hold tables/*.parquet artifacts")
-    p.add_argument("--tracking-uri", metavar="URI", help="MLflow tracking URI (default: MLFLOW_TRACKING_URI)")
+    add_source_args(p, required=False)  # neither: only with --compare-paper, reading an existing bundle
     p.add_argument("--out", default=None, metavar="OUT",
                    help=f"bundle directory (new, empty, or a previous bundle; default {DEFAULT_OUT})")
     p.add_argument("--seed", type=int, default=0, help="seed of every resampling (default 0)")
@@ -97,20 +95,7 @@ def _progress(msg: str) -> None:
 
 
 # --------------------------------------------------------------------------- inputs analysis does not fetch itself
-
-
-def load_from_mlflow(experiment: str, tracking_uri: Optional[str] = None) -> Any:
-    """The ``AnalysisData`` of every run of an MLflow experiment that logged ``tables/`` (sweep
-    parents, which have none, are skipped with a note)."""
-    from impostor_bench.analysis.io import load_run_tables
-    from impostor_bench.tracking.logrun import TABLES_DIR, TAG
-    from impostor_bench.tracking.tables import downloaded_tables
-
-    from impostor_bench.tracking.reportrun import REPORT_KIND
-
-    with downloaded_tables(experiment, tracking_uri) as exp:
-        runs = [r for r in exp.runs if r.run.data.tags.get(f"{TAG}kind") != REPORT_KIND]  # earlier reports: no games
-        return load_run_tables([(r.run_id, r.directory) for r in runs], experiment, exp.where, TABLES_DIR)
+# (the MLflow tables: impostor_bench.commands._source, shared with impostor compare)
 
 
 class ShippedWordVectors:
@@ -171,8 +156,7 @@ def word_embedder() -> Any:
 def _stats_config(args: Any) -> Any:
     from impostor_bench.analysis.stats.config import StatsConfig
 
-    if args.tracking_uri and not args.experiment:
-        raise ImpostorError("--tracking-uri: only used with --experiment; fix: drop it or pass --experiment NAME")
+    check_source_args(args)
     if getattr(args, "log_run", False) and not args.experiment:
         raise ImpostorError("--log-run: the report is logged into the experiment it reads; fix: pass --experiment NAME "
                             "(or drop --log-run)")
@@ -209,14 +193,7 @@ def _load(args: Any) -> tuple[Any, dict]:
             except (OSError, ValueError):
                 _progress(f"{marker}: not readable JSON; the planted effects are not shown")
     else:
-        from impostor_bench.tracking.store import shown_uri, tracking_uri
-        from impostor_bench.tracking.tables import require_store
-
-        require_store(args.experiment, args.tracking_uri)  # before any output: a reading command never writes
-        _progress(f"reading MLflow experiment '{args.experiment}'")
-        data = load_from_mlflow(args.experiment, args.tracking_uri)
-        source = {"kind": "mlflow", "experiment": args.experiment,
-                  "tracking_uri": shown_uri(tracking_uri(args.tracking_uri))}
+        data, source = read_experiment(args.experiment, args.tracking_uri, _progress)
     _progress(f"{len(data.games):,} games, {data.games['experiment_id'].nunique():,} experiments loaded "
               f"in {time.perf_counter() - t_load:.1f} s")
     return data, source
@@ -273,7 +250,7 @@ def _compare_only(args: Any) -> int:
                             "at an existing bundle")
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     results = {f.stem: pd.read_csv(f) for f in sorted((out / "tables").glob("*.csv"))}
-    cmp = compare(results, manifest.get("config") or {}, manifest=manifest)
+    cmp = compare(results, manifest.get("config") or {})
     _progress(f"comparing the paper with the existing bundle {out.absolute()} (no input given: nothing recomputed)")
     print(comparison_text(cmp, manifest))
     return 0

@@ -104,9 +104,30 @@ def parse_shard(text: Optional[str]) -> tuple[int, int]:
     return int(m[1]), int(m[2])
 
 
+def shipped_configs() -> dict[str, Path]:
+    """The sweep configs that ship in the package (``impostor_bench/configs``), by name: smoke, demo, ..."""
+    folder = Path(__file__).resolve().parents[1] / "configs"
+    return {f.stem: f for f in sorted(folder.glob("*.yaml")) if f.stem != "models"}  # models.yaml: the registry
+
+
+def config_path(name: str | Path) -> Path:
+    """The sweep config a user names: a path that exists from the current folder, else a shipped
+    config by name (``smoke``, ``smoke.yaml``, or ``configs/smoke.yaml`` typed outside the
+    repository), so the shipped configs work from any folder."""
+    p = Path(name)
+    if p.exists():
+        return p
+    shipped = shipped_configs()
+    if p.suffix in ("", ".yaml", ".yml") and (len(p.parts) == 1 or p.parts[:-1] == ("configs",)):
+        if p.stem in shipped:
+            return shipped[p.stem]
+    raise ImpostorError(f"{name}: sweep config not found (looked in {Path.cwd()} and among the shipped configs); fix: "
+                        f"pass the path of a YAML file, or the name of a shipped config: {', '.join(shipped)}")
+
+
 def plan(path: str | Path, shard: Optional[str] = None, resolve: bool = False) -> Plan:
     """Load the config and list this shard's experiments (round-robin: experiment k goes to shard k mod N + 1)."""
-    p = Path(path)
+    p = config_path(path)
     cfg = load_config(p)
     i, n = parse_shard(shard)
     every = experiments(cfg)

@@ -28,7 +28,8 @@ def compare_metrics(table: Any) -> dict[str, float]:
     return out
 
 
-def log_compare_run(table: Any, experiment: Optional[str], source: str, client: Any = None) -> str:
+def log_compare_run(table: Any, experiment: Optional[str], source: str, client: Any = None,
+                    tracking_uri: Optional[str] = None) -> str:
     """Log ``table`` (``analysis.stats.paired.head_to_head``) as a FINISHED run; returns a line saying where."""
     from mlflow.entities import Metric, Param
 
@@ -36,7 +37,7 @@ def log_compare_run(table: Any, experiment: Optional[str], source: str, client: 
 
     uri = None
     if client is None:
-        client, uri = get_client()
+        client, uri = get_client(tracking_uri)
     name = experiment or DEFAULT_EXPERIMENT
     exp_id = ensure_experiment(client, name, uri or client.tracking_uri)
     a, b = str(table["model_a"].iloc[0]), str(table["model_b"].iloc[0])
