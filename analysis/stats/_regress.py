@@ -188,6 +188,51 @@ def cr2(Xc: np.ndarray, succ: np.ndarray, trials: np.ndarray, fitted: np.ndarray
     return cov, df
 
 
+#: Largest cluster (games) whose CR2 leverage block ``cr2_games`` forms (c x c dense, an eigen-
+#: decomposition each); a clustering with a larger one gets CR1 (clusters that large come with
+#: many of them: a word pair of the paper's full design, where CR1 holds).
+CR2_MAX_CLUSTER = 3_000
+
+
+def cr2_games(Xt, et: np.ndarray, B: np.ndarray, codes: np.ndarray, terms: Sequence[int]):
+    """``cr2`` on a game-level whitened design (``Xt = W^1/2 X``, dense or scipy.sparse; ``et`` the
+    whitened residuals; ``B = (Xt'Xt)^-1``), one cluster at a time: the covariance and the Bell-
+    McCaffrey df of ``terms``. Why a second form: ``cr2`` batches dense cell blocks, which a
+    fixed-effects design (hundreds of dummy columns, sparse above ``equation1.MAX_CELLS``) cannot
+    afford. With a fixed effect nested in a cluster, ``I - H_jj`` is singular along that effect's
+    column; the Moore-Penrose inverse square root is taken there, as R's clubSandwich does
+    (Pustejovsky & Tipton 2018), so absorbing the effect or not gives one answer."""
+    codes = np.asarray(codes)
+    G, K = int(codes.max()) + 1, B.shape[0]
+    terms = list(terms)
+    vals, vecs = np.linalg.eigh(B)
+    Bh = (vecs * np.sqrt(np.clip(vals, 0, None))) @ vecs.T
+    order = np.argsort(codes, kind="stable")
+    ends = np.cumsum(np.bincount(codes, minlength=G))
+    U = np.zeros((G, K))
+    aa = np.zeros((G, len(terms)))
+    R = np.zeros((G, K, len(terms)))
+    for j in range(G):
+        rows = order[(ends[j - 1] if j else 0):ends[j]]
+        Xj = Xt[rows]
+        XjB = np.asarray(Xj @ B)
+        H = np.asarray(Xj @ XjB.T)
+        lam, V = np.linalg.eigh(np.eye(len(rows)) - (H + H.T) / 2)
+        A = (V * np.where(lam > 1e-8, 1 / np.sqrt(np.clip(lam, 1e-8, None)), 0.0)) @ V.T
+        U[j] = np.asarray(Xj.T @ (A @ et[rows])).ravel()
+        AXB = A @ XjB[:, terms]
+        aa[j] = (AXB ** 2).sum(0)
+        R[j] = Bh @ np.asarray(Xj.T @ AXB)
+    cov = B @ (U.T @ U) @ B
+    r2 = (R ** 2).sum(1)
+    tr = aa.sum(0) - r2.sum(0)
+    cross = np.array([float((np.square(R[:, :, t] @ R[:, :, t].T)).sum()) for t in range(len(terms))])
+    tr2 = (aa ** 2).sum(0) - 2 * (aa * r2).sum(0) + cross
+    with np.errstate(invalid="ignore", divide="ignore"):
+        df = tr ** 2 / tr2
+    return cov, df
+
+
 def experiment_logit(y, X: np.ndarray, names: list[str], groups, what: str,
                      min_resid_clusters: int = MIN_RESID_CLUSTERS, terms: Optional[Sequence[str]] = None,
                      cov_type: str = "CR2") -> Fit:

@@ -11,19 +11,23 @@ number); ``b_size`` is identified only where the impostor's model varies within 
 (cross-play and team modes) and only when every impostor model has a size in models.csv;
 ``b_pos`` is identified by the within-game randomisation of speaking order.
 
-Inference: cluster-robust (CR1: statsmodels' ``sandwich_covariance.cov_cluster`` on the one
-fit, with its small-sample correction) with t(G-1) intervals, by experiment_id and, as the paper's robustness check, by
-word pair (``cluster`` column). CR2 (the report's other fits, ``_regress.experiment_logit``)
-is not used: with a dummy per cluster the G - K rule it applies cannot hold (K > G). CR1 with
-experiment fixed effects held its size for the position terms in the simulation of
-tests/analysis/stats/test_stats_equation1.py (position is randomised within experiments, so
-the experiment effects that break CR1 elsewhere are in the fixed effects here). With ~120
-games an experiment the incidental-parameter bias of the unconditional fixed-effects logit is
-small (the planted-effect test bounds it). Above ``MAX_CELLS`` dense cells (the paper's full
-90,720-game design is: ~1,060 columns, 0.8 GB dense) the design is built sparse and fitted by
-``fit_sparse_logit`` (Newton-Raphson on the sparse design, the same CR1 sandwich):
-statsmodels' GLM needs a dense design. (Before issue 39 part A the table refused that size,
-so the calibration matrix printed "no values on simulated games" at 756 x 120.)
+Games of an experiment or word pair whose outcome is constant are dropped first, until none is
+left (``_separation.drop_flat_groups``: their fixed effects are infinite and carry no
+information, as in conditional logit), and the ``note`` says how many; a reported term that
+still diverges is refused as separation, by name.
+
+Inference: cluster-robust CR2 with a t on Bell-McCaffrey degrees of freedom per term
+(``_regress.cr2_games``), by experiment_id and, as the paper's robustness check, by word pair
+(``cluster`` column). The leverage adjustment takes a generalised inverse where an experiment's
+own dummy makes ``I - H_jj`` singular (Pustejovsky & Tipton 2018; R's clubSandwich). CR1 with
+t(G-1) rejected a true null slope 11.7% of the time at the demo's 6-12 experiments; CR2-BM
+holds its size there (tests/analysis/stats/test_stats_equation1.py). A clustering with a cluster
+over ``_regress.CR2_MAX_CLUSTER`` games gets CR1 (``method`` says which). With ~120 games an
+experiment the incidental-parameter bias of the unconditional fixed-effects logit is small (the
+planted-effect test bounds it). Above ``MAX_CELLS`` dense cells (the paper's full 90,720-game
+design is: ~1,060 columns, 0.8 GB dense) the design is built sparse and fitted by
+``fit_sparse_logit`` (Newton-Raphson on the sparse design; the same covariance code):
+statsmodels' GLM needs a dense design.
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ import statsmodels.api as sm
 
 from impostor_bench.analysis.stats._base import StatsUnavailable, design_codes, models_meta, prepared, table
 from impostor_bench.analysis.stats.declaration import infer
-from impostor_bench.analysis.stats._regress import Fit
+from impostor_bench.analysis.stats._regress import CR2_MAX_CLUSTER, Fit, cr2_games
+from impostor_bench.analysis.stats._separation import constant_outcome, drop_flat_groups, flat_note
 from impostor_bench.analysis.stats.config import StatsConfig
 from impostor_bench.analysis.stats.session import Analysis
 
@@ -48,7 +53,12 @@ from impostor_bench.analysis.stats.session import Analysis
 #: Newton fit of the same design is seconds. 2M cells keeps the small designs of the tests on
 #: statsmodels (the two fits agree to 1e-8: test_stats_equation1.py).
 MAX_CELLS = 2_000_000
-METHOD = "logit with FE_experiment + FE_word_pair, CR1 by {cluster}, t(G-1)"
+#: a dense design below this size is not worth a full garbage collection after its fit
+SMALL_DESIGN_BYTES = 16 * 2 ** 20
+MODEL = "logit with FE_experiment + FE_word_pair"
+INFER_CR2 = "CR2 by {cluster}, t(Bell-McCaffrey df)"
+INFER_CR1 = "CR1 by {cluster}, t(G-1)"
+METHOD = f"{MODEL}, {INFER_CR2}"
 ABSORBED = "absorbed by FE_experiment (one value per experiment): not identified in equation (1)"
 COLUMNS = ["term", "cluster", "or", "ci_low", "ci_high", "p", "coef", "se", "df", "n", "n_clusters", "method",
            "note"]
@@ -71,95 +81,128 @@ def _size(data: Analysis, prep, ok: np.ndarray):
     return x - x.mean(), None
 
 
-def fit_equation1(y, X: np.ndarray, names: list[str], clusterings: dict[str, np.ndarray], what: str,
-                  terms: tuple[str, ...] = ()) -> dict[str, Fit]:
-    """One GLM fit; per clustering its cluster-robust covariance (statsmodels' ``cov_cluster``,
-    CR1 with the G/(G-1) (N-1)/(N-K) correction) and t(G-1) degrees of freedom. A reported
-    ``terms`` coefficient or SE beyond 25 on the logit scale is (quasi-)separation: refused."""
+def fit_equation1(y, X, names: list[str], clusterings: dict[str, np.ndarray], what: str,
+                  terms: tuple[str, ...] = (), model: str = MODEL) -> dict[str, Fit]:
+    """One logit fit (statsmodels' GLM; ``fit_sparse_logit`` on a sparse design) and per clustering
+    its CR2 covariance with Bell-McCaffrey df (``_cluster_fits``). The caller has dropped the
+    fixed-effect levels with a constant outcome (``_separation.drop_flat_groups``); a reported
+    ``terms`` coefficient that still diverges is separation in that term, refused by name."""
     from scipy import sparse
-    from statsmodels.stats.sandwich_covariance import cov_cluster
 
+    why = constant_outcome(y)
+    if why:
+        raise StatsUnavailable(f"{what}: {why}")
     if len(y) <= X.shape[1]:  # the CR1 correction (N-1)/(N-K) and any residual need N > K
         raise StatsUnavailable(f"{what}: {len(y)} games for {X.shape[1]} parameters (experiment and pair effects)")
     if sparse.issparse(X):
-        return fit_sparse_logit(y, X, names, clusterings, what, terms)
+        return fit_sparse_logit(y, X, names, clusterings, what, terms, model)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = sm.GLM(np.asarray(y, float), X, family=sm.families.Binomial()).fit()
-    coef = np.asarray(res.params)
-    if not res.converged or not np.all(np.isfinite(coef)):
-        raise StatsUnavailable(f"{what}: fit did not converge")
-
-    def cov_of(codes: np.ndarray, G: int, fitted=res) -> np.ndarray:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return np.asarray(cov_cluster(fitted, codes))
-
-    fits = _cluster_fits(coef, cov_of, names, len(y), clusterings, what, terms)
+    coef, converged = np.asarray(res.params), bool(res.converged)  # IRLS stops on the deviance
     # memory (issue 41): statsmodels' results hold the design several times over (whitened, pinv)
-    # in a reference cycle, kept until a full collection; learning's five fits held 2 GB at once
-    del res, cov_of
-    gc.collect()
-    return fits
+    # in a reference cycle, kept until a full collection; learning's five fits held 2 GB at once.
+    # A full collection costs ~0.5 s on a report's heap: for a small design, the youngest generation
+    # (where the fit's objects are) is enough
+    del res
+    gc.collect(2 if X.nbytes > SMALL_DESIGN_BYTES else 0)
+    return _cluster_fits(y, X, coef, converged, names, clusterings, what, terms, model)
+
+
+def _deviance(y: np.ndarray, eta: np.ndarray) -> float:
+    return float(2 * np.sum(np.logaddexp(0, eta) - y * eta))
 
 
 def fit_sparse_logit(y, X, names: list[str], clusterings: dict[str, np.ndarray], what: str,
-                     terms: tuple[str, ...] = ()) -> dict[str, Fit]:
-    """``fit_equation1`` on a sparse design (scipy.sparse): the logit MLE by Newton-Raphson and,
-    per clustering, the CR1 sandwich ``c (X'WX)^-1 (sum_g s_g s_g') (X'WX)^-1`` with statsmodels'
-    ``cov_cluster`` factor ``c = G/(G-1) (N-1)/(N-K)`` (s_g: the cluster's score sum). Written here
-    because statsmodels' GLM and ``cov_cluster`` need a dense design; the test checks it against
-    them on a design small enough for both."""
+                     terms: tuple[str, ...] = (), model: str = MODEL) -> dict[str, Fit]:
+    """``fit_equation1`` on a sparse design (scipy.sparse): the logit MLE by Newton-Raphson with
+    step halving, converged when the deviance changes by < 1e-10 (relative) and the reported
+    ``terms`` by < 1e-8, as statsmodels' IRLS judges the dense fit (a nuisance effect still
+    drifting towards an infinite limit does not move them). Written here because statsmodels'
+    GLM needs a dense design; the test checks both paths give one answer."""
     from scipy import sparse
 
     y = np.asarray(y, float)
     X = sparse.csr_matrix(X, dtype=float)
-    n, k = X.shape
+    k = X.shape[1]
+    idx = [names.index(t) for t in terms]
     beta = np.zeros(k)
+    dev = _deviance(y, X @ beta)
     converged = False
-    for _ in range(100):
-        mu = 1 / (1 + np.exp(-np.clip(X @ beta, -30, 30)))
+    for _ in range(200):
+        eta = X @ beta
+        mu = 1 / (1 + np.exp(-np.clip(eta, -30, 30)))
         H = np.asarray((X.T @ X.multiply((mu * (1 - mu))[:, None])).todense())
         try:
             step = np.linalg.solve(H, X.T @ (y - mu))
         except np.linalg.LinAlgError:
-            raise StatsUnavailable(f"{what}: singular information (rank-deficient design)") from None
-        beta += step
-        if np.max(np.abs(step)) < 1e-9:
+            step = np.linalg.lstsq(H, X.T @ (y - mu), rcond=None)[0]
+        t = 1.0
+        while True:  # halve until the deviance does not rise (Newton can overshoot near separation)
+            new = beta + t * step
+            new_dev = _deviance(y, X @ new)
+            if new_dev <= dev + 1e-12 * (abs(dev) + 1) or t < 1e-6:
+                break
+            t /= 2
+        moved = np.abs(new[idx] - beta[idx]).max(initial=0.0)
+        beta, change, dev = new, abs(dev - new_dev) / (abs(new_dev) + 0.1), new_dev
+        if change < 1e-10 and moved < 1e-8:
             converged = True
             break
-    mu = 1 / (1 + np.exp(-np.clip(X @ beta, -30, 30)))
-    if not converged or not np.all(np.isfinite(beta)):
+    return _cluster_fits(y, X, beta, converged, names, clusterings, what, terms, model)
+
+
+def _cluster_fits(y, X, coef: np.ndarray, converged: bool, names: list[str], clusterings: dict[str, np.ndarray],
+                  what: str, terms: tuple[str, ...], model: str = MODEL) -> dict[str, Fit]:
+    """Per clustering: the CR2 covariance and Bell-McCaffrey df of the reported ``terms``
+    (``_regress.cr2_games``: holds its size with 6-12 experiments, where CR1 with t(G-1)
+    rejected a true null 11.7% of the time), or CR1 with t(G-1) where a cluster is too large for
+    CR2's leverage blocks (``CR2_MAX_CLUSTER``: a word pair of the paper's full design, with many
+    clusters); the refusal, by name, of a reported term that diverges (separation). Shared by
+    the dense (statsmodels) and sparse fits, so both give one answer."""
+    from scipy import sparse
+
+    idx = [names.index(t) for t in terms]
+    if not np.all(np.isfinite(coef)):
         raise StatsUnavailable(f"{what}: fit did not converge")
-    bread = np.linalg.inv(np.asarray((X.T @ X.multiply((mu * (1 - mu))[:, None])).todense()))
-    scores = sparse.csr_matrix(X.multiply((y - mu)[:, None]))
-
-    def cov_of(codes: np.ndarray, G: int) -> np.ndarray:
-        member = sparse.csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(G, n))
-        S = np.asarray((member @ scores).todense())
-        return (G / (G - 1)) * ((n - 1) / (n - k)) * bread @ (S.T @ S) @ bread
-
-    return _cluster_fits(beta, cov_of, names, n, clusterings, what, terms)
-
-
-def _cluster_fits(coef: np.ndarray, cov_of, names: list[str], n: int, clusterings: dict[str, np.ndarray],
-                  what: str, terms: tuple[str, ...]) -> dict[str, Fit]:
-    """Per clustering: its CR1 covariance ``cov_of(codes, G)``, t(G-1) df, and the refusal of a
-    reported ``terms`` coefficient or SE beyond 25 on the logit scale ((quasi-)separation);
-    shared by the dense (statsmodels) and sparse fits."""
+    sep = [t for t, j in zip(terms, idx) if abs(coef[j]) > 25]
+    if sep:
+        raise StatsUnavailable(f"{what}: separation in {', '.join(sep)} (a level with all or no impostor wins "
+                               "given the fixed effects): its odds ratio is not estimable")
+    if not converged:
+        raise StatsUnavailable(f"{what}: fit did not converge (deviance still changing)")
+    y = np.asarray(y, float)
+    n, k = X.shape
+    eta = np.asarray(X @ coef).ravel()
+    mu = 1 / (1 + np.exp(-np.clip(eta, -30, 30)))
+    sw = np.sqrt(np.clip(mu * (1 - mu), 1e-300, None))
+    Xt = sparse.csr_matrix(X.multiply(sw[:, None])) if sparse.issparse(X) else X * sw[:, None]
+    et = (y - mu) / sw
+    info = Xt.T @ Xt
+    B = np.linalg.inv(np.asarray(info.todense()) if sparse.issparse(info) else info)
     fits = {}
     for name, groups in clusterings.items():
-        codes = pd.factorize(groups)[0]
+        codes = pd.factorize(pd.Series(groups, dtype=object))[0]
         G = int(codes.max()) + 1
         if G < 3:
             raise StatsUnavailable(f"{what}: {G} {name} clusters; need at least 3")
-        cov = cov_of(codes, G)
+        df = np.full(k, np.nan)
+        if np.bincount(codes).max() <= CR2_MAX_CLUSTER:
+            cov, df_t = cr2_games(Xt, et, B, codes, idx)
+            df[idx] = df_t
+            method = f"{model}, {INFER_CR2.format(cluster=name)}"
+        else:  # statsmodels' cov_cluster (CR1): c B (sum_g s_g s_g') B, c = G/(G-1) (N-1)/(N-K)
+            member = sparse.csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(G, n))
+            S = np.asarray(member @ (Xt.multiply(et[:, None]) if sparse.issparse(Xt) else Xt * et[:, None]))
+            cov = (G / (G - 1)) * ((n - 1) / (n - k)) * B @ (S.T @ S) @ B
+            df[idx] = G - 1
+            method = f"{model}, {INFER_CR1.format(cluster=name)}"
         se = np.sqrt(np.clip(np.diag(cov), 0, None))
-        bad = [t for t in terms if abs(coef[names.index(t)]) > 25 or not se[names.index(t)] < 25]
+        bad = [t for t, j in zip(terms, idx) if not (se[j] < 25 and se[j] > 0 and df[j] > 0)]
         if bad:
-            raise StatsUnavailable(f"{what}: (quasi-)separation or no information for {', '.join(bad)}")
-        fits[name] = Fit(list(names), coef.copy(), se, n, G, np.full(len(names), float(G - 1)),
-                         METHOD.format(cluster=name), cov)
+            raise StatsUnavailable(f"{what}: no information on {', '.join(bad)} by {name} (standard error "
+                                   "degenerate: separation or too few clusters behind it)")
+        fits[name] = Fit(list(names), coef.copy(), se, n, G, df, method, cov)
     return fits
 
 
@@ -202,7 +245,17 @@ def design_equation1(data: Analysis):
         raise StatsUnavailable("no game has an impostor_speaking_position in 0-3")
     if "pair_id" not in prep.games.columns:
         raise StatsUnavailable("games table has no pair_id: FE_word_pair needs it")
-    pair = prep.games["pair_id"].astype(object).to_numpy()[ok]
+    constant = constant_outcome(prep.y[ok])
+    if constant:
+        raise StatsUnavailable(constant)
+    pair_all = prep.games["pair_id"].astype(object).to_numpy()
+    kept, dropped = drop_flat_groups(prep.y, {"experiment": prep.exp_names[prep.exp_code], "word pair": pair_all}, ok)
+    if not kept.any():
+        raise StatsUnavailable("not estimable: every experiment or word pair has a constant outcome (no game is "
+                               "informative once the fixed effects are in)")
+    flat = flat_note(dropped, int(ok.sum() - kept.sum()))
+    ok = kept
+    pair = pair_all[ok]
     exp = prep.exp_code[ok]
     pos, pos_names = design_codes(prep.imp_pos[ok], ref=0, levels=[0, 1, 2, 3])
     blocks, names = [pos], [f"pos{k}_vs_pos0" for k in pos_names]
@@ -220,13 +273,13 @@ def design_equation1(data: Analysis):
     else:
         X = np.hstack([np.ones((ok.sum(), 1)), *blocks, fe])
     all_names = ["const", *names] + [f"fe:{i}" for i in range(fe.shape[1])]
-    notes = [why] if why else []
+    notes = [n for n in (why, flat) if n]
     return prep.y[ok], X, all_names, names, exp, pair, notes
 
 
 @table("equation1", columns=COLUMNS,
     title=("Equation (1) of B.3 as written: position (and size) odds ratios with FE_experiment and FE_word_pair, "
-           "CR1 by experiment and by word pair"),
+           "CR2 by experiment and by word pair"),
     section="robustness",
     inference=(infer("fe_or", ("term", "cluster"), "or", ("ci_low", "ci_high"), "p", method="method"),),
 )

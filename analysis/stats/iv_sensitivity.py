@@ -39,6 +39,7 @@ import pandas as pd
 from scipy import stats
 
 from impostor_bench.analysis.stats._base import StatsUnavailable, prepared, table
+from impostor_bench.analysis.stats._separation import constant_outcome
 from impostor_bench.analysis.stats.config import StatsConfig
 from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats.network import game_metrics
@@ -125,6 +126,12 @@ def iv_fit(y: np.ndarray, x: np.ndarray, z: np.ndarray, experiment: np.ndarray, 
     beta = pi_y / pi_x if pi_x != 0 else np.nan
     var_beta = (v_yy - 2 * beta * v_xy + beta ** 2 * v_xx) / pi_x ** 2 if pi_x != 0 else np.nan
     ar0 = pi_y ** 2 / v_yy if v_yy > 0 else np.nan
+    if float(yt @ yt) < 1e-12 * len(y):  # a constant outcome: pi_y = 0 with variance 0, not an estimate
+        return {"first_stage_coef": pi_x, "first_stage_f": first_f, "reduced_form_coef": np.nan, "iv_coef": np.nan,
+                "iv_se": np.nan, "ar_p": np.nan, "ar_ci_low": np.nan, "ar_ci_high": np.nan, "ar_set": "",
+                "n": n, "n_clusters": G,
+                "why": constant_outcome(y) or "not estimable: the outcome does not vary within experiments and word "
+                                              "pairs (reduced form, 2SLS and AR test have nothing to measure)"}
     lo, hi, kind = ar_set(pi_y, pi_x, v_yy, v_xy, v_xx, crit)
     return {"first_stage_coef": pi_x, "first_stage_f": first_f, "reduced_form_coef": pi_y, "iv_coef": beta,
             "iv_se": float(np.sqrt(var_beta)) if np.isfinite(var_beta) and var_beta >= 0 else np.nan,
@@ -152,7 +159,9 @@ def iv_sensitivity(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     z = (prep.imp_pos[ok] >= 2).astype(float)
     fit = iv_fit(prep.y[ok].astype(float), centrality[ok], z, prep.exp_code[ok],
                  prep.games["pair_id"].astype(object).to_numpy()[ok], config.alpha)
-    notes = ["exploratory: the exclusion restriction (position moves the win only through centrality) is doubtful "
+    why = fit.pop("why", "")
+    notes = [why] if why else []
+    notes += ["exploratory: the exclusion restriction (position moves the win only through centrality) is doubtful "
              "and centrality also follows the outcome (docs/analysis.md)"]
     if dropped:
         notes.append(f"{dropped} game(s) left out: no counted impostor ballot (no centrality) or no position/pair")
