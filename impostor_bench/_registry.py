@@ -1,9 +1,11 @@
 """The ``impostor_bench`` entry point of Inspect: our model providers and the task by name.
 
-Inspect loads this module when it meets a name it does not know: a provider (``bot/``,
-``local/``, ``litellm/``, ``human/``; :mod:`impostor_bench.providers.register`) or the task
-``impostor_bench/impostor`` or the judge scorer ``impostor_bench/strategy_judge``, so ``inspect eval impostor_bench/impostor --model bot/random``
-works from any folder once the package is installed (docs/architecture.md).
+Inspect loads it in every ``inspect eval`` on the machine (and when it meets a name it does
+not know: a provider ``bot/``, ``local/``, ``litellm/``, ``human/``, the task
+``impostor_bench/impostor`` or the judge scorer ``impostor_bench/strategy_judge``), so
+importing it only registers them, through Inspect's public API (docs/architecture.md, "A guest
+in Inspect"), and ``inspect eval impostor_bench/impostor --model bot/random`` works from any
+folder once the package is installed.
 
 The task is the one of ``tasks/impostor.py`` (``inspect eval tasks/impostor.py`` from the
 repository keeps working): Inspect names a task after the top-level package of the module
@@ -18,8 +20,8 @@ import inspect as _inspect
 from typing import Any
 
 from inspect_ai import Task, task
+from inspect_ai.util import registry_info
 
-from impostor_bench.inspect_compat import installed_package_name
 from impostor_bench.providers import register as _providers  # noqa: F401 - registers bot/local/litellm/human
 from impostor_bench.scorers.judge import strategy_judge  # noqa: F401 - `inspect score --scorer impostor_bench/strategy_judge`
 from impostor_bench.tasks.impostor import impostor as _file_task
@@ -37,6 +39,8 @@ impostor.__annotations__ = dict(_factory.__annotations__)
 # Inspect prefixes the name with the installed package it finds for the function.  With the
 # repository root on PYTHONPATH, pip's build metadata there (impostor_bench.egg-info, no
 # direct_url.json) hides the editable install from that lookup and the task would be plain
-# "impostor", so `inspect eval impostor_bench/impostor` found nothing: then the name is given whole.
-impostor = (task(impostor) if installed_package_name(impostor) == "impostor_bench"
+# "impostor", so `inspect eval impostor_bench/impostor` found nothing: then the name is given whole
+# (the plain registration stays beside it, naming the same task).
+_named = task(impostor)
+impostor = (_named if registry_info(_named).name == "impostor_bench/impostor"
             else task(name="impostor_bench/impostor")(impostor))

@@ -49,6 +49,27 @@ def parse_models(models: Any, mode: str) -> dict[str, str]:
     return {str(k): str(v).strip() for k, v in models.items()}
 
 
+def model_named(name: str, where: str, **model_args: Any) -> Model:
+    """The Inspect model of ``name``: a registry alias built with its model_args (``model_args``
+    over them), or an Inspect model string; an unknown bare name, provider or key is one line
+    starting with ``where``.  Inspect's own ``get_model`` takes model strings only: the aliases
+    are the package's, resolved where it reads a model name (docs/models.md)."""
+    from impostor_bench.registry import load_registry
+
+    registry = load_registry()
+    string = registry.resolve(name)  # an unknown bare name: one line with the closest aliases
+    entry = registry.entries.get(name)
+    args = (dict(entry.model_args) if entry else {}) | model_args
+    try:
+        return get_model(string, **args)
+    except ImpostorError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - unknown provider, missing key or package: the user's to fix
+        from impostor_bench.preflight import problem_of
+
+        raise ImpostorError(f"{where}: {problem_of(name, string, exc)}") from None
+
+
 def bind_models(models: Any, mode: str) -> BoundModels:
     """Build the Inspect model of every named role (registry aliases with their model_args)."""
     names = parse_models(models, mode)
@@ -59,18 +80,9 @@ def bind_models(models: Any, mode: str) -> BoundModels:
 
     registry = load_registry()
     for role, name in names.items():
-        string = registry.resolve(name)
-        entry = registry.entry(name) if name in registry.entries else None
-        args = dict(entry.model_args) if entry else {}
+        entry = registry.entries.get(name)
         out.defaults[role] = entry.defaults.model_dump(exclude_none=True) if entry else {}
-        try:
-            model = get_model(string, **args)
-        except ImpostorError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - unknown provider, missing key or package: the user's to fix
-            from impostor_bench.preflight import problem_of
-
-            raise ImpostorError(f"-T models ({role}): {problem_of(name, string, exc)}") from None
+        model = model_named(name, f"-T models ({role})")
         if role == ALL_SEATS_ROLE:
             out.model = model
         else:

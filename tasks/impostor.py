@@ -21,8 +21,7 @@ from inspect_ai.viewer import TaskSamplesColumn, TaskSamplesView, ViewerConfig
 from pydantic import ValidationError
 
 from impostor_bench import LAUNCH_DIR
-from impostor_bench.inspect_compat import (UserInputError, building_task_for_eval, eval_models,
-                                           refuse_unbounded_task_args)
+from impostor_bench.inspect_compat import UserInputError, building_task_for_eval, eval_models
 from impostor_bench.model_credentials import model_credential_problem
 
 from impostor_bench.core import call_limits, options as game_options
@@ -48,9 +47,6 @@ GAMES_VIEW = ViewerConfig(task_samples_view=TaskSamplesView(
     + [TaskSamplesColumn.score("impostor_winner")]
     + [TaskSamplesColumn(id=c) for c in ("tokens", "duration")] + [TaskSamplesColumn(id="target", visible=False)],
 ))
-
-
-refuse_unbounded_task_args()  # a recursive YAML anchor in -T: one line, not Inspect's RecursionError
 
 
 class TaskOptionError(UserInputError):
@@ -200,6 +196,9 @@ def impostor(
         samples = game_samples(opts.mode, opts.difficulty, opts.n_games, opts.seed, opts.word_pairs,
                                opts.experiment_id, opts.first_game, opts.rounds, opts.private_notes)
         tune_gc()  # after the schedule exists: it is part of the heap the collector can skip
+        from impostor_bench.tracking.hooks import quiet_inspect_mlflow
+
+        quiet_inspect_mlflow()  # our MLflow run per experiment, not a second one by inspect-mlflow
     except ImpostorError as exc:
         raise TaskOptionError.of(exc) from None
     metadata = {

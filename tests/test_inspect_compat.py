@@ -37,12 +37,16 @@ def test_finished_experiments_are_freed_during_the_eval_set(tmp_path, monkeypatc
     lost the live handles that held them (the counters stay)."""
     from inspect_ai import eval_set
     from inspect_ai.hooks import Hooks, TaskStart, hooks
+    from inspect_ai.hooks._hooks import get_all_hooks
 
+    from impostor_bench import eval_memory
     from impostor_bench.inspect_compat import cache_package_scan
     from impostor_bench.tasks.impostor import impostor
 
     monkeypatch.setenv("IMPOSTOR_MLFLOW", "0")
     cache_package_scan()
+    eval_memory.install()  # what `impostor sweep` installs in its process (the entry points do not)
+    eval_memory.install()  # idempotent: one hook
     seen: dict = {}
 
     @hooks(name="test_probe_finished_evals", description="test probe")
@@ -58,6 +62,7 @@ def test_finished_experiments_are_freed_during_the_eval_set(tmp_path, monkeypatc
                 "finished_counted": sum(s.completed for s in states if s.eval_id != data.eval_id),
             })
 
+    assert sum(1 for h in get_all_hooks() if type(h) is eval_memory.ReleaseFinishedEvals) == 1
     tasks = [impostor(n_games=20, seed=i) for i in range(3)]
     ok, logs = eval_set(tasks, log_dir=str(tmp_path), model="bot/random", max_tasks=1, display="none")
     assert ok and all(log.status == "success" for log in logs)

@@ -8,16 +8,13 @@
 Provider classes are imported lazily, so importing this module is cheap and
 does not need llama-cpp-python or litellm to be installed.
 
-It also lets every model name be a registry alias (``--model gpt-4o`` -> ``openai/gpt-4o``
-with the alias's model_args; ``impostor_bench.inspect_compat.resolve_registry_aliases``):
-Inspect loads this entry point before it resolves ``--model``.
+Importing it only registers providers: Inspect loads the package's entry points in every
+``inspect eval`` on the machine, so nothing here changes how Inspect resolves other names.
+Registry aliases (``gpt-4o``) are resolved where the package reads model names itself
+(``-T models=``, sweep configs, ``impostor`` commands; docs/models.md), not in ``--model``.
 """
 
 from inspect_ai.model import ModelAPI, modelapi
-
-from impostor_bench.inspect_compat import resolve_registry_aliases
-
-resolve_registry_aliases()
 
 
 class ModelInfoLookupRefused(Exception):

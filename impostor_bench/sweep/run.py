@@ -327,10 +327,13 @@ def run_sweep(config: str, task_factory: Callable[..., Any], shard: Optional[str
 
     from inspect_ai import eval_set
 
+    from impostor_bench import eval_memory
     from impostor_bench.inspect_compat import cache_package_scan
     from impostor_bench.tracking import context as tracking_context
 
+    # this process's workarounds of Inspect (never the entry points': they load in everyone's evals)
     cache_package_scan()  # else ~0.6 s of CPU per experiment before the first game
+    eval_memory.install()  # else every finished experiment's runner state stays until the last ends
 
     ctx, client = start_tracking(pl, ld)
     cfg = pl.config

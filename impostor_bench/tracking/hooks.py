@@ -1,10 +1,10 @@
 """Inspect hooks: every eval of the impostor task becomes one MLflow run.
 
 Registered through the ``inspect_ai`` entry point (importing this module runs
-``@hooks``), so it also works for a plain ``inspect eval tasks/impostor.py``.
-Other tasks are ignored.  ``IMPOSTOR_MLFLOW=0`` switches it off.  If the store
-cannot be reached the eval goes on, the Inspect log is written as usual and a
-one-line message says how to ``impostor sync`` it later.
+``@hooks`` and nothing else), so it also works for a plain ``inspect eval tasks/impostor.py``.
+Other tasks are ignored: the entry point loads in every ``inspect eval`` on the machine.
+``IMPOSTOR_MLFLOW=0`` switches it off.  If the store cannot be reached the eval goes on, the
+Inspect log is written as usual and a one-line message says how to ``impostor sync`` it later.
 """
 
 from __future__ import annotations
@@ -258,12 +258,14 @@ def with_finished_samples(log: Any, finished: dict[tuple, Any]) -> Any:
     return log.model_copy(update={"samples": samples})
 
 
-def _quiet_inspect_mlflow() -> None:
-    """While our tracking is on, switch off inspect-mlflow's generic tracking hook.
+def quiet_inspect_mlflow() -> None:
+    """While our tracking is on, switch off inspect-mlflow's generic tracking hook in this process.
 
     inspect-mlflow (if installed) turns itself on whenever MLFLOW_TRACKING_URI is
     set and would log every eval a second time (experiment ``inspect_ai``, one
     REST call per model call).  ``IMPOSTOR_KEEP_INSPECT_MLFLOW=1`` keeps both.
+    Called when the impostor task is built, never on import: this module is an entry point
+    that loads in every ``inspect eval``, and other people's evals keep their inspect-mlflow.
     """
     if importlib.util.find_spec("inspect_mlflow") is None:
         return
@@ -282,6 +284,3 @@ def _quiet_inspect_mlflow() -> None:
 
     enabled._impostor_wrapped = True  # type: ignore[attr-defined]
     MlflowTrackingHooks.enabled = enabled  # type: ignore[method-assign]
-
-
-_quiet_inspect_mlflow()

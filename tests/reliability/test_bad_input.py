@@ -325,7 +325,9 @@ CASES = [
     Case("eval_word_pairs_deep", "inspect", ("--model", "bot/random", "-T", "word_pairs=wp.json"),
          ("wp.json", "nests deeper than"), {"wp.json": DEEP_PAIRS}),
     Case("eval_recursive_yaml_anchor", "inspect", ("--model", "bot/random", "-T", "models=&a [*a]"),
-         ("-T models", "recursive YAML anchor", "fix")),
+         ("-T models", "recursive YAML anchor", "fix"),
+         xfail="Inspect's registry_kwargs recurses into the value before the task runs (RecursionError); the "
+               "package no longer wraps Inspect's functions to catch it: docs/upstream.md"),
     Case("eval_unknown_role", "inspect",
          ("--model", "bot/random", "-T", "mode=cross_play", "--model-role", "impster=bot/embedding"),
          ("--model-role impster", "impostor and majority")),
