@@ -79,9 +79,9 @@ def _user_path(path: Optional[str]) -> Optional[str]:
 
 #: Options Inspect may pass along that are not game options.
 _NOT_OPTIONS = ("model",)
-#: Options the task metadata records in its own way (or not at all): every other option that is
-#: set is recorded under its name (new options only when they differ from their default).
-_RECORDED_ELSEWHERE = ("n_games", "first_game", "word_pairs", "models")
+#: What the task metadata holds beside the options (every ``GameOptions`` field, as played):
+#: facts the options do not say.  Listed once; ``tests/test_recorded_options.py`` holds the metadata to it.
+RECORDS = ("generation", "word_pairs_file", "word_pairs_sha256")
 
 
 def validated_options(values: dict[str, Any]) -> game_options.GameOptions:
@@ -201,16 +201,11 @@ def impostor(
         quiet_inspect_mlflow()  # our MLflow run per experiment, not a second one by inspect-mlflow
     except ImpostorError as exc:
         raise TaskOptionError.of(exc) from None
-    metadata = {
-        "mode": opts.mode, "difficulty": opts.difficulty, "seed": opts.seed, "tie_rule": opts.tie_rule,
-        "temperature": opts.temperature, "max_tokens": opts.max_tokens, "vote_temperature": opts.vote_temperature,
-        "models": bound.names or None,  # model_args: in the log's model config (no secrets here)
-        "generation": _generation_record(bound, opts),
-        "structured_votes": opts.structured_votes, "constrained_votes": opts.constrained_votes,
-        "word_pairs_file": word_pairs_file(opts.word_pairs), "word_pairs_sha256": word_pairs_sha256(opts.word_pairs),
-        "experiment_id": opts.experiment_id, "game_time_limit": opts.game_time_limit or None,
-    }
-    metadata |= {k: v for k, v in opts.task_args().items() if k not in metadata and k not in _RECORDED_ELSEWHERE}
+    # every option as played (a relative word-pair path resolved, the game time limit chosen; the
+    # models as given: their model_args are in the log's model config, no secrets here)
+    records = {"generation": _generation_record(bound, opts), "word_pairs_file": word_pairs_file(opts.word_pairs),
+               "word_pairs_sha256": word_pairs_sha256(opts.word_pairs)}
+    metadata = opts.model_dump() | records
     return Task(
         dataset=MemoryDataset(samples, name=f"impostor-{opts.difficulty}"),
         # a multi-round game: the rounds engine (impostor_bench.solvers.rounds); the paper's game as before

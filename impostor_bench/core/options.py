@@ -49,8 +49,8 @@ SEED_FIX = f"use a whole number from 0 to 2^63-1 ({MAX_SEED})"
 def _option(default: Any, help: str, fix: Optional[str] = None, *, omit_default: bool = False, strict: bool = True,
             **bounds: Any) -> Any:
     """A strict option field; ``fix`` says what a valid value is, ``omit_default`` keeps the option
-    out of task metadata, task arguments and the sweep hash while it has its default (options added
-    after logs and sweeps existed: old ones keep their identity)."""
+    out of task arguments and the sweep hash while it has its default (options added after logs
+    and sweeps existed: old ones keep their identity; the task metadata records every option)."""
     extra: JsonDict = {"fix": fix, "omit_default": omit_default}
     if strict:
         bounds["strict"] = True

@@ -10,8 +10,12 @@ import time
 from pathlib import Path
 from typing import Any, Optional
 
-from impostor_bench.sweep.config import config_hash
+from impostor_bench.sweep.config import GAME_FIELDS, config_hash
 from impostor_bench.sweep.plan import Plan
+
+
+#: The sweep run's params beside its ``GAME_FIELDS`` (the grid and every shared ``GameOptions`` field).
+SWEEP_RUN_PARAMS = ("sweep", "config_hash", "experiments_total", "games_total")
 
 
 def start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
@@ -42,13 +46,9 @@ def start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
 
         client, uri = get_client(cfg.tracking.tracking_uri)
         exp_id = ensure_experiment(client, name, uri)
-        params = {
-            "sweep": cfg.name, "config_hash": config_hash(cfg, pl.path), "models": cfg.models, "modes": cfg.modes,
-            "difficulties": cfg.difficulties, "games_per_experiment": cfg.games_per_experiment, "seeds": cfg.seeds,
-            "tie_rule": cfg.tie_rule, "temperature": cfg.temperature, "max_tokens": cfg.max_tokens,
-            "vote_temperature": cfg.vote_temperature, "experiments_total": pl.all_experiments,
-            "games_total": pl.all_experiments * cfg.games_per_experiment,
-        } | ({"rounds": cfg.rounds, "private_notes": cfg.private_notes} if cfg.rounds > 1 else {})
+        params = {"sweep": cfg.name, "config_hash": config_hash(cfg, pl.path), "experiments_total": pl.all_experiments,
+                  "games_total": pl.all_experiments * cfg.games_per_experiment}
+        params |= {k: getattr(cfg, k) for k in GAME_FIELDS}  # the grid and every shared game option
         from impostor_bench.tracking.redact import redact_text, secret_values
 
         parent = ensure_sweep_run(client, exp_id, pl.sweep_id, cfg.name, params,

@@ -139,17 +139,26 @@ def side_models_of(spec: Any) -> dict[str, list[str]]:
     return experiment.side_models((spec.task_args or {}).get("mode", "homogeneous"), role_models(spec))
 
 
+#: The params of a run beside its game options (every ``GameOptions`` field is a param, as played):
+#: the names, and the prefixes of families of names, listed once (tests/test_tracking.py).
+RUN_PARAMS = ("task", "word_pairs_sha256", "word_pairs_file", "model", "impostor_model", "majority_model",
+              "model_base_url", "git.commit", "git.dirty")
+RUN_PARAM_PREFIXES = ("generation.", "model.", "model_args.", "generate.", "version.")
+
+
+def played_options(spec: Any) -> dict[str, Any]:
+    """Every game option of an eval as it was played: from the task metadata, which records them
+    all; for a log of an older task that recorded fewer, its task arguments, else the default."""
+    from impostor_bench.core.options import GameOptions
+
+    args, md = dict(spec.task_args or {}), spec.metadata or {}
+    return {k: md[k] if k in md else args.get(k, f.default) for k, f in GameOptions.model_fields.items()}
+
+
 def spec_params(spec: Any, secrets: set[str]) -> dict[str, str]:
-    """MLflow params of an eval (all strings, no secrets)."""
-    args = dict(spec.task_args or {})
+    """MLflow params of an eval (all strings, no secrets): its game options and ``RUN_PARAMS``."""
     md = spec.metadata or {}
-    params: dict[str, Any] = {"task": spec.task}
-    for k in ("mode", "difficulty", "n_games", "seed", "tie_rule", "temperature", "max_tokens", "structured_votes",
-              "constrained_votes", "word_pairs", "first_game"):
-        params[k] = args.get(k)
-    params["vote_temperature"] = md.get("vote_temperature", args.get("vote_temperature"))
-    if int(args.get("rounds") or 1) > 1:  # a multi-round experiment (the paper's game: params as before)
-        params["rounds"], params["private_notes"] = args["rounds"], bool(args.get("private_notes"))
+    params: dict[str, Any] = {"task": spec.task} | played_options(spec)
     roles = role_settings(spec)
     for k in ("temperature", "max_tokens", "vote_temperature"):
         for role, st in roles.items():
@@ -159,7 +168,7 @@ def spec_params(spec: Any, secrets: set[str]) -> dict[str, str]:
             params[k] = values.pop() if len(values) == 1 else "per role"
     params["word_pairs_sha256"] = md.get("word_pairs_sha256")
     params["word_pairs_file"] = md.get("word_pairs_file")  # absolute path the task resolved
-    params["experiment_id"] = experiment_id_of(spec)
+    params["experiment_id"] = experiment_id_of(spec)  # the option, or the label derived when it is not given
     params["model"] = spec.model
     for role, m in role_models(spec).items():
         params[f"model.{role}"] = m

@@ -184,4 +184,4 @@ def test_a_plain_eval_of_a_local_engine_has_no_default_limit(tmp_path):
         [log] = log_dir.glob("*.eval")
         limits.append(read_eval_log(str(log), header_only=True).eval.metadata["game_time_limit"])
         assert r.returncode == 0, r.stderr[-2000:]
-    assert limits == [None, 300]
+    assert limits == [0, 300]  # the option as played: 0 is no limit
