@@ -9,6 +9,8 @@ Analysis reads files only: the command layer downloads MLflow artifacts
 from __future__ import annotations
 
 import hashlib
+import io
+import os
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -18,6 +20,7 @@ from impostor_bench.analysis.data import AnalysisData
 from impostor_bench.analysis.moves import moves_from_players, validate_moves
 from impostor_bench.analysis.validate import FIX_EXPORT, MODEL_COLUMNS, validate_tables
 from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.input_files import MAX_SIDE_FILE_BYTES, MAX_TABLE_BYTES, read_bytes, regular_file
 from impostor_bench.core.records import GAMES_FILE, MODELS_FILE, MOVES_FILE, PLAYERS_FILE
 
 __all__ = [
@@ -35,10 +38,17 @@ __all__ = [
 
 
 def sha256_file(path: Path) -> str:
+    """The file's SHA-256, reading at most its checked size (``regular_file``: no FIFO, no device)."""
+    size = regular_file(path, str(path), MAX_TABLE_BYTES, FIX_EXPORT)
     h = hashlib.sha256()
     with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
+        left = size
+        while left > 0:
+            block = fh.read(min(1 << 20, left))
+            if not block:
+                break
             h.update(block)
+            left -= len(block)
     return h.hexdigest()
 
 
@@ -76,11 +86,9 @@ def compact_text(df: pd.DataFrame, keep: Sequence[str] = ()) -> pd.DataFrame:
 
 def _read_parquet(path: Path, shown: str, dictionary: bool = True) -> pd.DataFrame:
     """The file as a DataFrame; with ``dictionary`` its text columns (but ``_UNIQUE_TEXT``) as categoricals."""
-    if not path.exists():
-        raise ImpostorError(
-            f"{shown}: file not found; fix: point --parquet at an export directory holding "
-            f"{GAMES_FILE} and {PLAYERS_FILE} ({FIX_EXPORT})"
-        )
+    # a regular file within the cap, checked before pyarrow opens it (a FIFO would block it)
+    regular_file(path, shown, MAX_TABLE_BYTES,
+                 f"point --parquet at an export directory holding {GAMES_FILE} and {PLAYERS_FILE} ({FIX_EXPORT})")
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -113,8 +121,9 @@ def release_reader_memory() -> None:
 
 
 def _read_models(path: Path, shown: str) -> pd.DataFrame:
+    raw = read_bytes(path, shown, MAX_SIDE_FILE_BYTES, f"write it as a CSV file with the header {','.join(MODEL_COLUMNS)}")
     try:
-        df = pd.read_csv(path, dtype={"model": str, "provider": str, "family": str, "route": str,
+        df = pd.read_csv(io.BytesIO(raw), dtype={"model": str, "provider": str, "family": str, "route": str,
                                       "params_source": str, "params_note": str, "alias": str})
     except Exception as exc:  # noqa: BLE001
         raise ImpostorError(
@@ -135,15 +144,15 @@ def load_tables(directory: str | Path) -> AnalysisData:
     gpath, ppath, mpath = d / GAMES_FILE, d / PLAYERS_FILE, d / MODELS_FILE
     games = _read_parquet(gpath, str(gpath))
     players = _read_parquet(ppath, str(ppath))
-    models = _read_models(mpath, str(mpath)) if mpath.exists() else None
+    models = _read_models(mpath, str(mpath)) if os.path.lexists(mpath) else None
     data = validate_tables(games, players, models, games_name=str(gpath), players_name=str(ppath),
                            models_name=str(mpath), copy=False)
     vpath = d / MOVES_FILE
-    if vpath.exists():
+    if os.path.lexists(vpath):
         data.moves = validate_moves(_read_parquet(vpath, str(vpath)), str(vpath))
     data.sources = [  # type: ignore[attr-defined]
         {"path": str(p.resolve()), "sha256": sha256_file(p), "bytes": p.stat().st_size}
-        for p in (gpath, ppath, mpath, vpath) if p.exists()
+        for p in (gpath, ppath, mpath, vpath) if os.path.lexists(p)
     ]
     release_reader_memory()
     return data
@@ -173,7 +182,7 @@ def _read_run(run_id: str, local: Path, tables_dir: str, parts: dict[str, list],
     """Read one run's downloaded tables into ``parts`` (games get the run id as ``mlflow_run_id``)."""
     for fname in (GAMES_FILE, PLAYERS_FILE, MODELS_FILE, MOVES_FILE):
         p = local / fname
-        if not p.exists():
+        if not os.path.lexists(p):
             continue
         shown = f"run {run_id} artifact {tables_dir}/{fname}"
         sources.append({"path": f"mlflow:{run_id}/{tables_dir}/{fname}", "sha256": sha256_file(p),

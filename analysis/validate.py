@@ -27,6 +27,7 @@ from impostor_bench.core.records import (
     LEGAL_BALLOT_CLASSES,
     MODELS_FILE,
     MODES,
+    N_SEATS,
     PLAYERS_FILE,
     WIN_CONDITIONS,
     WINNER_OF,
@@ -143,13 +144,19 @@ def _check_categorical_str(s: pd.Series, col: str, probs: _Problems, nullable: b
         probs.add(col, f"{int(na.sum())} missing value(s) ({_rows(na)})", f"fill every row of '{col}'")
         return
     cats = s.cat.categories
+
+    def per_row(per_category: np.ndarray) -> np.ndarray:
+        """A per-category flag per row (False for a null): codes of -1 index the appended False,
+        so a column with no categories at all (only nulls) needs no special case."""
+        return np.append(per_category.astype(bool), False)[codes]
+
     if not all(isinstance(v, str) for v in cats):
-        bad_type = ~na & ~np.array([isinstance(v, str) for v in cats], bool)[np.maximum(codes, 0)]
+        bad_type = ~na & ~per_row(np.array([isinstance(v, str) for v in cats], bool))
         probs.add(col, f"{int(bad_type.sum())} value(s) are not text ({_rows(bad_type)})", f"store text in '{col}'")
         return
     if allowed is not None:
         allowed = list(allowed)
-        bad = ~na & ~np.isin(np.asarray(cats, dtype=object), allowed)[np.maximum(codes, 0)]
+        bad = ~na & ~per_row(np.isin(np.asarray(cats, dtype=object), allowed))
         if bad.any():
             probs.add(col, f"invalid value(s) {_examples(s[bad])} ({_rows(bad)})",
                       f"use one of {', '.join(allowed)}" + (" or leave empty" if nullable else ""))
@@ -349,8 +356,67 @@ def _check_impostor_agrees(games: pd.DataFrame, players: pd.DataFrame, games_nam
     cp.raise_if_any()
 
 
+# The one-round win conditions, in the order ``impostor_bench.core.rules.decide`` checks them.
+_DECLARED = ("majority_self_declared", "impostor_guess_correct", "impostor_guess_wrong")
+_BY_VOTES = ("conviction", "strict_plurality", "tie", "no_conviction")
+
+
+def _one_round(games: pd.DataFrame) -> np.ndarray:
+    """(G,) bool: games of one round (``max_rounds``, else ``rounds_played``, absent or <= 1); a
+    multi-round game's players rows hold its first round only (docs/data-contract.md)."""
+    for col in ("max_rounds", "rounds_played"):
+        if col in games.columns:
+            return (pd.to_numeric(games[col], errors="coerce").fillna(1) <= 1).to_numpy()
+    return np.ones(len(games), bool)
+
+
+def _check_outcome_agrees(games: pd.DataFrame, players: pd.DataFrame, games_name: str, players_name: str) -> None:
+    """A one-round game's ``win_condition`` is the one its ballots give (docs/rules.md, "Winner
+    logic"): who self-declared, then the counted votes (conviction, strict plurality, top tie,
+    none).  The win rates read ``winner`` (checked against ``win_condition`` above) while the tie
+    and detection tables recount the ballots, so a record where the two disagree (a
+    ``conviction`` whose ballots name no impostor) would report contradictory numbers; it is
+    refused.  Whether a declared impostor's guess was right is not re-judged (that rule has
+    changed between versions; the ballots keep the guess only)."""
+    n = len(games)
+    gi = index_positions(pd.Index(games["game_id"].astype(object)), players["game_id"])
+    seat = players["seat"].to_numpy(np.int64)
+    imp_seat = games["impostor_seat"].to_numpy(np.int64)
+    vote = pd.to_numeric(players["vote"], errors="coerce").to_numpy(float)
+    counted = (players["ballot_class"].astype(object) == "valid").to_numpy() & ~np.isnan(vote) & (vote != seat)
+    decl = players["self_declared"].to_numpy(bool)
+    is_imp = seat == imp_seat[gi]
+    nonimp_decl = np.bincount(gi, weights=decl & ~is_imp, minlength=n) > 0
+    imp_decl = np.bincount(gi, weights=decl & is_imp, minlength=n) > 0
+    counts = np.zeros((n, N_SEATS), np.int64)
+    np.add.at(counts, (gi[counted], vote[counted].astype(np.int64)), 1)
+    on_imp = counts[np.arange(n), imp_seat]
+    others = counts.sum(1) - on_imp
+    top = counts.max(1)
+    tied = ((counts == top[:, None]) & (top[:, None] > 0)).sum(1) >= 2
+    by_votes = np.select([on_imp >= 2, on_imp > others, tied], ["conviction", "strict_plurality", "tie"],
+                         "no_conviction").astype(object)
+    recorded = games["win_condition"].astype(object).to_numpy()
+    ok = np.where(nonimp_decl, recorded == "majority_self_declared",
+                  np.where(imp_decl, np.isin(recorded, _DECLARED[1:]), recorded == by_votes))
+    checked = _one_round(games) & np.isin(recorded, _DECLARED + _BY_VOTES)
+    bad = checked & ~ok
+    if not bad.any():
+        return
+    i = int(np.flatnonzero(bad)[0])
+    given = ("a non-impostor's self-declaration (majority_self_declared)" if nonimp_decl[i] else
+             "the impostor's self-declaration (impostor_guess_correct or impostor_guess_wrong)" if imp_decl[i] else
+             f"{by_votes[i]} ({int(on_imp[i])} counted vote(s) on impostor seat {int(imp_seat[i])}, "
+             f"{int(others[i])} on other seats, no self-declaration)")
+    cp = _Problems(f"{games_name}/{players_name}")
+    cp.add("win_condition", f"{int(bad.sum())} one-round game(s) contradict their ballots, first game_id "
+           f"{games['game_id'].iloc[i]!r}: win_condition {recorded[i]!r} but its players rows (vote, "
+           f"ballot_class, self_declared) give {given}", f"{FIX_EXPORT}; the games' records decide both tables")
+    cp.raise_if_any()
+
+
 def _coerce_model_columns(models: pd.DataFrame, mp: _Problems) -> None:
-    """model text, provider/family nullable, params_b positive, params_source published|estimated."""
+    """model text, provider/family nullable, params_b positive, params_source published|estimated|simulated."""
     _coerce_str(models, "model", mp)
     for c in ("provider", "family"):
         models[c] = models[c].astype(object).where(models[c].notna(), None)
@@ -409,5 +475,6 @@ def validate_tables(
     _validate_players(players, players_name, notes)
     _check_seats(games, players, games_name, players_name)
     _check_impostor_agrees(games, players, games_name, players_name)
+    _check_outcome_agrees(games, players, games_name, players_name)
     models = _validate_models(models, players, models_name, notes)
     return AnalysisData(games=games.reset_index(drop=True), players=players.reset_index(drop=True), models=models, notes=notes)

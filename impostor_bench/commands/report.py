@@ -24,6 +24,7 @@ word vectors of the Fig. 3 embedder; analysis gets them as arguments. With
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -185,13 +186,17 @@ def _load(args: Any) -> tuple[Any, dict]:
         data = load_tables(args.parquet)
         source: dict[str, Any] = {"kind": "parquet", "parquet": str(Path(args.parquet).absolute())}
         marker = Path(args.parquet) / "simulated.json"  # impostor simulate's: the planted effects
-        if marker.is_file():
+        if os.path.lexists(marker):
             import json
 
+            from impostor_bench.core.input_files import MAX_SIDE_FILE_BYTES, read_bytes
+
             try:
-                source["simulated"] = json.loads(marker.read_text(encoding="utf-8")).get("args") or {}
-            except (OSError, ValueError):
-                _progress(f"{marker}: not readable JSON; the planted effects are not shown")
+                raw = read_bytes(marker, str(marker), MAX_SIDE_FILE_BYTES, "remove it or re-run impostor simulate")
+                source["simulated"] = json.loads(raw.decode("utf-8")).get("args") or {}
+            except (ImpostorError, ValueError, AttributeError) as exc:
+                why = str(exc) if isinstance(exc, ImpostorError) else f"{marker}: not readable JSON"
+                _progress(f"{why}; the planted effects are not shown")
     else:
         data, source = read_experiment(args.experiment, args.tracking_uri, _progress)
     _progress(f"{len(data.games):,} games, {data.games['experiment_id'].nunique():,} experiments loaded "

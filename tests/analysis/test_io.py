@@ -256,14 +256,131 @@ def test_winner_contradicting_win_condition_is_refused_naming_the_first_row(expo
 @pytest.mark.parametrize("condition", sorted(WINNER_OF))
 def test_every_win_condition_checks_its_winner(sim_small, condition):
     games, players, _ = sim_small
+    g, players = games.copy(), players.copy()
+    g["win_condition"] = g["win_condition"].astype(object)
+    # a game whose ballots give the condition (whether a declared guess was right is not re-judged;
+    # the multi-round conditions are not judged from the players rows, which hold round 1 only)
+    guesses = ("impostor_guess_correct", "impostor_guess_wrong")
+    like = guesses if condition in guesses else (condition,)
+    rows = np.flatnonzero(g["win_condition"].isin(like).to_numpy())
+    i = int(rows[0]) if len(rows) else 4
+    if condition == "strict_plurality" and not len(rows):  # one valid ballot, on the impostor
+        gid, imp = g.loc[i, "game_id"], int(g.loc[i, "impostor_seat"])
+        mine = players.index[players["game_id"] == gid]
+        players["ballot_class"] = players["ballot_class"].astype(object)
+        players.loc[mine, ["vote", "ballot_class", "ballot_valid", "self_declared"]] = [None, "unparseable", False, False]
+        voter = next(r for r in mine if int(players.loc[r, "seat"]) != imp)
+        players.loc[voter, ["vote", "ballot_class", "ballot_valid"]] = [imp, "valid", True]
+    g.loc[i, "win_condition"] = condition
+    g.loc[i, "winner"] = WINNER_OF[condition]
+    validate_tables(g, players)  # consistent: accepted
+    g.loc[i, "winner"] = {"impostor": "majority", "majority": "impostor"}[WINNER_OF[condition]]
+    with pytest.raises(ImpostorError, match=rf"^games.parquet: column 'winner': 1 game\(s\) .* first row {i} "):
+        validate_tables(g, players)
+
+
+@pytest.mark.parametrize("recorded, wanted", [
+    ("conviction", "no_conviction"), ("strict_plurality", "no_conviction"), ("tie", "conviction"),
+    ("no_conviction", "tie"), ("majority_self_declared", "conviction"), ("impostor_guess_wrong", "tie"),
+])
+def test_a_win_condition_the_ballots_do_not_give_is_refused(sim_small, recorded, wanted):
+    """A game whose record says one thing and whose ballots another (a ``conviction`` whose
+    majority ballots name no impostor) would make the win rates (from ``winner``) and the tie and
+    detection tables (recounted from the ballots) disagree: refused in one line naming the game."""
+    games, players, _ = sim_small
     g = games.copy()
     g["win_condition"] = g["win_condition"].astype(object)
-    g.loc[4, "win_condition"] = condition
-    g.loc[4, "winner"] = WINNER_OF[condition]
-    validate_tables(g, players)  # consistent: accepted
-    g.loc[4, "winner"] = {"impostor": "majority", "majority": "impostor"}[WINNER_OF[condition]]
-    with pytest.raises(ImpostorError, match=r"^games.parquet: column 'winner': 1 game\(s\) .* first row 4 "):
+    g["winner"] = g["winner"].astype(object)
+    i = int(np.flatnonzero((g["win_condition"] == wanted).to_numpy())[0])
+    g.loc[i, "win_condition"] = recorded
+    g.loc[i, "winner"] = WINNER_OF[recorded]  # the winner agrees with the condition: only the ballots do not
+    gid = g.loc[i, "game_id"]
+    with pytest.raises(ImpostorError) as info:
         validate_tables(g, players)
+    msg = str(info.value)
+    assert msg.startswith("games.parquet/players.parquet: column 'win_condition': 1 one-round game(s) contradict")
+    assert repr(gid) in msg and f"win_condition {recorded!r}" in msg and "fix:" in msg and "\n" not in msg
+
+
+def test_a_conviction_with_no_ballot_on_the_impostor_is_refused(sim_small):
+    """The red team's case: ``conviction`` recorded, the majority ballots name other players."""
+    games, players, _ = sim_small
+    g, p = games.copy(), players.copy()
+    i = int(np.flatnonzero((g["win_condition"] == "conviction").to_numpy())[0])
+    gid, imp = g.loc[i, "game_id"], int(g.loc[i, "impostor_seat"])
+    rows = p.index[(p["game_id"] == gid) & (p["seat"] != imp)]
+    assert len(rows) == 3
+    for r in rows:  # every majority ballot names the next majority seat
+        others = [s for s in range(4) if s not in (imp, int(p.loc[r, "seat"]))]
+        p.loc[r, ["vote", "ballot_class", "self_declared"]] = [others[0], "valid", False]
+    with pytest.raises(ImpostorError, match=rf"{gid!r}: win_condition 'conviction' but .* give "):
+        validate_tables(g, p)
+
+
+def test_a_multi_round_game_is_not_judged_by_its_first_round(sim_small):
+    """Players rows of a multi-round game hold its first round: its outcome is the whole game's."""
+    games, players, _ = sim_small
+    g = games.copy()
+    g["win_condition"] = g["win_condition"].astype(object)
+    i = int(np.flatnonzero((g["win_condition"] == "no_conviction").to_numpy())[0])
+    g["max_rounds"] = 1
+    g.loc[i, ["win_condition", "winner", "max_rounds"]] = ["conviction", "majority", 3]
+    validate_tables(g, players)
+
+
+# --------------------------------------------------------------------------- inputs that are not files
+
+
+def test_a_fifo_for_a_table_is_refused_without_blocking(export_copy):
+    import os
+
+    (export_copy / "games.parquet").unlink()
+    os.mkfifo(export_copy / "games.parquet")
+    _expect(export_copy, "games.parquet", "named pipe (FIFO)", "not a regular file")
+
+
+def test_models_csv_linked_to_dev_zero_is_refused(export_copy):
+    (export_copy / "models.csv").unlink()
+    (export_copy / "models.csv").symlink_to("/dev/zero")
+    _expect(export_copy, "models.csv", "is a device, not a regular file")
+
+
+def test_a_fifo_for_moves_and_a_dangling_models_link_are_one_line(export_copy, tmp_path):
+    import os
+
+    os.mkfifo(export_copy / "moves.parquet")
+    _expect(export_copy, "moves.parquet", "named pipe (FIFO)")
+    (export_copy / "moves.parquet").unlink()
+    (export_copy / "models.csv").unlink()
+    (export_copy / "models.csv").symlink_to(tmp_path / "nowhere.csv")
+    _expect(export_copy, "models.csv", "file not found")
+
+
+def test_cli_report_on_a_fifo_exits_2_in_one_line(export_copy, tmp_path, capsys):
+    import os
+
+    (export_copy / "players.parquet").unlink()
+    os.mkfifo(export_copy / "players.parquet")
+    rc = main(["report", "--parquet", str(export_copy), "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and "players.parquet" in err[-1] and "FIFO" in err[-1] and "fix:" in err[-1]
+    assert not [line for line in err if "Traceback" in line]
+
+
+def test_a_filtered_export_with_a_team_column_of_nulls_loads(sim_export, tmp_path):
+    """An export filtered with pandas to one mode without teams: ``team`` is a string column of
+    nulls only, read as a categorical with no categories (an IndexError before)."""
+    g, p = _games(sim_export), _players(sim_export)
+    keep = g[g["mode"] == g["mode"].iloc[0]].head(40)
+    p = p[p["game_id"].isin(keep["game_id"])].copy()
+    p["team"] = pd.Series([None] * len(p), index=p.index, dtype="string")
+    d = tmp_path / "filtered"
+    write_tables(d, keep, p)
+    data = load_tables(d)
+    assert len(data.games) == 40 and data.players["team"].isna().all()
+    p.loc[p.index[0], "team"] = "C"  # a bad value is still found among the nulls
+    write_tables(d, keep, p)
+    _expect(d, "players.parquet", "column 'team'", "'C'")
 
 
 def test_winner_of_matches_the_rules():
