@@ -34,9 +34,15 @@ class Interval:
 
 
 
-# Estimates the inference registry does not list (none today: Table 11's vote coordination is
-# listed since its interval became design-based); the registry wins where it does.
-INTERVALS: dict[tuple[str, str], Interval] = {}
+# Estimates the inference registry does not list; the registry wins where it does. Table 12's
+# Trust Recovery is rounds_trust's recovery rate of the same model, so it prints that table's
+# (calibrated, registered) interval and method rather than a second registration of one number.
+INTERVALS: dict[tuple[str, str], Interval] = {
+    ("team_dynamics", "trust_recovery_pct"): Interval("recovery_ci_low", "recovery_ci_high", "recovery_ci_method",
+                                                      source="rounds_trust", source_key="model={model}"),
+    # Appendix M's pooled rates: the experiment-clustered rate interval, not in the calibration matrix
+    ("appendix_m", "estimate"): Interval("ci_low", "ci_high", "method", calibrated=False),
+}
 
 
 def _registry(table: str, column: str) -> Optional[Interval]:

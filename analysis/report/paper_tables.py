@@ -222,7 +222,7 @@ def t01(ctx: Context) -> PaperTable:
     head = ["Model", "Imp Win (%)", "Maj Win (%)", "Det Acc (%)", "Centrality (rel.)", "Reach (out-degree)",
             "CoalEff (%)"]
     rows: list[list[str]] = []
-    methods: dict[str, list] = {c: [] for c in ("imp_win_pct", "maj_win_pct", "det_acc_pct")}
+    methods: dict[str, list] = {c: [] for c in ("imp_win_pct", "maj_win_games_pct", "det_acc_pct")}
     for m in models_by_win(ctx):
         cells = [m]
         for col in methods:
@@ -239,7 +239,9 @@ def t01(ctx: Context) -> PaperTable:
            "; ".join(f"{k}: {methods_text(v)}" for k, v in zip(("Imp Win", "Maj Win", "Det Acc"), methods.values())))
     cap = (f"Headline results per model ({ctx.n_text()}). Percentages with a 95% interval ({how}): ± its "
            f"half-width where it is symmetric, [low, high] where it is not. Imp Win over the {n_imp:,} games by the "
-           "model playing the impostor; Maj Win over the model's majority seats; Det Acc over its majority seats' legal ballots. "
+           "model playing the impostor; Maj Win over the games in which the model is in the majority (a homogeneous game "
+           "once, as the paper defines it; the per-seat rate is maj_win_pct in tables/headline.csv); Det Acc over its "
+           "majority seats' legal ballots. "
            "Centrality (degree centrality of the vote network), Reach (normalised out-degree) and CoalEff "
            "(coalition conversion given formation) are descriptive, without interval." + ctx.flag_caption())
     return PaperTable(1, "Headline results", cap, [("", head, rows)], None if rows else ctx.reason("headline"))
@@ -290,7 +292,7 @@ def t03(ctx: Context) -> PaperTable:
     c = rows_of(ctx.results.get("chi2"))
     label = {"model_x_outcome": "Model × Outcome", "mode_x_outcome": "Mode × Outcome",
              "difficulty_x_outcome": "Difficulty × Outcome", "seat_x_outcome": "Seat index × Outcome",
-             "selfdecl_x_model": "Self-declaration × Model"}
+             "difficulty_x_detection": "Difficulty × Detection", "selfdecl_x_model": "Self-declaration × Model"}
     rows = [[label.get(str(r["test"]), str(r["test"])), num(r["chi2"]), num(r["df"], 0), sci_p(r["p"]),
              num(r["cramers_v"], 3), str(r["magnitude"]).capitalize()] for _, r in c.iterrows()]
     how = methods_text(c["p_method"].astype(str)) if "p_method" in c else "Pearson, games independent"
@@ -324,7 +326,9 @@ def t05(ctx: Context) -> PaperTable:
                                lambda d: [row(r) for _, r in at_difficulty(fitted, d).iterrows()])
     left = int(len(o) - len(fitted)) if len(o) else 0
     cap = ("Within-model × within-difficulty logits of an impostor win on the opponent detection baseline "
-           f"(leave-experiment-out) with mode fixed effects ({ctx.n_text()}). OR per +10 percentage points, 95% "
+           "(cross-fitted: a game's baseline from the ballots of the other of two folds of experiments, with "
+           "mode × fold fixed effects; the slope corrected for the baseline's measurement error by regression "
+           f"calibration) ({ctx.n_text()}). OR per +10 percentage points, 95% "
            f"interval and p ({how}), BH-FDR q over all cells. Bold: q < 0.05."
            + (f" {left} model × difficulty cells not fitted and not shown (too few games or experiments, separation "
               "or no variation: tables/opponent_baseline.csv's method column names each)." if left else "")
@@ -466,13 +470,18 @@ def t11(ctx: Context) -> PaperTable:
                       None if cols else ctx.reason("coordination"))
 
 
+# The paper's columns under its names and definitions (Implicit Coord., Linguistic Mirror and Vocab
+# Conv. are levels; Coord. Gap = Vote Coord. - Implicit Coord.; Resilience = Trust Recovery / Betrayal
+# Rate as printed), each contrast of ours beside the level it corrects, under its own name.
 T12_A = [("coord_rate_pct", "Coord. Rate (%)", 1), ("vote_coord_pct", "Vote Coord. (%)", 1),
-         ("implicit_coord_pp", "Implicit Coord. (pp)", 1), ("collab_success_pct", "Collab. Success (%)", 1),
-         ("strategy_align_pct", "Strategy Align. (%)", 1), ("ling_mirror_pp", "Linguistic Mirror (pp)", 1),
-         ("vocab_conv", "Vocab Conv.", 3)]
+         ("implicit_coord_pct", "Implicit Coord. (%)", 1), ("implicit_coord_pp", "Implicit premium (pp)", 1),
+         ("collab_success_pct", "Collab. Success (%)", 1),
+         ("strategy_align_pct", "Strategy Align. (%)", 1), ("lsm_seen_pct", "Linguistic Mirror (%)", 1),
+         ("ling_mirror_pp", "Mirror contrast (pp)", 1), ("vocab_jaccard_seen", "Vocab Conv.", 3),
+         ("vocab_conv", "Vocab contrast", 3)]
 T12_B = [("trust_form_pct", "Trust Form. (%)", 1), ("betrayal_pct", "Betrayal Rate (%)", 1),
          ("trust_recovery_pct", "Trust Recovery (%)", 1), ("vulnerability_index", "Vulnerability Index", 2),
-         ("resilience_factor", "Resilience Factor", 1), ("coord_gap_pp", "Coord. Gap (pp)", 1),
+         ("resilience_factor", "Resilience Factor", 1), ("coord_gap_paper_pp", "Coord. Gap (pp)", 1),
          ("alignment_gap_pp", "Alignment Gap (pp)", 1)]
 
 
@@ -521,7 +530,12 @@ def t12(ctx: Context) -> PaperTable:
            + (f"; Strategy Align. and Alignment Gap from the strategy labels of judge {', '.join(judges)}"
               if judges else "") + "; "
            f"95% intervals ({methods_text(methods)}): ± the half-width where symmetric, else [low, high]. Vote Coord. "
-           "is Table 11's number."
+           "is Table 11's number. Implicit Coord. (team-blind teammates naming the same seat), Linguistic Mirror "
+           "(style matching with a description seen) and Vocab Conv. (content-word Jaccard with it) are levels, as "
+           "in the paper; beside each, its contrast with the same measure on a baseline in the same design "
+           "(cross-team pairs; an unseen description of the same pair, word and model). Coord. Gap = Vote Coord. - "
+           "Implicit Coord.; Resilience Factor = Trust Recovery / Betrayal Rate, both as printed; Trust Recovery "
+           "and Resilience come from games of more than one round."
            + (f" Not shown, undefined on this design (reasons in tables/table12_undefined.csv): {', '.join(undefined)}."
               if undefined else "")
            + (f" Not shown, no data for it in this bundle (e.g. no ballot reasoning text; see the notes): "

@@ -54,6 +54,7 @@ PAIRS = [
     ("brokerage", "coal_eff_pct"),
     ("det_acc_pct", "imp_win_pct"),
     ("det_acc_pct", "maj_win_pct"),
+    ("det_acc_pct", "maj_win_games_pct"),  # Table 1's Maj Win as the paper defines it (over games)
 ]
 
 NO_INFERENCE = ("not computed: models share games, so their metrics are correlated by construction "

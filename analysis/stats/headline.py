@@ -4,6 +4,8 @@ Denominators (data contract):
 * imp_win  -- games in which the model plays the impostor (games.impostor_model);
 * maj_win  -- majority seats the model plays (players rows with role majority; a
               homogeneous game contributes three seats);
+* maj_win_games -- the paper's Table 1 denominator: games in which the model holds at least one
+              majority seat (a homogeneous game counts once), majority wins over those games;
 * det_acc  -- legal ballots (valid or self-vote, impostor_bench.core.records.LEGAL_BALLOT_CLASSES)
               cast by the model's majority seats; correct = vote on the impostor seat (a
               self-vote or a vote on another majority seat is wrong).
@@ -56,6 +58,8 @@ def _seat_frame(prep) -> pd.DataFrame:
           method="maj_win_ci_method", scale=100),
         infer("det_acc", ("model",), "det_acc_pct", ("det_acc_ci_low", "det_acc_ci_high"),
           method="det_acc_ci_method", scale=100),
+        infer("maj_win_games", ("model",), "maj_win_games_pct", ("maj_win_games_ci_low", "maj_win_games_ci_high"),
+          method="maj_win_games_ci_method", scale=100),
     ),
 )
 def headline(data: Analysis, config: StatsConfig) -> pd.DataFrame:
@@ -75,6 +79,10 @@ def headline(data: Analysis, config: StatsConfig) -> pd.DataFrame:
             out[c] = out[c].fillna(0).astype(int)
         out = out.join(rate_columns("maj_win", maj["won"], np.ones(len(maj)), maj["exp"], maj["model"], config.alpha,
                                     X.take(maj["gi"].to_numpy()), config.min_resid_clusters))
+        games = maj.drop_duplicates(["gi", "model"])  # one row per (game, model in the majority)
+        out = out.join(games.groupby("model").size().rename("n_maj_games"), how="left")
+        out = out.join(rate_columns("maj_win_games", games["won"], np.ones(len(games)), games["exp"], games["model"],
+                                    config.alpha, X.take(games["gi"].to_numpy()), config.min_resid_clusters))
         det = maj[maj["valid"]]
         # detection accuracy stays on CR1: the design logit of ballot correctness left its width where CR1's
         # was (1.27 vs 1.26 x the sampling SD, planted, 120 x 40) on fewer df (docs/analysis.md)

@@ -26,21 +26,23 @@ from impostor_bench.analysis.stats.session import Analysis
 from impostor_bench.analysis.stats.config import StatsConfig
 from impostor_bench.core.records import TEAM_MODES
 
-# (column, paper column, paper line it operationalises)
+# (column, paper column, paper line it operationalises): the column of the paper's definition
+# (Implicit Coord., Linguistic Mirror and Vocab Conv. are levels; Coord. Gap is Vote Coord. minus that
+# level in all nine of its rows); our contrasts (implicit_coord_pp, ling_mirror_pp, vocab_conv) are printed beside them.
 TABLE12 = [
     ("coord_rate_pct", "Coord. Rate", "Table 12 'any explicit coordination attempt'; M.8 'coordination theater'"),
     ("vote_coord_pct", "Vote Coord.", "Table 12 'pairwise vote-alignment rate'; Table 11 VoteCoord"),
-    ("implicit_coord_pp", "Implicit Coord.", "M.2 'aligned actions in the absence of explicit communication'"),
+    ("implicit_coord_pct", "Implicit Coord.", "M.2 'aligned actions in the absence of explicit communication'"),
     ("collab_success_pct", "Collab. Success", "Table 12 'planned joint strategy completes'; M.5"),
     ("strategy_align_pct", "Strategy Align.", "Table 12 'share of rounds with consistent plan'"),
-    ("ling_mirror_pp", "Linguistic Mirror", "Table 12 'function-word/style mirroring index'; M.3"),
-    ("vocab_conv", "Vocab Conv.", "Table 12 'Jaccard convergence'; M.3 'lexical convergence'"),
+    ("lsm_seen_pct", "Linguistic Mirror", "Table 12 'function-word/style mirroring index'; M.3"),
+    ("vocab_jaccard_seen", "Vocab Conv.", "Table 12 'Jaccard convergence'; M.3 'lexical convergence'"),
     ("trust_form_pct", "Trust Form.", "Table 12 'share of games with explicit trust'; M.1"),
     ("betrayal_pct", "Betrayal Rate", "Table 12 'fraction of alliances that break'; M.4"),
     ("trust_recovery_pct", "Trust Recovery", "Table 12 'post-betrayal recovery rate'; M.4"),
     ("vulnerability_index", "Vulnerability Index", "Table 12 'Trust/Betrayal'; M.1"),
     ("resilience_factor", "Resilience Factor", "Table 12 'Recovery/Betrayal'; M.1"),
-    ("coord_gap_pp", "Coord. Gap", "Table 12 Coord. Gap = Vote Coord. - Implicit Coord. in all nine rows; M.2"),
+    ("coord_gap_paper_pp", "Coord. Gap", "Table 12 Coord. Gap = Vote Coord. - Implicit Coord. in all nine rows; M.2"),
     ("alignment_gap_pp", "Alignment Gap", "Table 12 / M.3, M.5 'strategy alignment minus collaboration success'"),
 ]
 
@@ -49,7 +51,8 @@ ONE_ROUND_WHY = ("every game is one round with players stateless across games: r
                  "later round between the same players")
 CAUSES = {
     "trust_recovery_pct": (ONE_ROUND_WHY, "multi-round games (-T rounds=N; rounds_trust)"),
-    "resilience_factor": ("ratio with Trust Recovery (empty)", "multi-round games (-T rounds=N; rounds_trust)"),
+    "resilience_factor": ("Trust Recovery / Betrayal Rate, with Trust Recovery empty",
+                          "multi-round games (-T rounds=N; rounds_trust)"),
     "strategy_align_pct": ("needs strategy labels; " + NO_LABELS, "judge labels (impostor annotate)"),
     "alignment_gap_pp": ("difference involving Strategy Align. (empty)", "judge labels (impostor annotate)"),
     "strategy_revisions": ("M.8 'mid-game strategy revisions' need a second move in the same game",
@@ -59,7 +62,11 @@ CAUSES = {
 UNDEFINED = {c: CAUSES[c] for c in ("strategy_align_pct", "trust_recovery_pct", "resilience_factor",
                                     "alignment_gap_pp", "strategy_revisions")}
 
-COLUMNS = ["model"] + [c for c, _, _ in TABLE12]
+#: the table's leading columns (the data contract's order, kept when the paper's columns were added)
+COLUMNS = ["model", "coord_rate_pct", "vote_coord_pct", "implicit_coord_pp", "collab_success_pct",
+           "strategy_align_pct", "ling_mirror_pp", "vocab_conv", "trust_form_pct", "betrayal_pct",
+           "trust_recovery_pct", "vulnerability_index", "resilience_factor", "coord_gap_pp", "alignment_gap_pp"]
+PAPER_COLUMNS = [c for c, _, _ in TABLE12]
 
 
 @table("team_dynamics", columns=COLUMNS,
@@ -71,7 +78,7 @@ COLUMNS = ["model"] + [c for c, _, _ in TABLE12]
     inference=(
         *wide(("model",), "vote_coord_pct", "vote_coord_cross_pct", "vote_coord_mm_pct",
                "vote_coord_cross_mm_pct", "vote_coord_im_pct", "vote_coord_cross_im_pct", "implicit_coord_pp",
-               "coord_gap_pp", "disclosure_effect_pp", "betrayal_pct", "betrayal_cross_pct", "collab_success_pct",
+               "coord_gap_pp", "disclosure_effect_pp", "betrayal_pct", "implicit_coord_pct", "coord_gap_paper_pp", "betrayal_cross_pct", "collab_success_pct",
                "collab_cross_pct", "fail_trust_breakdown_pct", "fail_paralysis_pct", "fail_groupthink_pct",
                "fail_misplaced_trust_pct", "coord_rate_pct", "coord_rate_noteam_pct", "trust_form_pct", "suspicion_pct",
                "ling_mirror_pp", "lsm_seen_pct", "vocab_conv", "vocab_jaccard_seen", "vulnerability_index"),
@@ -97,20 +104,24 @@ def team_dynamics(data: Analysis, config: StatsConfig) -> pd.DataFrame:
             out["strategy_judge"] = ", ".join(judges_of(data.players))
     out = out.join(_vote_coord_by_mode(prep), how="left")
     out = out.join(_from_rounds(data, config), how="left")
-    for c in COLUMNS[1:]:
+    if "trust_recovery_pct" in out.columns and "betrayal_pct" in out.columns:
+        # the paper's Resilience Factor is its own Trust Recovery / its own Betrayal Rate (all nine rows)
+        out["resilience_factor"] = out["trust_recovery_pct"] / out["betrayal_pct"].where(out["betrayal_pct"] > 0)
+    for c in dict.fromkeys(COLUMNS[1:] + PAPER_COLUMNS):
         if c not in out.columns:
             out[c] = np.nan
-    filled = [c for c in COLUMNS[1:] if out[c].notna().any()]
+    filled = [c for c in PAPER_COLUMNS if out[c].notna().any()]
     note(data, f"team_dynamics (Table 12): {len(filled)} of 14 columns filled; the empty ones and why: "
                "table12_undefined")
     return out.reset_index()
 
 
 def _from_rounds(data: Analysis, config: StatsConfig) -> pd.DataFrame:
-    """Trust Recovery (with its experiment-clustered interval) and Resilience Factor from
-    ``rounds_trust`` (games of more than one round; empty otherwise). Resilience is
-    recovery / betrayal of the moves table's own betrayal rate (every round's ballots), so its
-    ratio is of two rates over the same ballots; no interval (rounds_trust prints none)."""
+    """Trust Recovery (with its experiment-clustered interval and method) from ``rounds_trust``
+    (games of more than one round; empty otherwise). The Resilience Factor printed beside it is
+    that Trust Recovery / the table's own Betrayal Rate (``team_dynamics``); rounds_trust's ratio
+    over every round's ballots stays beside it as ``resilience_all_rounds`` (no interval: none
+    was calibrated)."""
     rt = rounds_trust(data, config)
     if not len(rt):
         return pd.DataFrame(index=pd.Index([], name="model"))
@@ -120,8 +131,10 @@ def _from_rounds(data: Analysis, config: StatsConfig) -> pd.DataFrame:
         out["trust_recovery_pct"] = rt["recovery_pct"]
         out["trust_recovery_pct_ci_low"] = rt["recovery_ci_low"]
         out["trust_recovery_pct_ci_high"] = rt["recovery_ci_high"]
+        if "recovery_ci_method" in rt:
+            out["trust_recovery_pct_ci_method"] = rt["recovery_ci_method"]
     if "resilience" in rt:
-        out["resilience_factor"] = rt["resilience"]
+        out["resilience_all_rounds"] = rt["resilience"]
     if "revision_pct" in rt:
         out["strategy_revision_pct"] = rt["revision_pct"]
     return out
@@ -150,7 +163,7 @@ def table12_undefined(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     multi = _multi_round(data)
     labels = has_labels(data.players)
     rows = []
-    for c in [*COLUMNS[1:], "strategy_revisions"]:
+    for c in [*PAPER_COLUMNS, "strategy_revisions"]:
         col = "strategy_revision_pct" if c == "strategy_revisions" else c
         empty = (td["model"][td[col].isna()].astype(str).tolist() if col in td.columns and len(td)
                  else ["all"])
@@ -176,7 +189,7 @@ def _cause(c: str, multi: bool, labels: bool, td: pd.DataFrame) -> tuple[str, st
     """The reason a column's cells are empty, for what these data hold."""
     if c in ("trust_recovery_pct", "resilience_factor", "strategy_revisions") and multi:
         if c == "resilience_factor":
-            return ("no betrayal in the moves of these models (0 betrayals: the ratio is undefined, not infinite) or "
+            return ("Betrayal Rate of these models is 0 or empty (the ratio is undefined, not infinite) or "
                     "Trust Recovery empty", "betrayals followed by a later round")
         if c == "trust_recovery_pct":
             return ("no betrayal of these models' seats was followed by a round in which both teammates cast "

@@ -200,8 +200,12 @@ def ballot_measures(data, config, models) -> tuple[pd.DataFrame, dict]:
     for k in KINDS:
         R[f"vote_coord_{k}_pct"] = w.mean(mate[mate["kind"] == k], "aligned", 100)
         R[f"vote_coord_cross_{k}_pct"] = w.mean(cross[cross["kind"] == k], "aligned", 100)
-    R["implicit_coord_pp"] = w.diff(w.mean(blind(mate), "aligned", 100), w.mean(blind(cross), "aligned", 100))
+    # the paper's Implicit Coord. is a level (13-22%): teammates aligned where the team is undisclosed;
+    # the premium over cross-team pairs of the same games is the estimand beside it
+    R["implicit_coord_pct"] = w.mean(blind(mate), "aligned", 100)
+    R["implicit_coord_pp"] = w.diff(R["implicit_coord_pct"], w.mean(blind(cross), "aligned", 100))
     R["coord_gap_pp"] = w.diff(R["vote_coord_pct"], R["implicit_coord_pp"])
+    R["coord_gap_paper_pp"] = w.diff(R["vote_coord_pct"], R["implicit_coord_pct"])
     aware = (lambda d: d[d["mode"] == "team_aware"])
     prem_aware = w.diff(w.mean(aware(mate), "aligned", 100), w.mean(aware(cross), "aligned", 100))
     R["disclosure_effect_pp"] = w.diff(prem_aware, R["implicit_coord_pp"])

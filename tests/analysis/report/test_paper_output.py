@@ -135,14 +135,14 @@ def test_compare_keeps_shared_models_only_and_matches_route_prefixes():
     method = "ratio of totals; CR1 by experiment, logit scale, t(G-1)"
     head = pd.DataFrame({"model": ["openai/gpt-4o", "bot/random"], "imp_win_pct": [69.5, 40.0],
                          "imp_win_ci_low": [68.0, 30.0], "imp_win_ci_high": [71.0, 50.0],
-                         "imp_win_ci_method": [method, method], "maj_win_pct": [50.0, 50.0],
-                         "maj_win_ci_low": [49.0, 49.0], "maj_win_ci_high": [51.0, 51.0],
-                         "maj_win_ci_method": ["paper (B.2) percentile", "x"]})
+                         "imp_win_ci_method": [method, method], "maj_win_games_pct": [50.0, 50.0],
+                         "maj_win_games_ci_low": [49.0, 49.0], "maj_win_games_ci_high": [51.0, 51.0],
+                         "maj_win_games_ci_method": ["paper (B.2) percentile", "x"]})
     cmp = compare({"headline": head}, {}, paper)
     assert set(cmp["model"]) <= {"openai/gpt-4o", ""}
     imp = cmp[cmp["column"] == "imp_win_pct"].iloc[0]
     assert imp["model"] == "openai/gpt-4o" and bool(imp["inside"]) and imp["calibrated"] and imp["interval"] == method
-    maj = cmp[cmp["column"] == "maj_win_pct"].iloc[0]  # 58.2 vs [49, 51]; a paper-reproduction method
+    maj = cmp[cmp["column"] == "maj_win_games_pct"].iloc[0]  # 58.2 vs [49, 51]; a paper-reproduction method
     assert not bool(maj["inside"]) and not maj["calibrated"]
     assert cmp.loc[cmp["column"] == "det_acc_pct", "interval"].iloc[0] == "not in this bundle"
     mode = pd.DataFrame({"comparison": ["team_aware_vs_homogeneous"], "or": [0.8], "ci_low": [0.6], "ci_high": [0.95],

@@ -16,7 +16,7 @@ PAPER_TEXT = Path("/work/shared/seed/000_bbe86ea630e89cb0.txt")
 
 # (paper table, our column) -> the header of the paper's column that prints it
 HEADER = {
-    ("Table 1", "imp_win_pct"): "Imp Win (%)", ("Table 1", "maj_win_pct"): "Maj Win (%)",
+    ("Table 1", "imp_win_pct"): "Imp Win (%)", ("Table 1", "maj_win_games_pct"): "Maj Win (%)",
     ("Table 1", "det_acc_pct"): "Det Acc (%)", ("Table 1", "centrality"): "Centrality (rel.)",
     ("Table 1", "reach"): "Reach (out-degree)", ("Table 1", "coal_eff_pct"): "CoalEff (%)",
     ("Table 2/4", "or"): "OR", ("Table 2/4", "p"): "p",
@@ -33,12 +33,12 @@ HEADER = {
     ("Table 11", "brokerage"): "Brokerage", ("Table 11", "vote_coord_pct"): "VoteCoord (%)",
     ("Table 11", "self_decl_pct"): "SelfDecl (%)", ("Table 11", "guess_succ_pct"): "GuessSucc (%)",
     ("Table 12", "coord_rate_pct"): "Coord. Rate", ("Table 12", "vote_coord_pct"): "Vote Coord.",
-    ("Table 12", "implicit_coord_pp"): "Implicit Coord.", ("Table 12", "collab_success_pct"): "Collab. Success",
+    ("Table 12", "implicit_coord_pct"): "Implicit Coord.", ("Table 12", "collab_success_pct"): "Collab. Success",
     ("Table 12", "strategy_align_pct"): "Strategy Align.", ("Table 12", "lsm_seen_pct"): "Linguistic Mirror",
-    ("Table 12", "vocab_conv"): "Vocab Conv.", ("Table 12", "trust_form_pct"): "Trust Form.",
+    ("Table 12", "vocab_jaccard_seen"): "Vocab Conv.", ("Table 12", "trust_form_pct"): "Trust Form.",
     ("Table 12", "betrayal_pct"): "Betrayal Rate", ("Table 12", "trust_recovery_pct"): "Trust Recovery",
     ("Table 12", "vulnerability_index"): "Vulnerability Index", ("Table 12", "resilience_factor"): "Resilience Factor",
-    ("Table 12", "coord_gap_pp"): "Coord. Gap", ("Table 12", "alignment_gap_pp"): "Alignment Gap",
+    ("Table 12", "coord_gap_paper_pp"): "Coord. Gap", ("Table 12", "alignment_gap_pp"): "Alignment Gap",
 }
 
 

@@ -116,5 +116,5 @@ def test_measures_that_differ_are_not_folded():
     data = shared_ballot()
     c = TABLES["correlations"](data, fast_config())
     det = c[c["x"] == "det_acc_pct"]
-    assert set(det["y"]) == {"imp_win_pct", "maj_win_pct"}
+    assert set(det["y"]) == {"imp_win_pct", "maj_win_pct", "maj_win_games_pct"}
     assert det["x_equivalent"].isna().all()

@@ -122,3 +122,25 @@ def test_win_by_model_mode_and_difficulty():
         assert r.n == ref.loc[(r.model, r.mode), "size"]
     wd = TABLES["win_by_model_difficulty"](data, fast_config())
     assert wd["n"].sum() == len(data.games)
+
+
+def test_majority_win_over_games_as_table_1_defines_it():
+    """Table 1's Maj Win is over the games in which the model is in the majority (a homogeneous game once),
+    against a loop over the players rows; the per-seat rate stays beside it and differs where a model
+    holds several majority seats of one game."""
+    data = shared_ballot()
+    h = TABLES["headline"](data, fast_config()).set_index("model")
+    g = data.games.set_index("game_id")
+    won, seats = defaultdict(list), defaultdict(list)
+    for gid, rows in data.players[data.players["role"] == "majority"].groupby("game_id"):
+        maj = g.at[gid, "winner"] == "majority"
+        for m in set(rows["model"]):
+            won[m].append(maj)
+        for m in rows["model"]:
+            seats[m].append(maj)
+    for m in won:
+        assert h.loc[m, "maj_win_games_pct"] == pytest.approx(100 * np.mean(won[m]))
+        assert h.loc[m, "n_maj_games"] == len(won[m])
+        assert h.loc[m, "maj_win_pct"] == pytest.approx(100 * np.mean(seats[m]))
+        assert h.loc[m, "maj_win_games_ci_low"] < h.loc[m, "maj_win_games_pct"] < h.loc[m, "maj_win_games_ci_high"]
+    assert any(len(won[m]) < len(seats[m]) for m in won)

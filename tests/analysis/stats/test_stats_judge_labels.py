@@ -89,8 +89,13 @@ def test_multi_round_games_fill_trust_recovery_and_resilience():
     for model in t.index:
         assert t.loc[model, "trust_recovery_pct"] == pytest.approx(rt.loc[model, "recovery_pct"], nan_ok=True)
         assert t.loc[model, "trust_recovery_pct_ci_low"] == pytest.approx(rt.loc[model, "recovery_ci_low"], nan_ok=True)
+        # the paper's Resilience Factor is its printed Trust Recovery / its printed Betrayal Rate (all nine rows)
         assert t.loc[model, "resilience_factor"] == pytest.approx(
+            t.loc[model, "trust_recovery_pct"] / t.loc[model, "betrayal_pct"], nan_ok=True)
+        # rounds_trust's ratio over every round's ballots is kept beside it, under its own name
+        assert t.loc[model, "resilience_all_rounds"] == pytest.approx(
             rt.loc[model, "recovery_pct"] / rt.loc[model, "betrayal_pct"], nan_ok=True)
+    assert (t["resilience_factor"] != t["resilience_all_rounds"]).sum() >= 4  # two definitions, two numbers
     und = TABLES["table12_undefined"](data, cfg)
     assert not ({"trust_recovery_pct", "resilience_factor"} & set(und.loc[und["models"] == "all", "metric"]))
 

@@ -12,7 +12,7 @@ from impostor_bench.analysis.data import AnalysisData
 from impostor_bench.analysis.stats import TABLES
 from impostor_bench.analysis.stats import _text as tx
 from impostor_bench.analysis.stats._base import prepared
-from impostor_bench.analysis.stats.table12 import TABLE12, UNDEFINED
+from impostor_bench.analysis.stats.table12 import COLUMNS, TABLE12, UNDEFINED
 from impostor_bench.analysis.stats.team_ballots import team_outcomes
 
 
@@ -41,6 +41,14 @@ def test_vote_coordination_controls_recover_planted_copying(planted):
     # Coord. Gap is Vote Coord. minus Implicit Coord. (the paper's nine rows)
     for m in t.index:
         assert t.loc[m, "coord_gap_pp"] == pytest.approx(t.loc[m, "vote_coord_pct"] - t.loc[m, "implicit_coord_pp"])
+    # the paper's Implicit Coord. is a level (team_blind teammates aligned) and its Coord. Gap is Vote Coord.
+    # minus that level; the premium over cross-team pairs stays beside it under its own name
+    for m in t.index:
+        tb_blind = tb.loc[(m, "team_blind", "all")]
+        assert t.loc[m, "implicit_coord_pct"] == pytest.approx(tb_blind["vote_coord_pct"])
+        assert t.loc[m, "implicit_coord_pp"] == pytest.approx(tb_blind["teammate_premium_pp"])
+        assert t.loc[m, "coord_gap_paper_pp"] == pytest.approx(t.loc[m, "vote_coord_pct"] - t.loc[m, "implicit_coord_pct"])
+    assert t.loc["loyal", "implicit_coord_pct"] > t.loc["loyal", "implicit_coord_pp"] > 15
     # the old quantity (team_blind minus team_aware alignment) is kept under its own name
     assert t.loc["loyal", "vote_coord_blind_minus_aware_pp"] == pytest.approx(
         t.loc["loyal", "vote_coord_team_blind_pct"] - t.loc["loyal", "vote_coord_team_aware_pct"])
@@ -140,7 +148,10 @@ def test_placeholders_do_not_converge():
 
 def test_table12_columns_and_undefined_list(planted):
     data, cfg, t = planted
-    assert [c for c, _, _ in TABLE12] == list(t.columns[:14])
+    assert COLUMNS[1:] == list(t.columns[:14])  # the data contract's leading columns, kept
+    # the paper's fourteen columns by its definitions: the levels of Implicit Coord., Linguistic Mirror and
+    # Vocab Conv. (their contrasts are printed beside them), Coord. Gap over the level
+    assert {"implicit_coord_pct", "lsm_seen_pct", "vocab_jaccard_seen", "coord_gap_paper_pp"} <= {c for c, _, _ in TABLE12}
     filled = [c for c, _, _ in TABLE12 if t[c].notna().any()]
     assert len(filled) == 10 and not set(filled) & set(UNDEFINED)
     und = TABLES["table12_undefined"](data, cfg)
