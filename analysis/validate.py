@@ -427,11 +427,11 @@ def _coerce_model_columns(models: pd.DataFrame, mp: _Problems) -> None:
                f"({_rows(bad)}: {_examples(models['params_b'][bad])})", "write parameters in billions, or leave empty if unknown")
     else:
         models["params_b"] = pb.astype(float)
-    if "params_source" in models.columns:  # added column: published | estimated (empty = published)
+    if "params_source" in models.columns:  # added column: published | estimated | simulated (empty = published)
         src = models["params_source"].astype(object)
-        bad = (src.notna() & ~src.isin(["published", "estimated"])).to_numpy()
+        bad = (src.notna() & ~src.isin(["published", "estimated", "simulated"])).to_numpy()
         if bad.any():
-            mp.add("params_source", f"{int(bad.sum())} value(s) are not 'published' or 'estimated' "
+            mp.add("params_source", f"{int(bad.sum())} value(s) are not 'published', 'estimated' or 'simulated' "
                    f"({_rows(bad)}: {_examples(src[bad])})", "write published or estimated, or leave empty")
 
 

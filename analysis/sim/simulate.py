@@ -294,6 +294,8 @@ def _models_frame(design: SimDesign) -> pd.DataFrame:
             "provider": [m.provider for m in specs],
             "family": [m.family for m in specs],
             "params_b": np.array([np.nan if m.params_b is None else float(m.params_b) for m in specs]),
+            # the simulator's sizes are illustrative (effects.DEFAULT_MODELS), not facts about the models
+            "params_source": ["simulated" if m.params_b is not None else None for m in specs],
         }
     )
 

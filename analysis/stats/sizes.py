@@ -63,8 +63,10 @@ class SizeView:
 def _meta(data: Analysis) -> pd.DataFrame:
     m = models_meta(data)
     src = m["params_source"] if "params_source" in m.columns else pd.Series(None, index=m.index, dtype=object)
-    # exports written before params_source existed: a stated size counts as published
-    m["params_source"] = [None if not np.isfinite(p) else (s if s in ("published", "estimated") else "published")
+    # exports written before params_source existed: a stated size counts as published; "simulated" =
+    # impostor simulate's illustrative sizes (the truth of its planted size effect, used like published ones)
+    m["params_source"] = [None if not np.isfinite(p) else (s if s in ("published", "estimated", "simulated")
+                                                           else "published")
                           for p, s in zip(m["params_b"].to_numpy(float), src.astype(object))]
     return m
 

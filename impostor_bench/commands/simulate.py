@@ -48,7 +48,7 @@ def _register_simulate(sub) -> None:
     p.add_argument("--seat-or", default="1.12,1.26,1.22", help="OR of seats 1,2,3 vs 0 (one value or three)")
     p.add_argument("--mode-or", default=None, help="OR of every non-homogeneous mode vs homogeneous (default: paper's)")
     p.add_argument("--size-or", type=finite_float, default=1.71, help="OR per 10x parameters of the impostor model")
-    p.add_argument("--position-pp", type=finite_float, default=-1.11, help="true pseudo-arm ITT (pp) of speaking 2nd/3rd")
+    p.add_argument("--position-pp", type=finite_float, default=-1.11, help="true pseudo-arm ITT (pp): impostor speaking at 0-based positions 2/3 (the 3rd and 4th speakers, the paper's {2,3} arm) vs the uniform mix")
     p.add_argument("--opponent-or", type=finite_float, default=0.8, help="OR per +10pp of the opponents' detection")
     p.add_argument("--tie-rate", type=finite_float, default=0.117, help="share of games ending in a top-of-ballot tie")
     p.add_argument("--invalid-vote-rate", type=finite_float, default=0.02, help="share of invalid ballots")

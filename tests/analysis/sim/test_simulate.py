@@ -122,7 +122,9 @@ def test_contract_columns_and_pydantic_rows(sim_small):
     games, players, models = sim_small
     assert list(games.columns[: len(GAME_COLUMNS)]) == GAME_COLUMNS
     assert list(players.columns) == PLAYER_COLUMNS
-    assert list(models.columns) == ["model", "provider", "family", "params_b"]
+    # the contract's columns, then params_source: the sizes are the simulator's, illustrative, not published
+    assert list(models.columns) == ["model", "provider", "family", "params_b", "params_source"]
+    assert (models["params_source"] == "simulated").all()
     assert (players.groupby("game_id").size() == 4).all()
     assert (players.groupby("game_id")["role"].apply(lambda r: (r == "impostor").sum()) == 1).all()
 
@@ -357,3 +359,16 @@ def test_pair_and_experiment_effects_and_design_seed():
     assert not np.array_equal(g0["impostor_speaking_position"], g1["impostor_speaking_position"])
     with pytest.raises(ValueError, match="experiment_effect_sd"):
         simulate_games(2, 2, experiment_effect_sd=-1)
+
+
+def test_simulated_sizes_stay_simulated_through_validation_and_the_size_fits(sim_export):
+    """models.csv's params_source = simulated passes validation and reaches size_fit_models as such
+    (not relabelled published), and the size fits still use those sizes (the planted effect's truth)."""
+    from impostor_bench.analysis.io import load_tables
+    from impostor_bench.analysis.stats import TABLES
+    from impostor_bench.analysis.stats.config import StatsConfig
+
+    data = load_tables(sim_export)
+    assert (data.models["params_source"] == "simulated").all()
+    fits = TABLES["size_fit_models"](data, StatsConfig(bootstrap_reps=50, permutation_reps=50))
+    assert len(fits) and set(fits["params_source"].dropna()) == {"simulated"} and fits["used"].any()
