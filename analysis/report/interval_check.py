@@ -24,10 +24,14 @@ EXCLUDES_ESTIMATE = "interval excludes its estimate"
 
 
 def bounds_of(column: str, scale: float = 1.0) -> tuple[float, float]:
-    """The parameter's range for an estimate column (``*_pct``: 0-100, ``*_pp``: +-100, odds
-    ratios: above 0); ``scale`` divides it (the inference table holds percentages as shares)."""
+    """The parameter's range for an estimate column (``*_pct``: a share in %, 0-100; a relative
+    change in % (``change*_pct``, e.g. ``learning``'s ``change_30_pct``): -100 (to zero) and up;
+    ``*_pp``: +-100; odds ratios: above 0); ``scale`` divides it (the inference table holds
+    percentages as shares)."""
     c = str(column).lower()
-    if c.endswith("_pct") or c in {"p_imp"}:
+    if c.endswith("_pct") and c.startswith("change"):
+        lo, hi = -100.0, math.inf
+    elif c.endswith("_pct") or c in {"p_imp"}:
         lo, hi = (0.0, 100.0) if c != "p_imp" else (0.0, 1.0)
     elif c.endswith("_pp"):
         lo, hi = -100.0, 100.0

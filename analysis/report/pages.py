@@ -103,10 +103,25 @@ def _about_lines(m: dict, results: Optional[dict[str, pd.DataFrame]] = None) -> 
     ]
 
 
+def no_statistic(name: str, results: dict[str, pd.DataFrame]) -> bool:
+    """Whether table ``name`` has rows but not one estimate: every estimate column the inference
+    registry lists for it is absent or empty (e.g. ``correlations`` with fewer than four models).
+    Such a table is not drawn; "Not shown" names it."""
+    from impostor_bench.analysis.stats.inference import specs
+
+    df = results.get(name)
+    ests = {s.estimate for s in specs() if s.table == name}
+    if df is None or not len(df) or not ests:
+        return False
+    return all(c not in df.columns or pd.to_numeric(df[c], errors="coerce").isna().all() for c in ests)
+
+
 def _layout(m: dict, results: dict[str, pd.DataFrame]) -> tuple[dict[str, list[dict]], list[str]]:
-    """(section id -> the tables it shows, in order; empty table names). Tables without rows are
-    not drawn; tables the Results section shows in the paper's layout are not drawn again."""
-    shown = [t for t in m["tables"] if t["rows"] > 0 and section_of(t["name"]) is not None]
+    """(section id -> the tables it shows, in order; empty table names). Tables without rows, or
+    whose every estimate is empty (``no_statistic``), are not drawn; tables the Results section
+    shows in the paper's layout are not drawn again."""
+    shown = [t for t in m["tables"] if t["rows"] > 0 and section_of(t["name"]) is not None
+             and not no_statistic(t["name"], results)]
     layout = sections()
     order = {n: i for _, _, names in layout for i, n in enumerate(names)}
     by: dict[str, list[dict]] = {sid: [] for sid, _, _ in layout}
@@ -114,7 +129,7 @@ def _layout(m: dict, results: dict[str, pd.DataFrame]) -> tuple[dict[str, list[d
         sid = section_of(t["name"])
         if sid is not None:  # always: `shown` holds only tables with a section
             by[sid].append(t)
-    return by, [t["name"] for t in m["tables"] if t["rows"] == 0]
+    return by, [t["name"] for t in m["tables"] if t["rows"] == 0 or no_statistic(t["name"], results)]
 
 
 def _figures_by_section(figs: list[dict]) -> dict[str, list[dict]]:
@@ -131,8 +146,14 @@ def _fig_title(f: dict) -> str:
 
 def _not_shown_lines(m: dict, empty: list[str]) -> list[str]:
     out = []
-    if empty:
-        out.append(f"Empty tables ({len(empty)}, reasons in the notes): {', '.join(empty)}.")
+    rows = {t["name"]: t["rows"] for t in m["tables"]}
+    blank = [n for n in empty if not rows.get(n)]
+    unestimated = [n for n in empty if rows.get(n)]
+    if blank:
+        out.append(f"Empty tables ({len(blank)}, reasons in the notes): {', '.join(blank)}.")
+    if unestimated:
+        out.append(f"Tables with every estimate empty ({len(unestimated)}; their rows are in the CSV, reasons in "
+                   f"the notes): {', '.join(unestimated)}.")
     if m.get("figures_not_drawn"):
         out.append(f"Figures not drawn ({len(m['figures_not_drawn'])}, reasons in the notes): "
                    f"{', '.join(m['figures_not_drawn'])}.")

@@ -59,7 +59,8 @@ def infer(name: str, keys: tuple[str, ...], estimate: str, ci: Optional[tuple[st
     return Inference("", name, keys, estimate, ci, p, **kw)
 
 
-WILD = ("design bootstrap (wild by experiment) SD; residuals about model x mode + tier, design effect moderated "
+WILD = ("design bootstrap (wild by experiment) SD; residuals about model x mode + tier + the game's model "
+        "composition, design effect moderated "
         "across models (empirical Bayes), t(d0 + G - K)")
 WILD_PERCENTILE = "design bootstrap (wild by experiment), percentile (pooled fits over many experiments)"
 

@@ -326,7 +326,7 @@ def team_language(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     return out[out["n_seats"].fillna(0) > 0]
 
 
-@table("style_correlation", columns=["mode", "pairs", "n_pairs", "r", "ci_low", "ci_high"],
+@table("style_correlation", columns=["mode", "pairs", "n_pairs", "r", "ci_low", "ci_high", "note"],
     title=("Teammates' style correlation (Appendix M.8): Pearson r of log description length within teammate vs "
            "cross-team pairs, per mode; CI from the design bootstrap"),
     section="beyond",
@@ -369,16 +369,25 @@ def style_correlation(data: Analysis, config: StatsConfig) -> pd.DataFrame:
             if not xs or sum(len(x) for x in xs) < 8:
                 continue
             x, y, e = np.concatenate(xs), np.concatenate(ys), np.concatenate(es)
+            x, y = x - x.mean(), y - y.mean()  # centred: the moments below lose no digits to the mean
             E = len(prep.exp_names)
             S = np.stack([np.bincount(e, weights=v, minlength=E) for v in (np.ones_like(x), x, y, x * x, y * y, x * y)], 1)
             r0 = _corr(S.sum(0)[None, :])[0]
+            row = {"mode": mode, "pairs": kind, "n_pairs": len(x) // 2, "r": r0, "ci_low": np.nan, "ci_high": np.nan}
+            if not np.isfinite(r0):
+                rows.append({**row, "note": "not estimable: description length does not vary in these pairs"})
+                continue
             lo, hi = percentile_ci(_corr(replicate_matmul(M, S, shift=1.0))[:, None], config.alpha)
-            rows.append({"mode": mode, "pairs": kind, "n_pairs": len(x) // 2, "r": r0, "ci_low": lo[0], "ci_high": hi[0]})
+            rows.append({**row, "ci_low": lo[0], "ci_high": hi[0], "note": ""})
     return pd.DataFrame(rows)
 
 
 def _corr(S: np.ndarray) -> np.ndarray:
+    """Pearson r from (weighted) moment sums (n, sx, sy, sxx, syy, sxy) of centred values, one row per
+    replicate; NaN where either variance is zero (to rounding), and inside [-1, 1]."""
     n, sx, sy, sxx, syy, sxy = S.T
     with np.errstate(invalid="ignore", divide="ignore"):
-        cov = sxy / n - sx * sy / n ** 2
-        return cov / np.sqrt((sxx / n - (sx / n) ** 2) * (syy / n - (sy / n) ** 2))
+        vx, vy = sxx / n - (sx / n) ** 2, syy / n - (sy / n) ** 2
+        flat = (vx <= 1e-12 * sxx / n) | (vy <= 1e-12 * syy / n) | ~(n > 0)
+        r = (sxy / n - sx * sy / n ** 2) / np.sqrt(vx * vy)
+    return np.where(flat, np.nan, np.clip(r, -1.0, 1.0))

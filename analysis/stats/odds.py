@@ -156,7 +156,8 @@ def size_or(data: Analysis, prep: Prepared, config: StatsConfig) -> dict:
 
 
 @table("odds_ratios",
-    title="Key effects: odds ratios with cluster-robust CIs (Tables 2 and 4)",
+    title=("Key effects: odds ratios with cluster-robust CIs (Tables 2 and 4); the primary test of each mode "
+           "contrast (the bootstrap and permutation tables are robustness checks)"),
     section="paper",
     inference=(
         infer("or", ("comparison",), "or", ("ci_low", "ci_high"), "p", family="primary"),

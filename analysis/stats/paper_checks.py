@@ -4,7 +4,7 @@ position and (v) semantic distance by difficulty, monotone and aligned with dete
 
 Every interval is design-based with experiments as the independent units: the rate interval
 of ``rates.rate_columns`` (composition-adjusted by the design logit, else CR1 by experiment on the
-logit scale, t(G-1); Clopper-Pearson over experiments at 0 or 1; none from one experiment), as for
+logit scale, t(G-1); Clopper-Pearson over experiments at 0 or 1; none from fewer than three experiments), as for
 Table 1.
 Games, seats and ballots are never treated as independent. The semantic distance is a
 property of each word pair (one value per pair, no sampling across experiments), so its

@@ -34,7 +34,10 @@ experiment's rate lies in [0, 1] with mean R, so P(all G rates are 0) <= (1 - R)
 bound holds however many games an experiment has). With one experiment, or when every
 experiment has the same rate (the CR1 variance is then 0: issue 39 found such zero-width
 intervals printed as 0.50 [0.50, 0.50]), there is no estimate of the between-experiment
-variation and no interval is printed ("not computed: ..." in the method column).
+variation and no interval is printed ("not computed: ..." in the method column). With two
+experiments an interval on t(1) (or Clopper-Pearson for 2 trials) spans about 0-100%: none is
+printed either (a cross-play or team cell of the README demo has two), rather than a number
+that says nothing.
 
 The estimand is conditional on the design (the word list and schedule the seed fixes);
 the calibration (``analysis/calibration.py``, docs/analysis.md) measures coverage of the
@@ -81,6 +84,9 @@ def cluster_rate(num, den, groups, alpha: float = 0.05) -> dict:
     est = float(a.sum() / b.sum())
     if g < 2:
         return _row(est, np.nan, np.nan, g, "not computed: one experiment (no between-experiment variation)")
+    if g < 3:  # t(1) (or Clopper-Pearson on 2 units): an interval of about 0-100%, which says nothing
+        return _row(est, np.nan, np.nan, g, "not computed: two experiments (an interval on 1 df spans about "
+                                            "0-100%: too few experiments to bound the rate)")
     if est <= 0.0 or est >= 1.0:
         lo, hi = proportion_confint(g if est >= 1 else 0, g, alpha=alpha, method="beta")
         return _row(est, float(lo), float(hi), g, METHOD_EXTREME)

@@ -52,6 +52,15 @@ from impostor_bench.analysis.stats.resampling import (exp_sums, hypergeom_within
 from impostor_bench.analysis.stats.session import Analysis
 
 
+#: One contrast, three verdicts on one page: which is primary, and why the others can differ.
+PRIMARY_NOTE = ("mode contrasts: the primary test is Tables 2/4's (`odds_ratios`: the marginal OR with its SE from "
+                "the design logit's residuals, so the model composition the design fixes is not counted as noise; "
+                "CR2 by experiment, t on Bell-McCaffrey df); the bootstrap interval and the experiment-level "
+                "permutation p are robustness checks and can disagree with it because they measure the noise "
+                "differently (the bootstrap: its replicates' SE with t(G-1); the permutation: the difference in win "
+                "rates against relabellings of whole experiments, whose model compositions differ between modes)")
+
+
 def _odds(w, n):
     with np.errstate(invalid="ignore", divide="ignore"):
         return w / (n - w)
@@ -102,7 +111,8 @@ def _odds_ratio_of(j: int, ref: int) -> _Totals:
 
 @table("bootstrap",
     title=("Experiment-level bootstrap (Appendix B.2): `ci_low`/`ci_high` from the bootstrap named in "
-           "`bootstrap`; `ci_*_design` = design bootstrap, `ci_*_paper` = the paper's block bootstrap"),
+           "`bootstrap`; `ci_*_design` = design bootstrap, `ci_*_paper` = the paper's block bootstrap. "
+           "Robustness check: the primary test of a mode contrast is Tables 2/4's model-based OR (`odds_ratios`)"),
     section="robustness",
     inference=(
         infer("quantity", ("quantity",), "estimate", ("ci_low", "ci_high"), method="method"),
@@ -120,6 +130,8 @@ def bootstrap(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     has_modes = "homogeneous" in modes and len(modes) > 1
     if not has_modes:
         note(data, "bootstrap: mode ORs need homogeneous and at least one other mode")
+    else:
+        note(data, PRIMARY_NOTE)
     blocks = [np.ones((prep.n, 1))] + ([np.stack([prep.mode == m for m in modes], 1)] if has_modes else [])
     x = np.hstack(blocks + [np.stack([prep.imp_model == m for m in models], 1)]).astype(float)
     est_w, est_n = (x * prep.y[:, None]).sum(0), x.sum(0)
@@ -164,7 +176,8 @@ def bootstrap(data: Analysis, config: StatsConfig) -> pd.DataFrame:
 
 
 @table("permutation",
-    title="Permutation tests (Appendix B.2)",
+    title=("Permutation tests (Appendix B.2). Robustness check: the primary test of a mode contrast is Tables "
+           "2/4's model-based OR (`odds_ratios`)"),
     section="robustness",
     inference=(
         infer("contrast", ("contrast",), "observed", p="p", family="permutation"),
@@ -215,6 +228,7 @@ def permutation(data: Analysis, config: StatsConfig) -> pd.DataFrame:
                          "p": float(perm_pvalue(d, dn[:, None])[0]), "reps": R,
                          "level": "experiment", "statistic": "diff_imp_win_rate",
                          "method": "experiment-level mode labels permuted"})
+        note(data, PRIMARY_NOTE)
         if not config.paper_methods:
             note(data, "permutation: game-level mode contrasts not printed (an experiment's games are not "
                        "exchangeable across modes); StatsConfig.paper_methods restores them")

@@ -128,20 +128,25 @@ def _fit(prep, X, data, config, names, label):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # non-convergence becomes the note below
         fit = sm.Logit(prep.y.astype(float), X).fit(method="newton", disp=0, maxiter=100)
-    if not fit.mle_retvals.get("converged", True):
-        big = [n for n, b in zip(names, fit.params) if abs(b) > 10]
-        note(data, f"style_adjusted: the {label} fit did not converge (a term with all or no impostor wins: "
-                   f"{', '.join(big) or 'none named'}); those odds ratios are not estimable from these games")
+    lost: dict[str, str] = {}
+    if not fit.mle_retvals.get("converged", True) or not np.all(np.isfinite(fit.params)):
+        big = [str(n) for n, b in zip(names, fit.params) if not abs(b) <= 10]
+        why = (f"not estimable: separation in the {label} fit ({', '.join(big)}: all or no impostor wins)" if big
+               else f"not estimable: the {label} fit did not converge")
+        note(data, f"style_adjusted: the {label} fit did not converge: "
+                   + (f"separation in {', '.join(big)} (all or no impostor wins); those odds ratios are not "
+                      "estimable and are left empty" if big else "its odds ratios are not estimable and are left empty"))
+        lost = {str(n): why for n in (big or names)}
     mu = fit.predict()
     scores = X * (prep.y - mu)[:, None]
     E = len(prep.exp_names)
     S = np.stack([np.bincount(prep.exp_code, weights=scores[:, k], minlength=E) for k in range(X.shape[1])], 1)
     reps = fit.params[None, :] + replicate_matmul(multipliers(data, prep, config), S) @ fit.cov_params()
-    return fit.params, reps
+    return fit.params, reps, lost
 
 
 @table("style_adjusted", columns=["term", "or_raw", "ci_low_raw", "ci_high_raw", "or_adj", "ci_low", "ci_high",
-                                  "rank_raw", "rank_adj"],
+                                  "rank_raw", "rank_adj", "note"],
     title=("Mode and model effects on the impostor win without and with adjustment for description length and "
            "hedging (Appendix O.2); CIs from the design bootstrap, ranks of the model terms"),
     section="beyond",
@@ -154,7 +159,8 @@ def style_adjusted(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """Impostor-win odds ratios without and with length/hedging adjustment, and model ranks."""
     prep = prepared(data, need_players=True)
     st = _seat_style(data, prep)
-    res = {}
+    res: dict = {}
+    lost_by: dict[bool, dict[str, str]] = {}
     for adj in (False, True):
         X, names = _design(prep, st, adj)
         keep = _identified(X)
@@ -164,25 +170,33 @@ def style_adjusted(data: Analysis, config: StatsConfig) -> pd.DataFrame:
                        f"{'adjusted' if adj else 'raw'} fit: {', '.join(lost)}")
         if keep.sum() < 2:
             raise StatsUnavailable("no design factor varies")
-        b, reps = _fit(prep, X[:, keep], data, config, np.array(names)[keep], "adjusted" if adj else "raw")
+        b, reps, lost_fit = _fit(prep, X[:, keep], data, config, np.array(names)[keep], "adjusted" if adj else "raw")
         res[adj] = dict(zip(np.array(names)[keep], zip(b, reps.T)))
+        lost_by[adj] = lost_fit
     rows = []
     for term in [t for t in res[True] if t != "const"]:
         row = {"term": term}
+        why = [lost_by[a][term] for a in (False, True) if term in lost_by[a]]
+        if why:
+            row["note"] = "; ".join(dict.fromkeys(why))
         for adj, suf in ((False, "raw"), (True, "adj")):
-            if term in res[adj]:
+            if term in res[adj] and term not in lost_by[adj]:
                 b, r = res[adj][term]
                 lo, hi = percentile_ci(r[:, None], config.alpha)
                 row[f"or_{suf}"] = float(np.exp(b))
                 row["ci_low" if adj else "ci_low_raw"], row["ci_high" if adj else "ci_high_raw"] = np.exp(lo[0]), np.exp(hi[0])
         rows.append(row)
     out = pd.DataFrame(rows)
+    for c in ("or_raw", "or_adj"):
+        if c not in out.columns:
+            out[c] = np.nan
     mdl = out["term"].str.startswith("model=")
     if mdl.sum() >= 1:
         out.loc[mdl, "rank_raw"] = out.loc[mdl, "or_raw"].rank(ascending=False, method="min")
         out.loc[mdl, "rank_adj"] = out.loc[mdl, "or_adj"].rank(ascending=False, method="min")
-        if mdl.sum() >= 3:
-            rho = spearmanr(out.loc[mdl, "or_raw"], out.loc[mdl, "or_adj"]).statistic
+        both = mdl & out["or_raw"].notna() & out["or_adj"].notna()
+        if both.sum() >= 3:
+            rho = spearmanr(out.loc[both, "or_raw"], out.loc[both, "or_adj"]).statistic
             note(data, f"style_adjusted: impostor-model ranking before vs after the length/hedging adjustment: "
-                       f"Spearman rho = {rho:.2f} over {int(mdl.sum())} models (reference level excluded)")
+                       f"Spearman rho = {rho:.2f} over {int(both.sum())} models (reference level excluded)")
     return out
