@@ -19,9 +19,9 @@ still diverges is refused as separation, by name.
 Inference: cluster-robust CR2 with a t on Bell-McCaffrey degrees of freedom per term
 (``_regress.cr2_games``), by experiment_id and, as the paper's robustness check, by word pair
 (``cluster`` column). The leverage adjustment takes a generalised inverse where an experiment's
-own dummy makes ``I - H_jj`` singular (Pustejovsky & Tipton 2018; R's clubSandwich). CR1 with
-t(G-1) rejected a true null slope 11.7% of the time at the demo's 6-12 experiments; CR2-BM
-holds its size there (tests/analysis/stats/test_stats_equation1.py). A clustering with a cluster
+own dummy makes ``I - H_jj`` singular (Pustejovsky & Tipton 2018; R's clubSandwich). At the
+demo's 6-12 experiments of 8 games it rejected true nulls at 3.8% (slopes) and 6.0% (positions)
+(tests/analysis/stats/test_stats_equation1.py; docs/analysis.md). A clustering with a cluster
 over ``_regress.CR2_MAX_CLUSTER`` games gets CR1 (``method`` says which). With ~120 games an
 experiment the incidental-parameter bias of the unconditional fixed-effects logit is small (the
 planted-effect test bounds it). Above ``MAX_CELLS`` dense cells (the paper's full 90,720-game
@@ -155,8 +155,8 @@ def fit_sparse_logit(y, X, names: list[str], clusterings: dict[str, np.ndarray],
 def _cluster_fits(y, X, coef: np.ndarray, converged: bool, names: list[str], clusterings: dict[str, np.ndarray],
                   what: str, terms: tuple[str, ...], model: str = MODEL) -> dict[str, Fit]:
     """Per clustering: the CR2 covariance and Bell-McCaffrey df of the reported ``terms``
-    (``_regress.cr2_games``: holds its size with 6-12 experiments, where CR1 with t(G-1)
-    rejected a true null 11.7% of the time), or CR1 with t(G-1) where a cluster is too large for
+    (``_regress.cr2_games``: a t on the df the clusters behind each term support, for 6-12
+    experiments as for hundreds), or CR1 with t(G-1) where a cluster is too large for
     CR2's leverage blocks (``CR2_MAX_CLUSTER``: a word pair of the paper's full design, with many
     clusters); the refusal, by name, of a reported term that diverges (separation). Shared by
     the dense (statsmodels) and sparse fits, so both give one answer."""

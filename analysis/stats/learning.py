@@ -18,8 +18,8 @@ the win rate from game 0 to game 30 the slope implies at the mode's mean win rat
 100 (expit(a + 30 b) / expit(a) - 1), a = logit(mean win rate); its interval maps the slope's.
 Fit and inference as ``equation1``: games of experiments (and, with pair effects, word pairs)
 with a constant outcome dropped and counted in the ``note``; CR2 by experiment, t on
-Bell-McCaffrey df (CR1 with t(G-1) rejected a true null 11.7% of the time at 6-12 experiments). Players are stateless across games (every
-game's prompts start afresh), so the true coefficient is 0 by construction; a slope that is not
+Bell-McCaffrey df (3.8% rejections of a true null at the demo's 6-12 experiments of 8 games).
+Players are stateless across games (every game's prompts start afresh), so the true coefficient is 0 by construction; a slope that is not
 is schedule confounding, provider drift or chance.
 """
 
