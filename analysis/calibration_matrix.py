@@ -13,8 +13,19 @@ effects (SD 0.5) -- and summarised per (table, quantity family, method):
 
 Truth of an interval: the design's expected value where it has a closed form (the rates
 and marginal ORs, from each game's ``p_design``: its win probability averaged over the
-experiment effect and speaking position), else the Monte-Carlo mean of the estimate over
-the replicates (consistent estimators; the bias at these sizes is far below their SE).
+experiment effect and speaking position), else the pseudo-population truth of
+``impostor_bench.analysis.calibration_truth`` (the estimator applied to the design's expected
+outcomes; Table 5 so far). A quantity with neither has no truth: its row reports size, width
+and SE ratio but no coverage or bias, and its ``truth`` column says so. (It once took the
+Monte-Carlo mean of its own estimates, which made coverage a test of the SE alone and hid
+Table 5's attenuation.) ``bias`` is the mean of estimate - truth (log scale for odds ratios),
+``bias_sd`` the same in SDs of the estimate over the runs; ``coverage_mc_se`` the Monte-Carlo
+SE of the coverage (binomial, as if the intervals were independent).
+
+Scenarios beyond the two above (where a run of the same design makes them): ``missing``
+(planted, 10% of games and 5% of experiments lost at random and one model's provider failing
+for half of its cross-play experiments), ``strong_pairs`` (planted with word-pair SD 1.5; run
+it with few games per experiment, i.e. few pairs per tier: 15 at ``--games 15``).
 
     python -m impostor_bench.analysis.calibration_matrix --experiments 120 --games 40 --reps 200 --out benchmarks/calibration.csv
 
@@ -33,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.calibration_rounds import ROUND_TABLES, run_rounds_once
+from impostor_bench.analysis.calibration_truth import PSEUDO_POPULATION_TABLES, pseudo_population_truth
 from impostor_bench.analysis.data import AnalysisData
 from impostor_bench.analysis.sim.effects import SimModel
 from impostor_bench.analysis.sim.simulate import simulate_games
@@ -53,8 +65,15 @@ SCENARIOS: dict[str, dict[str, Any]] = {  # keyword arguments of simulate_games
 #: test whose estimand is over a population of word pairs (difficulty, two-way by pair; issue 39).
 #: With one design the tiers' pairs differ in every run, so there its rejection rate is not a size.
 SCENARIOS["fresh_pairs_null"] = SCENARIOS["global_null"]
+SCENARIOS["missing"] = SCENARIOS["planted"]
+SCENARIOS["strong_pairs"] = dict(pair_effect_sd=1.5, experiment_effect_sd=0.5)
+#: Data lost after play, per scenario: share of games and of experiments lost at random, and the
+#: share of one model's cross-play experiments lost to a provider failure (the first model).
+MISSING = {"missing": dict(games=0.10, experiments=0.05, provider_failure=0.5)}
 FRESH_DESIGN = {"fresh_pairs_null"}
 NULLS = {"global_null", "fresh_pairs_null"}
+TRUTH_DESIGN, TRUTH_PSEUDO = "design", "pseudo-population"
+TRUTH_NONE = "none: no closed form and no pseudo-population truth yet (coverage and bias not measured)"
 POPULATION_OF_PAIRS = "word pair"  # in the method of a row whose estimand is over a population of pairs
 TARGETS = {"paper": (0.06, 0.93), "small": (0.08, 0.90)}
 
@@ -107,14 +126,43 @@ def run_once(scenario: str, experiments: int, games: int, rep: int, config: Stat
     return pd.concat(parts, ignore_index=True)
 
 
+def lose_data(games: pd.DataFrame, players: pd.DataFrame, rep: int, *, games_share: float = 0.0,
+              experiments_share: float = 0.0, provider_failure: float = 0.0):
+    """The games (and their players) left after random losses: ``experiments_share`` of the
+    experiments and ``games_share`` of the remaining games, and ``provider_failure`` of the
+    cross-play experiments of the first model (as impostor or majority) lost to its provider."""
+    rng = np.random.default_rng([rep, 52])
+    exps = games["experiment_id"].astype(str)
+    ids = np.array(sorted(set(exps)), dtype=object)
+    lost = set(ids[rng.random(len(ids)) < experiments_share])
+    first = sorted(set(games["impostor_model"].astype(str)))[0]
+    cross = games[(games["mode"] == "cross_play")]
+    with_first = sorted(set(cross["experiment_id"].astype(str)[
+        cross["game_id"].isin(players.loc[players["model"].astype(str) == first, "game_id"])]))
+    lost |= {e for e in with_first if rng.random() < provider_failure}
+    keep = ~exps.isin(lost).to_numpy() & (rng.random(len(games)) >= games_share)
+    g = games[keep].reset_index(drop=True)
+    return g, players[players["game_id"].isin(set(g["game_id"]))].reset_index(drop=True)
+
+
 def _run_one_round(scenario: str, experiments: int, games: int, rep: int, config: StatsConfig, design_seed: int,
                    tables):
     g, pl, models = simulate_games(experiments, games, design_seed=design_seed, seed=1000 + rep,
                                    **SCENARIOS[scenario])
+    if scenario in MISSING:
+        m = MISSING[scenario]
+        g, pl = lose_data(g, pl, rep, games_share=m["games"], experiments_share=m["experiments"],
+                          provider_failure=m["provider_failure"])
     with Analysis(AnalysisData(games=g, players=pl, models=models), config).batch() as analysis:
         rows = inference_rows(analysis, config, tables)  # one session, the frames fingerprinted once
     truth = design_truth(g, pl)
     rows["truth"] = rows["quantity"].map(truth)
+    rows["truth_source"] = rows["truth"].notna().map({True: TRUTH_DESIGN, False: None})
+    if PSEUDO_POPULATION_TABLES & set(rows["table"]):
+        pseudo = pseudo_population_truth(SCENARIOS[scenario], experiments, games, design_seed, g, pl)
+        fill = rows["truth"].isna() & rows["table"].isin(PSEUDO_POPULATION_TABLES)
+        rows.loc[fill, "truth"] = rows.loc[fill, "quantity"].map(pseudo)
+        rows.loc[fill & rows["truth"].notna(), "truth_source"] = TRUTH_PSEUDO
     rows["rep"] = rep
     return rows
 
@@ -124,13 +172,17 @@ def summarise(records: pd.DataFrame, scenario: str, experiments: int, games: int
     r = records.copy()
     r["family_name"] = r["quantity"].str.split(":", n=1).str[0]
     r["method_family"] = r["method"].str.split(";", n=1).str[0].str.slice(0, 80)
-    mc = r.groupby(["calibration", "quantity"])["estimate"].transform("mean")
-    r["truth"] = r["truth"].where(r["truth"].notna(), mc)
+    src = r["truth_source"] if "truth_source" in r.columns else pd.Series(None, index=r.index, dtype=object)
+    r["truth_source"] = src.where(src.notna() | r["truth"].isna(), TRUTH_DESIGN)
     log = on_log_scale(r)
     sd = r.groupby(["calibration", "quantity"])["estimate"].transform(lambda v: np.nanstd(v, ddof=1))
     sd_log = r.groupby(["calibration", "quantity"])["estimate"].transform(lambda v: np.nanstd(np.log(v), ddof=1))
     have_ci = r["ci_low"].notna() & r["ci_high"].notna()
-    r["covers"] = np.where(have_ci, (r["ci_low"] <= r["truth"]) & (r["truth"] <= r["ci_high"]), np.nan)
+    has_truth = r["truth"].notna()
+    r["covers"] = np.where(have_ci & has_truth, (r["ci_low"] <= r["truth"]) & (r["truth"] <= r["ci_high"]), np.nan)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r["error"] = np.where(has_truth, np.where(log, np.log(r["estimate"]) - np.log(r["truth"]),
+                                                  r["estimate"] - r["truth"]), np.nan)
     z = 1.959964
     width = np.where(log, np.log(r["ci_high"]) - np.log(r["ci_low"]), r["ci_high"] - r["ci_low"])
     r["width_ratio"] = np.where(have_ci, width / (2 * z * np.where(log, sd_log, sd)), np.nan)
@@ -143,15 +195,23 @@ def summarise(records: pd.DataFrame, scenario: str, experiments: int, games: int
     for (cal, meth), part in r.groupby(["calibration", "method_family"], sort=True):
         cov, rej = part["covers"].dropna(), part["reject"].dropna()
         is_size = scenario in NULLS and not (scenario == "global_null" and bool(part["pairs_estimand"].any()))
+        err = part["error"].dropna()
+        sources = sorted(set(part["truth_source"].dropna()))
+        cov_mean = cov.mean() if len(cov) else np.nan
+        widths = bool(part["width"].notna().any())  # width and SE ratios need no truth
         out.append({"table": cal.split(":")[0], "quantity": cal.split(":", 1)[1], "method": meth,
                     "scenario": scenario, "experiments": experiments, "games": games,
-                    "reps": int(part["rep"].nunique()), "n_intervals": len(cov), "coverage": cov.mean() if len(cov) else np.nan,
+                    "reps": int(part["rep"].nunique()), "n_intervals": len(cov), "coverage": cov_mean,
+                    "coverage_mc_se": float(np.sqrt(cov_mean * (1 - cov_mean) / len(cov))) if len(cov) else np.nan,
+                    "bias": float(err.mean()) if len(err) else np.nan,
+                    "bias_sd": _bias_sd(part) if len(err) else np.nan,
+                    "truth": "+".join(sources) if sources else TRUTH_NONE,
                     "n_pvalues": len(rej), "size": rej.mean() if (len(rej) and is_size) else np.nan,
                     "rejection_rate": rej.mean() if len(rej) else np.nan,
-                    "width_ratio": float(np.nanmedian(part["width_ratio"])) if len(cov) else np.nan,
+                    "width_ratio": float(np.nanmedian(part["width_ratio"])) if widths else np.nan,
                     # issue 39: mean printed SE (interval width / 2z) over the SD of the estimate across runs,
                     # pooled over the family's quantities (target 0.9-1.15)
-                    "se_ratio": _se_ratio(part) if len(cov) else np.nan})
+                    "se_ratio": _se_ratio(part) if widths else np.nan})
     s = pd.DataFrame(out)
     seen = set(s["table"] + ":" + s["quantity"]) if len(s) else set()
     for spec in SPECS:  # listed but never printed on simulated games: a row that says so (no evidence)
@@ -159,12 +219,20 @@ def summarise(records: pd.DataFrame, scenario: str, experiments: int, games: int
             s = pd.concat([s, pd.DataFrame([{
                 "table": spec.table, "quantity": spec.name, "method": "no values on simulated games",
                 "scenario": scenario, "experiments": experiments, "games": games, "reps": 0, "n_intervals": 0,
-                "coverage": np.nan, "n_pvalues": 0, "size": np.nan, "rejection_rate": np.nan,
+                "coverage": np.nan, "coverage_mc_se": np.nan, "bias": np.nan, "bias_sd": np.nan, "truth": TRUTH_NONE,
+                "n_pvalues": 0, "size": np.nan, "rejection_rate": np.nan,
                 "width_ratio": np.nan, "se_ratio": np.nan}])], ignore_index=True)
     size_t, cov_t = TARGETS["paper" if experiments >= 756 and games >= 120 else "small"]
     s["target_size"], s["target_coverage"] = size_t, cov_t
     s["meets"] = ((s["size"].isna() | (s["size"] <= size_t)) & (s["coverage"].isna() | (s["coverage"] >= cov_t)))
     return s
+
+
+def _bias_sd(part: pd.DataFrame) -> float:
+    """Mean over quantities of (mean of estimate - truth) / SD of the estimate over runs."""
+    by_q = part.groupby("quantity").agg(err=("error", "mean"), sd=("sd_true", "first"))
+    by_q = by_q[(by_q["sd"] > 0) & by_q["err"].notna()]
+    return float((by_q["err"] / by_q["sd"]).mean()) if len(by_q) else np.nan
 
 
 def ratio_keys() -> set[str]:

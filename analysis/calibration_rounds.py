@@ -8,9 +8,9 @@ with the others (one row per table, quantity family, method, scenario and design
 * ``global_null``: nine identical models, no learning across rounds (vote accuracy flat);
 * ``planted``: the default models (their detection rates differ), +0.3 logit of vote accuracy per round.
 
-The truth of an interval is the Monte-Carlo mean of its estimate over the replicates (the
-measures are ratios over a selected set of rounds, with no closed form under the design's
-dependence; the estimators are consistent).
+The round tables' measures are ratios over a selected set of rounds, with no closed form under
+the design's dependence and no pseudo-population truth yet: their rows carry no truth, so the
+matrix reports their size, width and SE ratio but no coverage or bias (``calibration_truth``).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ SCENARIOS["fresh_pairs_null"] = SCENARIOS["global_null"]  # the matrix redraws t
 
 def run_rounds_once(scenario: str, experiments: int, games: int, rep: int, config, design_seed: int = 1,
                     tables=ROUND_TABLES):
-    """One replicate of the round tables' inference rows (truth left to the Monte-Carlo mean)."""
+    """One replicate of the round tables' inference rows (no truth: none has a closed form)."""
     g, pl, mv, models = simulate_rounds(experiments, games, ROUNDS, design_seed=design_seed, seed=1000 + rep,
                                         **SCENARIOS[scenario])
     data = AnalysisData(games=g, players=pl, models=models, moves=mv)

@@ -1,0 +1,102 @@
+"""Pseudo-population truths for the calibration matrix: the estimator's own definition applied to
+the design's expected outcomes, for quantities without a closed form.
+
+Why: a quantity without a closed-form truth was once scored against the Monte-Carlo mean of its
+own estimates, so its coverage tested the standard error only and a biased estimator looked
+calibrated (Table 5's slope, attenuated by the baseline's measurement error to 0.5-0.9x the
+truth, "covered" 95.6%). The truth of an estimator is what it estimates on the population: here,
+the same regression fitted to each game's expected outcome (``p_design``, its win probability
+averaged over the experiment effect and speaking position) with the regressors at their
+population values. Quantities this module has no truth for keep none (``summarise`` then
+reports no coverage or bias for them, and says so), never the Monte-Carlo mean.
+
+Implemented: ``opponent_baseline`` (Table 5). The population value of a game's opponent
+baseline is the mean over its majority seats of each model's detection accuracy at the game's
+difficulty in the design's population of games: the pooled accuracy of ``POPULATION_RUNS``
+independent runs of the same design (its error variance 1/``POPULATION_RUNS`` of one run's).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+
+from impostor_bench.analysis.sim.simulate import simulate_games
+from impostor_bench.core.records import DIFFICULTIES, MODES
+
+#: Runs of the design pooled for the population detection accuracies.
+POPULATION_RUNS = 40
+#: Tables whose truths come from this module (the others without a closed form have none).
+PSEUDO_POPULATION_TABLES = {"opponent_baseline"}
+
+
+_ACCURACY: dict[str, pd.Series] = {}  # one per design: 40 runs are seconds at 120 x 40, a minute at 756 x 120
+
+
+def population_accuracy(kwargs: dict, experiments: int, games: int, design_seed: int) -> pd.Series:
+    """Detection accuracy of each (model, difficulty) over ``POPULATION_RUNS`` runs of one design
+    (``kwargs``: the simulator's keyword arguments), computed once per design and process."""
+    key = repr((sorted(kwargs.items()), experiments, games, design_seed))
+    if key not in _ACCURACY:
+        _ACCURACY[key] = _pooled_accuracy(kwargs, experiments, games, design_seed)
+    return _ACCURACY[key]
+
+
+def _pooled_accuracy(kwargs: dict, experiments: int, games: int, design_seed: int) -> pd.Series:
+    parts = []
+    for run in range(POPULATION_RUNS):
+        g, pl, _ = simulate_games(experiments, games, design_seed=design_seed, seed=10_000_000 + run, **kwargs)
+        maj = pl[pl["role"] == "majority"].merge(g[["game_id", "difficulty", "impostor_seat"]], on="game_id")
+        ok = maj["vote"].notna()
+        hit = ok & (maj["vote"].astype("Float64") == maj["impostor_seat"]).fillna(False).astype(bool)
+        key = [maj["model"].astype(str), maj["difficulty"].astype(str)]
+        parts.append(pd.DataFrame({"correct": hit.groupby(key).sum(), "valid": ok.groupby(key).sum()}))
+    tot = pd.concat(parts).groupby(level=[0, 1]).sum()
+    return (tot["correct"] / tot["valid"].where(tot["valid"] > 0)).rename("accuracy")
+
+
+def _logit_slope(p: np.ndarray, X: np.ndarray) -> float:
+    """Coefficient of column 1 of the binomial GLM of the expected outcomes ``p`` (fractional) on ``X``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = sm.GLM(p, X, family=sm.families.Binomial()).fit()
+    return float(np.asarray(res.params)[1])
+
+
+def _dummies(values: pd.Series, order) -> np.ndarray:
+    levels = [v for v in order if v in set(values)] + sorted(set(values) - set(order))
+    return np.column_stack([(values == lv).to_numpy(float) for lv in levels[1:]]) if len(levels) > 1 else np.zeros((len(values), 0))
+
+
+def opponent_baseline_truth(games: pd.DataFrame, players: pd.DataFrame, accuracy: pd.Series) -> dict[str, float]:
+    """Truth of every Table 5 row (``or_per_10pp:{model}/{difficulty}``, difficulty ``ALL`` = pooled):
+    the OR per +10 pp of the logit of ``p_design`` on the games' population baselines with the row's
+    fixed effects (mode in a cell; difficulty and mode pooled), as the table fits it to outcomes."""
+    maj = players[players["role"] == "majority"][["game_id", "model"]].merge(
+        games[["game_id", "difficulty"]], on="game_id")
+    acc = accuracy.reindex(pd.MultiIndex.from_arrays([maj["model"].astype(str), maj["difficulty"].astype(str)]))
+    base = pd.Series(acc.to_numpy(), index=maj["game_id"].to_numpy()).groupby(level=0).mean()
+    g = games.assign(base=games["game_id"].map(base)).dropna(subset=["base"])
+    out: dict[str, float] = {}
+    for model, gm in g.groupby(g["impostor_model"].astype(str)):
+        cells = [(d, gm[gm["difficulty"].astype(str) == d], [("mode", MODES)]) for d in sorted(set(gm["difficulty"].astype(str)))]
+        cells.append(("ALL", gm, [("difficulty", DIFFICULTIES), ("mode", MODES)]))
+        for d, part, fes in cells:
+            if len(part) < 2 or np.ptp(part["base"].to_numpy(float)) < 1e-12:
+                continue
+            X = np.column_stack([np.ones(len(part)), part["base"].to_numpy(float),
+                                 *[_dummies(part[c].astype(str), order) for c, order in fes]])
+            if np.linalg.matrix_rank(X) < X.shape[1]:
+                continue
+            out[f"or_per_10pp:{model}/{d}"] = float(np.exp(0.1 * _logit_slope(part["p_design"].to_numpy(float), X)))
+    return out
+
+
+def pseudo_population_truth(scenario_kwargs: dict, experiments: int, games_per: int, design_seed: int,
+                            games: pd.DataFrame, players: pd.DataFrame) -> dict[str, float]:
+    """Truths keyed by inference ``quantity`` for the tables of ``PSEUDO_POPULATION_TABLES``."""
+    acc = population_accuracy(scenario_kwargs, experiments, games_per, design_seed)
+    return opponent_baseline_truth(games, players, acc)
