@@ -59,7 +59,26 @@ def labelled(sim_small):
     players["description_error"] = [DESC_ERRORS.get(c) for c in dcls]
     assert set(cls) == set(BALLOT_CLASSES)
     players["_desc_truth"] = dcls
-    return games, players, models
+    return _decided_by_ballots(games, players), players, models
+
+
+def _decided_by_ballots(games: pd.DataFrame, players: pd.DataFrame) -> pd.DataFrame:
+    """``games`` with each game's winner and win condition decided again from its (changed)
+    ballots by the rules, so that the tables agree (the loader refuses records that do not)."""
+    from impostor_bench.core.rules import Ballot, decide
+
+    games = games.copy()
+    games["win_condition"] = games["win_condition"].astype(object)
+    games["winner"] = games["winner"].astype(object)
+    seats = players.sort_values("seat").groupby("game_id", sort=False)
+    for i, row in games.iterrows():
+        rows = seats.get_group(row["game_id"])
+        ballots = [Ballot(vote=None if pd.isna(v) else int(v), self_declared=bool(d),
+                          word_guess=g if isinstance(g, str) else None)
+                   for v, d, g in zip(rows["vote"], rows["self_declared"], rows["word_guess"])]
+        out = decide(ballots, int(row["impostor_seat"]), row["majority_word"])
+        games.loc[i, ["winner", "win_condition"]] = [out.winner, out.win_condition]
+    return games
 
 
 def _data(games, players, models=None):
