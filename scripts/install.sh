@@ -156,4 +156,14 @@ command -v pdflatex >/dev/null 2>&1 && command -v pdftoppm >/dev/null 2>&1 || {
     log "pdflatex is missing: install it (apt-get install --no-install-recommends texlive-latex-base texlive-latex-recommended poppler-utils) so that impostor report compiles paper/paper.pdf"
   fi
 }
+# 8. Slurm and munge for the real job-array test (tests/test_slurm_array.py starts its own
+#    single-node slurmctld + slurmd + munged from a temporary slurm.conf; no system service is
+#    configured or started): Debian's packages, installed only when missing.
+! for_tests || { command -v slurmctld >/dev/null 2>&1 && command -v munged >/dev/null 2>&1; } || {
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    step "slurm-wlm and munge (Debian) for the Slurm array test" apt_install slurm-wlm munge
+  else
+    log "slurm-wlm is missing: install it (apt-get install slurm-wlm munge) to run tests/test_slurm_array.py"
+  fi
+}
 printf "[install] ready in %d s (activate with '. .venv/bin/activate'; the install's log: %s)\n" $((SECONDS - START)) "$LOG"
