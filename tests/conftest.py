@@ -9,6 +9,10 @@ os.environ.setdefault("IMPOSTOR_MLFLOW", "0")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# A suite run inside a Slurm array task or a Kubernetes Indexed Job (CI on a cluster) must not
+# shard the tests' own sweeps: `impostor sweep` takes its shard from these when --shard is absent.
+for _var in ("SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"):
+    os.environ.pop(_var, None)
 
 
 # Two tiers (issue 41, docs/architecture.md "Tests"): `slow` marks a test of more than ~10 s on

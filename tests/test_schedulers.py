@@ -98,6 +98,8 @@ def test_resolve_shard_explicit_wins_and_absent_follows_the_environment(capsys):
     assert resolve_shard("auto", env) == "3/3"
     with pytest.raises(ImpostorError, match="neither SLURM_ARRAY_TASK_ID"):
         resolve_shard("auto", {})
+    with pytest.raises(ImpostorError, match=r"--shard '2/1' is not valid; fix: .* or auto in a Slurm array task"):
+        plan(REPO / "configs/smoke.yaml", shard="2/1")
 
 
 # ------------------------------------------------------------------ the command line

@@ -100,7 +100,8 @@ def parse_shard(text: Optional[str]) -> tuple[int, int]:
         return (1, 1)
     m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
     if not m or not (1 <= int(m[1]) <= int(m[2])):
-        raise ImpostorError(f"--shard {text!r} is not valid; fix: use I/N with 1 <= I <= N, e.g. --shard 2/4")
+        raise ImpostorError(f"--shard {text!r} is not valid; fix: use I/N with 1 <= I <= N, e.g. --shard 2/4, "
+                            f"or auto in a Slurm array task or Kubernetes Indexed Job")
     return int(m[1]), int(m[2])
 
 
