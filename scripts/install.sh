@@ -101,14 +101,19 @@ python -c "import llama_cpp" 2>/dev/null || {
   fi
 }
 
-# 3. The project and its test dependencies.
-step "impostor-bench and its dependencies" pip_install -e ".[test]"
+# 3. The project and its test dependencies; skipped when pyproject.toml is what was installed last
+#    (a re-run, e.g. every demo.sh, then takes seconds).
+STAMP=.venv/.impostor-pyproject.sha256
+if [ "$(cat "$STAMP" 2>/dev/null)" != "$(sha256sum pyproject.toml)" ] || ! python -c "import impostor_bench" 2>/dev/null; then
+  step "impostor-bench and its dependencies" pip_install -e ".[test]"
+  sha256sum pyproject.toml >"$STAMP"
+fi
 
 # 4. litellm: 1.107.0 was compromised, <1.108 pins openai<3 (breaks Inspect's openai
 #    provider), and every release >=1.108 asks for certifi>=2026.10.19, which the
 #    registry does not serve yet. Install the pinned release without its certifi pin and
 #    its other runtime requirements explicitly (see docs/reliability.md, supply chain).
-python -c "import litellm" 2>/dev/null || {
+python -c "import importlib.util as u, sys; sys.exit(u.find_spec('litellm') is None)" || {
   step "litellm 1.109.1 (without its unpublished certifi pin)" pip_install --no-deps "litellm==1.109.1"
   step "litellm's runtime requirements" pip_install "fastuuid>=0.14,<1" "tiktoken>=0.8,<1" "tokenizers>=0.21,<1" \
     "huggingface-hub>=0.34,<2" "jinja2>=3.1.6,<4" "aiohttp>=3.14.2,<4" "jsonschema>=4,<5" \

@@ -65,11 +65,16 @@ def test_demo_tournament_fills_the_report(tmp_path):
     """The demo's 288 bot games give a report whose tables all have numbers (only the size
     fits and the round tables are empty, by design) and no mostly-undefined bootstrap interval."""
     env = dict(os.environ, IMPOSTOR_MLFLOW="0", HF_HUB_OFFLINE="1", LITELLM_LOCAL_MODEL_COST_MAP="True")
-    out = _run(["sweep", str(DEMO), "--log-dir", str(tmp_path / "logs"), "--display", "none"], env, ROOT)
+    out = _run(["sweep", str(DEMO), "--log-dir", str(tmp_path / "logs")], env, ROOT)  # demo.sh's view
     assert "36/36 experiments complete, 288/288 games" in out, out[-2000:]
     _run(["export", "--logs", str(tmp_path / "logs"), "--out", str(tmp_path / "tables")], env, ROOT)
-    _run(["report", "--parquet", str(tmp_path / "tables"), "--out", str(tmp_path / "report"), "--no-figures",
-          "--bootstrap-reps", "500", "--permutation-reps", "500"], env, ROOT)
+    said = _run(["report", "--parquet", str(tmp_path / "tables"), "--out", str(tmp_path / "report"), "--no-figures",
+                 "--bootstrap-reps", "500", "--permutation-reps", "500"], env, ROOT)
+    # demo.sh's console: the sweep's progress lines and summary, the report's totals; the rest in its logs
+    sweep_shown, report_shown = _shown("SWEEP_SHOWN", out), _shown("REPORT_SHOWN", said)
+    assert 6 <= len(sweep_shown) <= 16 and any("36/36 experiments complete" in ln for ln in sweep_shown), sweep_shown
+    assert 3 <= len(report_shown) <= 6 and any(": done in " in ln for ln in report_shown), report_shown
+    assert len(said.splitlines()) > 52  # what the console is spared: a line per table and more
     md = (tmp_path / "report" / "report.md").read_text()
     empty = re.search(r"Empty tables \(\d+[^)]*\): ([^.\n]+)\.", md)
     assert set() if empty is None else set(map(str.strip, empty.group(1).split(","))) <= EXPECTED_EMPTY, md
@@ -96,3 +101,44 @@ def test_demo_tournament_fills_the_report(tmp_path):
     # the bots describe from their own word only: no exposure-driven mirroring or convergence to recover
     for col in ("ling_mirror_pp", "vocab_conv"):
         assert ((t12[f"{col}_ci_low"] <= 0) & (0 <= t12[f"{col}_ci_high"])).all(), t12[[col, f"{col}_ci_low"]]
+
+
+def _console_pattern(name: str) -> re.Pattern:
+    """A filter of scripts/demo.sh (a bash ERE, ``$ALWAYS`` expanded): the lines it lets through
+    to the console."""
+    text = (ROOT / "scripts" / "demo.sh").read_text()
+    always = re.search(r"^ALWAYS='([^']*)'$", text, re.M)
+    shown = re.search(rf'^{name}="([^"]*)"$', text, re.M)
+    assert always and shown, name
+    return re.compile(shown.group(1).replace("$ALWAYS", always.group(1)))
+
+
+def _shown(name: str, output: str) -> list[str]:
+    pattern = _console_pattern(name)
+    return [ln for ln in output.splitlines() if pattern.search(ln)]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_demo_console_hides_the_reports_line_per_table(tmp_path, jobs):
+    """What the report says while it computes (a line per table, in one process or two) goes to the
+    demo's log only; the console gets none of it."""
+    from impostor_bench.analysis.io import load_tables, write_tables
+    from impostor_bench.analysis.report import build_report
+    from impostor_bench.analysis.sim.simulate import simulate_games
+    from impostor_bench.analysis.stats import TABLES, StatsConfig
+
+    write_tables(tmp_path / "export", *simulate_games(6, 8, seed=2))
+    said: list[str] = []
+    build_report(load_tables(tmp_path / "export"), tmp_path / "out", StatsConfig(seed=1, bootstrap_reps=20,
+                 permutation_reps=20), tables={n: TABLES[n] for n in ("headline", "chi2", "balance", "tie_sizes")},
+                 figures=False, compile_tex=False, jobs=jobs, progress=said.append)
+    lines = [f"impostor report: {s}" for s in said]  # as commands/report.py prints them
+    assert sum("table" in ln for ln in lines) >= 4, lines  # the per-table lines are there ...
+    assert _shown("REPORT_SHOWN", "\n".join(lines)) == []  # ... and none reaches the console
+
+
+def test_demo_console_always_shows_an_error():
+    for name in ("SWEEP_SHOWN", "REPORT_SHOWN"):
+        assert _shown(name, "impostor sweep: error: configs/x.yaml: field 'models': ...; fix: ...")
+        assert _shown(name, "Traceback (most recent call last):")
+        assert not _shown(name, "impostor report: [3/52] table chi2: 6 rows in 0.7 s (second process)")
