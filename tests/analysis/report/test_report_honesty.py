@@ -130,7 +130,7 @@ def test_a_planted_zero_width_interval_is_marked_and_explained(rendered):
     head = results["headline"].copy()
     first = head.sort_values("imp_win_pct", ascending=False).index[0]
     head.loc[first, ["imp_win_ci_low", "imp_win_ci_high"]] = head.loc[first, "imp_win_pct"]
-    head.loc[first, "maj_win_ci_high"] = 104.0  # a percentage interval past 100
+    head.loc[first, "maj_win_games_ci_high"] = 104.0  # a percentage interval past 100 (Table 1 prints Maj Win over games)
     t1 = build_paper_tables({**results, "headline": head}, manifest)[0]
     row = t1.panels[0][2][0]
     assert row[1].endswith(FLAG) and row[2].endswith(FLAG)
