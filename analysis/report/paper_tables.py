@@ -327,8 +327,9 @@ def t05(ctx: Context) -> PaperTable:
     left = int(len(o) - len(fitted)) if len(o) else 0
     cap = ("Within-model × within-difficulty logits of an impostor win on the opponent detection baseline "
            "(cross-fitted: a game's baseline from the ballots of the other of two folds of experiments, with "
-           "mode × fold fixed effects; the slope corrected for the baseline's measurement error by regression "
-           f"calibration) ({ctx.n_text()}). OR per +10 percentage points, 95% "
+           "mode × fold fixed effects; the baseline is an estimate, its measurement error not corrected for: "
+           "against the design's pseudo-population truth the slope showed no attenuation) "
+           f"({ctx.n_text()}). OR per +10 percentage points, 95% "
            f"interval and p ({how}), BH-FDR q over all cells. Bold: q < 0.05."
            + (f" {left} model × difficulty cells not fitted and not shown (too few games or experiments, separation "
               "or no variation: tables/opponent_baseline.csv's method column names each)." if left else "")
