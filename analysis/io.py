@@ -12,7 +12,7 @@ import hashlib
 import io
 import os
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import AbstractSet, Mapping, Optional, Sequence
 
 import pandas as pd
 
@@ -161,17 +161,16 @@ def load_tables(directory: str | Path) -> AnalysisData:
 def write_tables(directory: str | Path, games: pd.DataFrame, players: pd.DataFrame,
                  models: Optional[pd.DataFrame] = None, moves: Optional[pd.DataFrame] = None) -> list[Path]:
     """Write an export directory (games.parquet, players.parquet, models.csv, moves.parquet when given)."""
+    from impostor_bench.core.output_files import write_file
+
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
-    paths = [d / GAMES_FILE, d / PLAYERS_FILE]
-    games.to_parquet(paths[0], index=False)
-    players.to_parquet(paths[1], index=False)
+    paths = [write_file(d / GAMES_FILE, lambda p: games.to_parquet(p, index=False)),
+             write_file(d / PLAYERS_FILE, lambda p: players.to_parquet(p, index=False))]
     if models is not None:
-        paths.append(d / MODELS_FILE)
-        models.to_csv(paths[-1], index=False)
+        paths.append(write_file(d / MODELS_FILE, lambda p: models.to_csv(p, index=False)))
     if moves is not None:
-        paths.append(d / MOVES_FILE)
-        moves.to_parquet(paths[-1], index=False)
+        paths.append(write_file(d / MOVES_FILE, lambda p: moves.to_parquet(p, index=False)))
     return paths
 
 
@@ -198,18 +197,26 @@ def _read_run(run_id: str, local: Path, tables_dir: str, parts: dict[str, list],
 
 
 def load_run_tables(runs: Sequence[tuple[str, Optional[Path]]], experiment: str, where: str,
-                    tables_dir: str = "tables") -> AnalysisData:
+                    tables_dir: str = "tables", keep: Optional[Mapping[str, Optional[AbstractSet[str]]]] = None,
+                    copies_left_out: int = 0) -> AnalysisData:
     """Concatenate the tables of the runs of one MLflow experiment, downloaded by the caller.
 
     ``runs`` holds ``(run_id, local tables directory or None)``; runs without tables (sweep
-    parents) are skipped with a note.  ``where`` (the tracking URI) and ``tables_dir`` (the
+    parents) are skipped with a note.  ``keep``: per run, the games it counts for when another
+    run holds copies of some (the caller's rule, ``copies_left_out`` of them; absent or None: all).  ``where`` (the tracking URI) and ``tables_dir`` (the
     artifact directory) only name the files in messages and in ``data.sources``.
     """
     parts: dict[str, list] = {GAMES_FILE: [], PLAYERS_FILE: [], MODELS_FILE: [], MOVES_FILE: []}
     sources: list[dict] = []
     for run_id, local in runs:
         if local is not None:
+            before = {name: len(frames) for name, frames in parts.items()}
             _read_run(run_id, local, tables_dir, parts, sources)
+            mine = (keep or {}).get(run_id)
+            if mine is not None:  # copies another run holds count from that run
+                for name in (GAMES_FILE, PLAYERS_FILE, MOVES_FILE):
+                    for i in range(before[name], len(parts[name])):
+                        parts[name][i] = parts[name][i][parts[name][i]["game_id"].isin(mine)]
     if not parts[GAMES_FILE]:
         raise ImpostorError(
             f"MLflow experiment '{experiment}' at {where}: none of its {len(runs)} run(s) has "
@@ -232,6 +239,9 @@ def load_run_tables(runs: Sequence[tuple[str, Optional[Path]]], experiment: str,
         rest = data.players[~data.players["game_id"].isin(set(have["game_id"].astype(object)))]
         data.moves = validate_moves(pd.concat([have, moves_from_players(rest)], ignore_index=True),
                                     f"MLflow '{experiment}' {tables_dir}/{MOVES_FILE}")
+    if copies_left_out:
+        data.notes.append(f"MLflow: {copies_left_out} copy(ies) of games held by more than one run (a sweep "
+                          f"launched twice, or logged again) left out: each game counted once, as `impostor export` does.")
     skipped = sum(local is None for _, local in runs)
     if skipped:
         data.notes.append(f"MLflow: {skipped} run(s) without tables (e.g. sweep parents) were skipped.")

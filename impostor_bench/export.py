@@ -138,7 +138,14 @@ class Tables:
         return len(self.games)
 
     def problems_text(self, limit: int = 10) -> list[str]:
-        """Human-readable lines about errored / missing games (empty when none)."""
+        """Human-readable lines about errored / missing games (empty when none), scrubbed of the
+        environment's secrets and credential-shaped tokens (a console is an output too)."""
+        from impostor_bench.tracking.redact import redactor, secret_values
+
+        scrub = redactor(secret_values())
+        return [scrub(line) for line in self._problems_text(limit)]
+
+    def _problems_text(self, limit: int) -> list[str]:
         lines = [f"log skipped: {u}" for u in self.unreadable]
         if self.unfinished:
             lines.append(f"{len(self.unfinished)} experiment run(s) unfinished, their games not in the tables yet:")
@@ -206,8 +213,13 @@ def _add_judge_labels(players: list[dict], scores: Any) -> None:
 def records_from_log(log: Any, source: str | None = None) -> tuple[list[GameRecord], list[GameError], list[tuple[str, str, str]]]:
     """Game records, errors and the scheduled ``(game_id, experiment_id, sample_id)`` of one EvalLog
     (read with samples)."""
+    from impostor_bench.tracking.redact import redact_strings, redactor, spec_secret_values
+
     source = source or str(log.location or "")
     spec = log.eval
+    # a provider's error (HTTP 401 "Incorrect API key provided: <key>") or a player that repeats
+    # a key: every text of the records is scrubbed of this log's secrets before any table holds it
+    scrub = redactor(spec_secret_values(spec))
     exp = experiment_id_of(spec)
     rank = (_status_rank(log.status), str(log.stats.completed_at or log.stats.started_at or spec.created or ""))
     records, errors = [], []
@@ -226,11 +238,12 @@ def records_from_log(log: Any, source: str | None = None) -> tuple[list[GameReco
                         game[key] = (spec.metadata or {}).get(key)
                 usage = {m: {"input": float(u.input_tokens or 0), "output": float(u.output_tokens or 0),
                              "total": float(u.total_tokens or 0)} for m, u in (sample.model_usage or {}).items()}
-                records.append(GameRecord(game, players, rank, source, usage, float(sample.total_time or 0.0), moves,
+                records.append(GameRecord(redact_strings(game, scrub), redact_strings(players, scrub), rank, source,
+                                          usage, float(sample.total_time or 0.0), redact_strings(moves, scrub),
                                           checked=True))
                 continue
         sexp = (sample.metadata or {}).get("experiment_id") or exp
-        errors.append(GameError(f"{sexp}/{sid}", sexp, sid, reason, source))
+        errors.append(GameError(f"{sexp}/{sid}", sexp, sid, scrub(reason), source))
     scheduled = [(f"{exp}/{sid}", exp, str(sid)) for sid in (spec.dataset.sample_ids or [])]
     return records, errors, scheduled
 
@@ -460,24 +473,29 @@ def table_models(tables: Tables) -> list[str]:
 
 def write_tables(tables: Tables, out: str | Path, models: bool = True) -> list[Path]:
     """Write games.parquet, players.parquet, moves.parquet, models.csv (and errors.csv when games were left out)."""
+    from impostor_bench.core.output_files import present, write_file
     from impostor_bench.outdir import make_dir
 
+    from impostor_bench.tracking.redact import scrub_frame, secret_values
+
     d = make_dir(out, "--out")
-    written = [d / GAMES_FILE, d / PLAYERS_FILE]
-    tables.games.to_parquet(written[0], index=False)
-    tables.players.to_parquet(written[1], index=False)
+    # the one scrubber (``redact.scrub_frame``) once more at the door: tables read back from MLflow
+    # runs logged before it existed, and keys of this environment
+    secrets = secret_values()
+    games, players = scrub_frame(tables.games, secrets), scrub_frame(tables.players, secrets)
+    written = [write_file(d / GAMES_FILE, lambda p: games.to_parquet(p, index=False)),
+               write_file(d / PLAYERS_FILE, lambda p: players.to_parquet(p, index=False))]
     if tables.moves is not None:
-        written.append(d / MOVES_FILE)
-        tables.moves.to_parquet(written[-1], index=False)
+        moves = scrub_frame(tables.moves, secrets)
+        written.append(write_file(d / MOVES_FILE, lambda p: moves.to_parquet(p, index=False)))
     if models:
-        written.append(d / MODELS_FILE)
-        models_frame(table_models(tables)).to_csv(written[-1], index=False)
+        written.append(write_file(d / MODELS_FILE, lambda p: models_frame(table_models(tables)).to_csv(p, index=False)))
     err = d / ERRORS_FILE
     if tables.errors or tables.missing or tables.unfinished:
-        tables.errors_frame().to_csv(err, index=False)
-        written.append(err)
-    elif err.exists():
-        err.unlink()
+        errors = scrub_frame(tables.errors_frame(), secrets)
+        written.append(write_file(err, lambda p: errors.to_csv(p, index=False)))
+    elif present(err):
+        err.unlink()  # a link: the link itself, not what it names
     return written
 
 

@@ -12,6 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from impostor_bench.core.modes import MODE_COLOUR, MODE_LABEL  # noqa: E402
+from impostor_bench.core.output_files import write_file  # noqa: E402
 
 __all__ = ["DPI", "SAVE_DPI", "VECTOR_FORMATS", "MODE_LABEL", "MODE_COLOR", "IMPOSTOR_COLOR", "MAJORITY_COLOR", "wilson_ci", "save_figure"]
 
@@ -60,9 +61,9 @@ def save_figure(fig, path: Path) -> None:
     The tight box is found once, for the PNG, and reused: ``bbox_inches="tight"`` draws the figure
     once more per file only to measure it (a third of the figures' time, issue 41)."""
     try:
-        fig.savefig(path, bbox_inches="tight", facecolor="white", dpi=SAVE_DPI)
+        write_file(path, lambda p: fig.savefig(p, bbox_inches="tight", facecolor="white", dpi=SAVE_DPI))
         box = fig.get_tightbbox(fig.canvas.get_renderer()).padded(plt.rcParams["savefig.pad_inches"])
         for ext in VECTOR_FORMATS:
-            fig.savefig(Path(path).with_suffix(f".{ext}"), bbox_inches=box, facecolor="white")
+            write_file(Path(path).with_suffix(f".{ext}"), lambda p: fig.savefig(p, bbox_inches=box, facecolor="white"))
     finally:
         plt.close(fig)

@@ -44,6 +44,7 @@ from impostor_bench.analysis.stats import CONTRACT
 from impostor_bench.analysis.stats.config import StatsConfig
 from impostor_bench.analysis.stats.session import Analysis
 from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.output_files import write_file, write_text
 
 if TYPE_CHECKING:
     from impostor_bench.analysis.data import Embedder
@@ -203,9 +204,9 @@ def _compute_table(name: str, fn: Callable, analysis: Analysis, cfg, errors: lis
 
 def _write_table(name: str, df: pd.DataFrame, table_dir: Path) -> None:
     base = table_dir / name
-    df.to_csv(base.with_suffix(".csv"), index=False)
-    base.with_suffix(".md").write_text(to_markdown(df), encoding="utf-8")
-    base.with_suffix(".tex").write_text(to_latex(df, name, table_title(name)), encoding="utf-8")
+    write_file(base.with_suffix(".csv"), lambda p: df.to_csv(p, index=False))
+    write_text(base.with_suffix(".md"), to_markdown(df))
+    write_text(base.with_suffix(".tex"), to_latex(df, name, table_title(name)))
 
 
 def _compute_tables(tables: Mapping[str, Callable], analysis: Analysis, cfg, table_dir: Path,
@@ -302,13 +303,13 @@ def _fill_bundle(tmp: Path, analysis: Analysis, cfg, tables: Mapping[str, Callab
 
     manifest["paper"] = write_paper(tmp, results, manifest, tmp / "figures", compile_tex=compile_tex)
     progress("writing report.md, report.html, manifest.json")
-    (tmp / "report.md").write_text(render_markdown(manifest, results, figs), encoding="utf-8")
-    (tmp / "report.html").write_text(render_html(manifest, results, figs, tmp / "figures"), encoding="utf-8")
+    write_text(tmp / "report.md", render_markdown(manifest, results, figs))
+    write_text(tmp / "report.html", render_html(manifest, results, figs, tmp / "figures"))
     manifest["wall_seconds"] = round(time.perf_counter() - t_start, 3)
     # every file the bundle holds: a later report into the same folder deletes only these
     manifest["bundle_files"] = sorted({p.relative_to(tmp).as_posix() for p in tmp.rglob("*") if p.is_file()
                                        and p.name not in (bundle_dir.PID_FILE, bundle_dir.DONE_FILE)} | {MANIFEST})
-    (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, default=str), encoding="utf-8")
+    write_text(tmp / MANIFEST, json.dumps(manifest, indent=2, default=str))
     return manifest
 
 

@@ -20,6 +20,7 @@ from typing import Optional
 import pandas as pd
 
 from impostor_bench.analysis.report.paper_latex import paper_table_latex
+from impostor_bench.core.output_files import write_text
 from impostor_bench.analysis.report.paper_tables import build_paper_tables
 from impostor_bench.analysis.report.paper_values import compare, comparison_text
 from impostor_bench.analysis.report.formatting import latex_escape
@@ -113,7 +114,7 @@ def write_paper(out: Path, results: dict[str, pd.DataFrame], manifest: dict, fig
     paper.mkdir(exist_ok=True)
     tables = build_paper_tables(results, manifest)
     for t in tables:
-        (paper / f"{t.label}.tex").write_text(paper_table_latex(t), encoding="utf-8")
+        write_text(paper / f"{t.label}.tex", paper_table_latex(t))
     figs_missing = {}
     drawn = {Path(f["file"]).stem: f.get("caption", "") for f in manifest.get("figures") or []}
     for n in FIGURE_FILES:

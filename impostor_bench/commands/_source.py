@@ -40,7 +40,10 @@ def load_from_mlflow(experiment: str, tracking_uri: Optional[str] = None) -> Any
 
     with downloaded_tables(experiment, tracking_uri) as exp:
         runs = [r for r in exp.runs if r.run.data.tags.get(f"{TAG}kind") != REPORT_KIND]
-        return load_run_tables([(r.run_id, r.directory) for r in runs], experiment, exp.where, TABLES_DIR)
+        exp.runs = runs
+        keep, left_out = exp.copies()  # a game in several runs counts once (as in `impostor export`)
+        return load_run_tables([(r.run_id, r.directory) for r in runs], experiment, exp.where, TABLES_DIR,
+                               keep=keep, copies_left_out=left_out)
 
 
 def read_experiment(experiment: str, tracking_uri: Optional[str] = None,

@@ -126,7 +126,9 @@ def _cmd(args: argparse.Namespace) -> int:
         from impostor_bench.outdir import make_dir
 
         out = make_dir(Path(args.out), "--out")
-        table.to_csv(Path(out) / "compare.csv", index=False)
+        from impostor_bench.core.output_files import write_file
+
+        write_file(Path(out) / "compare.csv", lambda p: table.to_csv(p, index=False))
         print(f"table: {Path(out) / 'compare.csv'}")
     if args.log_run:
         from impostor_bench.tracking.comparerun import log_compare_run

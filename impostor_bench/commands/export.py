@@ -55,7 +55,8 @@ def _cmd(args: argparse.Namespace) -> int:
     written = write_tables(tables, args.out)
     print(f"exported {tables.n_games:,} games ({len(tables.players):,} player rows) from {where} to {args.out}")
     if tables.duplicates:
-        print(f"  {tables.duplicates} duplicate game record(s) (retry logs) merged, the completed copy kept")
+        print(f"  {tables.duplicates} duplicate game record(s) (retry logs, or runs holding the same games) "
+              f"merged: one copy of each game kept")
     for line in tables.problems_text():
         print(f"  {line}", file=sys.stderr)
     for p in written:
@@ -69,8 +70,10 @@ def earlier_export(out: str) -> list[str]:
 
     from impostor_bench.export import ERRORS_FILE, GAMES_FILE, MODELS_FILE, MOVES_FILE, PLAYERS_FILE
 
+    from impostor_bench.core.output_files import present
+
     d = Path(out).expanduser()
-    return [f for f in (GAMES_FILE, PLAYERS_FILE, MOVES_FILE, MODELS_FILE, ERRORS_FILE) if (d / f).exists()]
+    return [f for f in (GAMES_FILE, PLAYERS_FILE, MOVES_FILE, MODELS_FILE, ERRORS_FILE) if present(d / f)]
 
 
 def _unfinished_reason(run_id: str, status: str) -> str:
@@ -94,6 +97,7 @@ def tables_from_mlflow(experiment: str, tracking_uri: Optional[str] = None) -> t
     parts, unfinished = [], []
     with downloaded_tables(experiment, tracking_uri, kind="experiment",
                            unreachable_fix="start the server, or export from the logs with --logs DIR") as exp:
+        keep, copies_left_out = exp.copies()  # a game in several runs counts once (as in `impostor report`)
         for rt in exp.runs:
             rid, run, local = rt.run_id, rt.run, rt.directory
             label = run.data.tags.get(f"{TAG}experiment_id", rid)
@@ -112,8 +116,13 @@ def tables_from_mlflow(experiment: str, tracking_uri: Optional[str] = None) -> t
                     reason = row["reason"] if kind == row["kind"] else f"{row['kind']}: {row['reason']}"
                     left[kind].append(GameError(row["game_id"], row["experiment_id"], row["sample_id"], reason, rid))
             moves = pd.read_parquet(local / MOVES_FILE) if (local / MOVES_FILE).exists() else None  # older runs: none
+            mine = keep.get(rid)
+            if mine is not None:  # games another run holds too: that run's copy counts
+                games, players = games[games["game_id"].isin(mine)], players[players["game_id"].isin(mine)]
+                moves = moves[moves["game_id"].isin(mine)] if moves is not None else None
             parts.append(Tables(games, players, left["errored"], left["missing"], unfinished=left["unfinished"],
                                 moves=moves))
     merged = merge_tables(parts) if parts else Tables(pd.DataFrame(), pd.DataFrame())
     merged.unfinished = merged.unfinished + unfinished
+    merged.duplicates += copies_left_out
     return merged, exp.description

@@ -16,6 +16,7 @@ from typing import Any
 
 from impostor_bench.commands._args import finite_float, whole
 from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.output_files import write_text
 
 __all__ = ["register"]
 
@@ -124,7 +125,7 @@ def _cmd_simulate(args) -> int:
     except (ValueError, TypeError) as exc:
         raise ImpostorError(f"impostor simulate: {exc}; fix: adjust the option named") from exc
     paths = write_tables(out, games, players, models, moves)
-    (out / MARKER).write_text(json.dumps({"written_by": "impostor simulate", "args": {
+    write_text(out / MARKER, json.dumps({"written_by": "impostor simulate", "args": {
         k: v for k, v in vars(args).items() if k not in {"func", "command", "force"}}}, indent=2, default=str))
     print(f"impostor simulate: {len(games):,} games ({args.experiments} experiments x {args.games}) "
           f"in {time.perf_counter() - t0:.1f} s; impostor win {100 * (games['winner'] == 'impostor').mean():.1f}%",

@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.output_files import write_text
 from impostor_bench.outdir import make_dir
 from impostor_bench.preflight import check_models
 from impostor_bench.sweep.config import GAME_FIELDS, MANIFEST, config_hash, game_fields
+from impostor_bench.sweep.lease import experiment_leases
 from impostor_bench.sweep.plan import Plan, plan, plan_table, resolve_models, task_spec
 from impostor_bench.sweep.progress import ProgressView, SweepProgress, showing
 from impostor_bench.sweep.tracking import complete_unfinished_runs, start_tracking, wait_seconds
@@ -73,7 +75,7 @@ def check_log_dir(log_dir: Path, pl: Plan) -> dict:
         raise ImpostorError(f"{log_dir}: already holds Inspect logs that no `impostor sweep` wrote (no {MANIFEST}); "
                             f"fix: pass an empty or new --log-dir")
     make_dir(log_dir, "log dir (output_dir/name or --log-dir)")
-    mf.write_text(json.dumps(new, indent=2))
+    write_text(mf, json.dumps(new, indent=2))
     return new
 
 
@@ -101,7 +103,10 @@ def summarize(log_dir: Path, pl: Plan, wall_s: float) -> tuple[dict[str, float],
         except Exception:  # noqa: BLE001 - reported by tables_from_logs
             continue
         if is_impostor_task(h.eval.task):
-            key = h.eval.task_id
+            # by what the experiment is, not by Inspect's task id: two launches of one sweep gave
+            # each experiment two task ids ("4/2 experiments complete"), and no re-run could finish
+            a = h.eval.task_args or {}
+            key = _experiment_key(a.get("mode"), a.get("difficulty"), a.get("seed"), a.get("models"))
             if h.status == "success" or key not in done_tasks:
                 done_tasks[key] = h.status
     exp_ok = sum(1 for s in done_tasks.values() if s == "success")
@@ -319,6 +324,14 @@ def run_sweep(config: str, task_factory: Callable[..., Any], shard: Optional[str
     check_models(pl.resolved, f"{pl.path}: field 'models'", model_args=alias_model_args(pl.resolved))
     if not pl.experiments:
         raise ImpostorError(f"{config}: shard {shard} has no experiments; fix: use fewer shards")
+    # a second launch of this sweep into this log dir is refused here, before it costs anything
+    with experiment_leases(ld, [e.label for e in pl.experiments], pl.config.name):
+        return _play(pl, ld, task_factory, display, model_rates)
+
+
+def _play(pl: Plan, ld: Path, task_factory: Callable[..., Any], display: Optional[DisplayType],
+          model_rates: Optional[Callable[[], Any]]) -> int:
+    """The sweep's games, tracking and summary (``run_sweep``, holding the experiments' leases)."""
     left = left_to_play(pl, ld)
     _print_cost(left)  # what the run will cost, before its first game
     print(settings_line(pl), flush=True)

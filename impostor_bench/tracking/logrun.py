@@ -35,7 +35,13 @@ from impostor_bench.export import (
 from impostor_bench.core import experiment
 from impostor_bench.tracking.runmetrics import eval_metrics
 from impostor_bench.tracking.runnote import NOTE_TAG, experiment_note
-from impostor_bench.tracking.redact import redact_mapping, redact_text, redacted_log_copy, secret_values
+from impostor_bench.tracking.redact import (
+    redact_mapping,
+    redact_text,
+    redacted_log_copy,
+    scrub_frame,
+    spec_secret_values,
+)
 from impostor_bench.tracking.traces import trace_run
 
 TAG = "impostor."
@@ -213,8 +219,7 @@ def resolved_config(spec: Any, ctx: Context, secrets: set[str]) -> dict:
 
 
 def spec_secrets(spec: Any) -> set[str]:
-    roles = {r: {"args": c.args, "base_url": c.base_url} for r, c in (spec.model_roles or {}).items()}
-    return secret_values(spec.model_args or {}, roles, {"model_base_url": spec.model_base_url or ""})
+    return spec_secret_values(spec)
 
 
 def find_run(client: Any, experiment_id: str, key: str) -> Any | None:
@@ -375,13 +380,15 @@ def finish_run(client: Any, run_id: str, log: Any, ctx: Context, tables: Optiona
     with tempfile.TemporaryDirectory(prefix="impostor-mlflow-") as tmp:
         t = Path(tmp) / TABLES_DIR
         t.mkdir()
-        tables.games.to_parquet(t / GAMES_FILE, index=False)
-        tables.players.to_parquet(t / PLAYERS_FILE, index=False)
+        # every table through the one scrubber (``redact.scrub_frame``): a provider's error or a
+        # player's text may repeat a key (the tables are built from the log, scrubbed only here)
+        scrub_frame(tables.games, secrets).to_parquet(t / GAMES_FILE, index=False)
+        scrub_frame(tables.players, secrets).to_parquet(t / PLAYERS_FILE, index=False)
         if tables.moves is not None:
-            tables.moves.to_parquet(t / MOVES_FILE, index=False)
+            scrub_frame(tables.moves, secrets).to_parquet(t / MOVES_FILE, index=False)
         models_frame(table_models(tables) or list(role_models(spec).values())).to_csv(t / MODELS_FILE, index=False)
         if tables.errors or tables.missing:
-            tables.errors_frame().to_csv(t / ERRORS_FILE, index=False)
+            scrub_frame(tables.errors_frame(), secrets).to_csv(t / ERRORS_FILE, index=False)
         client.log_artifacts(run_id, str(t), TABLES_DIR)
         c = Path(tmp) / CONFIG_ARTIFACT
         c.mkdir()

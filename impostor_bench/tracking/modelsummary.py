@@ -48,6 +48,7 @@ def pooled_rates(log_dir: str | Path, rates_metric: Callable[[], Any]) -> dict[s
     from impostor_bench.export import find_logs, is_impostor_task
 
     scores = []
+    seen: set[str] = set()  # a game in two logs (a sweep launched twice) is pooled once
     for lp in find_logs(log_dir):
         try:
             head = read_eval_log(lp, header_only=True)
@@ -59,6 +60,12 @@ def pooled_rates(log_dir: str | Path, rates_metric: Callable[[], Any]) -> dict[s
         for sample in read_eval_log_samples(lp, all_samples_required=False):
             s = (sample.scores or {}).get("impostor_winner")
             if s is not None and not sample.error:
+                game = s.metadata.get("game") if isinstance(s.metadata, dict) else None
+                gid = game.get("game_id") if isinstance(game, dict) else None
+                if gid is not None and gid in seen:
+                    continue
+                if gid is not None:
+                    seen.add(gid)
                 scores.append(_slim(s))
     flat = rates_metric()(scores) if scores else {}
     out: dict[str, dict[str, float]] = {}

@@ -48,6 +48,32 @@ class ExperimentTables:
     def description(self) -> str:
         return f"{len(self.runs)} run(s) of MLflow experiment '{self.name}' at {self.where}"
 
+    def copies(self) -> tuple[dict[str, Optional[frozenset[str]]], int]:
+        """Which games each run's tables count for, and how many copies were left out.
+
+        A game held by more than one run (a sweep launched twice at once, an experiment logged
+        again) counts once, from the first run holding it in this order: finished runs first, then
+        the one that ended last.  ``impostor export`` and ``impostor report`` both read the runs
+        through this rule, so they agree on the games.  ``None``: every game of the run counts.
+        """
+        import pyarrow.parquet as pq
+
+        def order(rt: RunTables) -> tuple:
+            info = rt.run.info
+            return (info.status != "FINISHED", -(info.end_time or 0), -(info.start_time or 0), rt.run_id)
+
+        seen: set[str] = set()
+        keep: dict[str, Optional[frozenset[str]]] = {}
+        left_out = 0
+        for rt in sorted((r for r in self.runs if r.directory is not None), key=order):
+            assert rt.directory is not None
+            ids = [str(g) for g in pq.read_table(rt.directory / GAMES_FILE, columns=["game_id"]).column(0).to_pylist()]
+            mine = [g for g in ids if g not in seen]
+            left_out += len(ids) - len(mine)
+            keep[rt.run_id] = None if len(mine) == len(ids) else frozenset(mine)
+            seen.update(mine)
+        return keep, left_out
+
 
 def _local_store(uri: str) -> Optional[Path]:
     """The file or folder a local tracking URI names (None for a server)."""

@@ -18,6 +18,9 @@ answer normally or to inject a fault instead:
 ``drop_mid``       headers and half the body are sent, then the connection closes
 ``format500``..    that HTTP status refusing the request's ``response_format`` in
                    llama-cpp-python's words (see :func:`refuses_formats`)
+``401echo``        401 quoting the request's key as OpenAI does ("Incorrect API key
+                   provided: <key>")
+``echo_key``       200, the answer repeats the request's Authorization header
 =================  ==========================================================
 
 A plan is a function ``(request_number, body) -> fault`` registered under the
@@ -202,6 +205,15 @@ class FaultApp:
                        f"'msg': \"Input should be 'text' or 'json_object'\", 'input': '{kind}'}}")
             await JSONResponse({"error": {"message": message, "type": "internal_server_error", "param": None,
                                           "code": None}}, status_code=int(fault[len("format"):]))(scope, receive, send)
+        elif fault == "401echo":
+            key = request.headers.get("authorization", "").removeprefix("Bearer ")
+            message = (f"Incorrect API key provided: {key}. You can find your API key at "
+                       "https://platform.openai.com/account/api-keys.")
+            await JSONResponse({"error": {"message": message, "type": "invalid_request_error", "param": None,
+                                          "code": "invalid_api_key"}}, status_code=401)(scope, receive, send)
+        elif fault == "echo_key":
+            answer = f"my key is {request.headers.get('authorization', '')}"
+            await JSONResponse(completion(model, answer))(scope, receive, send)
         elif fault == "malformed":
             await Response(b'{"id": "chatcmpl-x", "choices": [{"message": {"content": "unterminated',
                            media_type="application/json")(scope, receive, send)

@@ -19,6 +19,7 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Optional
 
 import pytest
 import yaml
@@ -52,12 +53,12 @@ def _exe(name: str) -> list[str]:
     return [str(exe)] if exe.exists() else [sys.executable, "-m", {"impostor": "impostor_bench.cli", "inspect": "inspect_ai"}[name]]
 
 
-def _scan_bytes(data: bytes, where: str, found: list[str], depth: int = 0) -> None:
+def _scan_bytes(data: bytes, where: str, found: list[str], depth: int = 0, secrets: Optional[list[str]] = None) -> None:
     if data[:2] == b"PK" and depth < 3:
         try:
             with zipfile.ZipFile(io.BytesIO(data)) as z:
                 for name in z.namelist():
-                    _scan_bytes(z.read(name), f"{where}!{name}", found, depth + 1)
+                    _scan_bytes(z.read(name), f"{where}!{name}", found, depth + 1, secrets)
             return
         except zipfile.BadZipFile:
             pass
@@ -66,21 +67,21 @@ def _scan_bytes(data: bytes, where: str, found: list[str], depth: int = 0) -> No
 
         table = pq.read_table(io.BytesIO(data))
         data = json.dumps(table.to_pylist(), default=str).encode() + " ".join(table.column_names).encode()
-    for s in SECRETS:
+    for s in SECRETS if secrets is None else secrets:
         for needle in (s.encode(), s.encode("utf-16-le")):
             if needle in data:
                 found.append(f"{where}: {s}")
 
 
-def scan_tree(root: Path) -> list[str]:
+def scan_tree(root: Path, secrets: Optional[list[str]] = None) -> list[str]:
     found: list[str] = []
     for p in root.rglob("*"):
         if p.is_file() and not p.is_symlink():
-            _scan_bytes(p.read_bytes(), str(p.relative_to(root)), found)
+            _scan_bytes(p.read_bytes(), str(p.relative_to(root)), found, secrets=secrets)
     return found
 
 
-def scan_mlflow(uri: str, tmp: Path) -> list[str]:
+def scan_mlflow(uri: str, tmp: Path, secrets: Optional[list[str]] = None, min_runs: int = 3) -> list[str]:
     """Every MLflow record: experiments, run names, params, tags, metric keys, inputs, artifacts."""
     from mlflow.tracking import MlflowClient
 
@@ -98,10 +99,10 @@ def scan_mlflow(uri: str, tmp: Path) -> list[str]:
             dest = tmp / "artifacts" / run.info.run_id
             dest.mkdir(parents=True)
             client.download_artifacts(run.info.run_id, "", str(dest))
-            found += [f"artifact {x}" for x in scan_tree(dest)]
+            found += [f"artifact {x}" for x in scan_tree(dest, secrets)]
         for t in texts:
-            _scan_bytes(t.encode(), f"mlflow experiment {exp.name}", found)
-    assert n_runs >= 3, "expected the eval's run, the sweep's runs"
+            _scan_bytes(t.encode(), f"mlflow experiment {exp.name}", found, secrets=secrets)
+    assert n_runs >= min_runs, "expected the eval's run, the sweep's runs"
     return found
 
 
