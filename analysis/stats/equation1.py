@@ -22,7 +22,8 @@ Inference: cluster-robust CR2 with a t on Bell-McCaffrey degrees of freedom per 
 own dummy makes ``I - H_jj`` singular (Pustejovsky & Tipton 2018; R's clubSandwich). At the
 demo's 6-12 experiments of 8 games it rejected true nulls at 3.8% (slopes) and 6.0% (positions)
 (tests/analysis/stats/test_stats_equation1.py; docs/analysis.md). A clustering with a cluster
-over ``_regress.CR2_MAX_CLUSTER`` games gets CR1 (``method`` says which). With ~120 games an
+over ``_regress.CR2_MAX_CLUSTER`` games, or more than ``CR2_MAX_CLUSTERS`` clusters (the paper's
+756 experiments: CR2 and CR1 agree to O(1/G) there), gets CR1 with t(G-1) (``method`` says which). With ~120 games an
 experiment the incidental-parameter bias of the unconditional fixed-effects logit is small (the
 planted-effect test bounds it). Above ``MAX_CELLS`` dense cells (the paper's full 90,720-game
 design is: ~1,060 columns, 0.8 GB dense) the design is built sparse and fitted by
@@ -41,7 +42,7 @@ import statsmodels.api as sm
 
 from impostor_bench.analysis.stats._base import StatsUnavailable, design_codes, models_meta, prepared, table
 from impostor_bench.analysis.stats.declaration import infer
-from impostor_bench.analysis.stats._regress import CR2_MAX_CLUSTER, Fit, cr2_games
+from impostor_bench.analysis.stats._regress import CR2_MAX_CLUSTER, CR2_MAX_CLUSTERS, Fit, cr2_games
 from impostor_bench.analysis.stats._separation import constant_outcome, drop_flat_groups, flat_note
 from impostor_bench.analysis.stats.config import StatsConfig
 from impostor_bench.analysis.stats.session import Analysis
@@ -155,10 +156,9 @@ def fit_sparse_logit(y, X, names: list[str], clusterings: dict[str, np.ndarray],
 def _cluster_fits(y, X, coef: np.ndarray, converged: bool, names: list[str], clusterings: dict[str, np.ndarray],
                   what: str, terms: tuple[str, ...], model: str = MODEL) -> dict[str, Fit]:
     """Per clustering: the CR2 covariance and Bell-McCaffrey df of the reported ``terms``
-    (``_regress.cr2_games``: a t on the df the clusters behind each term support, for 6-12
-    experiments as for hundreds), or CR1 with t(G-1) where a cluster is too large for
-    CR2's leverage blocks (``CR2_MAX_CLUSTER``: a word pair of the paper's full design, with many
-    clusters); the refusal, by name, of a reported term that diverges (separation). Shared by
+    (``_regress.cr2_games``: a t on the df the clusters behind each term support), or CR1 with
+    t(G-1) above ``CR2_MAX_CLUSTERS`` clusters (where the two agree to O(1/G)) or where a cluster is
+    too large for CR2's leverage blocks (``CR2_MAX_CLUSTER``); the refusal, by name, of a reported term that diverges (separation). Shared by
     the dense (statsmodels) and sparse fits, so both give one answer."""
     from scipy import sparse
 
@@ -187,13 +187,14 @@ def _cluster_fits(y, X, coef: np.ndarray, converged: bool, names: list[str], clu
         if G < 3:
             raise StatsUnavailable(f"{what}: {G} {name} clusters; need at least 3")
         df = np.full(k, np.nan)
-        if np.bincount(codes).max() <= CR2_MAX_CLUSTER:
+        if G <= CR2_MAX_CLUSTERS and np.bincount(codes).max() <= CR2_MAX_CLUSTER:
             cov, df_t = cr2_games(Xt, et, B, codes, idx)
             df[idx] = df_t
             method = f"{model}, {INFER_CR2.format(cluster=name)}"
         else:  # statsmodels' cov_cluster (CR1): c B (sum_g s_g s_g') B, c = G/(G-1) (N-1)/(N-K)
             member = sparse.csr_matrix((np.ones(n), (codes, np.arange(n))), shape=(G, n))
-            S = np.asarray(member @ (Xt.multiply(et[:, None]) if sparse.issparse(Xt) else Xt * et[:, None]))
+            S = member @ (sparse.csr_matrix(Xt.multiply(et[:, None])) if sparse.issparse(Xt) else Xt * et[:, None])
+            S = S.toarray() if sparse.issparse(S) else np.asarray(S)
             cov = (G / (G - 1)) * ((n - 1) / (n - k)) * B @ (S.T @ S) @ B
             df[idx] = G - 1
             method = f"{model}, {INFER_CR1.format(cluster=name)}"

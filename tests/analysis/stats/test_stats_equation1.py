@@ -249,6 +249,15 @@ def test_cr2_of_the_fixed_effects_fit_is_the_cell_level_cr2_and_cr1_is_statsmode
     ref = sm.GLM(y, X, family=sm.families.Binomial()).fit()
     np.testing.assert_allclose(cr1.se[idx], np.sqrt(np.diag(cov_cluster(ref, exp)))[idx], rtol=1e-6)
     assert "CR1" in cr1.method and (cr1.df[idx] == len(np.unique(exp)) - 1).all()
+    from scipy import sparse  # the sparse path's CR1 and CR2: the same numbers
+
+    for cap in (1, 10_000):
+        monkeypatch.setattr(eq1, "CR2_MAX_CLUSTER", cap)
+        dense_fit = eq1.fit_equation1(y, X, names, {"experiment_id": exp}, "t", tuple(terms))["experiment_id"]
+        sp = eq1.fit_equation1(y, sparse.csr_matrix(X), names, {"experiment_id": exp}, "t",
+                               tuple(terms))["experiment_id"]
+        np.testing.assert_allclose(sp.se[idx], dense_fit.se[idx], rtol=1e-6)
+        np.testing.assert_allclose(sp.df[idx], dense_fit.df[idx], rtol=1e-6)
 
 
 def test_a_separated_position_is_named_on_both_paths(monkeypatch):
