@@ -473,17 +473,18 @@ def t11(ctx: Context) -> PaperTable:
 
 # The paper's columns under its names and definitions (Implicit Coord., Linguistic Mirror and Vocab
 # Conv. are levels; Coord. Gap = Vote Coord. - Implicit Coord.; Resilience = Trust Recovery / Betrayal
-# Rate as printed), each contrast of ours beside the level it corrects, under its own name.
+# Rate as printed); our contrasts with an in-design baseline, under their own names, in a panel of their
+# own (T12_C) beside them (a page table is at most eight columns wide).
 T12_A = [("coord_rate_pct", "Coord. Rate (%)", 1), ("vote_coord_pct", "Vote Coord. (%)", 1),
-         ("implicit_coord_pct", "Implicit Coord. (%)", 1), ("implicit_coord_pp", "Implicit premium (pp)", 1),
-         ("collab_success_pct", "Collab. Success (%)", 1),
+         ("implicit_coord_pct", "Implicit Coord. (%)", 1), ("collab_success_pct", "Collab. Success (%)", 1),
          ("strategy_align_pct", "Strategy Align. (%)", 1), ("lsm_seen_pct", "Linguistic Mirror (%)", 1),
-         ("ling_mirror_pp", "Mirror contrast (pp)", 1), ("vocab_jaccard_seen", "Vocab Conv.", 3),
-         ("vocab_conv", "Vocab contrast", 3)]
+         ("vocab_jaccard_seen", "Vocab Conv.", 3)]
 T12_B = [("trust_form_pct", "Trust Form. (%)", 1), ("betrayal_pct", "Betrayal Rate (%)", 1),
          ("trust_recovery_pct", "Trust Recovery (%)", 1), ("vulnerability_index", "Vulnerability Index", 2),
          ("resilience_factor", "Resilience Factor", 1), ("coord_gap_paper_pp", "Coord. Gap (pp)", 1),
          ("alignment_gap_pp", "Alignment Gap (pp)", 1)]
+T12_C = [("implicit_coord_pp", "Implicit premium (pp)", 1), ("ling_mirror_pp", "Mirror contrast (pp)", 1),
+         ("vocab_conv", "Vocab contrast", 3)]
 
 
 #: Table 12 columns that are Table 11's numbers: read from that table so each is computed and printed once.
@@ -510,7 +511,8 @@ def t12(ctx: Context) -> PaperTable:
     undefined: list[str] = []
     no_data: list[str] = []
     why = _undefined_reasons(ctx)
-    for title, cols in (("Coordination and convergence metrics", T12_A), ("Trust dynamics and strategic gaps", T12_B)):
+    for title, cols in (("Coordination and convergence metrics", T12_A), ("Trust dynamics and strategic gaps", T12_B),
+                        ("Beyond the paper: the levels of (a) against an in-design baseline", T12_C)):
         models = models_by_win(ctx)
         cells = {m: [m] for m in models}
         head = ["Model"]
@@ -525,7 +527,7 @@ def t12(ctx: Context) -> PaperTable:
             for m, g in zip(models, gs):
                 cells[m].append(shown(ctx, g, d))
         if len(head) > 1:
-            panels.append((f"({'ab'[len(panels)]}) {title}", head, [cells[m] for m in models]))
+            panels.append((f"({'abc'[len(panels)]}) {title}", head, [cells[m] for m in models]))
     judges = sorted({str(j) for j in t["strategy_judge"].dropna() if str(j)}) if "strategy_judge" in t.columns else []
     cap = (f"Team dynamics ({ctx.n_text()}), as defined in docs/analysis.md (Table 12) from ballots and descriptions"
            + (f"; Strategy Align. and Alignment Gap from the strategy labels of judge {', '.join(judges)}"
@@ -533,7 +535,7 @@ def t12(ctx: Context) -> PaperTable:
            f"95% intervals ({methods_text(methods)}): ± the half-width where symmetric, else [low, high]. Vote Coord. "
            "is Table 11's number. Implicit Coord. (team-blind teammates naming the same seat), Linguistic Mirror "
            "(style matching with a description seen) and Vocab Conv. (content-word Jaccard with it) are levels, as "
-           "in the paper; beside each, its contrast with the same measure on a baseline in the same design "
+           "in the paper; panel (c) gives each one's contrast with the same measure on a baseline in the same design "
            "(cross-team pairs; an unseen description of the same pair, word and model). Coord. Gap = Vote Coord. - "
            "Implicit Coord.; Resilience Factor = Trust Recovery / Betrayal Rate, both as printed; Trust Recovery "
            "and Resilience come from games of more than one round."
