@@ -110,8 +110,9 @@ def table(name: str, columns: Optional[list[str]] = None, *, title: str, section
                 out = fn(analysis, config)
                 if out is None or len(out) == 0:
                     out = empty(name)
-            except StatsUnavailable as e:
-                analysis.note(f"{name}: not computed: {e}")
+            except StatsUnavailable as e:  # a reason already led by the table's name keeps it once
+                why = str(e)
+                analysis.note(f"{name}: not computed: {why.removeprefix(name + ': ')}")
                 out = empty(name)
             except Exception as e:  # a bug, not the data: the report names it and exits non-zero
                 if config.strict:

@@ -324,3 +324,17 @@ def test_learning_and_equation1_hold_their_size_at_demo_size():
     assert len(slopes) >= 450 and refused <= 50, (len(slopes), refused)
     assert 0.02 <= slopes_rate <= 0.07, (slopes_rate, len(slopes))
     assert len(positions) == 300 and 0.02 <= pos_rate <= 0.075, (pos_rate, len(positions))
+
+
+def test_a_refusal_note_names_the_table_once():
+    """The fit's reason starts with the table's name ("equation1: separation in ..."); the note
+    read "equation1: not computed: equation1: separation in ...". Now the name leads once."""
+    from impostor_bench.analysis.stats.session import Analysis
+
+    games = _games(n_exp=20, games=40, n_pairs=10, seed=4)
+    games.loc[games["impostor_speaking_position"] == 3, "winner"] = "majority"
+    session = Analysis(AnalysisData(games, pd.DataFrame()), fast_config())
+    session.table("equation1")
+    notes = [n for n in session.notes if n.startswith("equation1:")]
+    assert any(n.startswith("equation1: not computed: separation in pos3_vs_pos0") for n in notes), notes
+    assert all(n.count("equation1:") == 1 for n in notes), notes
