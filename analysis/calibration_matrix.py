@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.calibration_rounds import ROUND_TABLES, run_rounds_once
+from impostor_bench.analysis.calibration_rounds import SCENARIOS as ROUND_SCENARIOS
 from impostor_bench.analysis.calibration_truth import PSEUDO_POPULATION_TABLES, pseudo_population_truth
 from impostor_bench.analysis.data import AnalysisData
 from impostor_bench.analysis.sim.effects import SimModel
@@ -118,12 +119,13 @@ def run_once(scenario: str, experiments: int, games: int, rep: int, config: Stat
              tables=None):
     """One replicate: simulate, compute the inference table (or only ``tables``' rows), attach truths;
     the round tables' rows come from multi-round games (``impostor_bench.analysis.calibration_rounds``)."""
-    rounds = [t for t in (tables or ROUND_TABLES) if t in ROUND_TABLES]
+    # the multi-round simulator has the null and planted scenarios only (no data losses or pair variants)
+    rounds = [t for t in (tables or ROUND_TABLES) if t in ROUND_TABLES and scenario in ROUND_SCENARIOS]
     others = None if tables is None else [t for t in tables if t not in ROUND_TABLES]
     parts = [run_rounds_once(scenario, experiments, games, rep, config, design_seed, rounds)] if rounds else []
     if others is None or others:
         parts.insert(0, _run_one_round(scenario, experiments, games, rep, config, design_seed, others))
-    return pd.concat(parts, ignore_index=True)
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
 def lose_data(games: pd.DataFrame, players: pd.DataFrame, rep: int, *, games_share: float = 0.0,
