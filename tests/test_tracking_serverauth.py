@@ -93,11 +93,9 @@ def test_serve_makes_its_artifact_folder_private(tmp_path, monkeypatch):
     assert (tmp_path / "artifacts").stat().st_mode & 0o777 == 0o700
 
 
-@pytest.mark.slow
-def test_a_read_only_user_cannot_create_experiments_or_models(tmp_path):
-    """The ini the server writes (``Auth.write_config``, its database made SQLite here): the admin
-    creates, the reader gets HTTP 403 on every create and 200 on a read; no login or a wrong
-    password is 401 as before."""
+def _run_probe(tmp_path, code: str) -> dict:
+    """Run ``code`` against MLflow's real basic-auth app configured by the ini the server writes
+    (``Auth.write_config``, its database made SQLite here); the probe's ``RESULT`` line."""
     pytest.importorskip("flask_wtf", reason="Flask-WTF (mlflow's auth extra) missing: pip install -e '.[test]'")
     auth = Auth(tmp_path)
     auth.ensure()
@@ -109,11 +107,19 @@ def test_a_read_only_user_cannot_create_experiments_or_models(tmp_path):
     env = dict(os.environ, **auth.server_env(), _MLFLOW_SERVER_FILE_STORE=f"sqlite:///{tmp_path}/mlflow.db",
                _MLFLOW_SERVER_ARTIFACT_ROOT=str(tmp_path / "artifacts"),
                PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    r = subprocess.run([sys.executable, "-c", PROBE, auth.password()], env=env, cwd=tmp_path,
-                       capture_output=True, text=True, timeout=400)
+    r = subprocess.run([sys.executable, "-c", code, auth.password()], env=env, cwd=tmp_path,
+                       capture_output=True, text=True, timeout=600)
     lines = [line for line in r.stdout.splitlines() if line.startswith("RESULT ")]
     assert r.returncode == 0 and lines, r.stderr[-3000:]
-    got = json.loads(lines[-1][len("RESULT "):])
+    return json.loads(lines[-1][len("RESULT "):])
+
+
+@pytest.mark.slow
+def test_a_read_only_user_cannot_create_experiments_or_models(tmp_path):
+    """The ini the server writes (``Auth.write_config``, its database made SQLite here): the admin
+    creates, the reader gets HTTP 403 on every create and 200 on a read; no login or a wrong
+    password is 401 as before."""
+    got = _run_probe(tmp_path, PROBE)
     assert got == {
         "admin api experiments/create": 200, "admin ajax-api experiments/create": 200,
         "admin registered-models/create": 200, "admin experiments/get-by-name": 200,
@@ -180,21 +186,7 @@ def test_a_reader_writes_nothing_through_any_route_mlflow_serves(tmp_path):
     creates: a READ user's write to each route (dummy ids, a body naming an experiment it may only read) changes
     nothing any list or search shows, and none succeeds except the reads MLflow serves as POST;
     the gateway creates the red team made are 403.  A user granted EDIT still logs a run."""
-    pytest.importorskip("flask_wtf", reason="Flask-WTF (mlflow's auth extra) missing: pip install -e '.[test]'")
-    auth = Auth(tmp_path)
-    auth.ensure()
-    auth.write_config(db_port=5432, db_user="unused")
-    ini = auth.config_file.read_text()
-    auth.config_file.write_text("\n".join(f"database_uri = sqlite:///{tmp_path}/auth.db"
-                                          if line.startswith("database_uri") else line for line in ini.splitlines()))
-    env = dict(os.environ, **auth.server_env(), _MLFLOW_SERVER_FILE_STORE=f"sqlite:///{tmp_path}/mlflow.db",
-               _MLFLOW_SERVER_ARTIFACT_ROOT=str(tmp_path / "artifacts"),
-               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    r = subprocess.run([sys.executable, "-c", ROUTE_PROBE, auth.password()], env=env, cwd=tmp_path,
-                       capture_output=True, text=True, timeout=600)
-    lines = [line for line in r.stdout.splitlines() if line.startswith("RESULT ")]
-    assert r.returncode == 0 and lines, r.stderr[-3000:]
-    got = json.loads(lines[-1][len("RESULT "):])
+    got = _run_probe(tmp_path, ROUTE_PROBE)
     writes = got["writes"]
     assert len(writes) > 200 and got["lists"] > 10  # the table was really walked
     assert got["changed"] == []
