@@ -19,8 +19,10 @@ ANALYSIS = ROOT / "analysis"
 # runs BLAS on one: analysis/report/lanes.py).
 THIRD_PARTY = {"pandas", "numpy", "scipy", "statsmodels", "pingouin", "networkx", "matplotlib", "pyarrow",
                "threadpoolctl"}
-# The game core modules analysis may read constants and helpers from.
-CORE = {"records", "rules", "parsing", "errors", "wordpairs", "schedule", "experiment", "modes"}
+# The game core modules analysis may read constants and helpers from, and the core's one reader
+# and one writer of files (a regular file within a cap; never through a link out of the folder).
+CORE = {"records", "rules", "parsing", "errors", "wordpairs", "schedule", "experiment", "modes", "input_files",
+        "output_files"}
 
 
 def _allowed(module: str) -> bool:
