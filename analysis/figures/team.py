@@ -87,11 +87,13 @@ def fig_team_contrasts(data: AnalysisData, tables: dict, out: Path, notes: list[
         bare += _panel(axes[0][1], tl, "coord_rate_pct", "coord_rate_pct_ci_low", "coord_rate_pct_ci_high", models,
                        "seats using coordination language (%, 95% CI)")
         axes[0][1].set_title("Coordination language", loc="left")
-    axes[0][0].legend(loc="best", fontsize=8)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    if handles:  # below the panels: inside, "best" still covered a model's bar
+        fig.legend(handles, labels, loc="outside lower center", ncols=len(handles), fontsize=8, frameon=False)
     path = out / "team_contrasts.png"
     save_figure(fig, path)
     return {"file": path.name, "title": "Team-mode contrasts per model (Table 12, Appendix M.8)",
-            "caption": ("Left: vote alignment of teammates minus that of cross-team pairs in the same games, per team "
+            "caption": (("Left: v" if language else "V") + "ote alignment of teammates minus that of cross-team pairs in the same games, per team "
                         "mode (team_blind: team undisclosed = Implicit Coord.; team_aware: disclosed); the same "
                         "models and word pairs play every mode, so the mode contrast isolates disclosure. "
                         + ("Right: share of a model's seats whose description or ballot reasoning uses coordination "

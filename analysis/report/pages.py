@@ -212,12 +212,27 @@ def _estimand(name: str, results: dict[str, pd.DataFrame]) -> str:
     return estimand_sentence(results.get("inference"), [name]).strip()
 
 
+NOTES_SHOWN = 3  # a table's note column left to the CSV is printed below it when it holds this few texts
+
+
+def _left_notes(name: str, results: dict[str, pd.DataFrame], left: list[str]) -> list[str]:
+    """The distinct texts of a ``note`` column the page left to the CSV (a weak instrument, an
+    exploratory fit): a warning belongs beside its numbers. More than ``NOTES_SHOWN`` stay in the CSV."""
+    df = results[name]
+    if "note" not in df.columns or not any(c == "Note" or c.startswith("Note ") for c in left):
+        return []
+    texts = list(dict.fromkeys(str(x) for x in df["note"].dropna() if str(x).strip()))
+    return texts if len(texts) <= NOTES_SHOWN else []
+
+
 def _md_table(name: str, t: dict, results: dict[str, pd.DataFrame]) -> list[str]:
     shown, left = display_table(flag_intervals(results[name].head(MD_MAX_ROWS), name))
     more = f" {len(results[name]) - MD_MAX_ROWS} more rows in the CSV." if len(results[name]) > MD_MAX_ROWS else ""
     cols = f" Columns only in the CSV: {', '.join(left)}." if left else ""
     est = _estimand(name, results)
-    return [f"### {name}: {_title(name)}", "", to_markdown(shown), *([f"_{est}_", ""] if est else []),
+    notes = _left_notes(name, results, left)
+    return [f"### {name}: {_title(name)}", "", to_markdown(shown),
+            *([f"Note: {'; '.join(notes)}.", ""] if notes else []), *([f"_{est}_", ""] if est else []),
             f"Files: [csv](tables/{name}.csv) · [md](tables/{name}.md) · [tex](tables/{name}.tex) "
             f"({t['rows']} rows, {t['seconds']:.1f} s).{more}{cols}", ""]
 
@@ -299,17 +314,26 @@ def _html_table(name: str, t: dict, results: dict[str, pd.DataFrame]) -> list[st
     more = f" {len(results[name]) - MD_MAX_ROWS} more rows in the CSV." if len(results[name]) > MD_MAX_ROWS else ""
     cols = f" Columns only in the CSV: {', '.join(left)}." if left else ""
     est = _estimand(name, results)
-    return [f"<h3 id=\"tbl-{e(name)}\">{e(name)}: {e(_title(name))}</h3>", html_table(shown),
+    notes = _left_notes(name, results, left)
+    return [f"<h3 id=\"tbl-{e(name)}\">{e(name)}: {_code_spans(_title(name))}</h3>", html_table(shown),
+            *([f"<p class=\"caption\"><strong>Note:</strong> {e('; '.join(notes))}.</p>"] if notes else []),
             *([f"<p class=\"caption\">{e(est)}</p>"] if est else []),
             f"<p class=\"files\">Files: <a href=\"tables/{e(name)}.csv\">csv</a> · "
             f"<a href=\"tables/{e(name)}.md\">md</a> · <a href=\"tables/{e(name)}.tex\">tex</a> "
             f"({t['rows']} rows, {t['seconds']:.1f} s).{e(more + cols)}</p>"]
 
 
+def _code_spans(text: str) -> str:
+    """Escaped text with its Markdown code spans (`name`) as ``<code>`` (a heading showed the backticks)."""
+    import re
+
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text))
+
+
 def _html_figure(f: dict, fig_dir: Path) -> str:
     e = html.escape
     data = base64.b64encode((fig_dir / f["file"]).read_bytes()).decode("ascii")
-    return (f"<figure id=\"fig-{e(f['file'])}\"><h3>{e(_fig_title(f))}</h3><a href=\"figures/{e(f['file'])}\">"
+    return (f"<figure id=\"fig-{e(f['file'])}\"><h3>{_code_spans(_fig_title(f))}</h3><a href=\"figures/{e(f['file'])}\">"
             f"<img alt=\"{e(f['title'])}\" src=\"data:image/png;base64,{data}\"></a>"
             f"<figcaption>{e(f['caption'])} (<a href=\"figures/{e(f['file'])}\">figures/{e(f['file'])}</a>)"
             "</figcaption></figure>")

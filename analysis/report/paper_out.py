@@ -81,8 +81,9 @@ def _paper_tex(manifest: dict, tables: list, n_figs: int) -> str:
          "\\texttt{paper/compare.csv} puts the paper's published numbers beside these."),
         "",
     ]
-    lines += [f"\\input{{{t.label}}}" for t in tables]  # floats fill the pages; no forced page breaks
-    lines.append("\\clearpage")
+    # floats fill the pages; no forced page break, not even before the figures: a figure may fill the
+    # space above a table too tall for the rest of its page (a \clearpage there left a page half blank)
+    lines += [f"\\input{{{t.label}}}" for t in tables]
     lines += [f"\\input{{fig{n}}}" for n in range(1, n_figs + 1)]
     lines += ["\\end{document}", ""]
     return "\n".join(lines)

@@ -15,6 +15,7 @@ in ``sections``.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -107,23 +108,19 @@ def num(v, d: int = 2, sign: bool = False) -> str:
 
 
 def pm(est, lo, hi, d: int = 1) -> str:
-    """"est ± half-width" (the paper's Table 1 style) where the interval is symmetric at the
-    printed precision, else "est [lo, hi]" (a logit or bootstrap interval is not symmetric)."""
+    """"est [lo, hi]": one interval format in every table of the report (a half-width would read
+    as symmetric, and a logit or bootstrap interval is not)."""
     e = num(est, d)
     if e == DASH:
         return DASH
     a, b = _finite(lo), _finite(hi)
     if a is None or b is None:
         return e
-    x = float(est)
-    below, above = round(x - a, d), round(b - x, d)
-    if below == above:
-        return f"{e} ± {above:.{d}f}"
     return f"{e} [{num(a, d)}, {num(b, d)}]"
 
 
 def shown(ctx: "Context", g: dict, d: int = 1) -> str:
-    """One cell from :func:`interval`'s dict: "est ± h" / "est [lo, hi]", or "est†" where the
+    """One cell from :func:`interval`'s dict: "est [lo, hi]", or "est†" where the
     interval is flagged (the reason goes to the table's caption through ``ctx.flagged``)."""
     if num(g["estimate"], d) == DASH:
         return DASH
@@ -185,18 +182,41 @@ def models_by_win(ctx: Context) -> list[str]:
     return list(h.sort_values("imp_win_pct", ascending=False)["model"].astype(str))
 
 
+def short_method(m: str, width: int = 60) -> str:
+    """A method as a caption names it: without its parenthetical details of more than three words
+    (a fallback's reason, a residual model) and, if still longer than ``width``, its first clause
+    only. "About this report" lists every method in full (from tables/inference.csv)."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(m):
+        if ch == "(":
+            if depth == 0:
+                out.append(m[start:i])
+                start = i
+            depth += 1
+        elif ch == ")" and depth:
+            depth -= 1
+            if depth == 0:
+                group = m[start:i + 1]
+                out.append(group if len(group.split()) <= 3 else "")
+                start = i + 1
+    out.append(m[start:])
+    text = re.sub(r"\s+([;,])", r"\1", re.sub(r"\s{2,}", " ", "".join(out))).strip()
+    return text if len(text) <= width else text.split(";")[0].strip()
+
+
 def methods_text(ms, most: int = 2) -> str:
-    """The distinct methods of the rows that printed a number, the first ``most`` in words (rows
-    "not computed: ..." print none, so they name no method here: each reason is in the CSV's method
-    column and the table says where it left a cell out)."""
+    """The distinct methods of the rows that printed a number, the first ``most`` in words, each
+    as :func:`short_method` names it (rows "not computed: ..." print none, so they name no method
+    here: each reason is in the CSV's method column and the table says where it left a cell out)."""
     ms = [str(m) for m in dict.fromkeys(ms) if m and str(m) != "nan"]
     if not ms:
         return "no interval"
-    fitted = [m for m in ms if not m.startswith("not ")]
+    fitted = list(dict.fromkeys(short_method(m) for m in ms if not m.startswith("not ")))
     if not fitted:
         return "not computed; each row's reason is in the CSV's method column"
     extra = len(fitted) - most
-    return "; ".join(fitted[:most]) + (f"; {extra} more (per row in the CSV's method column)" if extra > 0 else "")
+    return ("; ".join(fitted[:most]) + (f"; {extra} more (per row in the CSV's method column)" if extra > 0 else "")
+            + "; in full: About this report")
 
 
 def at_difficulty(t: pd.DataFrame, difficulty: str) -> pd.DataFrame:
@@ -237,9 +257,8 @@ def t01(ctx: Context) -> PaperTable:
     same = len({methods_text(v) for v in methods.values()}) == 1
     how = (f"all three: {methods_text(methods['imp_win_pct'])}" if same else
            "; ".join(f"{k}: {methods_text(v)}" for k, v in zip(("Imp Win", "Maj Win", "Det Acc"), methods.values())))
-    cap = (f"Headline results per model ({ctx.n_text()}). Percentages with a 95% interval ({how}): ± its "
-           f"half-width where it is symmetric, [low, high] where it is not. Imp Win over the {n_imp:,} games by the "
-           "model playing the impostor; Maj Win over the games in which the model is in the majority (a homogeneous game "
+    cap = (f"Headline results per model ({ctx.n_text()}). Percentages with a 95% interval [low, high] ({how}). "
+           f"Imp Win over the {n_imp:,} games by the model playing the impostor; Maj Win over the games in which the model is in the majority (a homogeneous game "
            "once, as the paper defines it; the per-seat rate is maj_win_pct in tables/headline.csv); Det Acc over its "
            "majority seats' legal ballots. "
            "Centrality (degree centrality of the vote network), Reach (normalised out-degree) and CoalEff "
@@ -464,7 +483,7 @@ def t11(ctx: Context) -> PaperTable:
     methods = [interval(ctx, "coordination", f"model={m}", "vote_coord_pct")["method"] for m in models]
     cap = (f"Coordination and impostor behaviour ({ctx.n_text()}); the paper's panels (a)-(d) as columns. Brokerage: "
            "information broker index. VoteCoord: teammates' vote alignment with a 95% interval "
-           f"({methods_text(methods)}; ± its half-width where symmetric, else [low, high]); the same number as Table "
+           f"[low, high] ({methods_text(methods)}); the same number as Table "
            "12's Vote Coord. SelfDecl and GuessSucc are impostor-side rates; no interval for the others."
            + (f" Not shown, no data in this bundle: {', '.join(empty)}." if empty else "") + ctx.flag_caption())
     return PaperTable(11, "Coordination", cap, [("", head, rows)] if cols else [],
@@ -532,7 +551,7 @@ def t12(ctx: Context) -> PaperTable:
     cap = (f"Team dynamics ({ctx.n_text()}), as defined in docs/analysis.md (Table 12) from ballots and descriptions"
            + (f"; Strategy Align. and Alignment Gap from the strategy labels of judge {', '.join(judges)}"
               if judges else "") + "; "
-           f"95% intervals ({methods_text(methods)}): ± the half-width where symmetric, else [low, high]. Vote Coord. "
+           f"95% intervals [low, high] ({methods_text(methods)}). Vote Coord. "
            "is Table 11's number. Implicit Coord. (team-blind teammates naming the same seat), Linguistic Mirror "
            "(style matching with a description seen) and Vocab Conv. (content-word Jaccard with it) are levels, as "
            "in the paper; panel (c) gives each one's contrast with the same measure on a baseline in the same design "

@@ -112,6 +112,10 @@ def display_table(df: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
         hi = ci_partner(c, cols)
         if hi is not None:
             used.add(hi)
+            half = c.replace("ci_low", "ci", 1)
+            if half.endswith("_ci") and half in cols:  # its half-width beside the interval: one interval per cell
+                used.add(half)
+                left.append(half)
             name = readable_header(c.replace("ci_low", "ci", 1)).replace("CI", "95% interval", 1)
             shown[name] = ["" if not a or not b else f"[{a}, {b}]" for a, b in zip(values[c], values[hi])]
         else:
