@@ -232,8 +232,8 @@ def summarise(records: pd.DataFrame, scenario: str, experiments: int, games: int
 
 def _bias_sd(part: pd.DataFrame) -> float:
     """Mean over quantities of (mean of estimate - truth) / SD of the estimate over runs."""
-    by_q = part.groupby("quantity").agg(err=("error", "mean"), sd=("sd_true", "first"))
-    by_q = by_q[(by_q["sd"] > 0) & by_q["err"].notna()]
+    by_q = part.groupby("quantity").agg(err=("error", "mean"), sd=("sd_true", "first"), n=("error", "count"))
+    by_q = by_q[(by_q["sd"] > 0) & by_q["err"].notna() & (by_q["n"] >= 3)]  # an SD needs a few runs
     return float((by_q["err"] / by_q["sd"]).mean()) if len(by_q) else np.nan
 
 

@@ -18,12 +18,15 @@ independent runs of the same design (its error variance 1/``POPULATION_RUNS`` of
 
 from __future__ import annotations
 
+import inspect
 import warnings
 
 import numpy as np
 import pandas as pd
 import statsmodels.api as sm
 
+from impostor_bench.analysis.sim.design import build_design
+from impostor_bench.analysis.sim.effects import coerce_models
 from impostor_bench.analysis.sim.simulate import simulate_games
 from impostor_bench.core.records import DIFFICULTIES, MODES
 
@@ -71,15 +74,22 @@ def _dummies(values: pd.Series, order) -> np.ndarray:
     return np.column_stack([(values == lv).to_numpy(float) for lv in levels[1:]]) if len(levels) > 1 else np.zeros((len(values), 0))
 
 
-def opponent_baseline_truth(games: pd.DataFrame, players: pd.DataFrame, accuracy: pd.Series) -> dict[str, float]:
+def opponent_baseline_truth(games: pd.DataFrame, players: pd.DataFrame, accuracy: pd.Series,
+                            no_effect: bool = False) -> dict[str, float]:
     """Truth of every Table 5 row (``or_per_10pp:{model}/{difficulty}``, difficulty ``ALL`` = pooled):
     the OR per +10 pp of the logit of ``p_design`` on the games' population baselines with the row's
-    fixed effects (mode in a cell; difficulty and mode pooled), as the table fits it to outcomes."""
+    fixed effects (mode in a cell; difficulty and mode pooled), as the table fits it to outcomes.
+    ``no_effect``: the models are exchangeable and opponents do not move the outcome, so every
+    population accuracy at a difficulty is the same (the pooled runs differ by noise only) and the
+    truth is OR 1 (a fit on that noise would be a slope on nothing)."""
     maj = players[players["role"] == "majority"][["game_id", "model"]].merge(
         games[["game_id", "difficulty"]], on="game_id")
     acc = accuracy.reindex(pd.MultiIndex.from_arrays([maj["model"].astype(str), maj["difficulty"].astype(str)]))
     base = pd.Series(acc.to_numpy(), index=maj["game_id"].to_numpy()).groupby(level=0).mean()
     g = games.assign(base=games["game_id"].map(base)).dropna(subset=["base"])
+    if no_effect:
+        return {f"or_per_10pp:{m}/{d}": 1.0 for m, gm in g.groupby(g["impostor_model"].astype(str))
+                for d in [*sorted(set(gm["difficulty"].astype(str))), "ALL"]}
     out: dict[str, float] = {}
     for model, gm in g.groupby(g["impostor_model"].astype(str)):
         cells = [(d, gm[gm["difficulty"].astype(str) == d], [("mode", MODES)]) for d in sorted(set(gm["difficulty"].astype(str)))]
@@ -99,4 +109,9 @@ def pseudo_population_truth(scenario_kwargs: dict, experiments: int, games_per: 
                             games: pd.DataFrame, players: pd.DataFrame) -> dict[str, float]:
     """Truths keyed by inference ``quantity`` for the tables of ``PSEUDO_POPULATION_TABLES``."""
     acc = population_accuracy(scenario_kwargs, experiments, games_per, design_seed)
-    return opponent_baseline_truth(games, players, acc)
+    models = coerce_models(scenario_kwargs.get("models"))
+    default = {k: v.default for k, v in inspect.signature(build_design).parameters.items()}
+    effect = lambda k: float(scenario_kwargs.get(k, default[k]))  # noqa: E731
+    exchangeable = len({(m.det, m.self_decl, m.odds) for m in models}) == 1 and effect("size_or_per_10x") == 1.0
+    no_effect = exchangeable and effect("opponent_or_per_10pp") == 1.0
+    return opponent_baseline_truth(games, players, acc, no_effect)

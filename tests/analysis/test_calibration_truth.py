@@ -90,3 +90,18 @@ def test_population_accuracy_pools_the_runs_of_one_design(monkeypatch):
     assert len(acc) == len(votes)
     for k, v in votes.items():
         assert acc[k] == pytest.approx(hits[k] / v)
+
+
+def test_exchangeable_models_without_an_opponent_effect_have_truth_one(monkeypatch):
+    """The global null: identical models, no opponent effect. Every population accuracy at a difficulty is
+    the same, so a slope fitted to the pooled runs' noise would be a truth made of noise; the truth is 1."""
+    import impostor_bench.analysis.calibration_truth as ct
+    from impostor_bench.analysis.calibration_matrix import SCENARIOS
+
+    monkeypatch.setattr(ct, "POPULATION_RUNS", 2)
+    g, pl, _ = simulate_games(60, 8, design_seed=1, seed=1, **SCENARIOS["global_null"])
+    truth = ct.pseudo_population_truth(SCENARIOS["global_null"], 60, 8, 1, g, pl)
+    assert len(truth) >= 9 and set(truth.values()) == {1.0}
+    planted = ct.pseudo_population_truth(SCENARIOS["planted"], 60, 8, 1, *simulate_games(60, 8, design_seed=1, seed=1,
+                                                                                           **SCENARIOS["planted"])[:2])
+    assert len(set(planted.values())) > 1  # a real fit where the models differ
