@@ -204,6 +204,9 @@ def short_method(m: str, width: int = 60) -> str:
     return text if len(text) <= width else text.split(";")[0].strip()
 
 
+IN_FULL = "; in full: About this report"
+
+
 def methods_text(ms, most: int = 2) -> str:
     """The distinct methods of the rows that printed a number, the first ``most`` in words, each
     as :func:`short_method` names it (rows "not computed: ..." print none, so they name no method
@@ -216,7 +219,7 @@ def methods_text(ms, most: int = 2) -> str:
         return "not computed; each row's reason is in the CSV's method column"
     extra = len(fitted) - most
     return ("; ".join(fitted[:most]) + (f"; {extra} more (per row in the CSV's method column)" if extra > 0 else "")
-            + "; in full: About this report")
+            + IN_FULL)
 
 
 def at_difficulty(t: pd.DataFrame, difficulty: str) -> pd.DataFrame:
@@ -255,8 +258,9 @@ def t01(ctx: Context) -> PaperTable:
     h = rows_of(ctx.results.get("headline"))
     n_imp = int(h["n_imp_games"].sum()) if "n_imp_games" in h else 0
     same = len({methods_text(v) for v in methods.values()}) == 1
-    how = (f"all three: {methods_text(methods['imp_win_pct'])}" if same else
-           "; ".join(f"{k}: {methods_text(v)}" for k, v in zip(("Imp Win", "Maj Win", "Det Acc"), methods.values())))
+    how = (f"all three: {methods_text(methods['imp_win_pct'])}" if same else  # the pointer to About once
+           "; ".join(f"{k}: {methods_text(v).removesuffix(IN_FULL)}"
+                     for k, v in zip(("Imp Win", "Maj Win", "Det Acc"), methods.values())) + IN_FULL)
     cap = (f"Headline results per model ({ctx.n_text()}). Percentages with a 95% interval [low, high] ({how}). "
            f"Imp Win over the {n_imp:,} games by the model playing the impostor; Maj Win over the games in which the model is in the majority (a homogeneous game "
            "once, as the paper defines it; the per-seat rate is maj_win_pct in tables/headline.csv); Det Acc over its "

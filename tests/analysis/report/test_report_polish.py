@@ -94,3 +94,25 @@ def test_a_warning_in_a_note_left_to_the_csv_is_printed_beside_the_table_and_hea
     assert pages._code_spans("from `ci_low`/`ci_high` <") == "from <code>ci_low</code>/<code>ci_high</code> &lt;"
     heading = pages._html_table("bootstrap", t, {"bootstrap": pd.DataFrame({"quantity": ["q"], "estimate": [1.0]})})[0]
     assert "`" not in heading and "<code>ci_low</code>" in heading
+
+
+def test_table1_points_to_the_full_methods_once():
+    """Table 1 names a method per column; each carried its own "in full: About this report"."""
+    import numpy as np
+    import pandas as pd
+
+    from impostor_bench.analysis.report.paper_tables import build_paper_tables
+
+    ci = {f"{c}_ci_{e}": [40.0 if e == "low" else 60.0] for c in ("imp_win", "maj_win", "det_acc") for e in ("low", "high")}
+    head = pd.DataFrame({"model": ["a"], "imp_win_pct": [50.0], "maj_win_pct": [50.0], "det_acc_pct": [50.0],
+                         "n_imp_games": [10], **ci, "centrality": [0.5], "reach": [0.2], "coal_eff_pct": [60.0],
+                         "imp_win_ci_method": [FALLBACK], "maj_win_ci_method": [MODERATED],
+                         "det_acc_ci_method": ["logit, CR2 by experiment, t(Bell-McCaffrey df)"]})
+    inf = pd.DataFrame({"table": ["headline"] * 3, "key": ["model=a"] * 3,
+                        "estimate_column": ["imp_win_pct", "maj_win_pct", "det_acc_pct"],
+                        "estimate": [50.0] * 3, "ci_low": [40.0] * 3, "ci_high": [60.0] * 3, "p": [np.nan] * 3,
+                        "method": [FALLBACK, MODERATED, "logit, CR2 by experiment, t(Bell-McCaffrey df)"]})
+    manifest = {"data": {"games": 10, "experiments": 2, "models": ["a"]}, "config": {}}
+    t1 = next(t for t in build_paper_tables({"headline": head, "inference": inf}, manifest) if t.number == 1)
+    assert "Imp Win: ratio of totals" in t1.caption and "Det Acc: logit, CR2" in t1.caption, t1.caption
+    assert t1.caption.count("About this report") == 1, t1.caption
