@@ -76,7 +76,8 @@ def _paper_tex(manifest: dict, tables: list, n_figs: int) -> str:
          f"{int(d.get('experiments') or 0):,} experiments, {len(d.get('models') or [])} models. Settings: seed "
          f"{latex_escape(cfg.get('seed'))}, {latex_escape(cfg.get('bootstrap'))} bootstrap with "
          f"{int(cfg.get('bootstrap_reps') or 0):,} replicates, {int(cfg.get('permutation_reps') or 0):,} "
-         "permutation replicates. Each estimate carries one 95\\% interval; its method is in the caption. Full "
+         "permutation replicates. Each estimate carries one 95\\% interval [low, high]; the caption names its method "
+         "briefly, \\texttt{report.md}'s ``About this report'' in full (from \\texttt{tables/inference.csv}). Full "
          "tables (every column, full precision) are in \\texttt{tables/*.csv}; "
          "\\texttt{paper/compare.csv} puts the paper's published numbers beside these."),
         "",

@@ -62,6 +62,7 @@ def test_paper_tex_forces_no_page_break_so_a_figure_can_fill_the_space_above_a_t
 
     tex = _paper_tex({"data": {"games": 10, "experiments": 2, "models": ["a"]}, "config": {}}, [], 3)
     assert "\\input{fig1}" in tex and "\\clearpage" not in tex and "\\newpage" not in tex
+    assert "About this report" in tex  # where a caption's "in full: About this report" is, for a reader of the PDF
 
 
 def test_a_half_width_beside_its_interval_is_left_to_the_csv():
