@@ -39,9 +39,9 @@ def browser():
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        pytest.fail("playwright is missing: run `bash scripts/install.sh` (it is in the test extra)")
+        pytest.fail("playwright is missing: run `bash scripts/install.sh --tests` (it is in the test extra)")
     if not shutil.which(CHROMIUM):
-        pytest.fail(f"{CHROMIUM} is missing: run `bash scripts/install.sh` (apt-get install chromium)")
+        pytest.fail(f"{CHROMIUM} is missing: run `bash scripts/install.sh --tests` (apt-get install chromium)")
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True)
         yield b

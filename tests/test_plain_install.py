@@ -35,7 +35,7 @@ def _run(cmd: list[str], cwd: Path, env: dict, timeout: int = 900) -> subprocess
 
 def test_plain_install_in_a_fresh_venv_plays_a_game(tmp_path):
     assert (WHEELHOUSE / ".complete").exists(), (
-        f"{WHEELHOUSE} is missing: scripts/install.sh downloads the plain install's wheels there")
+        f"{WHEELHOUSE} is missing: bash scripts/install.sh --tests downloads the plain install's wheels there")
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True, system_site_packages=False).create(env_dir)
     bin_dir = env_dir / "bin"
