@@ -60,4 +60,7 @@ def test_team_table_intervals_cover_at_the_width_of_the_sampling_sd(scenario):
     pooled = np.average(s["coverage"], weights=s["n"])
     assert pooled >= 0.93, s
     assert (s["coverage"] >= 0.88).all(), s  # 24 runs x ~9 cells: a family's SE of coverage is ~1.5-2 pp
-    assert (s["width"].between(0.85, 1.2)).all(), s
+    # <= 1.35: a cell whose own design effect is above the common one keeps at least its own t(d) interval
+    # (so an outlying model is not squeezed toward the others: tests/analysis/stats/test_moderation_outlier.py);
+    # that widened the team tables' median interval from ~1.0-1.15 to 1.2-1.31x the SD's width here
+    assert (s["width"].between(0.85, 1.35)).all(), s
