@@ -233,7 +233,8 @@ def _latex_cell(text: str, numeric: bool) -> str:
 
 def _latex_columns(df: pd.DataFrame) -> tuple[list[str], list[list[str]], list[str]]:
     """Headers, LaTeX cells and alignments: ``ci_low``/``ci_high`` merged into "[low, high]",
-    ``X_pct`` with its half-width ``X_ci`` into "estimate ± CI", missing as an en dash."""
+    ``X_pct`` with its half-width ``X_ci`` into "estimate ± CI" where no ``X_ci_low``/``X_ci_high``
+    interval is printed, missing as an en dash."""
     cols, rows, numeric = display_cells(df)
     heads, cells, align, used = [], [], [], set()
     for i, c in enumerate(cols):
@@ -241,6 +242,9 @@ def _latex_columns(df: pd.DataFrame) -> tuple[list[str], list[list[str]], list[s
             continue
         hi = ci_partner(c, cols)
         half = c[: -len("_pct")] + "_ci" if c.endswith("_pct") else None
+        if half is not None and {half + "_low", half + "_high"} <= set(cols):
+            used.add(half)  # its interval is printed: no half-width beside it (one interval per estimate)
+            half = None
         if hi is not None:
             j = cols.index(hi)
             used.add(hi)

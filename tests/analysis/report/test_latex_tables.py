@@ -72,7 +72,8 @@ def test_every_bundle_table_is_clean_latex(bundle):
 def test_headline_and_odds_ratios_read_like_the_paper(bundle):
     head = (bundle / "tables" / "headline.tex").read_text()
     assert r"\caption{Headline results per model (paper Table 1)}" in head
-    assert r"Impostor win (\%)" in head and r"$\pm$" in head  # estimate ± CI half-width
+    assert r"Impostor win (\%)" in head and r"Impostor win 95\% CI" in head
+    assert r"$\pm$" not in head  # the interval is printed; a half-width beside it read as a second interval
     odds = (bundle / "tables" / "odds_ratios.tex").read_text()
     assert r"95\% CI" in odds and re.search(r"\{\}\[\d+\.\d+, \d+\.\d+\]", odds)
 

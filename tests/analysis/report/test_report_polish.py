@@ -117,3 +117,17 @@ def test_table1_points_to_the_full_methods_once():
     t1 = next(t for t in build_paper_tables({"headline": head, "inference": inf}, manifest) if t.number == 1)
     assert "Imp Win: ratio of totals" in t1.caption and "Det Acc: logit, CR2" in t1.caption, t1.caption
     assert t1.caption.count("About this report") == 1, t1.caption
+
+
+def test_a_latex_table_prints_a_half_width_only_where_no_interval_is_printed():
+    """tables/*.tex printed "36.59 ± 11.78" beside "[25.60, 49.16]" (an asymmetric interval)."""
+    import pandas as pd
+
+    from impostor_bench.analysis.report.formatting import to_latex
+
+    both = pd.DataFrame({"model": ["a"], "imp_win_pct": [36.59], "imp_win_ci_low": [25.60],
+                         "imp_win_ci_high": [49.16], "imp_win_ci": [11.78]})
+    tex = to_latex(both, "t")
+    assert r"\pm" not in tex and "11.78" not in tex and "{}[25.60, 49.16]" in tex
+    alone = to_latex(both[["model", "imp_win_pct", "imp_win_ci"]], "t")
+    assert r"36.59 $\pm$ 11.78" in alone
