@@ -185,7 +185,8 @@ def models_by_win(ctx: Context) -> list[str]:
 def short_method(m: str, width: int = 60) -> str:
     """A method as a caption names it: without its parenthetical details of more than three words
     (a fallback's reason, a residual model) and, if still longer than ``width``, its first clause
-    only. "About this report" lists every method in full (from tables/inference.csv)."""
+    only, and of a long clause its leading comma-separated parts. "About this report" lists every
+    method in full (from tables/inference.csv)."""
     out, depth, start = [], 0, 0
     for i, ch in enumerate(m):
         if ch == "(":
@@ -201,7 +202,17 @@ def short_method(m: str, width: int = 60) -> str:
                 start = i + 1
     out.append(m[start:])
     text = re.sub(r"\s+([;,])", r"\1", re.sub(r"\s{2,}", " ", "".join(out))).strip()
-    return text if len(text) <= width else text.split(";")[0].strip()
+    if len(text) <= width:
+        return text
+    text = text.split(";")[0].strip()
+    if len(text) <= width:
+        return text
+    kept = text.split(", ")[:1]  # still long: its leading comma-separated parts, up to 1.5 x width
+    for part in text.split(", ")[1:]:
+        if len(", ".join(kept + [part])) > 1.5 * width:
+            break
+        kept.append(part)
+    return ", ".join(kept)
 
 
 IN_FULL = "; in full: About this report"

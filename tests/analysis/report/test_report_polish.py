@@ -23,6 +23,9 @@ def test_a_symmetric_interval_prints_as_an_interval_too():
 def test_a_caption_names_a_method_briefly_and_points_to_the_full_text():
     assert short_method(FALLBACK) == "ratio of totals; CR1 by experiment, logit scale, t(G-1)"
     assert short_method(MODERATED) == "design bootstrap (wild by experiment) SD"
+    long = ("logit, two-way cluster-robust by experiment and word pair (CR1 each, negative eigenvalues clipped), "
+            "t(min(G)-1) of the two tiers' experiments and pairs")
+    assert short_method(long) == "logit, two-way cluster-robust by experiment and word pair"
     two = FALLBACK.replace("24 parameters", "25 parameters")
     text = methods_text([FALLBACK, two, MODERATED])
     assert text == ("ratio of totals; CR1 by experiment, logit scale, t(G-1); design bootstrap (wild by experiment) SD"
