@@ -255,7 +255,7 @@ def _compare_only(args: Any) -> int:
                             "at an existing bundle")
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     results = {f.stem: pd.read_csv(f) for f in sorted((out / "tables").glob("*.csv"))}
-    cmp = compare(results, manifest.get("config") or {})
+    cmp = compare(results, manifest.get("config") or {}, manifest=manifest)
     _progress(f"comparing the paper with the existing bundle {out.absolute()} (no input given: nothing recomputed)")
     print(comparison_text(cmp, manifest))
     return 0
