@@ -73,6 +73,13 @@ class Fit:
         assert self.cov is not None, "every fit of this module keeps its covariance"
         b, V = self.coef[idx], self.cov[np.ix_(idx, idx)]
         q = len(idx)
+        # A two-way covariance with clipped negative eigenvalues can be singular in the tested block:
+        # the data then carry no information on some combination of the terms, and no F test over
+        # all of them exists (a generalised inverse would test a smaller hypothesis under this name).
+        lam = np.linalg.eigvalsh(V)
+        if not np.all(np.isfinite(lam)) or lam.min() <= 1e-12 * max(lam.max(), 1e-300):
+            raise StatsUnavailable(f"joint test of {', '.join(terms)}: their covariance is singular "
+                                   "(a clipped two-way covariance with too few clusters in some direction)")
         w = float(b @ np.linalg.solve(V, b))
         if self.df is None:
             return {"stat": w, "df1": q, "df2": np.nan, "p": float(stats.chi2.sf(w, q))}

@@ -66,3 +66,25 @@ def test_difficulty_terms_hold_their_size_with_fifteen_pairs_a_tier():
     assert computed == reps
     limit = stats.binom.ppf(0.995, len(p), 0.05) / len(p)
     assert (np.array(p) < 0.05).mean() <= limit
+
+
+def test_a_joint_test_over_a_singular_clipped_covariance_is_refused_with_its_reason():
+    """Clipping can leave the tested block singular; solving with it raised LinAlgError and took the
+    whole chi2 table (and the report) down on a 24 x 40 study. The joint test is refused instead."""
+    from impostor_bench.analysis.stats._base import StatsUnavailable
+    from impostor_bench.analysis.stats._regress import Fit
+
+    cov = np.diag([0.04, 0.09, 0.0])  # the third term's direction clipped to zero
+    fit = Fit(names=["const", "a", "b"], coef=np.array([0.1, 0.3, -0.2]), se=np.sqrt(np.diag(cov)), n=100,
+              n_clusters=10, df=np.full(3, 9.0), cov=cov)
+    with pytest.raises(StatsUnavailable, match="singular"):
+        fit.joint(["a", "b"])
+    j = fit.joint(["a"])  # a non-singular block is tested as before: F = (b/se)^2 on (1, G-1)
+    assert j["stat"] == pytest.approx(0.3 ** 2 / 0.09) and j["p"] == pytest.approx(stats.f.sf(1.0, 1, 9))
+
+
+def test_the_chi2_table_survives_a_study_whose_two_way_covariance_clips_to_singular():
+    g, pl, md = simulate_games(24, 40, design_seed=3, seed=3)
+    t = TABLES["chi2"](AnalysisData(games=g, players=pl, models=md), fast_config(strict=True))
+    assert {"model_x_outcome", "mode_x_outcome", "difficulty_x_outcome"} <= set(t["test"])
+    assert t["p_method"].notna().all()
