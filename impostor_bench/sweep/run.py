@@ -324,6 +324,8 @@ def run_sweep(config: str, task_factory: Callable[..., Any], shard: Optional[str
     check_models(pl.resolved, f"{pl.path}: field 'models'", model_args=alias_model_args(pl.resolved))
     if not pl.experiments:
         raise ImpostorError(f"{config}: shard {shard} has no experiments; fix: use fewer shards")
+    # the log dir exists (or is refused in one line) before its leases are taken in it
+    make_dir(ld, "log dir (output_dir/name or --log-dir)")
     # a second launch of this sweep into this log dir is refused here, before it costs anything
     with experiment_leases(ld, [e.label for e in pl.experiments], pl.config.name):
         return _play(pl, ld, task_factory, display, model_rates)
