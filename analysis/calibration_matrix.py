@@ -29,7 +29,7 @@ it with few games per experiment, i.e. few pairs per tier: 15 at ``--games 15``)
 
     python -m impostor_bench.analysis.calibration_matrix --experiments 120 --games 40 --reps 200 --out benchmarks/calibration.csv
 
-Targets (issue 26): size <= 6% and coverage >= 93% at the paper's size (756 x 120);
+Targets: size <= 6% and coverage >= 93% at the paper's size (756 x 120);
 <= 8% / >= 90% at 120 x 40. The columns of the output say which rows meet them.
 """
 
@@ -63,7 +63,7 @@ SCENARIOS: dict[str, dict[str, Any]] = {  # keyword arguments of simulate_games
     "planted": dict(**STRONG),
 }
 #: The global null with a fresh design (word pairs and their effects) in every run: the null of a
-#: test whose estimand is over a population of word pairs (difficulty, two-way by pair; issue 39).
+#: test whose estimand is over a population of word pairs (difficulty, two-way by pair).
 #: With one design the tiers' pairs differ in every run, so there its rejection rate is not a size.
 SCENARIOS["fresh_pairs_null"] = SCENARIOS["global_null"]
 SCENARIOS["missing"] = SCENARIOS["planted"]
@@ -211,7 +211,7 @@ def summarise(records: pd.DataFrame, scenario: str, experiments: int, games: int
                     "n_pvalues": len(rej), "size": rej.mean() if (len(rej) and is_size) else np.nan,
                     "rejection_rate": rej.mean() if len(rej) else np.nan,
                     "width_ratio": float(np.nanmedian(part["width_ratio"])) if widths else np.nan,
-                    # issue 39: mean printed SE (interval width / 2z) over the SD of the estimate across runs,
+                    # mean printed SE (interval width / 2z) over the SD of the estimate across runs,
                     # pooled over the family's quantities (target 0.9-1.15)
                     "se_ratio": _se_ratio(part) if widths else np.nan})
     s = pd.DataFrame(out)
@@ -245,7 +245,7 @@ def ratio_keys() -> set[str]:
 
 def on_log_scale(records: pd.DataFrame) -> pd.Series:
     """Rows whose width and SD are measured on the log scale: every odds ratio (``ratio_keys``), and
-    the bootstrap table's OR quantities (its other quantities are rates). Before issue 39 the mask
+    the bootstrap table's OR quantities (its other quantities are rates). A mask that
     named tables by hand and missed opponent_baseline, scaling, speaking_glm and style_adjusted: their
     se_ratio compared a mean width on the OR scale (dominated by the widest, most skewed intervals)
     with the SD of the OR, e.g. 3.8 for opponent_baseline beside a median width ratio of 1.2."""

@@ -1,4 +1,4 @@
-"""Calibration of the round tables (issue 32) on simulated multi-round games
+"""Calibration of the round tables on simulated multi-round games
 (:mod:`impostor_bench.analysis.sim.rounds`) with the design's dependence: word pairs shared across
 experiments with strong effects (SD 1.0, logit) and strong experiment effects (SD 0.5).
 
@@ -33,7 +33,7 @@ SCENARIOS: dict[str, dict[str, Any]] = {  # keyword arguments of simulate_rounds
                         size_or_per_10x=1.0, opponent_or_per_10pp=1.0, **_STRONG),
     "planted": dict(det_gain_per_round=0.3, **_STRONG),
 }
-SCENARIOS["fresh_pairs_null"] = SCENARIOS["global_null"]  # the matrix redraws the design per run (issue 39)
+SCENARIOS["fresh_pairs_null"] = SCENARIOS["global_null"]  # the matrix redraws the design per run
 
 
 def run_rounds_once(scenario: str, experiments: int, games: int, rep: int, config, design_seed: int = 1,

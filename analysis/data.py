@@ -18,7 +18,7 @@ class AnalysisData:
     # word vectors (``encode(words, normalize_embeddings=True)``) the command layer passes in
     # for the semantic-distance tables (positive_control); None = not available
     embedder: Optional[Any] = None
-    # moves.parquet (issue 32: one row per game, round and seat); None = not in the export
+    # moves.parquet (one row per game, round and seat); None = not in the export
     # (impostor_bench.analysis.moves.moves_of derives it from players for one-round games)
     moves: Optional[pd.DataFrame] = None
 

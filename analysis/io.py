@@ -114,7 +114,7 @@ def release_reader_memory() -> None:
     Arrow's default pool (mimalloc or jemalloc) keeps the pages of freed read buffers for
     reuse; after ``to_pandas`` nothing else in the report allocates through it, so on the
     90,720-game export ~100 MB of resident memory would stay held for the whole report
-    (benchmarks/RESULTS.md, issue 41)."""
+    (benchmarks/RESULTS.md)."""
     import pyarrow as pa
 
     pa.default_memory_pool().release_unused()

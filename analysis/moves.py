@@ -1,4 +1,4 @@
-"""The ``moves`` table of multi-round games (issue 32): reading, checking and, for exports of
+"""The ``moves`` table of multi-round games: reading, checking and, for exports of
 one-round games written without it, deriving it from ``players``.
 
 ``impostor_bench.core.records.MoveRow`` defines the columns; the checks here follow its fields

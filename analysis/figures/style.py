@@ -59,7 +59,7 @@ def wilson_ci(k: np.ndarray, n: np.ndarray, alpha: float = 0.05) -> tuple[np.nda
 def save_figure(fig, path: Path) -> None:
     """The PNG at ``path`` (300 dpi) and, for papers, the same figure as vector PDF and SVG beside it.
     The tight box is found once, for the PNG, and reused: ``bbox_inches="tight"`` draws the figure
-    once more per file only to measure it (a third of the figures' time, issue 41)."""
+    once more per file only to measure it (a third of the figures' time)."""
     try:
         write_file(path, lambda p: fig.savefig(p, bbox_inches="tight", facecolor="white", dpi=SAVE_DPI))
         box = fig.get_tightbbox(fig.canvas.get_renderer()).padded(plt.rcParams["savefig.pad_inches"])

@@ -287,7 +287,7 @@ def _fill_bundle(tmp: Path, analysis: Analysis, cfg, tables: Mapping[str, Callab
     (tmp / "figures").mkdir()
     with analysis.batch():  # one fingerprint of the frames for every table and figure
         results, table_info, errors = _compute_tables(tables, analysis, cfg, tmp / "tables", progress, jobs)
-        analysis.drop_memos(keep=[("prepared",)])  # memory (issue 41): the tables' intermediates are done
+        analysis.drop_memos(keep=[("prepared",)])  # memory: the tables' intermediates are done
         for name in missing:
             analysis.note(f"Table {name} is required by the data contract but impostor_bench.analysis.stats does not provide it.")
         figs = _figures(analysis, results, tmp / "figures", progress, embedder, errors, jobs) if figures else []

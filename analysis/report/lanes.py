@@ -1,4 +1,4 @@
-"""The report's tables and figures in two processes (issue 41: 90,720 games in under 30 s on two cores).
+"""The report's tables and figures in two processes (90,720 games in under 30 s on two cores).
 
 Tables: this process and a forked one take the report's tables in turn from a shared counter. The
 first process to start a table (or one a table asks for) claims it in a shared array, so each table
@@ -17,7 +17,7 @@ The child is forked (Linux only), so it shares the loaded games and the prepared
 before the fork. The report runs BLAS on one thread whatever ``--jobs`` (``one_blas_thread``): a
 second thread spin-waits on the small matrices the tables use, costing a third of the report's CPU
 for no time saved, and summing in one fixed order gives the same bundle in one process or two
-(benchmarks/RESULTS.md, "Issue 41, sixth pass").
+(benchmarks/RESULTS.md, "the report in two processes").
 """
 
 from __future__ import annotations

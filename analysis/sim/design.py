@@ -10,7 +10,7 @@ The schedule follows the runner (``impostor_bench.core.schedule``, docs/rules.md
   the seats) and in team modes 8-game blocks in which each seat hosts the impostor once
   on each team (so each model holds the impostor's team in half the games); the speaking
   order, a uniform shuffle per game (the randomisation behind the speaking-order ITT,
-  Appendix B.3).  ``schedule="shared"`` rebuilds the schedule before issue 26 (seat and
+  Appendix B.3).  ``schedule="shared"`` rebuilds the runner's first schedule (seat and
   teams of game *i* shared by every experiment of a mode), to show what it did to the
   seat tests.
 
@@ -189,7 +189,7 @@ def _experiment_schedule(exp_mode: np.ndarray, G: int, rng: np.random.Generator)
 
 def _mode_schedule(mode: str, G: int, rng: np.random.Generator):
     """(seat, teammate, impostor on team B) of games 0..G-1, shared by a mode's experiments
-    (the schedule before issue 26; ``schedule="shared"``)."""
+    (the runner's first schedule; ``schedule="shared"``)."""
     gi = np.arange(G)
     if mode == "cross_play":  # 4-game blocks, every seat once, shuffled per block
         seat = np.concatenate([rng.permutation(4) for _ in range(-(-G // 4))])[:G]

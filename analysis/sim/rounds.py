@@ -1,4 +1,4 @@
-"""Simulated games of several rounds (issue 32) with known true parameters, in the
+"""Simulated games of several rounds with known true parameters, in the
 data-contract format (games, players, moves), so the round tables can be tested and calibrated.
 
 The design (experiments, seats, teams, models, shared word pairs with their effects, the

@@ -332,7 +332,7 @@ def simulate_games(
     and different seeds are replicates of one design.  Extra columns: ``p_true`` (the
     game's win probability given everything drawn) and ``p_design`` (averaged over its
     random speaking position and experiment effect: the truth behind rates and ORs).
-    ``schedule="shared"`` rebuilds the schedule before issue 26 (seat and teams of game *i*
+    ``schedule="shared"`` rebuilds the runner's first schedule (seat and teams of game *i*
     shared by a mode's experiments), for showing what it did to the seat tests.  ``effects``:
     the design's keyword arguments (models, modes, difficulties and the true effects: ``seat_or``,
     ``mode_or``, ``difficulty_or``, ``size_or_per_10x``, ``position_effect_pp``,

@@ -56,7 +56,7 @@ def compute_all(data: AnalysisData | Analysis, config: StatsConfig | None = None
 def share_intermediates(analysis: Analysis) -> None:
     """Compute now the intermediate results most tables share: the prepared arrays and their design rows,
     the wild bootstrap's multipliers and each seat's text. The report does so before it forks its second process, so the
-    two share these pages instead of each computing and holding a copy (issue 41). A failure here is
+    two share these pages instead of each computing and holding a copy. A failure here is
     left to the tables, which report it."""
     from impostor_bench.analysis.stats._marginal import design_index
     from impostor_bench.analysis.stats.design_boot import multipliers

@@ -1,11 +1,11 @@
-"""Marginal contrasts of fixed design factors at the width of their sampling SD (issue 39).
+"""Marginal contrasts of fixed design factors at the width of their sampling SD.
 
 A mode OR (``odds_ratios``' ``<mode>_vs_homogeneous``) is the ratio of two groups' win odds,
 ``theta = logit(S_a / n_a) - logit(S_b / n_b)`` with S the win totals. The design fixes which
 models play in every experiment of a mode (its composition), so the between-model spread of
 win rates is not sampling error. A logit with only the mode dummies, clustered by experiment,
 puts that spread into its cluster residuals: on the fixed design its SE was 1.4-1.5x the true
-sampling SD (issue 39). Here the residuals come instead from the additive logit of the design
+sampling SD. Here the residuals come instead from the additive logit of the design
 factors that vary between experiments (mode, difficulty, impostor model and the majority
 seats' model composition; ``design_boot``'s fit without the per-game seat and position):
 

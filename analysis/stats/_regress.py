@@ -1,7 +1,7 @@
 """Logistic-regression helpers (statsmodels) used by odds, categorical, robustness,
 recognition, scaling and speaking.
 
-* ``experiment_logit`` -- THE inference fit of the report (issue 26): a binomial logit
+* ``experiment_logit`` -- THE inference fit of the report: a binomial logit
   (statsmodels GLM) with cluster-robust covariance by experiment, CR2 (Bell & McCaffrey
   2002) with a t test on Bell-McCaffrey (Satterthwaite) degrees of freedom per coefficient,
   joint tests as Wald F(q, G-1). Experiments are the independent units of the design
@@ -305,7 +305,7 @@ def two_way_logit(y, X: np.ndarray, names: list[str], exp_groups, pair_groups, w
     """Game-level binomial logit with two-way cluster-robust covariance by experiment and word
     pair (Cameron, Gelbach & Miller 2011: V_exp + V_pair - V_game, each with statsmodels' CR1
     factor), for terms carried by the word pairs (difficulty: every experiment of a tier plays
-    the same pairs, so the tier contrast has pairs as well as experiments as its units; issue 39).
+    the same pairs, so the tier contrast has pairs as well as experiments as its units).
     t / F on min(G_exp, G_pair) - 1 degrees of freedom; ``behind`` maps a term to the games its
     contrast rests on (a tier against the reference tier: their pairs, a fraction of all), whose
     min(G_exp, G_pair) - 1 are that term's t df. The sum of three sandwiches is not positive
@@ -327,7 +327,7 @@ def two_way_logit(y, X: np.ndarray, names: list[str], exp_groups, pair_groups, w
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # Logit by Newton, not the binomial GLM: the same fit and two-way sandwich (to 1e-15 on
-        # 90,720 games) in a fifth of the memory (20 vs 107 MiB at K = 12; issue 41)
+        # 90,720 games) in a fifth of the memory (20 vs 107 MiB at K = 12)
         res = sm.Logit(y, X).fit(disp=0, method="newton", maxiter=100, cov_type="cluster",
                                  cov_kwds={"groups": np.column_stack([ge, gp])})
     fitted = np.asarray(res.predict())

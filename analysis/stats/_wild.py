@@ -7,7 +7,7 @@ about the unit's fitted value: ``mean* = mean + sum_e xi_e r_e / n`` with
 unit of the mean; every column of a table uses the same draw, so differences and ratios
 of columns get their intervals from the replicate arrays (:meth:`Wild.diff`, :meth:`Wild.ratio`).
 
-Centring (issue 39). ``fit_i`` is the least-squares fit ``mu(model x mode) + tau(tier) +
+Centring. ``fit_i`` is the least-squares fit ``mu(model x mode) + tau(tier) +
 beta . composition`` of the unit's value (:func:`design_fit`): the estimate's own cell, the
 difficulty tier of its game and the seats each model holds in it. Every experiment of a tier
 plays the same word-pair sequence, so a tier's pairs shift every rate that depends on who wins
@@ -19,7 +19,7 @@ paper's effects planted, mm-teammate premiums printed intervals 1.38x the SD's w
 fitted parameters' leverage on a model's units (the trace of the hat matrix over them) is the
 K of its ``G/(G-K)`` and ``G - K`` df.
 
-Interval (issue 26, 39): ``estimate +- t(df) SE`` with ``SE^2 = k v0``: ``v0`` the variance
+Interval: ``estimate +- t(df) SE`` with ``SE^2 = k v0``: ``v0`` the variance
 the estimate would have if its units were independent (``sum (x_i - fit_i)^2 / n^2``, many
 degrees of freedom) and ``k`` its design effect, the wild variance ``SD*^2 G/(G-1)`` over
 ``v0``. A cell's own ``k`` rests on its G experiments (~5 for a model in one team mode at
@@ -37,7 +37,7 @@ raised). Outlying models then cover 94-95% at d = 4-10 (2-8x noisier), the other
 models give ``d0 ~ 0``, the cell's own t(G-1) interval. NaN below two
 experiments, and NaN (not a zero-width interval) when the replicates do not vary: every
 experiment's residual is 0, e.g. a rate of 0 or 100% in every experiment, so there is
-nothing to estimate the SD from (issue 39). A mean's interval stays in the range of its
+nothing to estimate the SD from. A mean's interval stays in the range of its
 values, a difference's in the range of differences (a teammate premium within [-100, 100] pp).
 """
 
@@ -108,7 +108,7 @@ class Wild:
             return Est(np.full(G, np.nan), np.full((self.M.shape[0], G), np.nan, np.float32), np.zeros(G))  # no units
         x = pd.to_numeric(df[col], errors="coerce").to_numpy(float) * scale
         # the model and mode columns by their codes: reading them as Python objects made a string per
-        # row and call (396,004 in team_ballots alone: 23 MB and most of Wild's time; issue 41)
+        # row and call (396,004 in team_ballots alone: 23 MB and most of Wild's time)
         code, levels = pd.factorize(df["model"])
         g = np.r_[self.index.get_indexer(np.asarray(levels, dtype=object)), -1][code].astype(float)
         g[g < 0] = np.nan  # a model outside the table's, or none
@@ -140,7 +140,7 @@ class Wild:
     @staticmethod
     def diff(a, b):
         """Difference of two means; its interval stays inside the range of differences of their values
-        (a difference of two percentages within [-100, 100]; issue 39)."""
+        (a difference of two percentages within [-100, 100])."""
         v0 = None if a.v0 is None or b.v0 is None else a.v0 + b.v0  # a scale: k absorbs the covariance
         if a.exps is None or b.exps is None or a.n_par is None or b.n_par is None:
             return Est(a[0] - b[0], a[1] - b[1], np.minimum(a[2], b[2]), a.low_bound - b.high_bound,
@@ -167,7 +167,7 @@ class Wild:
         return self._not_computed
 
     def note_not_computed(self, table_name: str) -> None:
-        """One report note per table: how many estimates print no interval, and why (issue 39)."""
+        """One report note per table: how many estimates print no interval, and why."""
         parts = [f"{k} for {v}" for k, v in self.not_computed.items() if v]
         if parts and getattr(self, "data", None) is not None:
             note(self.data, f"{table_name}: interval not computed ({'; '.join(parts)} estimate(s)); the estimate "
@@ -189,7 +189,7 @@ class Wild:
                     lo, hi = est - half, est + half
             lo, hi = np.clip(lo, e.low_bound, e.high_bound), np.clip(hi, e.low_bound, e.high_bound)
             # no between-experiment variation behind the estimate (every replicate equal): no interval,
-            # not a zero-width one (issue 39: 0.50 [0.50, 0.50] was printed as if exact)
+            # not a zero-width one (0.50 [0.50, 0.50] was printed as if exact)
             undefined = ~np.isfinite(est) | ~(hi - lo > 1e-9 * np.maximum(1.0, np.abs(est)))
             few = np.isfinite(est) & (np.asarray(e.n_exp, float) - (1.0 if e.n_par is None else e.n_par) < 1)
             self.not_computed[FEW] += int((undefined & few).sum())
@@ -210,7 +210,7 @@ def design_fit(x: np.ndarray, cell: np.ndarray, tier: np.ndarray | None = None,
     units they are the K of its residuals' G/(G - K) and G - K df. Without ``tier`` and ``comp``,
     the cell means (leverage 1/n of the cell). ``comp`` is the (n, M) composition of each unit or
     ``(rows, code)``, its distinct rows (``unique_rows``) and each unit's: the same fit without an
-    (n, M) array (memory, issue 41)."""
+    (n, M) array (memory)."""
     n = len(x)
     if n == 0:
         return x, x

@@ -2,8 +2,8 @@
 
 p_imp is the impostor win rate of the mode under the default rule. Its interval is the
 design-based one of ``impostor_bench.analysis.stats.rates.rate_columns`` (experiments as clusters,
-composition-adjusted by the design logit where it can be fitted, else CR1; the Wilson interval used
-before issue 26 treated games as independent and covered 77%);
+composition-adjusted by the design logit where it can be fitted, else CR1; a Wilson interval
+would treat games as independent and covers 77%);
 the CI of b is the image of that interval under b(p) (b is not monotone: when the
 interval contains 1/2 the upper limit is 1).
 """

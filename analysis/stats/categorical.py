@@ -13,11 +13,11 @@ levels with no observations are dropped first.
 ``p`` is the cluster-robust joint Wald test of the factor (logit of the binary side on the
 factor's dummies, CR2 by experiment, F(q, G-1); ``_regress.experiment_logit``): games of an
 experiment share its effect, so the Pearson chi2 over games rejects true nulls far above its
-level (issue 26). ``p_method`` names the test; ``chi2``/``cramers_v``/``magnitude`` stay as
+level. ``p_method`` names the test; ``chi2``/``cramers_v``/``magnitude`` stay as
 descriptive columns (Pearson, games as units, as in the paper; no game-level p is printed).
 ``seat_x_outcome`` gets a p only when the schedule drew the seat per
 experiment (``design_checks``). The two difficulty rows cluster two-way by experiment and word
-pair (issue 39; ``_regress.two_way_logit``): the pairs carry the tier, so the estimand is the tier
+pair (``_regress.two_way_logit``): the pairs carry the tier, so the estimand is the tier
 difference over a population of word pairs of each tier, not conditional on this list's pairs. ``StatsConfig.paper_methods`` puts the Pearson p in ``p``.
 
 Cramér's V = sqrt(chi2 / (N * m)), m = min(r - 1, c - 1). Magnitude follows Cohen
@@ -91,9 +91,9 @@ def factor_wald(factor, outcome, exp_code, config, what: str, pair=None) -> dict
             "wald_df2": j["df2"], "n_clusters": fit.n_clusters}
 
 
-#: Tests the calibration matrix found over their level (120 x 40, 60 global-null runs; issue 26),
+#: Tests the calibration matrix found over their level (120 x 40, 60 global-null runs),
 #: left without a p until a valid method exists: the self-declaration x model test rejected in 13%.
-#: Difficulty (issue 39) is carried by its word pairs (every experiment of a tier plays the same
+#: Difficulty is carried by its word pairs (every experiment of a tier plays the same
 #: pairs; clustering by experiment alone rejected a true null in 22%), so its tests cluster two-way
 #: by experiment and word pair (``_regress.two_way_logit``); without games.pair_id they are refused.
 DIFFICULTY_REFUSAL = "games lack pair_id: the tier contrast needs the word pairs as clusters"

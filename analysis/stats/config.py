@@ -29,7 +29,7 @@ class StatsConfig:
                         game-level and within-experiment permutations whatever the schedule,
                         cluster-robust Wald with the normal per model x difficulty cell) for
                         reproducing its numbers; each row's ``method`` says so. They do not
-                        hold their level under experiment clustering (issue 26).
+                        hold their level under experiment clustering.
     estimated_params -- let sizes marked ``params_source = estimated`` in models.csv enter the
                         size fits (size_per_10x, scaling); False = published sizes only.
     strict           -- re-raise unexpected errors instead of turning them into an empty

@@ -112,12 +112,12 @@ def coordination(data: Analysis, config: StatsConfig) -> pd.DataFrame:
         note(data, "coordination: no team-mode games (no teammate pairs); vote_coord_pct left empty")
     valid_pairs = pairs[pairs["both_valid"].astype(bool)]
     vc = valid_pairs.groupby("model")["aligned"].agg(["size"]).rename(columns={"size": "n_pairs"})
-    if len(valid_pairs):  # design-based interval: the pairs of an experiment are correlated (issue 26)
+    if len(valid_pairs):  # design-based interval: the pairs of an experiment are correlated
         gi = valid_pairs["gi"].to_numpy(np.int64)
         vc = vc.join(rate_columns("vote_coord", valid_pairs["aligned"].astype(float), np.ones(len(valid_pairs)),
                                   prep.exp_code[gi], valid_pairs["model"], config.alpha, design_index(prep).take(gi),
                                   config.min_resid_clusters))
-    sp = seat_pairs(prep)  # the in-game baseline: cross-team pairs of the same games (issue 28)
+    sp = seat_pairs(prep)  # the in-game baseline: cross-team pairs of the same games
     sp = sp[sp["both_valid"].astype(bool) & ~sp["mate"].astype(bool)]
     vc = vc.join((100 * sp.groupby("model", observed=True)["aligned"].mean()).rename("vote_coord_cross_pct"),
                  how="left")

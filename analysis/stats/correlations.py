@@ -3,7 +3,7 @@
 Pearson r and Spearman rho (scipy.stats, what pingouin.corr calls: the same bits); with the
 paper's methods, Pearson's p and Fisher-z CI from pingouin.corr and pingouin.compute_esci
 (unrounded; pingouin.corr rounds its CI to 2 decimals). pingouin is imported only then: with
-seaborn, xarray and matplotlib behind it, it held 47 MB of the report's peak (issue 41).
+seaborn, xarray and matplotlib behind it, it held 47 MB of the report's peak.
 With a handful of models the asymptotic p-values are wrong (rho = 1 among 6 models
 came out as p = 0.0), so ``spearman_p`` (and the extra ``pearson_p_perm``) are
 permutation p-values (:func:`permutation_p`): exact enumeration of all n! pairings
@@ -14,7 +14,7 @@ Extra columns: OLS slope / intercept of y on x (x, y in the table's units), and 
 top-half minus bottom-half difference in mean y when models are split at the median
 of x (3.2's "+8.6 pp"; the middle model of an odd count is left out).
 
-**No p-values or intervals by default (issue 26).** The model-level metrics of different
+**No p-values or intervals by default.** The model-level metrics of different
 models are computed from shared games (a homogeneous game gives one model both its
 impostor win and its majority ballots; a cross-play game gives two models opposite
 outcomes), so across models they are correlated by construction even when every model

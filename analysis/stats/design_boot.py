@@ -142,7 +142,7 @@ def residual_icc(data, prep: Prepared) -> dict:
 
 
 def t_halfwidth(sd, n_exp, alpha: float, n_params: float | np.ndarray = 1) -> np.ndarray:
-    """Half-width ``t(G-K) sqrt(G/(G-K)) SD*`` of a design-bootstrap interval (issue 26).
+    """Half-width ``t(G-K) sqrt(G/(G-K)) SD*`` of a design-bootstrap interval.
 
     ``SD*`` is the replicates' SD of the estimate, G the experiments behind it and K the
     parameters fitted to centre the residuals (1 for a mean or rate): the residuals shrink by

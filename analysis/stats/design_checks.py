@@ -3,8 +3,8 @@
 A test may only permute (or treat as randomised) what the schedule drew at random. The
 runner's first schedule gave game *i* of every experiment of a mode the same impostor seat,
 while game *i* of every experiment of a difficulty plays the same word pair: seat k then
-always labels the same subset of word pairs, and pair effects show up as "seat effects"
-(issue 26). The later schedule draws the seat per experiment (balanced, independent of the
+always labels the same subset of word pairs, and pair effects show up as "seat effects".
+The later schedule draws the seat per experiment (balanced, independent of the
 pair sequence). Old exports still load, so the seat analyses ask :func:`seat_randomised`.
 """
 
@@ -69,11 +69,11 @@ def seat_randomised(prep) -> bool:
 @table("schedule_check", columns=["mode", "difficulty", "n_experiments", "seat_agreement_pct", "seat_agreement_expected_pct",
                                   "team_host_agreement_pct", "seat_balance_max_gap", "pair_agreement_pct"],
     title=("Design check of the game schedule per mode x difficulty: shared impostor seats, teams and word pairs "
-           "across experiments (issue 26)"),
+           "across experiments"),
     section="beyond",
 )
 def schedule_check(data: Analysis, config: StatsConfig) -> pd.DataFrame:
-    """Design check of issue 26 (descriptive, no test): per mode x difficulty, how often two
+    """Design check of the schedule (descriptive, no test): per mode x difficulty, how often two
     experiments give game *i* the same impostor seat (25% when drawn independently per
     experiment, 100% under the old shared schedule), which model's team hosts the impostor
     (team modes: 50% vs 100%), the same word pair (100%: the paired design), and the largest

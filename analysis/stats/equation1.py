@@ -1,4 +1,4 @@
-"""Equation (1) of Appendix B.3 as the paper writes it (issue 43):
+"""Equation (1) of Appendix B.3 as the paper writes it:
 
     logit Pr(impostor win) = a + b_mode + b_pos + b_size log10(params) + g_difficulty
                              + FE_experiment + FE_word_pair
@@ -50,7 +50,7 @@ from impostor_bench.analysis.stats.session import Analysis
 #: largest dense design (games x columns) fitted by statsmodels; above it the design is sparse and
 #: fitted by ``fit_sparse_logit``. Statsmodels' IRLS solves a dense least-squares problem per
 #: iteration and holds ~9 copies of the design: on the paper's per-mode ``learning`` design
-#: (34,560 games x 585 columns) that was 12-18 min of a report and +1.44 GiB (issue 41); the sparse
+#: (34,560 games x 585 columns) that was 12-18 min of a report and +1.44 GiB; the sparse
 #: Newton fit of the same design is seconds. 2M cells keeps the small designs of the tests on
 #: statsmodels (the two fits agree to 1e-8: test_stats_equation1.py).
 MAX_CELLS = 2_000_000
@@ -101,7 +101,7 @@ def fit_equation1(y, X, names: list[str], clusterings: dict[str, np.ndarray], wh
         warnings.simplefilter("ignore")
         res = sm.GLM(np.asarray(y, float), X, family=sm.families.Binomial()).fit()
     coef, converged = np.asarray(res.params), bool(res.converged)  # IRLS stops on the deviance
-    # memory (issue 41): statsmodels' results hold the design several times over (whitened, pinv)
+    # memory: statsmodels' results hold the design several times over (whitened, pinv)
     # in a reference cycle, kept until a full collection; learning's five fits held 2 GB at once.
     # A full collection costs ~0.5 s on a report's heap: for a small design, the youngest generation
     # (where the fit's objects are) is enough

@@ -15,8 +15,8 @@ Denominators (data contract):
 the design logit, CR2, t on Bell-McCaffrey df, logit scale, CR1 with t(G - 1) where the design logit
 cannot be fitted; det_acc CR1, where the design logit did not narrow it;
 ``*_n_exp`` = G), so a homogeneous game's three majority seats and an experiment's games
-count as the correlated observations they are. (The Wilson interval used before issue 26
-treated games, or seats, as independent: 60-91% coverage under the design's dependence.)
+count as the correlated observations they are. (A Wilson interval would
+treat games, or seats, as independent: 60-91% coverage under the design's dependence.)
 ``imp_win_ci_boot`` (half-width, pp) and ``imp_win_ci_{low,high}_boot`` are the
 experiment-level bootstrap interval of the ``bootstrap`` table (``imp_win_ci_bootstrap``
 names which bootstrap), a robustness check.

@@ -29,7 +29,7 @@ from impostor_bench.analysis.stats.declaration import WILD, WILD_PERCENTILE, Inf
 INFERENCE_COLUMNS = ["table", "quantity", "estimate", "ci_low", "ci_high", "p", "method", "calibration", "calibrated",
                      "family", "estimand"]
 
-#: What a printed interval or p-value is about (issue 39), by its method (``estimand_of``).
+#: What a printed interval or p-value is about, by its method (``estimand_of``).
 ESTIMAND_DESIGN = ("conditional on this benchmark's design: its models, word pairs and schedule (experiments as "
                    "the independent units)")
 ESTIMAND_PAIRS = ("over a population of word pairs of each tier (pairs and experiments as units, two-way "

@@ -1,4 +1,4 @@
-"""Invalid model outputs per model, by class (issue 12; docs/analysis.md "Invalid outputs").
+"""Invalid model outputs per model, by class (docs/analysis.md "Invalid outputs").
 
 One row per model (and an ``ALL`` row) over the seats it played: descriptions that
 failed enforcement by class (leak, too long, empty; ``other`` for an error text the

@@ -1,4 +1,4 @@
-"""The IV-style sensitivity of Appendix B.3 (issue 43), as the paper describes it (line ~622):
+"""The IV-style sensitivity of Appendix B.3, as the paper describes it (line ~622):
 
     "First stage: regress vote-network centrality (or influence reach) on indicators for later
     speaking positions (2/3 vs 0/1) with FE_experiment and FE_word_pair; report instrument

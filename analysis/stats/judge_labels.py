@@ -1,4 +1,4 @@
-"""Judge labels in the analysis (issue 43): Table 12's Strategy Align. from the players columns
+"""Judge labels in the analysis: Table 12's Strategy Align. from the players columns
 the judge pass fills (``judge_strategy``, ``judge_model``: ``impostor_bench.core.judging.LABEL_COLUMNS``;
 ``impostor annotate``), and the agreement of a judge
 with the hand-coded sample (Cohen's kappa, statsmodels).

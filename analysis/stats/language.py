@@ -88,7 +88,7 @@ def _seat_text(data, prep) -> pd.DataFrame:
     vals = np.array([float(tx.vouches(runiq[rcode[i]], vote[i])) if rcode[i] >= 0 and tx.is_text(runiq[rcode[i]])
                      else np.nan for i in first], dtype=float)
     vouch = vals[inv.ravel()] if len(vals) else np.full(len(reas), np.nan)
-    lab = SeatLabels.of_games(prep)  # categoricals: a memo every language table copies and subsets (issue 41)
+    lab = SeatLabels.of_games(prep)  # categoricals: a memo every language table copies and subsets
     df = pd.DataFrame({
         "gi": gi, "seat": seat, "model": lab.model(gi, seat), "mode": lab.mode(gi), "exp": prep.exp_code[gi],
         "role": SeatLabels.of(np.where(prep.is_imp[gi, seat], "impostor", "majority"), ("impostor", "majority")),
@@ -121,7 +121,7 @@ def _exposures(data, prep) -> pd.DataFrame:
     is_t = np.array([tx.is_text(t) for t in tuniq] + [False], dtype=bool)
     ok = is_t[np.where(tcode >= 0, tcode, len(tuniq))] & np.isfinite(prep.speak_pos[gi, seat])
     # integer codes of the text, pair and model, not their strings: a frame of 362,880 Arrow strings
-    # (and the Python strings read back from them) held ~60 MB at 90,720 games (issue 41)
+    # (and the Python strings read back from them) held ~60 MB at 90,720 games
     pcode = pd.factorize(g["pair_id"].astype(object))[0][gi]
     mcode, muniq = pd.factorize(pd.Series(prep.model[gi, seat], dtype=object), sort=True)
     ok &= (pcode >= 0) & (mcode >= 0)
@@ -157,7 +157,7 @@ LSM_BLOCK = 1 << 14
 
 class _ContentRows:
     """The content-word set of each description row as a sparse 0/1 matrix over the vocabulary
-    (memory, issue 41: a frozenset of Python strings per distinct description held ~250 MB at the
+    (memory: a frozenset of Python strings per distinct description held ~250 MB at the
     paper's size), with ``tx.jaccard`` of row pairs computed from it a block at a time: the same
     integer counts, so the same float."""
 
@@ -202,7 +202,7 @@ def _content_rows(codes: np.ndarray, uniq: np.ndarray, gi: np.ndarray, words: li
 
 def lsm_rows(prof: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """LSM of profile rows ``x[i]`` and ``y[i]`` (``_text.lsm`` per row), ``LSM_BLOCK`` rows at a time:
-    the formula's five (rows x 9) temporaries at once took ~190 MB on 90,720 games (issue 41);
+    the formula's five (rows x 9) temporaries at once took ~190 MB on 90,720 games;
     each row's mean is over its own 9 values, so the blocks give the same bits."""
     out = np.empty(len(x))
     for i in range(0, len(x), LSM_BLOCK):
@@ -214,7 +214,7 @@ def lsm_rows(prof: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _earlier_pairs(gi: np.ndarray, pos: np.ndarray, twin: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Row pairs (a, e) of the same game where e spoke before a and has a twin, in the order of
     ``merge(on="gi")`` (a, then e): the self-merge's rows without its 4 x 4 rows a game of every
-    column (memory, issue 41). Rows are sorted by game."""
+    column (memory). Rows are sorted by game."""
     starts = np.r_[0, np.flatnonzero(gi[1:] != gi[:-1]) + 1]
     size = np.diff(np.r_[starts, len(gi)])
     parts_a, parts_e = [], []

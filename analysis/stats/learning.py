@@ -1,4 +1,4 @@
-"""M.8's "learning coefficient" and the decline over game index (issue 43).
+"""M.8's "learning coefficient" and the decline over game index.
 
 M.8 (Mechanism 3): "Homogeneous games improve over time (learning coefficient +0.023), whereas
 team-aware games degrade (-0.018) ... By game 30 within an experimental block, team-aware
@@ -98,7 +98,7 @@ def learning(data: Analysis, config: StatsConfig) -> pd.DataFrame:
             rows.append({"mode": mode, "n": int(len(y)), "note": f"fewer than 3 experiments once {flat}"})
             continue
         n_fe = len(np.unique(exp)) + (len(pd.unique(pair)) if pair_fe else 0)
-        big = len(y) * (2 + n_fe) > eq1.MAX_CELLS  # the sparse Newton fit (issue 41: minutes and GiB dense)
+        big = len(y) * (2 + n_fe) > eq1.MAX_CELLS  # the sparse Newton fit (minutes and GiB dense)
         fe = two_way_dummies(exp, pair, as_sparse=big) if pair_fe else design_codes(exp)[0]
         names = ["const", "game_index"] + [f"fe:{i}" for i in range(fe.shape[1])]
         model = "logit slope per game with FE_experiment" + (" + FE_word_pair" if pair_fe else "")
@@ -112,7 +112,7 @@ def learning(data: Analysis, config: StatsConfig) -> pd.DataFrame:
                                sparse.csr_matrix(fe)], format="csr")
         else:
             X = np.hstack([np.ones((len(y), 1)), idx[:, None], fe])
-        del fe  # memory (issue 41): the dummies live on in X only
+        del fe  # memory: the dummies live on in X only
         try:
             fit = fit_equation1(y, X, names, {"experiment_id": exp}, f"learning ({mode})",
                                 ("game_index",), model=model)["experiment_id"]

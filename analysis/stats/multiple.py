@@ -5,7 +5,7 @@ The families are built from the ``inference`` table (``impostor_bench.analysis.s
 from its calibrated rows: each listed p-value carries its family (``Inference.family``:
 ``primary`` = the chi-square tests and odds ratios of Tables 2-4, ``permutation``,
 ``speaking_itt`` cells, ``opponent_baseline``, ``negative_controls``), and a p-value whose
-method is a paper reproduction or was not computed never enters one (issue 26: the
+method is a paper reproduction or was not computed never enters one (the
 game-level tests in the old primary family made a false rejection in 66-82% of null runs).
 Hypotheses without a p-value are left out.
 """

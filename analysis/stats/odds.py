@@ -5,7 +5,7 @@ All ORs are for the impostor winning, from unadjusted logits (``_regress.inferen
                            seat per experiment (``design_checks.seat_refusal``): under the old
                            schedule seat k labels the same word pairs in every experiment
 * <mode>_vs_homogeneous -- each mode vs homogeneous
-* team_aware_vs_team_blind -- the paper's "team-aware underperforms team-blind" (issue 39)
+* team_aware_vs_team_blind -- the paper's "team-aware underperforms team-blind"
 * size_per_10x          -- logit(P[win]) ~ log10(params_b of the impostor model); OR = exp(beta);
                            the row lists the models it used and left out (``impostor_bench.analysis.stats.sizes``)
 CIs and p: cluster-robust by experiment (CR2, t with Bell-McCaffrey df; ``method``, ``df`` and

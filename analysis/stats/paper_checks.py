@@ -29,7 +29,7 @@ _RATE = ["imp_win_pct", "imp_win_ci_low", "imp_win_ci_high"]
 
 def _keys(*cols) -> pd.Series:
     """Each row's tuple of ``cols``, one tuple object per distinct combination shared by its rows: a
-    tuple per row held ~60 MB at 90,720 games (issue 41). Equal tuples, so the same groups."""
+    tuple per row held ~60 MB at 90,720 games. Equal tuples, so the same groups."""
     first: dict[tuple, int] = {}
     code = np.fromiter((first.setdefault(t, len(first)) for t in zip(*cols)), np.int64)
     tuples = np.empty(len(first), dtype=object)

@@ -1,4 +1,4 @@
-"""M.7's team phenotypes as a clustering of the models' Table 12 profiles (issue 43).
+"""M.7's team phenotypes as a clustering of the models' Table 12 profiles.
 
 M.7: "We identify four team phenotypes": fortress (low trust, low betrayal, high recovery),
 market (moderate trust, controlled betrayal, high coordination), commune (high trust, high

@@ -4,10 +4,9 @@ A rate here is a ratio of totals, ``R = sum a / sum b`` over the games (or seats
 ballots) of a model, where the experiments are the independent units of the design: the
 games of an experiment share its experiment effect, and a homogeneous game's three
 majority seats share one outcome. Games are not independent, so the Wilson interval of
-the old Table 1 (games as Bernoulli trials) covered 60-91% under the design's dependence
-(issue 26).
+the old Table 1 (games as Bernoulli trials) covered 60-91% under the design's dependence.
 
-The interval printed where the design allows it (``rate_columns`` with ``design``; issue 39) is
+The interval printed where the design allows it (``rate_columns`` with ``design``) is
 composition-adjusted (model-assisted, as a GREG variance): the design fixes which models, mode
 and tier every experiment has, so the between-experiment spread that composition explains is
 not sampling error, yet CR1's ratio residuals ``a_e - R b_e`` count it (1.2-1.6x too wide at
@@ -32,8 +31,8 @@ linearised variance of a ratio estimator under cluster sampling. When ``R`` is 0
 logit is undefined; the interval is then Clopper-Pearson's for G trials (each
 experiment's rate lies in [0, 1] with mean R, so P(all G rates are 0) <= (1 - R)^G: the
 bound holds however many games an experiment has). With one experiment, or when every
-experiment has the same rate (the CR1 variance is then 0: issue 39 found such zero-width
-intervals printed as 0.50 [0.50, 0.50]), there is no estimate of the between-experiment
+experiment has the same rate (the CR1 variance is then 0: a zero-width
+interval such as 0.50 [0.50, 0.50] would read as exact), there is no estimate of the between-experiment
 variation and no interval is printed ("not computed: ..." in the method column). With two
 experiments an interval on t(1) (or Clopper-Pearson for 2 trials) spans about 0-100%: none is
 printed either (a cross-play or team cell of the README demo has two), rather than a number

@@ -236,7 +236,7 @@ MIN_DF = 5
 def _design_interval(skill: np.ndarray, sd: np.ndarray, n_exp: int, k: int, alpha: float):
     """skill +- t(G-K) sqrt(G/(G-K)) SD*: the score bootstrap's variance is the CR0 sandwich by
     experiment, whose residuals a K-parameter fit shrinks by about (G-K)/G; the percentile
-    interval covered 90% at 120 experiments x 40 games (issue 26). NaN when G - K < MIN_DF."""
+    interval covered 90% at 120 experiments x 40 games. NaN when G - K < MIN_DF."""
     if n_exp - k < MIN_DF:
         return np.full(len(skill), np.nan), np.full(len(skill), np.nan)
     half = t_halfwidth(sd, n_exp, alpha, n_params=k)

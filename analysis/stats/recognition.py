@@ -2,7 +2,7 @@
 
 Opponent detection baseline of a game g (experiment e, difficulty d): the mean over
 its three majority seats of the detection accuracy of the seat's model at difficulty
-d, **cross-fitted** (issue 39): the experiments are split once into two folds (at random
+d, **cross-fitted**: the experiments are split once into two folds (at random
 within each mode x difficulty stratum, seeded by ``config.seed``) and a game's baseline comes
 from the valid majority-seat ballots of that model at d in the *other* fold:
 
@@ -11,7 +11,7 @@ from the valid majority-seat ballots of that model at d in the *other* fold:
 Why not leave-experiment-out (the first version): ``(T - t_e) / (V - v_e)`` is a decreasing
 function of experiment e's own detection count t_e, so an experiment whose majority detected
 well (its impostor lost) got a low baseline: a positive slope under a true null (median OR
-per 10 pp 1.98, 24% rejections on 30 null studies at 120 x 40, issue 39). With a fixed split
+per 10 pp 1.98, 24% rejections on 30 null studies at 120 x 40). With a fixed split
 the baseline of a game cannot depend on its own experiment's outcomes or shock; the word
 pairs are the same in both folds (fixed under the estimand) and shift every model's
 baseline at d alike, which the difficulty / cell terms absorb.
@@ -24,7 +24,7 @@ A game is dropped when a majority seat's model has no valid ballots at d in the 
   holds its level where a cell has too few.
 Inference: ``_regress.experiment_logit`` (CR2 by experiment, t with Bell-McCaffrey df); a fit with fewer than
 ``StatsConfig.min_resid_clusters`` clusters beyond its parameters, a degenerate SE or
-separation is not computed (issue 26: with ``min_clusters = 3`` and the normal, 65% of cells
+separation is not computed (with ``min_clusters = 3`` and the normal, 65% of cells
 rejected a true null and an SE of 1e-13 printed OR 3551.57 [3551.57, 3551.57], p = 0).
 ``StatsConfig.paper_methods`` restores the paper's per-cell cluster-robust Wald (normal,
 >= 3 clusters). OR per +10 pp = exp(0.1 b); q = BH-FDR over all fitted rows (both scopes).

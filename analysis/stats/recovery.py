@@ -1,4 +1,4 @@
-"""M.4's recovery mechanisms on games of more than one round (issue 43).
+"""M.4's recovery mechanisms on games of more than one round.
 
 M.4: "three distinct patterns. First, 'immediate forgiveness' (23% of recoveries) where trust
 rebuilds in the next interaction ... Second, 'graduated rehabilitation' (54% of recoveries)

@@ -7,7 +7,7 @@ GLM (the sensitivity analyses and negative controls: ``impostor_bench.analysis.s
                  (``design_boot``, wild bootstrap keeping each experiment's design point;
                  the default) and "paper" (experiments resampled within mode x
                  difficulty, ``resampling.bootstrap_weights``, Appendix B.2).
-* permutation -- a test permutes only what the schedule randomised (issue 26). Seat
+* permutation -- a test permutes only what the schedule randomised. Seat
                  contrasts: impostor-seat labels permuted within experiment_id, only when the
                  schedule drew the seat per experiment (``design_checks``; otherwise a note says
                  why not). Mode contrasts: experiment-level mode labels permuted preserving
@@ -82,9 +82,9 @@ def design_interval(kind: str, estimate: float, replicates: np.ndarray, n_exp: i
     """The design bootstrap's interval of one quantity: ``estimate`` +- t(G-1) x sqrt(G/(G-1))
     x the replicates' SD, on the logit (rate) or log (OR) scale, mapped back.
 
-    The percentile interval of the Rademacher sign flips used before issue 26 had no
+    A percentile interval of the Rademacher sign flips has no
     small-sample correction (G experiments carry only 2^G distinct replicates and residuals
-    shrink by ~(G-1)/G), ignored the parameter space (a win-rate limit of -0.03) and covered
+    shrink by ~(G-1)/G), ignores the parameter space (a win-rate limit of -0.03) and covers
     88.7% per model at 120 experiments; G/(G-1) is the CR1 factor, t(G-1) the reference
     distribution of a variance estimated from G units. Returns (low, high, reason)."""
     if n_exp < 2:
@@ -301,9 +301,8 @@ METHOD_DIFFICULTY = ("logit, two-way cluster-robust by experiment and word pair 
 
 def _difficulty_fit(data: Analysis, prep, X: np.ndarray, names: list[str]):
     """The same logit clustered two-way by experiment and word pair (``_regress.two_way_logit``) for
-    the difficulty terms, or the reason it cannot be fitted (a string). Before issue 39 part A the
-    difficulty terms were refused with DIFFICULTY_REFUSAL ("games lack pair_id") even when the games
-    had their pair_id, at every design size."""
+    the difficulty terms, or the reason it cannot be fitted (a string). The difficulty terms are
+    refused with DIFFICULTY_REFUSAL ("games lack pair_id") only when the games lack their pair_id."""
     if not any(n.startswith("difficulty:") for n in names):
         return None
     if "pair_id" not in prep.games.columns:

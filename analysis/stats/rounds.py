@@ -1,4 +1,4 @@
-"""Games of more than one round (issue 32): the impostor's survival by round and mode, and the
+"""Games of more than one round: the impostor's survival by round and mode, and the
 vote accuracy of majority ballots by model and round.  Definitions: docs/analysis.md,
 "Longer games"; every interval has experiments as the independent units.
 

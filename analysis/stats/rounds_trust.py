@@ -1,5 +1,5 @@
 """Appendix M's measures that need repeated interaction, on the moves of games of more than
-one round (issue 32; definitions in docs/analysis.md, "Longer games"):
+one round (definitions in docs/analysis.md, "Longer games"):
 
 * betrayal -- a counted ballot naming the voter's own teammate, in team modes, when that
   teammate is still in and is not the impostor (naming an impostor teammate is detection);

@@ -116,7 +116,7 @@ class Analysis:
         self._fingerprint: Optional[tuple] = None
         self._depth = 0  # > 0 inside a table or a batch: the frames are not re-fingerprinted
         #: called after each table is computed (nested ones too); the report hands freed heap pages
-        #: back to the system there (``impostor_bench.heap.trim_heap``, issue 41)
+        #: back to the system there (``impostor_bench.heap.trim_heap``)
         self.after_table: Optional[Callable[[], None]] = None
         self.recorder: Optional[Recorder] = None  # set while the report's lanes compute tables
         self.provider: Optional[Provider] = None  # tables computed elsewhere, installed by replay
@@ -239,7 +239,7 @@ class Analysis:
     def memo(self, key: tuple, fn: Callable[[], Any], *, per_table: bool = False) -> Any:
         """An intermediate result (prepared games, bootstrap weights) computed once per session; with
         ``per_table`` kept only until the table that computed it returns (an intermediate one table
-        needs, e.g. the rating fit: the report's peak memory, issue 41)."""
+        needs, e.g. the rating fit: the report's peak memory)."""
         with self.batch():
             rec = self.recorder
             if rec is not None:

@@ -9,8 +9,8 @@ i.e. a "pin the impostor to positions 2/3" policy versus the status-quo uniform 
 Computed per mode x difficulty cell and pooled over all games (mode = difficulty = ALL).
 
 * CI (``ci_low``/``ci_high``, ``ci_method``): the randomisation test below inverted under a
-  location shift (``inverted_halfwidth``), so a CI excludes 0 exactly when p < alpha (issue 39:
-  the percentile bootstrap CI of a cell, from ~3-9 experiments, covered 79% at the demo's size
+  location shift (``inverted_halfwidth``), so a CI excludes 0 exactly when p < alpha (the
+  percentile bootstrap CI of a cell, from ~3-9 experiments, covered 79% at the demo's size
   and disagreed with p in 16% of cells). The percentile intervals of both bootstraps stay in
   ``ci_{low,high}_{design,paper}`` (design = ``design_boot``; paper = experiments resampled
   within their cell); ``bootstrap`` names ``config.bootstrap``.
@@ -28,7 +28,7 @@ are therefore exact draws from two multinomials - no per-game shuffling is neede
 
 ``speaking_glm``: game-level logit of impostor win on position indicators (ref.
 position 0) with mode, difficulty and impostor-model fixed effects, CR2 by experiment_id with
-t on Bell-McCaffrey df (``_regress.experiment_logit``; issue 39: the CR1 / normal-z fit
+t on Bell-McCaffrey df (``_regress.experiment_logit``; the CR1 / normal-z fit
 covered 90% at 120 x 40); ``paper_methods`` restores the CR1 / normal fit. ``method`` names it.
 """
 
@@ -71,7 +71,7 @@ def inverted_halfwidth(null: np.ndarray, alpha: float) -> float:
     """Half-width c of the interval ``est +- c`` that inverts the randomisation test under a location
     shift (the statistic minus the effect has the null's distribution): with H = #{|T*| >= |T|} and
     p = (1 + H) / (1 + R), p < alpha iff H <= k - 1, k = ceil(alpha (1 + R) - 1), iff |T| exceeds the
-    k-th largest |T*|. So the interval excludes 0 exactly when p < alpha (issue 39: 16% of the demo's
+    k-th largest |T*|. So the interval excludes 0 exactly when p < alpha (16% of the demo's
     cells printed a bootstrap CI excluding 0 beside p >= .05). NaN when R is too small for alpha."""
     t = np.sort(np.abs(np.asarray(null, float)[np.isfinite(null)]))[::-1]
     k = int(np.ceil(alpha * (1 + len(t)) - 1 - 1e-12))

@@ -124,7 +124,7 @@ def _identified(X: np.ndarray) -> np.ndarray:
 
 def _fit(prep, X, data, config, names, label):
     # statsmodels' Logit by Newton: the same MLE and inverse Hessian as its binomial GLM (to 1e-15
-    # on 90,720 games), holding ~2 copies of the design instead of ~12 (29 vs 161 MiB; issue 41)
+    # on 90,720 games), holding ~2 copies of the design instead of ~12 (29 vs 161 MiB)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # non-convergence becomes the note below
         fit = sm.Logit(prep.y.astype(float), X).fit(method="newton", disp=0, maxiter=100)

@@ -34,7 +34,7 @@ class SeatLabels:
     """The text columns (model, mode, kinds) of per-seat unit frames as categoricals (sorted
     categories: groupby gives the order of plain strings; pass ``observed=True``): Arrow strings
     copied into every unit frame and every subset of one took ~100 MB of team_dynamics' peak at
-    90,720 games (issue 41). Here and in ``language.seat_text``."""
+    90,720 games. Here and in ``language.seat_text``."""
 
     def __init__(self, prep):
         code, self.models = pd.factorize(prep.model.ravel(), sort=True)
