@@ -1,4 +1,4 @@
-"""Issue 39's done-when, read off the per-replicate rows of a calibration-matrix run.
+"""The calibration claims (docs/analysis.md), read off the per-replicate rows of a calibration-matrix run.
 
     python benchmarks/calibration_claims.py RAW.parquet [RAW2.parquet ...]
 

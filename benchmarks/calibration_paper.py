@@ -9,7 +9,7 @@ them at the end; this driver writes each replicate's inference rows to ``DIR/<sc
 as soon as it is done, alternates the scenarios (planted, null, planted, ...) so a partial run
 still has both, and skips replicates already on disk. ``--summarise`` runs
 ``calibration_matrix.summarise`` over what is there (the rows of ``benchmarks/calibration.csv``)
-and ``benchmarks/calibration_claims.py`` reads the same files for issue 39's done-when.
+and ``benchmarks/calibration_claims.py`` reads the same files for the calibration claims.
 """
 
 from __future__ import annotations

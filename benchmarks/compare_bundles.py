@@ -1,4 +1,4 @@
-"""Check that two report bundles hold the same statistics (issue 18's before/after check).
+"""Check that two report bundles hold the same statistics (the before/after check of a change meant to keep results).
 
     python benchmarks/compare_bundles.py BEFORE_BUNDLE AFTER_BUNDLE
 

@@ -1,4 +1,4 @@
-"""The paper's whole grid (issue 18): configs/paper.yaml's 756 experiments / 90,720 games as N
+"""The paper's whole grid: configs/paper.yaml's 756 experiments / 90,720 games as N
 shard processes into a PostgreSQL-backed ``impostor tracking-server``, with a kill and an outage.
 
     python benchmarks/grid_bench.py --out /srv/grid --latency 1 --connections 128      # the full grid
@@ -13,7 +13,7 @@ be reused, not replayed); later (``--outage-at`` of all experiments finished) th
 ``--outage-s`` seconds and started again on the same database and port. At the end:
 ``impostor export --experiment`` from the server and ``impostor report --parquet`` on the export,
 and the checks: every planned game exactly once, one FINISHED run per experiment, report built
-without errors. The server requires a login (MLflow basic-auth, issue 33; ``--no-auth`` to compare): the
+without errors. The server requires a login (MLflow basic-auth; ``--no-auth`` to compare): the
 shards get the generated admin login through MLflow's variables, and the checks add that a request
 without it gets 401 and that the password is in no log, export or artifact. RSS of every process (shards with their children, the mlflow server, PostgreSQL)
 and the load average are sampled every ``--sample-s`` seconds; peaks per process are reported.
@@ -90,7 +90,7 @@ class Server:
             time.sleep(0.5)
 
     def login(self) -> dict:
-        """MLflow's client variables for the admin login the server generated (issue 33)."""
+        """MLflow's client variables for the admin login the server generated."""
         if not self.auth:
             return {}
         from impostor_bench.tracking.serverauth import ADMIN_USER, Auth

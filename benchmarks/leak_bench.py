@@ -1,4 +1,4 @@
-"""The leak rule's cost on plain ASCII descriptions (issue 30: "no slowdown on plain ASCII").
+"""The leak rule's cost on plain ASCII descriptions ("no slowdown on plain ASCII").
 
 Every word of configs/word_pairs.json against 400 ASCII descriptions (a mix of the
 bots' sentences, near misses and spelled-out words), through ``description_violation``

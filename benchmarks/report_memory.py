@@ -1,4 +1,4 @@
-"""Where the report's memory goes: ``impostor report`` with a per-table memory trace (issue 41).
+"""Where the report's memory goes: ``impostor report`` with a per-table memory trace.
 
     python benchmarks/report_memory.py report --parquet EXPORT --out OUT [report options]
     /usr/bin/time -v python benchmarks/report_memory.py report ...     # + the kernel's peak

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The report on one export, two commits side by side (issue 41's before/after timings and peaks).
+# The report on one export, two commits side by side (before/after timings and peaks).
 #
 #   bash benchmarks/report_side_by_side.sh EXPORT BEFORE_COMMIT [ROUNDS]
 #

@@ -16,7 +16,7 @@ the bundle's manifest.  The machine is shared: CPU time is the steadier measure.
 
     python benchmarks/scale_bench.py [--sizes 1,2,5,10] [--bootstrap-reps 10000] [--no-write] [--keep DIR]
 
-Target (issue 18): at 10x, simulate + report <= 5 minutes and each process <= 4 GB peak RSS.
+Target: at 10x, simulate + report <= 5 minutes and each process <= 4 GB peak RSS.
 The section "## Scale: simulate + report, 1x to 10x the paper" of benchmarks/RESULTS.md is
 replaced (other sections are left alone).
 """

@@ -1,4 +1,4 @@
-"""Where one table's transient memory goes (issue 41): the largest allocations alive near its peak.
+"""Where one table's transient memory goes: the largest allocations alive near its peak.
 
     python benchmarks/table_peak.py EXPORT TABLE [--pre T1,T2]
 

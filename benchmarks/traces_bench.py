@@ -18,7 +18,7 @@ a fresh store; the CPU is the sweep process's and its children's (``getrusage``)
 
     python benchmarks/traces_bench.py --sweep --games 24 --rounds 3
 
-Target: traces on >= 0.9x the games/s of traces off (issue 17: at most 10% slower), as the
+Target: traces on >= 0.9x the games/s of traces off (at most 10% slower), as the
 median over rounds of the ratio within a round (wall and CPU).
 
 ``--spans LOG`` measures the tracing code alone: the spans of ``--games`` games built from the

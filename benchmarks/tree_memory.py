@@ -1,4 +1,4 @@
-"""Peak memory of a command and every process it forks (issue 41: the report in two processes).
+"""Peak memory of a command and every process it forks (the report in two processes).
 
     python benchmarks/tree_memory.py [--trace FILE] -- python -m impostor_bench.cli report --parquet EXPORT ...
 
