@@ -1,4 +1,4 @@
-"""impostor-bench: the one installed name of the benchmark (issue 41).
+"""impostor-bench: the one installed name of the benchmark.
 
 Everything the distribution ships lives under ``impostor_bench``:
 

@@ -403,7 +403,7 @@ def read_log(path: str) -> Any:
 def tables_from_logs(path: str | Path, with_players: bool = True) -> Tables:
     """Tables of every impostor log under ``path``; ``with_players=False`` leaves the players
     table empty and keeps no player rows while reading (a shard's end-of-sweep summary of
-    378 logs held them all at once, issue 18)."""
+    378 logs held them all at once)."""
     records, errors, scheduled, used, unreadable = [], [], [], [], []
     for lp in find_logs(path):
         try:

@@ -1,8 +1,8 @@
-"""How the report process hands the memory it frees back to the system (issue 41).
+"""How the report process hands the memory it frees back to the system.
 
 A report on 90,720 games builds and drops hundreds of large temporaries. Three allocators keep
 what is freed unless told otherwise, and what they keep sets the report's peak RSS as much as
-what it uses (benchmarks/RESULTS.md, issue 41):
+what it uses (benchmarks/RESULTS.md):
 
 * glibc raises its mmap threshold up to 32 MiB after the first large free, so later arrays come
   from the heap and stay in the process once freed (150-200 MiB): ``return_freed_memory`` fixes it;

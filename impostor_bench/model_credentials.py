@@ -11,7 +11,7 @@ is refused with one line naming the field and the fix: pass the key by environme
 (``impostor_bench.tracking.redact``); this module keeps the secret out of the local log.
 
 Names alone miss a key under an unusual name (``X-Token: sk-...``, ``-M client_secret``...),
-so values are judged too (issue 42): every string of every logged model arg against the known
+so values are judged too: every string of every logged model arg against the known
 key shapes (:data:`_KEY_SHAPES`: OpenAI/Anthropic ``sk-``, AWS ``AKIA``, Google ``AIza``,
 GitHub, Hugging Face ``hf_``, Slack, JWTs, ``Bearer``/``Basic`` credentials), and every header
 value also as a high-entropy token (:func:`high_entropy_token`).  What stays out of reach:

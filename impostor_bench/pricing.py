@@ -36,7 +36,7 @@ class ModelPrice:
 def _packaged_cost_map() -> dict:
     """litellm's packaged price map (the file ``LITELLM_LOCAL_MODEL_COST_MAP`` loads), read as
     JSON: importing litellm for it costs ~230 MB of memory and seconds in every sweep shard
-    that prints its cost estimate (issue 18, measured). Not kept: prices are cached per model."""
+    that prints its cost estimate (measured). Not kept: prices are cached per model."""
     import json
     from importlib.util import find_spec
     from pathlib import Path

@@ -82,7 +82,7 @@ class Price(BaseModel):
 
 
 class Snapshot(BaseModel):
-    """The dated version of a model the alias stands for (issue 43): a provider's dated model id
+    """The dated version of a model the alias stands for: a provider's dated model id
     (``gpt-4o-2024-08-06``) or, for open weights served by a router, the weights' repository id;
     ``source`` says where the id and date come from and ``note`` what is known about the paper's."""
 

@@ -1,4 +1,4 @@
-"""Scorer ``strategy_judge``: the judge pass over finished games (issue 43).
+"""Scorer ``strategy_judge``: the judge pass over finished games.
 
 Run over finished logs with Inspect's own re-scoring, any Inspect model as the judge::
 

@@ -272,7 +272,7 @@ class GameTimeLimitError(RuntimeError):
     """A game cut short by its time budget: an errored game (retried by ``eval_retry``), never scored.
 
     The task sets ``continue_on_fail``, so the other games play on and the log ends ``error``
-    with this game kept (its transcript, store and this message; issue 42)."""
+    with this game kept (its transcript, store and this message)."""
 
 
 def likely_cause(errors: list[str]) -> str | None:

@@ -219,7 +219,7 @@ def impostor(
         # A game past its time budget is an errored game naming the cause (impostor_bench.scorers.winner), never scored.
         time_limit=opts.game_time_limit or None,
         # One game's error (a timed-out game above all) does not stop the others: each errored game
-        # is kept in the log with its error and a warning line (issue 42); the log still ends
+        # is kept in the log with its error and a warning line; the log still ends
         # 'error' under --fail-on-error's threshold, so eval-retry and sweep resumes re-play it.
         continue_on_fail=True,
         scorer=impostor_winner(tie_rule=opts.tie_rule),

@@ -38,7 +38,7 @@ def _cmd(args: argparse.Namespace) -> int:
     if dir_problem(args.out):  # before reading every log
         raise ImpostorError(f"--out {args.out!r} {dir_problem(args.out)}; fix: give a folder you can write to")
     held = earlier_export(args.out)
-    if held and not args.force:  # an export of 54 games was silently replaced by one of 5 (issue 42)
+    if held and not args.force:  # an export of 54 games was silently replaced by one of 5
         raise ImpostorError(f"--out {args.out!r} already holds an export ({', '.join(held)}); fix: choose a new "
                             f"folder, or add --force to replace it")
     if args.logs:

@@ -23,8 +23,8 @@ GAME_TIME_LIMIT: int = 210  # seconds one game may take (-T game_time_limit; 0: 
 #
 # Local engines get no limit by default: Inspect's clock is wall time, and a game played by a
 # ``local/`` engine shared by the eval's games counts the time it waits for the engine and the
-# machine's other load (4 local/smollm2 games hit 210 s at a load of ~8, 62 s on a quiet machine:
-# issue 42). A local engine has no dead-provider failure (the reason for the limit): each call
+# machine's other load (4 local/smollm2 games hit 210 s at a load of ~8, 62 s on a quiet machine).
+# A local engine has no dead-provider failure (the reason for the limit): each call
 # is still bounded by ATTEMPT_TIMEOUT and MAX_RETRIES. -T game_time_limit=N sets one anyway.
 LOCAL_ENGINES = ("local/",)
 

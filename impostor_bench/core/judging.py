@@ -1,4 +1,4 @@
-"""The judge pass's coding scheme as pure functions (issue 43): the prompt a judge model sees
+"""The judge pass's coding scheme as pure functions: the prompt a judge model sees
 for one finished game, the parse of its reply into one label set per seat, and the rule coder
 the deterministic bot judge (``bot/judge``) applies.
 

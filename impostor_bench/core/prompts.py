@@ -172,7 +172,7 @@ def voting_prompt(
     return "\n\n".join(parts)
 
 
-# ------------------------------------------------------------------ multi-round games (issue 32, O.3)
+# ------------------------------------------------------------------ multi-round games (O.3)
 # Not in the paper's A.2 (one round); docs/rules.md, "Multi-round games".
 
 ROUND_RULES = (

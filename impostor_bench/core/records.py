@@ -31,7 +31,7 @@ WinCondition = Literal[
     "strict_plurality",
     "tie",
     "no_conviction",
-    # games of more than one round (issue 32, ``-T rounds=N``): the majority wins by voting the
+    # games of more than one round (``-T rounds=N``): the majority wins by voting the
     # impostor out; the impostor wins when two players remain or the rounds run out
     "eliminated",
     "two_left",
@@ -105,7 +105,7 @@ class GameRow(BaseModel):
     # the word-pair file the experiment drew from (task metadata; filled in by the exporter)
     word_pairs_file: Optional[str] = None  # absolute path when the run was made
     word_pairs_sha256: Optional[str] = None  # hex SHA-256 of its bytes
-    # multi-round games (issue 32); the defaults are the paper's one-round game
+    # multi-round games; the defaults are the paper's one-round game
     rounds_played: int = Field(default=1, ge=1)
     max_rounds: int = Field(default=1, ge=1)  # the task option -T rounds
     elimination_order: str = ""  # eliminated seats in order, comma-separated ("" when none)
@@ -253,7 +253,7 @@ def derive_ballot_class(vote: Optional[int], seat: Optional[int], ballot_error: 
     return "missing" if ballot_attempts == 0 or ballot_valid is not False else "unparseable"
 
 
-# ------------------------------------------------------------------ multi-round games (issue 32)
+# ------------------------------------------------------------------ multi-round games
 
 MOVES_FILE = "moves.parquet"
 

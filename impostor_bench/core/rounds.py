@@ -1,4 +1,4 @@
-"""Multi-round games (issue 32, paper Appendix O.3): elimination rounds, pure.
+"""Multi-round games (paper Appendix O.3): elimination rounds, pure.
 
 With ``-T rounds=N`` > 1 the game goes on Undercover-style: every remaining player
 describes again (seeing every earlier round), then the remaining players vote at once;

@@ -199,7 +199,7 @@ class _DuplicateKey(yaml.YAMLError):
 
 class _StrictLoader(yaml.SafeLoader):
     """PyYAML's safe loader refusing a key given twice in one mapping (PyYAML keeps the last:
-    ``games_per_experiment`` written twice silently multiplied a sweep's cost, issue 42)."""
+    ``games_per_experiment`` written twice silently multiplied a sweep's cost)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
@@ -327,7 +327,7 @@ def load_config(path: str | Path) -> SweepConfig:
 
 #: The most experiments one sweep config may plan (the paper's design is 756 a seed; one
 #: experiment is one Inspect eval and log): a config of 2,000 models in cross_play planned
-#: 3,998,000 and was still planning after 3 minutes (issue 42). Counted before planning.
+#: 3,998,000 and was still planning after 3 minutes. Counted before planning.
 MAX_EXPERIMENTS = 100_000
 
 

@@ -62,7 +62,7 @@ def start_tracking(pl: Plan, log_dir: Path) -> tuple[Any, Any]:
               + ("" if server else f"\n    (start the UI: LITELLM_LOCAL_MODEL_COST_MAP=True mlflow ui --backend-store-uri "
                                    f"{shown_uri(uri)})"), file=sys.stderr)
         # one row per model, its rates pooled over the sweep's games (written at the sweep's end): the
-        # by-impostor-model grouping has pair-valued groups in team modes (issue 44)
+        # by-impostor-model grouping has pair-valued groups in team modes
         print(f"  by model (pooled over games, at the end): {runs_view(client, exp_id, ui, 'impostor-by-model')}",
               file=sys.stderr)
         base["tracking_uri"] = uri
@@ -87,7 +87,7 @@ WAIT_MAX_S = 7 * 24 * 3600.0  # a week: past it a person runs ``impostor sync`` 
 
 def wait_seconds() -> float:
     """``IMPOSTOR_MLFLOW_WAIT_S`` as seconds (default 600); a value that is not a finite
-    number in [0, a week] is refused with one line (``nan`` waited forever, issue 42)."""
+    number in [0, a week] is refused with one line (``nan`` waited forever)."""
     import math
     import os
 

@@ -1,5 +1,5 @@
 """One MLflow row per model: its impostor win, majority win and detection pooled over every
-game of a sweep, whatever the mode (issue 44).
+game of a sweep, whatever the mode.
 
 An experiment run of a team mode holds games with either model as the impostor, so grouping
 experiment runs by ``impostor.impostor_model`` gives pair-valued groups whose values are means

@@ -64,7 +64,7 @@ PAGE = 1000  # runs per page of that search
 def _runs_by_key(client: Any, exp_id: str) -> dict[str, Any]:
     """Every experiment run of the MLflow experiment by run key, the earliest of a key kept (as
     ``find_run``): a shard's end syncs hundreds of logs, and one search per log cost minutes
-    against a busy server (issue 18)."""
+    against a busy server."""
     out: dict[str, Any] = {}
     token = None
     while True:
