@@ -22,7 +22,8 @@ def add_source_args(p: Any, *, required: bool) -> None:
     src.add_argument("--parquet", metavar="DIR", help="export directory with games.parquet, players.parquet[, models.csv]")
     src.add_argument("--experiment", metavar="NAME", help="MLflow experiment whose runs hold tables/*.parquet artifacts")
     p.add_argument("--tracking-uri", metavar="URI",
-                   help="MLflow tracking URI of --experiment (default: MLFLOW_TRACKING_URI, else mlruns/ in the current folder)")
+                   help="MLflow tracking URI of --experiment (default: MLFLOW_TRACKING_URI, else mlruns/ in the current folder, "
+                        "else the project checkout's mlruns/ when it holds the experiment)")
 
 
 def check_source_args(args: Any) -> None:
@@ -50,10 +51,13 @@ def read_experiment(experiment: str, tracking_uri: Optional[str] = None,
                     progress: Callable[[str], None] = lambda _: None) -> tuple[Any, dict]:
     """``(AnalysisData, source)`` of ``--experiment``; refuses, before any output, a store that is
     not there (MLflow would create an empty one: a reading command never writes)."""
-    from impostor_bench.tracking.store import shown_uri
+    from impostor_bench.tracking.store import reading_uri, shown_uri
     from impostor_bench.tracking.store import tracking_uri as resolved_uri
     from impostor_bench.tracking.tables import require_store
 
+    tracking_uri, where = reading_uri(experiment, tracking_uri)
+    if where:
+        progress(where)
     require_store(experiment, tracking_uri)
     progress(f"reading MLflow experiment '{experiment}'")
     data = load_from_mlflow(experiment, tracking_uri)

@@ -10,6 +10,7 @@ an open one. The games come from an export or an MLflow experiment, as for ``imp
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +98,8 @@ def lines(table: Any, alpha: float) -> list[str]:
 def _games_and_players(args: argparse.Namespace) -> tuple[Any, Any, str]:
     """The games and players tables of ``--parquet`` or ``--experiment``, and the source's name."""
     if args.experiment:
-        data, _ = read_experiment(args.experiment, args.tracking_uri)
+        data, _ = read_experiment(args.experiment, args.tracking_uri,
+                                  lambda msg: print(f"impostor compare: {msg}", file=sys.stderr, flush=True))
         return data.games, data.players, f"experiment {args.experiment}"
     import pandas as pd
 

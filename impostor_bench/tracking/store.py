@@ -17,6 +17,7 @@ whose one line names the variable to fix.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
@@ -104,6 +105,46 @@ def tracking_uri(explicit: Optional[str] = None) -> str:
     if uri:
         return uri
     return f"sqlite:///{(default_store_root() / DB_FILE).as_posix()}"
+
+
+def _checkout_root() -> Path:
+    """The folder above the package: the repository root when running from a checkout."""
+    return Path(__file__).resolve().parents[2]
+
+
+def checkout_store_holding(experiment: str) -> Optional[Path]:
+    """The checkout's own ``mlruns/mlflow.db`` when it holds ``experiment``: the demo and the
+    README's sweeps run from the repository root, so a reading command run from any other folder
+    (with no ``mlruns/`` there and no URI given) still finds them.  None elsewhere (an installed
+    package, a store without that experiment): the command keeps MLflow's ``./mlruns`` default.
+
+    Read with ``sqlite3`` in read-only mode, not MLflow's client: opening a store through MLflow
+    may migrate or create it, and a reading command never writes."""
+    import sqlite3
+
+    root = _checkout_root()
+    db = root / STORE_DIR / DB_FILE
+    if not (root / "pyproject.toml").is_file() or not db.is_file():
+        return None
+    try:
+        with contextlib.closing(sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True, timeout=5)) as con:
+            row = con.execute("SELECT 1 FROM experiments WHERE name = ? AND lifecycle_stage = 'active'",
+                              (experiment,)).fetchone()
+    except sqlite3.Error:
+        return None
+    return db if row else None
+
+
+def reading_uri(experiment: str, explicit: Optional[str] = None) -> tuple[Optional[str], Optional[str]]:
+    """The tracking URI a reading command uses for ``experiment`` and, when it is not the one the
+    user would assume, one line saying which store it is.  ``explicit`` or ``MLFLOW_TRACKING_URI``
+    win; then ``./mlruns``; then the checkout's store if it holds the experiment."""
+    if explicit or os.environ.get("MLFLOW_TRACKING_URI") or (default_store_root() / DB_FILE).exists():
+        return explicit, None
+    db = checkout_store_holding(experiment)
+    if db is None:
+        return explicit, None
+    return f"sqlite:///{db.as_posix()}", f"no mlruns/ in {Path.cwd()}; reading the project's store {db.parent}"
 
 
 def experiment_name(explicit: Optional[str] = None) -> str:
