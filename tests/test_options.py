@@ -9,7 +9,7 @@ import pytest
 import yaml
 from impostor_bench.core import options as game_options
 from impostor_bench.core.errors import ImpostorError
-from impostor_bench.core.options import GameOptions, _option
+from impostor_bench.core.options import GameOptions, _option, omitted_defaults
 from impostor_bench.sweep import config as sweep_config
 from impostor_bench.sweep.config import GAME_FIELDS, game_fields, load_config, sweep_config_model
 from impostor_bench.sweep.plan import experiments, task_spec
@@ -114,7 +114,8 @@ def test_new_options_stay_out_of_old_records_until_set(tmp_path):
     [exp] = experiments(cfg)
     args = task_spec(exp, cfg, path, {})["task_args"]
     assert list(args) == LEGACY_TASK_ARGS + ["rounds", "private_notes"] and args["rounds"] == 4
-    assert set(GAME_FIELDS) == LEGACY_HASHED | {"rounds", "private_notes"}
+    newer = set(GAME_FIELDS) - LEGACY_HASHED  # options added since: hashed only when set
+    assert newer >= {"rounds", "private_notes"} and all(_omits_default(k) for k in newer)
 
 
 def test_task_signature_defaults_are_the_options():
@@ -128,7 +129,13 @@ def test_task_signature_defaults_are_the_options():
               if p.kind is not p.VAR_KEYWORD}
     defaults = GameOptions()
     assert params == {k: getattr(defaults, k) for k in params}
-    assert set(GameOptions.model_fields) - set(params) == {"rounds", "private_notes"}
+    newer = set(GameOptions.model_fields) - set(params)
+    assert newer >= {"rounds", "private_notes"} and all(_omits_default(k) for k in newer)
+
+
+def _omits_default(name: str) -> bool:
+    """Whether an option stays out of task arguments and the sweep hash at its default."""
+    return omitted_defaults(GameOptions, {name: GameOptions.model_fields[name].default}) == {name}
 
 
 def test_options_validate_a_sweeps_experiments(tmp_path):

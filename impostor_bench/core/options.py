@@ -23,6 +23,7 @@ from pydantic.json_schema import JsonDict
 from pydantic_core import ErrorDetails
 
 from impostor_bench.core import call_limits
+from impostor_bench.core.model_text import MAX_DESCRIPTION_CHARS
 from impostor_bench.core.records import Difficulty, Mode, TieRule
 from impostor_bench.core.schedule import MAX_GAMES, MAX_SEED
 
@@ -104,6 +105,20 @@ class GameOptions(BaseModel):
     rounds: int = _option(1, "rounds of descriptions and votes per game (O.3)", "use 1 to 10", ge=1, le=10,
                           omit_default=True)
     private_notes: bool = _option(False, "each player keeps private notes between rounds (O.3)", omit_default=True)
+    # Length and decoding ablations (O.2): each keeps today's game while unset.
+    length_budget: Optional[int] = _option(
+        None, "characters a description may have, under the paper's 750 (counted as the 750-character rule "
+        "counts; enforced with its re-prompt, which names the budget); default: the 750-character rule only",
+        f"use 1 to {MAX_DESCRIPTION_CHARS} characters (the paper's rule caps every description at "
+        f"{MAX_DESCRIPTION_CHARS}), or leave it out", ge=1, le=MAX_DESCRIPTION_CHARS, omit_default=True)
+    truncate_to: Optional[int] = _option(
+        None, "verbosity-matched ablation: the others see each valid description cut to this many characters "
+        "(the original is recorded beside it); default: shown whole", f"use 1 to {MAX_DESCRIPTION_CHARS} "
+        "characters, e.g. the reference experiment's median length, or leave it out", ge=1,
+        le=MAX_DESCRIPTION_CHARS, omit_default=True)
+    top_p: Optional[Temperature] = _option(
+        None, "nucleus sampling of every call; default: the alias's, else not sent (the provider's own)",
+        "use a value in (0, 1], or leave it out", gt=0.0, le=1.0, allow_inf_nan=False, omit_default=True)
 
     @field_validator("first_game")
     @classmethod
