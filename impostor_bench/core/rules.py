@@ -1,4 +1,5 @@
-"""Winner logic of Appendix A.1/A.3 and the symmetric tie-breakers of Appendix F.
+"""Winner logic of Appendix A.1/A.3 and the symmetric tie-breakers of Appendix F, for any group
+size (``impostor_bench.core.group``; the paper's four players and one impostor by default).
 
 Pure functions over ballots; no model calls, no Inspect.  The order in which
 the rules are checked is a documented choice (docs/rules.md, "Winner logic").
@@ -10,11 +11,12 @@ import random
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
 from impostor_bench.core.descriptions import plural_forms
 from impostor_bench.core.glyphs import readings
-from impostor_bench.core.records import N_SEATS, TIE_RULES, WINNER_OF, Side, TieRule, WinCondition
+from impostor_bench.core.group import MAX_PLAYERS, MIN_PLAYERS, conviction_threshold, group_problem
+from impostor_bench.core.records import TIE_RULES, WINNER_OF, Side, TieRule, WinCondition
 
 
 @dataclass(frozen=True)
@@ -78,53 +80,66 @@ def top_tie(ballots: Sequence[Ballot]) -> tuple[int, frozenset[int]]:
     return (len(tied), tied) if len(tied) >= 2 else (0, frozenset())
 
 
+def impostor_seat_set(impostor_seat: Union[int, Sequence[int]]) -> frozenset[int]:
+    """The impostor seats of a game given as one seat (the paper's game) or several."""
+    return frozenset((impostor_seat,) if isinstance(impostor_seat, int) else impostor_seat)
+
+
 def decide(
     ballots: Sequence[Ballot],
-    impostor_seat: int,
+    impostor_seat: Union[int, Sequence[int]],
     majority_word: str,
     *,
     tie_rule: TieRule = "default",
     rng: Optional[random.Random] = None,
 ) -> Outcome:
-    """Decide a game from the four ballots (index = seat).
+    """Decide a game from its ballots (index = seat; one per player, four in the paper's game).
 
-    Order (docs/rules.md): non-impostor self-declaration; impostor
-    self-declaration (guess decides); conviction (>= 2 non-impostor votes on the
-    impostor); strict plurality (impostor has more votes than all others
-    combined); top-of-ballot tie; otherwise no conviction.  Only the last two
-    are impostor wins, and only a top tie is touched by the symmetric rules.
+    Order (docs/rules.md): non-impostor self-declaration; impostor self-declaration (a
+    declared impostor's guess decides; with several declared, every guess must be right);
+    conviction (some impostor gets ``conviction_threshold`` non-impostor votes: 2 of 3 in
+    the paper's game); strict plurality (some impostor has more votes than all other
+    players combined); top-of-ballot tie; otherwise no conviction.  Only the last two are
+    impostor wins, and only a top tie is touched by the symmetric rules.  ``impostor_seat``
+    is one seat or, with several impostors, their seats: the impostors are one side, and
+    convicting any of them is a majority win.
     """
     if tie_rule not in TIE_RULES:
         raise ValueError(f"tie_rule must be one of {TIE_RULES}, got {tie_rule!r}")
-    if len(ballots) != N_SEATS:
-        raise ValueError(f"a game has {N_SEATS} ballots, got {len(ballots)}")
+    n = len(ballots)
+    imps = impostor_seat_set(impostor_seat)
+    if group_problem(n, len(imps)) or not all(0 <= s < n for s in imps):
+        raise ValueError(f"a game has one ballot per player ({MIN_PLAYERS} ballots in the paper's game, at most "
+                         f"{MAX_PLAYERS}) and a minority of impostor seats among them; got {n} ballots and "
+                         f"impostor seats {sorted(imps)}")
     valid = [b.vote for b in ballots if b.vote is not None]
-    on_imp = sum(1 for seat, b in enumerate(ballots) if b.vote == impostor_seat and seat != impostor_seat)
-    others = sum(1 for v in valid if v != impostor_seat)
+    on_seat = Counter(b.vote for seat, b in enumerate(ballots) if b.vote in imps and seat not in imps)
+    on_imp = sum(on_seat.values())
+    counts = Counter(valid)
     k, tied = top_tie(ballots)
+    in_tie = bool(imps & tied)
 
     def fixed(condition: WinCondition) -> Outcome:
         winner = WINNER_OF[condition]
         p = 1.0 if winner == "impostor" else 0.0
         return Outcome(winner=winner, win_condition=condition, winner_live=winner, tie_rule=tie_rule, tie_k=k,
-                       impostor_in_tie=impostor_seat in tied, p_imp_default=p, p_imp_sym_candidate=p,
+                       impostor_in_tie=in_tie, p_imp_default=p, p_imp_sym_candidate=p,
                        p_imp_sym_side=p, votes_on_impostor=on_imp, n_valid_votes=len(valid))
 
-    if any(b.self_declared for seat, b in enumerate(ballots) if seat != impostor_seat):
+    if any(b.self_declared for seat, b in enumerate(ballots) if seat not in imps):
         return fixed("majority_self_declared")
-    imp = ballots[impostor_seat]
-    if imp.self_declared:
-        if guess_matches(imp.word_guess, majority_word):
+    declared = [ballots[s] for s in sorted(imps) if ballots[s].self_declared]
+    if declared:
+        if all(guess_matches(b.word_guess, majority_word) for b in declared):
             return fixed("impostor_guess_correct")
         return fixed("impostor_guess_wrong")
-    if on_imp >= 2:
+    if on_seat and max(on_seat.values()) >= conviction_threshold(n, len(imps)):
         return fixed("conviction")
-    votes_imp = sum(1 for v in valid if v == impostor_seat)
-    if votes_imp > others:
+    if any(counts[s] > len(valid) - counts[s] for s in imps):
         return fixed("strict_plurality")
     if k >= 2:
-        in_tie = impostor_seat in tied
-        p_cand = (1.0 - 1.0 / k) if in_tie else 1.0
+        share = len(imps & tied) / k  # the chance a uniformly eliminated tied seat is an impostor
+        p_cand = 1.0 - share
         p_side = 0.5
         live: Side = "impostor"
         if tie_rule != "default":
@@ -132,7 +147,7 @@ def decide(
                 raise ValueError("symmetric tie rules need a seeded rng")
             if tie_rule == "sym_candidate":
                 eliminated = rng.choice(sorted(tied))
-                live = "majority" if eliminated == impostor_seat else "impostor"
+                live = "majority" if eliminated in imps else "impostor"
             else:
                 live = "majority" if rng.random() < 0.5 else "impostor"
         return Outcome(winner=WINNER_OF["tie"], win_condition="tie", winner_live=live, tie_rule=tie_rule, tie_k=k,
