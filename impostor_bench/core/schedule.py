@@ -23,6 +23,7 @@ import random
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+from impostor_bench.core.group import group_problem
 from impostor_bench.core.modes import mode_spec
 from impostor_bench.core.records import DIFFICULTIES, MODES, N_SEATS, Difficulty, Mode  # noqa: F401 - N_SEATS re-exported
 
@@ -70,6 +71,20 @@ class GameSpec:
     impostor_seat: Optional[int]  # per-experiment draw; None until drawn
     speaking_order: Optional[tuple[int, ...]]  # seats, first speaker first; None until drawn
     team_assignment: Optional[tuple[str, ...]]  # per seat "A"/"B" in team modes; None until drawn
+    # group size (impostor_bench.core.group); the defaults are the paper's game
+    n_players: int = N_SEATS
+    n_impostors: int = 1
+    impostor_seats: Optional[tuple[int, ...]] = None  # every impostor seat, sorted; None until drawn
+
+    @property
+    def impostors(self) -> tuple[int, ...]:
+        """The impostor seats (one in the paper's game); () until drawn."""
+        if self.impostor_seats is not None:
+            return self.impostor_seats
+        return () if self.impostor_seat is None else (self.impostor_seat,)
+
+    def is_impostor(self, seat: int) -> bool:
+        return seat in self.impostors
 
     @property
     def drawn(self) -> bool:
@@ -78,15 +93,23 @@ class GameSpec:
 
     def for_experiment(self, experiment: str) -> "GameSpec":
         """This game with the draws of the experiment whose identity is ``experiment``."""
-        seat, teams = impostor_seat_and_teams(self.mode, experiment, self.game_index)
+        n, k = self.n_players, self.n_impostors
+        if n == N_SEATS and k == 1:
+            seat, teams = impostor_seat_and_teams(self.mode, experiment, self.game_index)
+            seats: Optional[tuple[int, ...]] = None
+        else:
+            seats, teams = impostor_seats_of(self.mode, experiment, self.game_index, n, k), None
+            seat = seats[0]
         return GameSpec(game_index=self.game_index, sample_id=self.sample_id, mode=self.mode,
                         difficulty=self.difficulty, pair=self.pair, impostor_seat=seat, team_assignment=teams,
-                        speaking_order=speaking_order(experiment, self.game_index),
-                        game_seed=game_seed(experiment, self.game_index))  # not dataclasses.replace: ~3x its cost
+                        speaking_order=speaking_order(experiment, self.game_index, n),
+                        game_seed=game_seed(experiment, self.game_index), n_players=n, n_impostors=k,
+                        impostor_seats=seats)  # not dataclasses.replace: ~3x its cost
 
     def to_metadata(self) -> dict:
-        """Plain-JSON form stored in the Inspect sample metadata."""
-        return {
+        """Plain-JSON form stored in the Inspect sample metadata (the group size only when it is not
+        the paper's, so the paper's games keep their metadata)."""
+        md = {
             "game_index": self.game_index, "sample_id": self.sample_id, "game_seed": self.game_seed,
             "mode": self.mode, "difficulty": self.difficulty, "pair_id": self.pair.pair_id,
             "majority_word": self.pair.majority, "impostor_word": self.pair.impostor,
@@ -95,6 +118,10 @@ class GameSpec:
             "team_assignment": None if self.team_assignment is None else "".join(self.team_assignment),
             "schedule": SCHEDULE_VERSION,
         }
+        if (self.n_players, self.n_impostors) != (N_SEATS, 1):
+            md.update(players=self.n_players, impostors=self.n_impostors,
+                      impostor_seats=None if self.impostor_seats is None else list(self.impostor_seats))
+        return md
 
     @classmethod
     def from_metadata(cls, md: dict) -> "GameSpec":
@@ -107,13 +134,15 @@ class GameSpec:
             impostor_seat=None if md.get("impostor_seat") is None else int(md["impostor_seat"]),
             speaking_order=None if order is None else tuple(order),
             team_assignment=None if teams is None else tuple(teams),
+            n_players=int(md.get("players", N_SEATS)), n_impostors=int(md.get("impostors", 1)),
+            impostor_seats=None if md.get("impostor_seats") is None else tuple(md["impostor_seats"]),
         )
 
     def teammate(self, seat: int) -> Optional[int]:
         if self.team_assignment is None:
             return None
         team = self.team_assignment[seat]
-        return next(s for s in range(N_SEATS) if s != seat and self.team_assignment[s] == team)
+        return next(s for s in range(len(self.team_assignment)) if s != seat and self.team_assignment[s] == team)
 
 
 #: Version of the per-experiment draws, recorded in every game's metadata.  Games logged
@@ -147,9 +176,10 @@ def impostor_seat_and_teams(mode: str, experiment: str, game_index: int) -> tupl
 
 # The games of a block share its draw: drawn once per block, not once per game (cached).
 @functools.lru_cache(maxsize=1024)
-def _seat_block(experiment: str, block: int) -> tuple[int, ...]:
-    """The impostor seats of one 4-game block: a permutation of the seats."""
-    seats = list(range(N_SEATS))
+def _seat_block(experiment: str, block: int, players: int = N_SEATS) -> tuple[int, ...]:
+    """The impostor seats of one block of ``players`` games (four in the paper's game): a
+    permutation of the seats."""
+    seats = list(range(players))
     random.Random(derive_seed(experiment, "seat-block", block)).shuffle(seats)
     return tuple(seats)
 
@@ -167,6 +197,25 @@ def _team_block(experiment: str, block: int) -> tuple[tuple[int, ...], tuple[boo
     return tuple(first + second), a_first, mates
 
 
+def impostor_seats_of(mode: str, experiment: str, game_index: int, players: int, impostors: int) -> tuple[int, ...]:
+    """The impostor seats (sorted) of one game of a game of ``players`` seats and ``impostors``
+    impostors.  Seats come in blocks of ``players`` games, each a permutation of the seats drawn
+    from the experiment's identity (the paper's 4-game block when there are four): game j of a
+    block gives the impostor role to the permutation's seats j .. j+K-1 (cyclically), so every
+    seat is an impostor exactly K times a block and the seat is independent of the word pairs.
+    One impostor in four seats is :func:`impostor_seat_and_teams`'s draw, seat for seat."""
+    if mode_spec(mode).teams and (players, impostors) != (N_SEATS, 1):
+        raise ValueError(TEAM_GROUP_PROBLEM.format(mode=mode))
+    block, j = divmod(game_index, players)
+    perm = _seat_block(experiment, block, players)
+    return tuple(sorted(perm[(j + i) % players] for i in range(impostors)))
+
+
+#: Team modes pair two models two-versus-two (A.3): defined for the paper's group only.
+TEAM_GROUP_PROBLEM = ("mode={mode} is defined for the four-player, one-impostor game (two teams of two); "
+                      "fix: use players=4 and impostors=1 with team modes, or mode=homogeneous or cross_play")
+
+
 def pair_order(pairs: Sequence[PairRef], n_games: int, seed: int, difficulty: str) -> list[PairRef]:
     """Pairs for games 0..n-1: a seeded permutation of the tier, repeated with a new permutation
     each cycle, so every pair is used once before any is reused."""
@@ -182,10 +231,10 @@ def pair_order(pairs: Sequence[PairRef], n_games: int, seed: int, difficulty: st
     return out[:n_games]
 
 
-def speaking_order(experiment: str, game_index: int) -> tuple[int, ...]:
-    """Uniformly shuffled speaking order of the four seats for one game of one experiment
-    (``experiment``: its identity, which includes the run seed)."""
-    seats = list(range(N_SEATS))
+def speaking_order(experiment: str, game_index: int, players: int = N_SEATS) -> tuple[int, ...]:
+    """Uniformly shuffled speaking order of the seats (four in the paper's game) for one game of one
+    experiment (``experiment``: its identity, which includes the run seed)."""
+    seats = list(range(players))
     random.Random(derive_seed(experiment, "order", game_index)).shuffle(seats)
     return tuple(seats)
 
@@ -203,9 +252,16 @@ def sample_id(game_index: int, pair_id: str, seed: int) -> str:
 
 def build_schedule(
     mode: Mode, difficulty: Difficulty, pairs: Sequence[PairRef], n_games: int, seed: int, experiment: Optional[str] = None,
+    *, players: int = N_SEATS, impostors: int = 1,
 ) -> list[GameSpec]:
-    """The deterministic list of games of one experiment: the shared design (word pairs),
-    plus the per-experiment draws when the experiment's identity is given (else drawn later)."""
+    """The deterministic list of games of one experiment: the shared design (word pairs, the same
+    for every group size), plus the per-experiment draws when the experiment's identity is given
+    (else drawn later)."""
+    problem = group_problem(players, impostors)
+    if problem:
+        raise ValueError(problem)
+    if (players, impostors) != (N_SEATS, 1) and mode_spec(mode).teams:
+        raise ValueError(TEAM_GROUP_PROBLEM.format(mode=mode))
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
     if difficulty not in DIFFICULTIES:
@@ -217,6 +273,7 @@ def build_schedule(
         spec = GameSpec(
             game_index=i, sample_id=sample_id(i, pair.pair_id, seed), game_seed=None, mode=mode,
             difficulty=difficulty, pair=pair, impostor_seat=None, speaking_order=None, team_assignment=None,
+            n_players=players, n_impostors=impostors,
         )
         games.append(spec if experiment is None else spec.for_experiment(experiment))
     return games
