@@ -24,6 +24,8 @@ from pydantic_core import ErrorDetails
 
 from impostor_bench.core import call_limits
 from impostor_bench.core.model_text import MAX_DESCRIPTION_CHARS
+from impostor_bench.core.group import MAX_PLAYERS, MIN_PLAYERS, PAPER_IMPOSTORS, PAPER_PLAYERS, max_impostors
+from impostor_bench.core.modes import mode_spec
 from impostor_bench.core.records import Difficulty, Mode, TieRule
 from impostor_bench.core.schedule import MAX_GAMES, MAX_SEED
 
@@ -119,6 +121,14 @@ class GameOptions(BaseModel):
     top_p: Optional[Temperature] = _option(
         None, "nucleus sampling of every call; default: the alias's, else not sent (the provider's own)",
         "use a value in (0, 1], or leave it out", gt=0.0, le=1.0, allow_inf_nan=False, omit_default=True)
+    # Group size (O.2): the paper's four players with one impostor by default (impostor_bench.core.group).
+    players: int = _option(PAPER_PLAYERS, f"players in every game, {MIN_PLAYERS} to {MAX_PLAYERS} (the paper's: "
+                           f"{PAPER_PLAYERS})", f"use {MIN_PLAYERS} to {MAX_PLAYERS} players (the paper's game has "
+                           f"{PAPER_PLAYERS})", ge=MIN_PLAYERS, le=MAX_PLAYERS, omit_default=True)
+    impostors: int = _option(PAPER_IMPOSTORS, "impostors in every game, a strict minority of the players (the "
+                             "paper's: 1); they share the impostor word", "use 1 up to a minority of the players "
+                             "(1 with 4 players, 2 with 5-6, 3 with 7-8)", ge=1, le=max_impostors(MAX_PLAYERS),
+                             omit_default=True)
 
     @field_validator("first_game")
     @classmethod
@@ -126,6 +136,30 @@ class GameOptions(BaseModel):
         n = info.data.get("n_games")
         if n is not None and v >= n:
             raise ValueError(f"use 0 to n_games - 1 ({n - 1})")
+        return v
+
+    @field_validator("players")
+    @classmethod
+    def _team_modes_seat_four(cls, v: int, info: ValidationInfo) -> int:
+        mode = info.data.get("mode")
+        if v != PAPER_PLAYERS and mode is not None and mode_spec(mode).teams:
+            raise ValueError(f"mode={mode} is two teams of two: use players={PAPER_PLAYERS}, or mode=homogeneous "
+                             f"or cross_play")
+        return v
+
+    @field_validator("impostors")
+    @classmethod
+    def _a_minority(cls, v: int, info: ValidationInfo) -> int:
+        n = info.data.get("players", PAPER_PLAYERS)
+        if v > max_impostors(n):
+            top = max_impostors(n)
+            raise ValueError(f"impostors must be a strict minority of the players: with players={n} use "
+                             f"{'impostors=1' if top == 1 else f'1 to {top} impostors'}, or players={2 * v + 1} or more")
+        mode = info.data.get("mode")
+        if v != PAPER_IMPOSTORS and mode is not None and mode_spec(mode).teams:
+            raise ValueError(f"mode={mode} has one impostor: use impostors=1, or mode=homogeneous or cross_play")
+        if v != PAPER_IMPOSTORS and info.data.get("rounds", 1) != 1:
+            raise ValueError("multi-round games have one impostor: use impostors=1 with rounds > 1")
         return v
 
     def task_args(self) -> dict[str, Any]:
