@@ -110,6 +110,35 @@ INVALID_DESCRIPTION_PLACEHOLDER = "[no valid description]"
 TEAM_PROMPT_MODES = tuple(m for m, spec in MODE_SPECS.items() if spec.teammate_view != "none")
 
 
+_NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
+
+
+def description_intro(players: int = 4, impostors: int = 1) -> str:
+    """The description prompt's opening for a group of ``players`` with ``impostors`` impostors:
+    :data:`DESCRIPTION_INTRO` itself in the paper's game; otherwise the same sentences with the
+    counts, and the impostors said to share their word (docs/rules.md, "Group size")."""
+    if (players, impostors) == (4, 1):
+        return DESCRIPTION_INTRO
+    majority = _NUMBER_WORDS[players - impostors].capitalize()
+    if impostors == 1:
+        who = "one player (the impostor) has a different word. The impostor's goal is"
+    else:
+        who = (f"{_NUMBER_WORDS[impostors]} players (the impostors) share a different word. The impostors' goal "
+               f"is")
+    return DESCRIPTION_INTRO.replace(
+        "You and 3 other players", f"You and {players - 1} other players").replace(
+        "Three players (the majority)", f"{majority} players (the majority)").replace(
+        "one player (the impostor) has a different word. The impostor's goal is", who).replace(
+        "identify the impostor.", "identify the impostor." if impostors == 1 else "identify an impostor.")
+
+
+def voting_intro(impostors: int = 1) -> str:
+    """The voting prompt's opening: :data:`VOTING_INTRO` with one impostor; with several, any
+    one of them is the player to name (convicting one wins, docs/rules.md)."""
+    return VOTING_INTRO if impostors == 1 else (
+        "Based on the descriptions below, identify one of the players who have the different word.")
+
+
 def _team_block(mode: str, teammate_label: Optional[int], aware: str, semi: str) -> Optional[str]:
     view = mode_spec(mode).teammate_view
     if view == "named":
@@ -127,10 +156,12 @@ def description_prompt(
     previous: Sequence[tuple[int, str]],
     teammate_label: Optional[int] = None,
     context: Optional[str] = None,
+    players: int = 4,
+    impostors: int = 1,
 ) -> str:
     """User prompt A.1 for one speaker; ``previous`` is [(player label, text)] so far;
     ``context``: a later round's block (:func:`round_context`), None in the paper's game."""
-    parts = [DESCRIPTION_INTRO]
+    parts = [description_intro(players, impostors)]
     block = _team_block(mode, teammate_label, DESCRIPTION_TEAM_AWARE, DESCRIPTION_TEAM_SEMI_AWARE)
     if block:
         parts.append(block)
@@ -156,10 +187,11 @@ def voting_prompt(
     descriptions: Sequence[tuple[int, str]],
     teammate_label: Optional[int] = None,
     context: Optional[str] = None,
+    impostors: int = 1,
 ) -> str:
     """User prompt A.2; ``descriptions`` is [(player label, text)] in speaking order;
     ``context``: a multi-round game's block (:func:`round_context`), None in the paper's game."""
-    parts = [VOTING_INTRO, f"Your word was: {word}"]
+    parts = [voting_intro(impostors), f"Your word was: {word}"]
     block = _team_block(mode, teammate_label, VOTING_TEAM_AWARE, VOTING_TEAM_SEMI_AWARE)
     if block:
         parts.append(block)
