@@ -299,6 +299,8 @@ def games_frame(rows: list[dict]) -> pd.DataFrame:
     for col in ("p_imp_default", "p_imp_sym_candidate", "p_imp_sym_side"):
         df[col] = df[col].astype("float64")
     df["impostor_in_tie"] = df["impostor_in_tie"].astype(bool)
+    for col in ("length_budget", "truncate_to"):  # None: the option was not set
+        df[col] = pd.to_numeric(df[col], errors="coerce").astype("Int64")
     return df
 
 
@@ -311,7 +313,8 @@ def players_frame(rows: list[dict]) -> pd.DataFrame:
     df["confidence"] = pd.to_numeric(df["confidence"], errors="coerce").astype("float64")
     for col in ("input_tokens", "output_tokens", "eliminated_round"):  # None = not recorded / not eliminated
         df[col] = pd.to_numeric(df[col], errors="coerce").astype("Int64")
-    df["cost_usd"] = pd.to_numeric(df["cost_usd"], errors="coerce").astype("float64")
+    for col in ("cost_usd", "top_p"):  # None: unknown / not sent
+        df[col] = pd.to_numeric(df[col], errors="coerce").astype("float64")
     for col in ("description_valid", "self_declared", "ballot_valid"):
         df[col] = df[col].astype(bool)
     for col in ("judge_trust", "judge_coord_intent"):  # None until a judge labelled the game

@@ -66,6 +66,12 @@ BALLOT_CLASSES: tuple[str, ...] = get_args(BallotClass)
 LEGAL_BALLOT_CLASSES = ("valid", "self_vote")
 INVALID_BALLOT_CLASSES = ("unparseable", "names_no_player", "missing")
 
+#: Marks a column added after logs and the golden games were recorded (``Field(..., json_schema_extra=NEWER)``):
+#: a log's record (:func:`row_dict`) leaves it out while it has its default, as ``GameOptions`` leaves
+#: a newer option out of task arguments, so the paper's game keeps its records byte for byte; the
+#: exporter validates every record with its row model, which fills the default back in.
+NEWER: dict[str, Any] = {"omit_default": True}
+
 
 class GameRow(BaseModel):
     """One game (``games.parquet``)."""
@@ -110,6 +116,8 @@ class GameRow(BaseModel):
     max_rounds: int = Field(default=1, ge=1)  # the task option -T rounds
     elimination_order: str = ""  # eliminated seats in order, comma-separated ("" when none)
     private_notes: bool = False  # the task option -T private_notes
+    length_budget: Optional[int] = Field(default=None, ge=1, json_schema_extra=NEWER)  # -T length_budget (None: the 750-character rule only)
+    truncate_to: Optional[int] = Field(default=None, ge=1, json_schema_extra=NEWER)  # -T truncate_to: what the others saw was cut to it (None: whole)
 
 
 class PlayerRow(BaseModel):
@@ -143,6 +151,7 @@ class PlayerRow(BaseModel):
     reasoning: Optional[str] = None
     ballot_class: BallotClass = "valid"  # derived for records written before it existed
     temperature: Optional[float] = None  # description temperature this seat used (None: not recorded)
+    top_p: Optional[float] = Field(default=None, json_schema_extra=NEWER)  # nucleus sampling this seat's calls used (None: not sent, the provider's own)
     vote_temperature: Optional[float] = None  # ballot temperature this seat used (impostor_bench.core.generation)
     vote_mode: Optional[str] = None  # ballot form this seat used: free | structured | constrained | json_object
     vote_fallback: Optional[str] = None  # "<asked>-><used>" when the server refused the asked form
@@ -157,6 +166,9 @@ class PlayerRow(BaseModel):
     judge_trust: Optional[bool] = None  # the ballot reasoning states trust in a named player (M.1)
     judge_coord_intent: Optional[bool] = None  # description or reasoning signals intent to coordinate (M.8)
     judge_model: Optional[str] = None  # the judge model that produced the three labels
+    # -T truncate_to: the valid description as written, before the cut that ``description`` (what the
+    # others saw) shows; None when the game did not truncate or the description was invalid
+    description_full: Optional[str] = Field(default=None, json_schema_extra=NEWER)
 
     @model_validator(mode="before")
     @classmethod
@@ -191,11 +203,23 @@ MODELS_FILE = "models.csv"
 ERRORS_FILE = "errors.csv"
 
 
+def _newer_defaults(model: type[BaseModel]) -> dict[str, Any]:
+    return {k: f.default for k, f in model.model_fields.items()
+            if isinstance(f.json_schema_extra, dict) and f.json_schema_extra.get("omit_default")}
+
+
 def row_dict(row: BaseModel) -> dict[str, Any]:
-    """``row.model_dump()`` of a contract row, read from its validated fields without the
-    serializer: the rows are flat (every field a string, number, bool or None, in field
-    order), so the two are equal (tests/test_game_summary.py); five rows a game, in the scorer."""
-    return dict(row.__dict__)
+    """``row.model_dump()`` of a contract row less its newer columns at their defaults (``NEWER``), read
+    from its validated fields without the serializer: the rows are flat (every field a string,
+    number, bool or None, in field order; tests/test_game_summary.py); five rows a game, in the scorer."""
+    out = dict(row.__dict__)
+    for k, default in _NEWER_DEFAULTS.get(type(row), {}).items():
+        if out[k] == default and type(out[k]) is type(default):
+            del out[k]
+    return out
+
+
+_NEWER_DEFAULTS: dict[type[BaseModel], dict[str, Any]] = {row: _newer_defaults(row) for row in (GameRow, PlayerRow)}
 
 
 def player_label(seat: int) -> int:
