@@ -13,11 +13,11 @@ Plain Python: no Inspect, MLflow or pandas import.
 
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from typing import Any, Mapping, Optional
 
 from impostor_bench.core.modes import GAME_ROLES, MODE_SPECS, mode_spec
 
-__all__ = ["GAME_ROLES", "MODE_ROLES", "ALL_SEATS", "role_models", "assignment_label", "experiment_id", "side_models"]
+__all__ = ["GAME_ROLES", "MODE_ROLES", "ALL_SEATS", "role_models", "assignment_label", "experiment_id", "with_ablations", "side_models"]
 
 #: Mode → the model roles that seat its players (``impostor_bench.core.modes``); ``homogeneous`` uses ``--model`` alone.
 MODE_ROLES: dict[str, tuple[str, ...]] = {mode: spec.roles for mode, spec in MODE_SPECS.items()}
@@ -54,6 +54,25 @@ def experiment_id(mode: str, difficulty: str, assignment: Mapping[str, str], see
     if rounds != 1:
         base = f"{base}|r{rounds}{'n' if private_notes else ''}"
     return base if (players, impostors) == (4, 1) else f"{base}|p{players}k{impostors}"
+
+
+ABLATION_OPTIONS = ("temperature", "top_p", "length_budget", "truncate_to")
+
+
+def ablations_of(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The :func:`with_ablations` settings held by task arguments or task metadata (absent: unset)."""
+    return {k: options.get(k) for k in ABLATION_OPTIONS}
+
+
+def with_ablations(identity: str, *, temperature: Optional[float] = None, top_p: Optional[float] = None,
+                   length_budget: Optional[int] = None, truncate_to: Optional[int] = None) -> str:
+    """``identity`` with the length and decoding settings that were set (``|T0.3|P0.9``,
+    ``|L200``, ``|C180``): experiments of a ``decoding:`` or length axis differ only there, and need
+    their own identities (tables, draws).  Unset, the identity is unchanged."""
+    parts = [f"T{temperature:g}" if temperature is not None else "", f"P{top_p:g}" if top_p is not None else "",
+             f"L{length_budget}" if length_budget is not None else "",
+             f"C{truncate_to}" if truncate_to is not None else ""]
+    return "|".join([identity, *(p for p in parts if p)])
 
 
 def side_models(mode: str, assignment: Mapping[str, str]) -> dict[str, list[str]]:
