@@ -82,8 +82,10 @@ def experiment_id_of(spec: Any) -> str:
     if args.get("experiment_id"):
         return str(args["experiment_id"])
     mode = args.get("mode", "homogeneous")
-    return experiment.experiment_id(mode, args.get("difficulty", "easy"), role_models(spec), args.get("seed", 0),
-                                    int(args.get("rounds") or 1), bool(args.get("private_notes")))
+    return experiment.with_ablations(
+        experiment.experiment_id(mode, args.get("difficulty", "easy"), role_models(spec), args.get("seed", 0),
+                                 int(args.get("rounds") or 1), bool(args.get("private_notes"))),
+        **experiment.ablations_of(args))
 
 
 # ------------------------------------------------------------------ records
