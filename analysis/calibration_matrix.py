@@ -15,7 +15,7 @@ Truth of an interval: the design's expected value where it has a closed form (th
 and marginal ORs, from each game's ``p_design``: its win probability averaged over the
 experiment effect and speaking position), else the pseudo-population truth of
 ``impostor_bench.analysis.calibration_truth`` (the estimator applied to the design's expected
-outcomes; Table 5 so far). A quantity with neither has no truth: its row reports size, width
+outcomes: the outcome tables and Table 5). A quantity with neither has no truth: its row reports size, width
 and SE ratio but no coverage or bias, and its ``truth`` column says so. (It once took the
 Monte-Carlo mean of its own estimates, which made coverage a test of the SE alone and hid
 Table 5's attenuation.) ``bias`` is the mean of estimate - truth (log scale for odds ratios),
@@ -45,7 +45,9 @@ import pandas as pd
 
 from impostor_bench.analysis.calibration_rounds import ROUND_TABLES, run_rounds_once
 from impostor_bench.analysis.calibration_rounds import SCENARIOS as ROUND_SCENARIOS
-from impostor_bench.analysis.calibration_truth import PSEUDO_POPULATION_TABLES, pseudo_population_truth
+from impostor_bench.analysis.calibration_truth import (OUTCOME_TABLES, PSEUDO_POPULATION_TABLES,
+                                                        outcome_given_position, outcome_table_truth,
+                                                        pseudo_population_truth)
 from impostor_bench.analysis.data import AnalysisData
 from impostor_bench.analysis.sim.effects import SimModel
 from impostor_bench.analysis.sim.simulate import simulate_games
@@ -151,6 +153,9 @@ def _run_one_round(scenario: str, experiments: int, games: int, rep: int, config
                    tables):
     g, pl, models = simulate_games(experiments, games, design_seed=design_seed, seed=1000 + rep,
                                    **SCENARIOS[scenario])
+    outcome_tables = [t for t in (tables or OUTCOME_TABLES) if t in OUTCOME_TABLES]
+    if outcome_tables:  # before any loss: the design's order
+        g["p_given_position"] = outcome_given_position(g, SCENARIOS[scenario], experiments, games, design_seed)
     if scenario in MISSING:
         m = MISSING[scenario]
         g, pl = lose_data(g, pl, rep, games_share=m["games"], experiments_share=m["experiments"],
@@ -161,9 +166,15 @@ def _run_one_round(scenario: str, experiments: int, games: int, rep: int, config
     rows["truth"] = rows["quantity"].map(truth)
     rows["truth_source"] = rows["truth"].notna().map({True: TRUTH_DESIGN, False: None})
     if PSEUDO_POPULATION_TABLES & set(rows["table"]):
-        pseudo = pseudo_population_truth(SCENARIOS[scenario], experiments, games, design_seed, g, pl)
+        pseudo = (pseudo_population_truth(SCENARIOS[scenario], experiments, games, design_seed, g, pl)
+                  if "opponent_baseline" in set(rows["table"]) else {})
         fill = rows["truth"].isna() & rows["table"].isin(PSEUDO_POPULATION_TABLES)
         rows.loc[fill, "truth"] = rows.loc[fill, "quantity"].map(pseudo)
+        if outcome_tables:
+            keyed = outcome_table_truth(g, pl, models, config, outcome_tables)
+            mine = fill & rows["table"].isin(outcome_tables)
+            rows.loc[mine, "truth"] = [keyed.get(k, np.nan) for k in zip(rows.loc[mine, "table"],
+                                                                          rows.loc[mine, "quantity"])]
         rows.loc[fill & rows["truth"].notna(), "truth_source"] = TRUTH_PSEUDO
     rows["rep"] = rep
     return rows

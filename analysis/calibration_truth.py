@@ -10,8 +10,14 @@ averaged over the experiment effect and speaking position) with the regressors a
 population values. Quantities this module has no truth for keep none (``summarise`` then
 reports no coverage or bias for them, and says so), never the Monte-Carlo mean.
 
-Implemented: ``opponent_baseline`` (Table 5). The population value of a game's opponent
-baseline is the mean over its majority seats of each model's detection accuracy at the game's
+Implemented: the outcome tables of ``OUTCOME_TABLES`` (equation (1), ``learning``, ``scaling``,
+``speaking_glm``, ``cluster_robust``, ``odds_ratios``' fitted ORs, the composition-adjusted rates of
+``win_model_mode_difficulty``): the table itself run on the expected outcomes (tested against
+planted parameters where the fitted model is the planted one); and ``opponent_baseline`` (Table 5).
+Tables of ballots and text (detection, coordination, team dynamics, style) have none yet: their
+expected values need the ballot model's expectations, not the win probability.
+
+Table 5: the population value of a game's opponent baseline is the mean over its majority seats of each model's detection accuracy at the game's
 difficulty in the design's population of games: the pooled accuracy of ``POPULATION_RUNS``
 independent runs of the same design (its error variance 1/``POPULATION_RUNS`` of one run's).
 """
@@ -32,8 +38,6 @@ from impostor_bench.core.records import DIFFICULTIES, MODES
 
 #: Runs of the design pooled for the population detection accuracies.
 POPULATION_RUNS = 40
-#: Tables whose truths come from this module (the others without a closed form have none).
-PSEUDO_POPULATION_TABLES = {"opponent_baseline"}
 
 
 _ACCURACY: dict[str, pd.Series] = {}  # one per design: 40 runs are seconds at 120 x 40, a minute at 756 x 120
@@ -115,3 +119,72 @@ def pseudo_population_truth(scenario_kwargs: dict, experiments: int, games_per: 
     exchangeable = len({(m.det, m.self_decl, m.odds) for m in models}) == 1 and effect("size_or_per_10x") == 1.0
     no_effect = exchangeable and effect("opponent_or_per_10pp") == 1.0
     return opponent_baseline_truth(games, players, acc, no_effect)
+
+
+# --------------------------------------------------------------------------- outcome-only tables
+
+#: Tables whose estimates are logit fits (or ratio-of-totals rates) of the game outcome alone
+#: (``Prepared.y``), so their pseudo-population truth is the table itself run on the expected
+#: outcomes: a binomial fit to fractional outcomes is the limit of the fit to 0/1 outcomes
+#: (its score equations are linear in y). The value says which expectation: ``conditional``
+#: (given the run's experiment effects and speaking positions, ``p_true``) for a fit with
+#: FE_experiment, whose estimand conditions on the experiment (the fixed effects absorb it);
+#: ``marginal`` (given the positions, averaged over the experiment effect) for a pooled fit,
+#: whose estimand averages over the experiments. A table that reads the outcome any other way
+#: (headline's majority wins compare y with 1; ballots, text) is not listed.
+OUTCOME_TABLES = {"equation1": "conditional", "learning": "conditional", "scaling": "marginal",
+                  "speaking_glm": "marginal", "cluster_robust": "marginal", "odds_ratios": "marginal",
+                  "win_model_mode_difficulty": "marginal"}
+EXPECTED = {"conditional": "p_true", "marginal": "p_given_position"}
+#: Tables whose truths come from this module (the others without a closed form have none).
+PSEUDO_POPULATION_TABLES = {"opponent_baseline", *OUTCOME_TABLES}
+
+
+def outcome_given_position(games: pd.DataFrame, scenario_kwargs: dict, experiments: int, games_per: int,
+                           design_seed: int, nodes: int = 40) -> np.ndarray:
+    """(N,) each game's win probability given its drawn speaking position, averaged over the
+    experiment effect (Gauss-Hermite), for ``games`` exactly as ``simulate_games`` returned them
+    (the design's order; before any data loss)."""
+    design = build_design(experiments, games_per, design_seed=design_seed, **scenario_kwargs)
+    if len(games) != design.n:
+        raise ValueError("outcome_given_position: games must be the simulator's full frame, in its order")
+    x, w = np.polynomial.hermite_e.hermegauss(nodes)
+    w = w / w.sum()
+    sign = np.where(games["impostor_speaking_position"].to_numpy(int) >= 2, 1.0, -1.0)
+    z = (design.eta + sign * design.c_pos)[:, None] + design.experiment_effect_sd * x[None, :]
+    return (w[None, :] / (1.0 + np.exp(-z))).sum(1)
+
+
+def expected_outcome_estimates(games: pd.DataFrame, players: pd.DataFrame, models: pd.DataFrame, config,
+                               column: str, tables) -> dict[tuple[str, str], float]:
+    """``tables``' estimates keyed by (table, inference ``quantity``) with each game's outcome replaced by
+    its expected value ``games[column]`` (the same games, design and code path as the report)."""
+    from dataclasses import replace
+
+    from impostor_bench.analysis.data import AnalysisData
+    from impostor_bench.analysis.stats._base import memo, prepared
+    from impostor_bench.analysis.stats.inference import inference_rows
+    from impostor_bench.analysis.stats.session import Analysis
+
+    data = AnalysisData(games=games, players=players, models=models)
+    real = prepared(Analysis(data, config))  # a throwaway session: the 0/1 outcomes' view of the games
+    y = real.games["game_id"].map(games.set_index("game_id")[column]).to_numpy(float)
+    session = Analysis(data, config)
+    with session.batch(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # binomial fits to fractional outcomes warn; the fit is the point
+        memo(session, ("prepared",), lambda: replace(real, y=y))
+        rows = inference_rows(session, config, list(tables))
+    rows = rows[rows["estimate"].notna()]
+    return dict(zip(zip(rows["table"], rows["quantity"]), rows["estimate"].astype(float)))
+
+
+def outcome_table_truth(games: pd.DataFrame, players: pd.DataFrame, models: pd.DataFrame, config,
+                        tables) -> dict[tuple[str, str], float]:
+    """Pseudo-population truths of ``tables`` (those of ``OUTCOME_TABLES``), keyed by (table, quantity);
+    ``games`` carries ``p_true`` and ``p_given_position``."""
+    out: dict[tuple[str, str], float] = {}
+    for kind, column in EXPECTED.items():
+        mine = [t for t in tables if OUTCOME_TABLES.get(t) == kind]
+        if mine:
+            out.update(expected_outcome_estimates(games, players, models, config, column, mine))
+    return out

@@ -105,3 +105,59 @@ def test_exchangeable_models_without_an_opponent_effect_have_truth_one(monkeypat
     planted = ct.pseudo_population_truth(SCENARIOS["planted"], 60, 8, 1, *simulate_games(60, 8, design_seed=1, seed=1,
                                                                                            **SCENARIOS["planted"])[:2])
     assert len(set(planted.values())) > 1  # a real fit where the models differ
+
+
+def _outcome_truth(tables, experiments=90, games=24, jitter=False, **effects):
+    """Pseudo-population truths of outcome tables on one simulated run with only ``effects`` planted."""
+    from impostor_bench.analysis.calibration_matrix import NULL_MODELS
+    from impostor_bench.analysis.calibration_truth import outcome_given_position, outcome_table_truth
+    from impostor_bench.analysis.stats.config import StatsConfig
+
+    kw = {**dict(models=NULL_MODELS, seat_or=1.0, mode_or=1.0, difficulty_or=1.0, size_or_per_10x=1.0,
+                 opponent_or_per_10pp=1.0, position_effect_pp=0.0), **effects}
+    g, pl, models = simulate_games(experiments, games, design_seed=5, seed=5, **kw)
+    g["p_given_position"] = outcome_given_position(g, kw, experiments, games, 5)
+    if jitter:  # +0.05 / -0.05 on the first / second half (by experiment) of games alike in every pooled
+        # regressor: X'e = 0 leaves the fit as it was, and the experiments' residuals nonzero (a perfect fit
+        # has a degenerate cluster-robust SE, which the tables refuse)
+        g = g.sort_values("experiment_id", kind="stable")
+        key = [g["mode"], g["difficulty"], g["impostor_model"], g["impostor_speaking_position"]]
+        k = g.groupby(key).cumcount().to_numpy()
+        size = g.groupby(key)["game_id"].transform("size").to_numpy()
+        sign = np.where(k < size // 2, 1.0, -1.0) * (k < size - size % 2)
+        g["p_given_position"] += 0.05 * sign
+    c = kw["position_effect_pp"] / 100 / (0.45 * 0.55)  # the simulator's position term (logit, +-c)
+    return outcome_table_truth(g, pl, models, StatsConfig(bootstrap_reps=50, permutation_reps=20), tables), c
+
+
+def test_equation1_truth_reproduces_the_planted_position_effect_through_pair_and_experiment_effects():
+    """Position planted (+c for positions 2-3, -c for 0-1) on top of strong word-pair and experiment effects,
+    which equation (1)'s fixed effects absorb exactly: the truth is the planted OR exp(2c) (1 for position 1)
+    and size OR 1, although no game's outcome is logistic in position alone."""
+    truth, c = _outcome_truth(["equation1"], position_effect_pp=-3.0, pair_effect_sd=1.0, experiment_effect_sd=0.5)
+    for cluster in ("experiment_id", "word_pair"):
+        assert truth[("equation1", f"fe_or:pos2_vs_pos0/{cluster}")] == pytest.approx(np.exp(2 * c), rel=1e-5)
+        assert truth[("equation1", f"fe_or:pos3_vs_pos0/{cluster}")] == pytest.approx(np.exp(2 * c), rel=1e-5)
+        assert truth[("equation1", f"fe_or:pos1_vs_pos0/{cluster}")] == pytest.approx(1.0, rel=1e-5)
+        assert truth[("equation1", f"fe_or:size_per_10x/{cluster}")] == pytest.approx(1.0, rel=1e-5)
+
+
+def test_pooled_tables_truth_reproduces_the_planted_size_and_position_effects():
+    """Only size (OR 1.71 per 10x), or only position, planted, no experiment effect: the pooled fits'
+    truths are the planted parameters (scaling's overall and within-family slopes, speaking_glm's positions)."""
+    size, _ = _outcome_truth(["scaling"], jitter=True, size_or_per_10x=1.71)
+    assert len(size) >= 2
+    assert np.allclose(list(size.values()), 1.71, rtol=1e-6)
+    truth, c = _outcome_truth(["speaking_glm"], jitter=True, position_effect_pp=-3.0)
+    assert truth[("speaking_glm", "position_or:pos2_vs_pos0")] == pytest.approx(np.exp(2 * c), rel=1e-5)
+    assert truth[("speaking_glm", "position_or:pos1_vs_pos0")] == pytest.approx(1.0, rel=1e-5)
+
+
+def test_pooled_truth_averages_over_the_experiment_effect_and_the_conditional_does_not():
+    """With an experiment effect the pooled fit estimates the population-averaged (attenuated) slope;
+    the truth built from outcomes averaged over that effect is attenuated too, by the amount the
+    closed form gives (the marginal log-OR of a logistic-normal is ~ beta / sqrt(1 + 0.346 sd^2))."""
+    truth, _ = _outcome_truth(["scaling"], jitter=True, size_or_per_10x=1.71, experiment_effect_sd=1.5)
+    got = np.log(truth[("scaling", "or_per_10x:overall_no_provider")])
+    approx = np.log(1.71) / np.sqrt(1 + 0.346 * 1.5 ** 2)
+    assert got == pytest.approx(approx, rel=0.08) and got < 0.9 * np.log(1.71)
