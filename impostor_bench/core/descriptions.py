@@ -14,7 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Literal, Optional, Union, get_args
 
+from impostor_bench.core import inflections
 from impostor_bench.core.glyphs import confusable_readings, has_visible_character, visible_length, visible_text
+from impostor_bench.core.languages import DEFAULT_LANGUAGE
 from impostor_bench.core.model_text import MAX_ANSWER_CHARS, MAX_DESCRIPTION_CHARS
 
 
@@ -158,7 +160,16 @@ def _blank_tags(text: str, fill: str = _TAG_FILL) -> str:
     return "".join(out)
 
 
-def _forms_tree(word: str, separators: str) -> str:
+def _forms(word: str, language: str) -> tuple[str, tuple[str, ...]]:
+    """(the word, its regular forms) as the leak rule matches them: English, the word lower-cased
+    and :func:`word_forms`; another language, read as text is read (accents dropped, ``ß`` as
+    ``ss``) with that language's forms (``inflections.forms``)."""
+    if language == DEFAULT_LANGUAGE:
+        return word.lower(), tuple(word_forms(word))
+    return inflections.reading(word), inflections.forms(word, language)
+
+
+def _forms_tree(word: str, separators: str, language: str = DEFAULT_LANGUAGE) -> str:
     """Every inflected form with ``separators`` allowed between its letters, as one pattern over
     the forms' letter tree (common starts once: "cat" then "s", "tt" then "ing"/"er"...): split
     into pieces ("rock-ets" for rockets, "ba-king" for baking) or spelled out ("w o l v e s" for
@@ -166,7 +177,7 @@ def _forms_tree(word: str, separators: str) -> str:
     ~2.3x slower (6.7 -> 15.4 ms a word on the shipped words).  The possessive is left out: an
     apostrophe is not a piece separator, and spelled out it is the word then "s"."""
     tree: dict = {}
-    for form in word_forms(word):
+    for form in _forms(word, language)[1]:
         if "'" in form:
             continue
         node = tree
@@ -188,40 +199,41 @@ def _forms_tree(word: str, separators: str) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _leak_patterns(word: str) -> tuple[re.Pattern[str], Optional[re.Pattern[str]], Optional[re.Pattern[str]]]:
+def _leak_patterns(word: str, language: str = DEFAULT_LANGUAGE
+                   ) -> tuple[re.Pattern[str], Optional[re.Pattern[str]], Optional[re.Pattern[str]]]:
     """Compiled (inflected forms, reversed, spelled out or split) patterns of a word; built
     once per word.  The reversed word is a pattern of its own: in the forms' alternation its
     other first letter would stop sre scanning for the forms' common prefix (~5x slower)."""
-    w = word.lower()
-    forms = "|".join(re.escape(f) for f in word_forms(word))
+    w, word_forms_ = _forms(word, language)
+    forms = "|".join(re.escape(f) for f in word_forms_)
     whole = re.compile(rf"(?:{forms}){_WORD_END}", flags=re.IGNORECASE)  # + _starts_word
     backwards = None
     if len(w) >= MIN_REVERSED_LEN and w[::-1] != w:
         backwards = re.compile(rf"{re.escape(w[::-1])}{_WORD_END}", flags=re.IGNORECASE)
     spelled = None
-    if len(word) >= 3:
-        letters = _forms_tree(word, _SPELLING_SEPARATORS)
-        pieces = _forms_tree(word, _PIECE_SEPARATORS)
+    if len(w) >= 3:
+        letters = _forms_tree(word, _SPELLING_SEPARATORS, language)
+        pieces = _forms_tree(word, _PIECE_SEPARATORS, language)
         spelled = re.compile(rf"(?<![A-Za-z])(?:{letters}|{pieces})(?![A-Za-z])", flags=re.IGNORECASE)
     return whole, backwards, spelled
 
 
 @functools.lru_cache(maxsize=4096)
-def _must_contain(word: str) -> Optional[tuple[str, str, str]]:
+def _must_contain(word: str, language: str = DEFAULT_LANGUAGE) -> Optional[tuple[str, str, str]]:
     """What a lower-cased ASCII text holds if a form of ASCII ``word`` is in it: the common
     start of every inflected form, the reversed word ("" when reversal is not checked), and
     that common start's letters (for the spelled-out and split checks: a form split into
     pieces is the form, so its start, once the separators are dropped); None for a
-    non-ASCII word."""
-    if not word.isascii():
+    non-ASCII word (as the language's rule reads it)."""
+    w, word_forms_ = _forms(word, language)
+    if not w.isascii():
         return None
-    w = word.lower()
-    stem = os.path.commonprefix(word_forms(word))
+    stem = os.path.commonprefix(list(word_forms_))
     return (stem, (w[::-1] if len(w) >= MIN_REVERSED_LEN and w[::-1] != w else ""),
             stem.translate(_DROP_NON_LETTERS))
 
 
-def _cannot_leak(text: str, word: str) -> bool:
+def _cannot_leak(text: str, word: str, language: str = DEFAULT_LANGUAGE) -> bool:
     """True when ASCII ``text`` cannot hold ``word`` in any form the patterns find.
 
     Compiling a word's patterns takes ~0.6 ms (more than a game's other
@@ -231,46 +243,47 @@ def _cannot_leak(text: str, word: str) -> bool:
     pieces is the word once the separators between its letters are dropped.
     Only for ASCII, where lower-casing is exactly the patterns' case-insensitivity.
     """
-    needles = _must_contain(word)
+    needles = _must_contain(word, language)
     if needles is None or not text.isascii():
         return False
     stem, reversed_word, stem_letters = needles
     low = text.lower()
     if stem in low or (reversed_word and reversed_word in low):
         return False
-    if len(word) < 3:
+    if len(_forms(word, language)[0]) < 3:
         return True
     return stem_letters not in _blank_tags(low, "").translate(_DROP_NON_LETTERS)
 
 
-def _patterns_search(text: str, word: str) -> Optional[tuple[int, int]]:
+def _patterns_search(text: str, word: str, language: str = DEFAULT_LANGUAGE) -> Optional[tuple[int, int]]:
     """The span of the first match of ``word``'s patterns (whole inflected form or reversed,
     then spelled out or split), without the pre-filter."""
-    whole, backwards, spelled = _leak_patterns(word)
+    whole, backwards, spelled = _leak_patterns(word, language)
     m = (_first_word_match(whole, text) or (_first_word_match(backwards, text) if backwards is not None else None)
          or (spelled.search(_blank_tags(text)) if spelled is not None else None))
     return None if m is None else m.span()
 
 
-def _search_leak(text: str, word: str) -> Optional[tuple[int, int]]:
+def _search_leak(text: str, word: str, language: str = DEFAULT_LANGUAGE) -> Optional[tuple[int, int]]:
     """:func:`_patterns_search` where the pre-filter cannot rule the word out."""
-    return None if _cannot_leak(text, word) else _patterns_search(text, word)
+    return None if _cannot_leak(text, word, language) else _patterns_search(text, word, language)
 
 
-def find_word_leak(text: str, word: str) -> Optional[str]:
+def find_word_leak(text: str, word: str, language: str = DEFAULT_LANGUAGE) -> Optional[str]:
     """The leaked form of ``word`` in ``text`` (whole word, any case, simple inflection,
     or spelled out letter by letter like "c-a-t"), as typed, or None.
 
     The text is judged as a reader sees it (:mod:`impostor_bench.core.glyphs`): invisible characters
     are dropped, and non-ASCII letters are read as the ASCII letters they look like
     (fullwidth "ｃａｔ", Cyrillic "саt", "𝐜𝐚𝐭", "cát" all read "cat").  ASCII is read as typed.
+    ``language``: whose regular inflections are the word (English's, or ``inflections.forms``).
     """
     text = visible_text(text)
     if text.isascii():
-        span = _search_leak(text, word)
+        span = _search_leak(text, word, language)
         return None if span is None else text[span[0] : span[1]]
     for reading, source in confusable_readings(text):
-        span = _search_leak(reading, word)
+        span = _search_leak(reading, word, language)
         if span is not None:
             start, stop = span
             # up to the next read character, so combining marks after the last letter come along
@@ -300,8 +313,10 @@ class DescriptionViolation:
         return self.message
 
 
-def description_violation(text: str, word: str, max_chars: int = MAX_DESCRIPTION_CHARS) -> Optional[DescriptionViolation]:
-    """Why a description breaks the rules of A.3, or None if it is valid."""
+def description_violation(text: str, word: str, max_chars: int = MAX_DESCRIPTION_CHARS,
+                          language: str = DEFAULT_LANGUAGE) -> Optional[DescriptionViolation]:
+    """Why a description breaks the rules of A.3, or None if it is valid (``language``: whose
+    inflections of the word leak it)."""
     stripped = visible_text(text or "").strip()
     if not has_visible_character(stripped):
         return DescriptionViolation("empty", _EMPTY)
@@ -312,7 +327,7 @@ def description_violation(text: str, word: str, max_chars: int = MAX_DESCRIPTION
         more = " or more" if len(text) >= MAX_ANSWER_CHARS else ""  # cut by bounded_answer
         return DescriptionViolation("too_long",
                                     f"the description is {length} characters long{more}; the limit is {max_chars}")
-    leak = find_word_leak(stripped, word)
+    leak = find_word_leak(stripped, word, language)
     if leak is not None:
         return DescriptionViolation("leak", f'{_LEAK} ("{leak}")')
     return None

@@ -112,6 +112,8 @@ def read_char(ch: str) -> tuple[str, str]:
     for form in dict.fromkeys((ch, base, ch.upper())):  # skeleton before and after folding
         skeleton = _MARKS.sub("", nfd.normalize(checker.getSkeleton(0, form)))
         if skeleton and skeleton.isascii():
+            if form != ch and ch.islower():  # read through its capital, still a small letter: "ß" is "ss"
+                skeleton = skeleton.lower()  # (as "SS" it would split "Straße" as a camelCase join)
             return skeleton, _ascii_alternatives().get(skeleton, skeleton)
         named = _named_letter(form) or _named_letter(skeleton)
         if named is not None:

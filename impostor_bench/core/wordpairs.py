@@ -6,8 +6,9 @@ array of ``[majority_word, impostor_word]`` arrays::
     {"easy": [["elephant", "democracy"], ...], "medium": [...],
      "hard": [...], "expert": [...]}
 
-The shipped file (``configs/word_pairs.json``) holds 75 pairs per tier, 300 in
-all.  Each pair gets a stable id ``f"{tier}-{index:03d}"`` from its 1-based
+The shipped English file (``configs/word_pairs.json``) holds 75 pairs per tier, 300 in
+all; the Spanish and German ones (``word_pairs_es.json``, ``word_pairs_de.json``: -T language)
+25 per tier each (``languages.LANGUAGES``).  Each pair gets a stable id ``f"{tier}-{index:03d}"`` from its 1-based
 position in its tier (``"hard-017"``), so reordering a tier changes ids: append
 new pairs instead, and record :func:`word_pairs_sha256` with every run.
 
@@ -26,6 +27,8 @@ from typing import Any
 
 from impostor_bench.core.descriptions import find_word_leak
 from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.inflections import reading
+from impostor_bench.core.languages import DEFAULT_LANGUAGE, language_of
 
 __all__ = [
     "TIERS",
@@ -72,14 +75,14 @@ class WordPairError(ImpostorError):
         self.problems: list[str] = list(problems) if problems else [message]
 
 
-def default_word_pairs_path() -> Path:
-    """``<repo>/configs/word_pairs.json``, located relative to this file."""
+def default_word_pairs_path(language: str = DEFAULT_LANGUAGE) -> Path:
+    """``<repo>/configs/word_pairs.json`` (another language: its own file), located relative to this file."""
     # resolved through impostor_bench/configs (a symlink to the repository's configs/ in a checkout)
-    return (Path(__file__).resolve().parents[1] / "configs" / "word_pairs.json").resolve()
+    return (Path(__file__).resolve().parents[1] / "configs" / language_of(language).pairs_file).resolve()
 
 
-def _resolve(path: str | Path | None) -> Path:
-    return default_word_pairs_path() if path is None else Path(path)
+def _resolve(path: str | Path | None, language: str = DEFAULT_LANGUAGE) -> Path:
+    return default_word_pairs_path(language) if path is None else Path(path)
 
 
 def _display(path: Path) -> str:
@@ -156,15 +159,15 @@ def _too_deep(text: str) -> bool:
     return False
 
 
-def word_pairs_file(path: str | Path | None = None) -> str:
-    """Absolute path of the file a run uses (the default file when ``path`` is None), recorded
-    next to :func:`word_pairs_sha256` so a report can say which pair file it analysed."""
-    return str(_resolve(path).resolve())
+def word_pairs_file(path: str | Path | None = None, language: str = DEFAULT_LANGUAGE) -> str:
+    """Absolute path of the file a run uses (the language's shipped file when ``path`` is None),
+    recorded next to :func:`word_pairs_sha256` so a report can say which pair file it analysed."""
+    return str(_resolve(path, language).resolve())
 
 
-def word_pairs_sha256(path: str | Path | None = None) -> str:
-    """Hex SHA-256 of the file's bytes (the default file when ``path`` is None), for run tracking."""
-    return hashlib.sha256(_read_bytes(_resolve(path))).hexdigest()
+def word_pairs_sha256(path: str | Path | None = None, language: str = DEFAULT_LANGUAGE) -> str:
+    """Hex SHA-256 of the file's bytes (the language's shipped file when ``path`` is None), for run tracking."""
+    return hashlib.sha256(_read_bytes(_resolve(path, language))).hexdigest()
 
 
 def _json_type(value: Any) -> str:
@@ -206,10 +209,16 @@ class _DuplicateKeyError(ValueError):
         self.keys = keys
 
 
-def _check_word(word: Any, role: str, where: str) -> str | None:
+def _check_word(word: Any, role: str, where: str, language: str = DEFAULT_LANGUAGE) -> str | None:
     """Return a problem string for a bad word, or None when it is valid."""
     if not isinstance(word, str):
         return f'{where}: {role} word must be a string, got {_json_type(word)} {json.dumps(word)}'
+    if language != DEFAULT_LANGUAGE:
+        lang = language_of(language)
+        if re.fullmatch(lang.word_pattern, word):
+            return None
+        return (f"{where}: word {json.dumps(word, ensure_ascii=False)} is not one {lang.name} word; "
+                f"use {lang.word_rule}, with no spaces, hyphens or digits")
     if not _WORD_RE.fullmatch(word):
         fixed = word.strip().lower()
         hint = (
@@ -221,8 +230,10 @@ def _check_word(word: Any, role: str, where: str) -> str | None:
     return None
 
 
-def _check_tier(tier: str, entries: Any, require_full: bool) -> tuple[list[WordPair], list[str]]:
+def _check_tier(tier: str, entries: Any, require_full: bool,
+                language: str = DEFAULT_LANGUAGE) -> tuple[list[WordPair], list[str]]:
     problems: list[str] = []
+    full = language_of(language).pairs_per_tier
     pairs: list[WordPair] = []
     if not isinstance(entries, list):
         problems.append(
@@ -230,14 +241,14 @@ def _check_tier(tier: str, entries: Any, require_full: bool) -> tuple[list[WordP
             f"got {_json_type(entries)}"
         )
         return pairs, problems
-    if require_full and len(entries) != PAIRS_PER_TIER:
-        if len(entries) < PAIRS_PER_TIER:
-            fix = f"add {PAIRS_PER_TIER - len(entries)}"
+    if require_full and len(entries) != full:
+        if len(entries) < full:
+            fix = f"add {full - len(entries)}"
         else:
-            fix = f"remove {len(entries) - PAIRS_PER_TIER}"
+            fix = f"remove {len(entries) - full}"
         problems.append(
             f'tier "{tier}" has {len(entries)} pairs; the full dataset needs exactly '
-            f"{PAIRS_PER_TIER} ({fix}, or load a custom file with require_full=False)"
+            f"{full} ({fix}, or load a custom file with require_full=False)"
         )
     elif not entries:
         problems.append(f'tier "{tier}" is empty; it needs at least one pair (or drop the tier)')
@@ -260,17 +271,20 @@ def _check_tier(tier: str, entries: Any, require_full: bool) -> tuple[list[WordP
             )
             continue
         majority, impostor = entry
+        shown_pair = entry
         word_problems = [
             p
             for p in (
-                _check_word(majority, "majority", where),
-                _check_word(impostor, "impostor", where),
+                _check_word(majority, "majority", where, language),
+                _check_word(impostor, "impostor", where, language),
             )
             if p
         ]
         if word_problems:
             problems.extend(word_problems)
             continue
+        if language != DEFAULT_LANGUAGE:  # compared as the rules read them: case, accents and ß folded
+            majority, impostor = reading(majority), reading(impostor)
         if majority == impostor:
             problems.append(
                 f'{where}: majority and impostor are both "{majority}"; the two words must differ'
@@ -284,7 +298,7 @@ def _check_tier(tier: str, entries: Any, require_full: bool) -> tuple[list[WordP
             )
             continue
         inflected = next(((form, base) for form, base in ((impostor, majority), (majority, impostor))
-                          if find_word_leak(form, base) is not None), None)
+                          if find_word_leak(form, base, language) is not None), None)
         if inflected is not None:
             problems.append(
                 f'{where}: "{inflected[0]}" is a form of "{inflected[1]}" to the leak rule (an inflection or '
@@ -310,7 +324,7 @@ def _check_tier(tier: str, entries: Any, require_full: bool) -> tuple[list[WordP
         for word in (majority, impostor):
             seen_words.setdefault(word, f"pair {index + 1} ({pair_id})")
         if not repeated:
-            pairs.append(WordPair(pair_id, tier, majority, impostor))
+            pairs.append(WordPair(pair_id, tier, *shown_pair))
     return pairs, problems
 
 
@@ -326,7 +340,7 @@ def _raise(shown: str, problems: list[str]) -> None:
 
 
 def load_word_pairs(
-    path: str | Path | None = None, *, require_full: bool = True
+    path: str | Path | None = None, *, require_full: bool = True, language: str = DEFAULT_LANGUAGE
 ) -> dict[str, list[WordPair]]:
     """Load and validate a word-pair file; ``path=None`` loads the shipped dataset.
 
@@ -334,12 +348,13 @@ def load_word_pairs(
     With ``require_full=True`` (the default) the file must hold all four tiers
     with exactly 75 pairs each.  With ``require_full=False`` (custom experiment
     files) any non-empty subset of the tiers is allowed, each with at least one
-    pair; only the tiers present are returned.
+    pair; only the tiers present are returned.  ``language``: whose shipped file ``path=None``
+    is (with its own pairs per tier) and whose letters and inflections the words are checked by.
 
     Raises :class:`WordPairError` listing every problem found (the first
     :data:`MAX_REPORTED_PROBLEMS` in the message).
     """
-    file = _resolve(path)
+    file = _resolve(path, language)
     shown = _display(file)
     raw = _read_bytes(file)
     try:
@@ -396,7 +411,7 @@ def load_word_pairs(
     for tier in TIERS:
         if tier not in data:
             continue
-        pairs, tier_problems = _check_tier(tier, data[tier], require_full)
+        pairs, tier_problems = _check_tier(tier, data[tier], require_full, language)
         problems.extend(tier_problems)
         result[tier] = pairs
 
