@@ -34,7 +34,6 @@ from impostor_bench.scorers.winner import impostor_winner
 from impostor_bench.core.generation import UNANNEALED_BACKENDS, seat_settings
 from impostor_bench.solvers.bound_models import bind_models
 from impostor_bench.solvers.game import impostor_game
-from impostor_bench.solvers.rounds import impostor_rounds_game
 from impostor_bench.solvers.seating import check_roles
 
 
@@ -111,7 +110,7 @@ def _generation_record(bound: Any, opts: game_options.GameOptions) -> dict[str, 
 
 def game_samples(
     mode: Mode, difficulty: Difficulty, n_games: int, seed: int, word_pairs: Optional[str], experiment_id: Optional[str],
-    first_game: int = 0, rounds: int = 1, private_notes: bool = False,
+    first_game: int = 0, rounds: int = 1, private_notes: bool = False, players: int = 4, impostors: int = 1,
 ) -> list[Sample]:
     """The experiment's schedule as Inspect samples (stable ids, full spec in metadata)."""
     tiers = load_word_pairs(word_pairs, require_full=word_pairs is None)
@@ -119,7 +118,7 @@ def game_samples(
         raise ImpostorError(f"{word_pairs}: has no tier {difficulty!r}; add it or pick -T difficulty=...")
     pairs = [PairRef(p.pair_id, p.majority, p.impostor) for p in tiers[difficulty]]
     samples = []
-    for spec in build_schedule(mode, difficulty, pairs, n_games, seed)[first_game:]:
+    for spec in build_schedule(mode, difficulty, pairs, n_games, seed, players=players, impostors=impostors)[first_game:]:
         md = spec.to_metadata() | {"seed": seed, "experiment_id": experiment_id}
         if rounds > 1:  # part of the experiment's identity (the paper's game: as before)
             md |= {"rounds": rounds, "private_notes": private_notes}
@@ -194,7 +193,8 @@ def impostor(
                                        "game_time_limit": call_limits.game_time_limit(opts.game_time_limit,
                                                                                       _playing(bound))})
         samples = game_samples(opts.mode, opts.difficulty, opts.n_games, opts.seed, opts.word_pairs,
-                               opts.experiment_id, opts.first_game, opts.rounds, opts.private_notes)
+                               opts.experiment_id, opts.first_game, opts.rounds, opts.private_notes, opts.players,
+                               opts.impostors)
         tune_gc()  # after the schedule exists: it is part of the heap the collector can skip
         from impostor_bench.tracking.hooks import quiet_inspect_mlflow
 
@@ -208,9 +208,8 @@ def impostor(
     metadata = opts.model_dump() | records
     return Task(
         dataset=MemoryDataset(samples, name=f"impostor-{opts.difficulty}"),
-        # a multi-round game: the rounds engine (impostor_bench.solvers.rounds); the paper's game as before
-        solver=(impostor_rounds_game(options=opts, role_defaults=bound.defaults) if opts.rounds > 1
-                else impostor_game(options=opts, role_defaults=bound.defaults)),
+        # one game loop for every game: the paper's is its one-round case (-T rounds=1)
+        solver=impostor_game(options=opts, role_defaults=bound.defaults),
         model=bound.model,
         model_roles=bound.roles or None,
         # Bounded model calls (impostor_bench.core.call_limits); --max-retries / --timeout / --attempt-timeout override.

@@ -169,7 +169,8 @@ class GameOptions(BaseModel):
 
 #: Options an experiment of a sweep varies or a sweep sets per experiment; every other option is
 #: *shared*: one value for the whole sweep, a field of its config with this field's definition.
-PER_EXPERIMENT = ("mode", "difficulty", "n_games", "seed", "first_game", "experiment_id", "models")
+PER_EXPERIMENT = ("mode", "difficulty", "n_games", "seed", "first_game", "experiment_id", "models", "players",
+                  "impostors")  # a sweep's group sizes are grid axes (impostor_bench.sweep.config)
 
 
 def shared_options(options: type[GameOptions] = GameOptions) -> tuple[str, ...]:

@@ -11,14 +11,16 @@ import json
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Any, Optional, cast
+from typing import Annotated, Any, Optional, cast
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, field_validator, model_validator
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model, field_validator,
+                      model_validator)
 
 from impostor_bench.core import call_limits
 from impostor_bench.core.errors import ImpostorError
 from impostor_bench.core.input_limits import shape_problem
+from impostor_bench.core.group import MAX_PLAYERS, MIN_PLAYERS, PAPER_IMPOSTORS, PAPER_PLAYERS, max_impostors
 from impostor_bench.core.modes import mode_spec
 from impostor_bench.core.options import GameCount, GameOptions, Seed, is_option, omitted_defaults, problem_of, shared_options
 from impostor_bench.core.records import DIFFICULTIES, MODES, Difficulty, Mode
@@ -89,6 +91,18 @@ class Tracking(BaseModel):
         return v
 
 
+def _as_list(value: Any) -> Any:
+    """A grid axis written as one value (``players: 6``) is the list of that value."""
+    return value if isinstance(value, list) else [value]
+
+
+#: A grid axis of group sizes: one value or a list (``players: [4, 6]``).
+PlayerCounts = Annotated[list[Annotated[int, Field(strict=True, ge=MIN_PLAYERS, le=MAX_PLAYERS)]],
+                         BeforeValidator(_as_list)]
+ImpostorCounts = Annotated[list[Annotated[int, Field(strict=True, ge=1, le=max_impostors(MAX_PLAYERS))]],
+                           BeforeValidator(_as_list)]
+
+
 class _SweepFields(BaseModel):
     """One sweep.  Fields marked (games) change the games; the others may change between resumptions.
 
@@ -108,6 +122,12 @@ class _SweepFields(BaseModel):
                                            min_length=1, description="(games)")
     games_per_experiment: GameCount = Field(description="(games)")
     seeds: list[Seed] = Field(default_factory=lambda: [0], min_length=1, description="(games) schedule seeds")
+    players: PlayerCounts = Field(default_factory=lambda: [PAPER_PLAYERS], min_length=1,
+                                  description=f"(games) grid axis: players per game, {MIN_PLAYERS} to {MAX_PLAYERS}")
+    impostors: ImpostorCounts = Field(
+        default_factory=lambda: [PAPER_IMPOSTORS], min_length=1,
+        description="(games) grid axis: impostors per game; a cell that is not a game of its mode (impostors not a "
+        "minority of the players, team modes outside 4 players with 1 impostor) is left out")
     concurrency: Concurrency = Field(default_factory=Concurrency)
     retries: Retries = Field(default_factory=Retries)
     output_dir: str = Field(default="logs/sweeps", description="log dir is OUTPUT_DIR/NAME (relative to the CWD)")
@@ -115,7 +135,7 @@ class _SweepFields(BaseModel):
     imports: list[str] = Field(default_factory=list,
                                description="Python modules to import first (e.g. to register custom model providers)")
 
-    @field_validator("models", "modes", "difficulties", "seeds")
+    @field_validator("models", "modes", "difficulties", "seeds", "players", "impostors")
     @classmethod
     def _unique(cls, v: list) -> list:
         dupes = sorted(str(x) for x, n in Counter(v).items() if n > 1)  # v.count per entry: quadratic
@@ -147,6 +167,15 @@ class _SweepFields(BaseModel):
         return self
 
     @model_validator(mode="after")
+    def _some_group_plays(self) -> "_SweepFields":
+        if not any(group_cells(self, m) for m in self.modes):
+            raise ValueError(f"no (players, impostors) cell of players {self.players} and impostors "
+                             f"{self.impostors} is a game of modes {', '.join(self.modes)}; fix: give each "
+                             f"impostors value a strict minority of some players value (impostors=1 with 4 "
+                             f"players, 2 with 5-6, 3 with 7-8; team modes and rounds > 1 play 1 impostor)")
+        return self
+
+    @model_validator(mode="after")
     def _pairs_need_two(self) -> "_SweepFields":
         paired = [m for m in self.modes if mode_spec(m).roles]
         if paired and len(self.models) < 2:
@@ -168,7 +197,33 @@ class SweepConfig(sweep_config_model()):  # type: ignore[misc]
     __doc__ = _SweepFields.__doc__
 
 #: The fields that decide the games (the resume hash), the shared options included.
-GAME_FIELDS = ("models", "modes", "difficulties", "games_per_experiment", "seeds") + shared_options()
+GAME_FIELDS = ("models", "modes", "difficulties", "games_per_experiment", "seeds") + shared_options() + (
+    "players", "impostors")
+#: Grid axes newer than the resume hash: hashed only when they differ from the paper's game.
+_NEWER_AXES = {"players": [PAPER_PLAYERS], "impostors": [PAPER_IMPOSTORS]}
+
+
+def group_cells(cfg: Any, mode: str) -> list[tuple[int, int]]:
+    """The (players, impostors) cells of the grid that are games of ``mode`` (the task's own
+    ``GameOptions`` decides, so a cell the task would refuse is never planned)."""
+    cells = []
+    for n in cfg.players:
+        for k in cfg.impostors:
+            try:
+                GameOptions(mode=mode, players=n, impostors=k, rounds=getattr(cfg, "rounds", 1))
+            except ValidationError:
+                continue
+            cells.append((n, k))
+    return cells
+
+
+def left_out_cells(cfg: Any) -> list[str]:
+    """The grid's (players, impostors) cells some mode leaves out, as ``mode: players=N impostors=K``."""
+    out = []
+    for m in cfg.modes:
+        kept = set(group_cells(cfg, m))
+        out += [f"{m}: players={n} impostors={k}" for n in cfg.players for k in cfg.impostors if (n, k) not in kept]
+    return out
 
 
 # ------------------------------------------------------------------ loading
@@ -342,7 +397,8 @@ def experiments_per_cell(mode: str, n_models: int) -> int:
 
 def planned_experiments(cfg: SweepConfig) -> int:
     """The number of experiments the config plans, counted without listing them."""
-    return len(cfg.seeds) * len(cfg.difficulties) * sum(experiments_per_cell(m, len(cfg.models)) for m in cfg.modes)
+    return len(cfg.seeds) * len(cfg.difficulties) * sum(
+        experiments_per_cell(m, len(cfg.models)) * len(group_cells(cfg, m)) for m in cfg.modes)
 
 
 def _check_plan_size(cfg: SweepConfig, path: str | Path) -> None:
@@ -389,6 +445,9 @@ def game_fields(cfg: SweepConfig, config_path: Path) -> dict[str, Any]:
     d = {k: getattr(cfg, k) for k in GAME_FIELDS}
     for k in omitted_defaults(GameOptions, d) - {"word_pairs"}:  # options newer than the hash: only when set
         del d[k]
+    for k, default in _NEWER_AXES.items():
+        if d[k] == default:
+            del d[k]
     d["word_pairs"] = word_pairs_sha256(str(word_pairs_path(cfg, config_path)) if cfg.word_pairs else None)
     if d["game_time_limit"] is None:  # the default (by model: call_limits.game_time_limit) hashes as the
         d["game_time_limit"] = call_limits.GAME_TIME_LIMIT  # 210 s it was, so older sweeps resume

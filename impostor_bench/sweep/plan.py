@@ -28,7 +28,7 @@ from impostor_bench.core.experiment import ALL_SEATS, experiment_id
 from impostor_bench.core.modes import ALL_SEATS_ROLE, mode_spec
 from impostor_bench.core.options import SHARED_OPTIONS, GameOptions
 from impostor_bench.core.records import DIFFICULTIES, MODES, Difficulty, Mode
-from impostor_bench.sweep.config import SweepConfig, config_hash, load_config, word_pairs_path
+from impostor_bench.sweep.config import SweepConfig, config_hash, group_cells, load_config, word_pairs_path
 
 @dataclass(frozen=True)
 class Experiment:
@@ -42,13 +42,16 @@ class Experiment:
     n_games: int
     rounds: int = 1  # the config's rounds (1: the paper's game, the identity as before)
     private_notes: bool = False
+    players: int = 4  # the group size of its games (4 and 1: the paper's, the identity as before)
+    impostors: int = 1
 
     @property
     def label(self) -> str:
         """The experiment's identity with the config's aliases (``impostor_bench.core.experiment``)."""
         r = dict(self.roles)
         assignment = r if mode_spec(self.mode).roles else {ALL_SEATS: r[ALL_SEATS_ROLE]}
-        return experiment_id(self.mode, self.difficulty, assignment, self.seed, self.rounds, self.private_notes)
+        return experiment_id(self.mode, self.difficulty, assignment, self.seed, self.rounds, self.private_notes,
+                             players=self.players, impostors=self.impostors)
 
 
 @dataclass
@@ -89,9 +92,10 @@ def experiments(cfg: SweepConfig) -> list[Experiment]:
                 else:
                     pairs = itertools.permutations if spec.sweep_pairs == "ordered" else itertools.combinations
                     cells = [tuple(zip(spec.roles, pair)) for pair in pairs(cfg.models, 2)]
-                for roles in cells:
-                    out.append(Experiment(len(out), mode, difficulty, seed, roles, cfg.games_per_experiment,
-                                          cfg.rounds, cfg.private_notes))
+                for players, impostors in group_cells(cfg, mode):
+                    for roles in cells:
+                        out.append(Experiment(len(out), mode, difficulty, seed, roles, cfg.games_per_experiment,
+                                              cfg.rounds, cfg.private_notes, players, impostors))
     return out
 
 
@@ -203,7 +207,8 @@ def task_spec(exp: Experiment, cfg: SweepConfig, config_path: Path, resolved: di
     # not depend on how the task was built (call_limits: none by default for local engines)
     shared["game_time_limit"] = call_limits.game_time_limit(cfg.game_time_limit, r.values())
     options = GameOptions(mode=exp.mode, difficulty=exp.difficulty, n_games=exp.n_games, seed=exp.seed,
-                          models=dict(exp.roles), word_pairs=None if wp is None else str(wp), **shared)
+                          models=dict(exp.roles), word_pairs=None if wp is None else str(wp),
+                          players=exp.players, impostors=exp.impostors, **shared)
     args = options.task_args()
     spec = mode_spec(exp.mode)
     if spec.display_role is None:

@@ -22,7 +22,7 @@ from impostor_bench.core.errors import ImpostorError
 from impostor_bench.core.output_files import write_text
 from impostor_bench.outdir import make_dir
 from impostor_bench.preflight import check_models
-from impostor_bench.sweep.config import GAME_FIELDS, MANIFEST, config_hash, game_fields
+from impostor_bench.sweep.config import GAME_FIELDS, MANIFEST, config_hash, game_fields, left_out_cells
 from impostor_bench.sweep.lease import experiment_leases
 from impostor_bench.sweep.plan import Plan, plan, plan_table, resolve_models, task_spec
 from impostor_bench.sweep.progress import ProgressView, SweepProgress, showing
@@ -106,7 +106,8 @@ def summarize(log_dir: Path, pl: Plan, wall_s: float) -> tuple[dict[str, float],
             # by what the experiment is, not by Inspect's task id: two launches of one sweep gave
             # each experiment two task ids ("4/2 experiments complete"), and no re-run could finish
             a = h.eval.task_args or {}
-            key = _experiment_key(a.get("mode"), a.get("difficulty"), a.get("seed"), a.get("models"))
+            key = _experiment_key(a.get("mode"), a.get("difficulty"), a.get("seed"), a.get("models"),
+                                  a.get("players", 4), a.get("impostors", 1))
             if h.status == "success" or key not in done_tasks:
                 done_tasks[key] = h.status
     exp_ok = sum(1 for s in done_tasks.values() if s == "success")
@@ -221,8 +222,9 @@ def settings_line(pl: Plan) -> str:
     return "game settings: " + "; ".join(f"{a} {text(v)}" for a, v in eff.items())
 
 
-def _experiment_key(mode: Any, difficulty: Any, seed: Any, models: Any) -> str:
-    return json.dumps([mode, difficulty, seed, models], sort_keys=True, default=str)
+def _experiment_key(mode: Any, difficulty: Any, seed: Any, models: Any, players: Any = 4, impostors: Any = 1) -> str:
+    group = [] if (players, impostors) == (4, 1) else [players, impostors]  # the paper's keys as before
+    return json.dumps([mode, difficulty, seed, models, *group], sort_keys=True, default=str)
 
 
 def left_to_play(pl: Plan, log_dir: Path) -> Plan:
@@ -243,8 +245,10 @@ def left_to_play(pl: Plan, log_dir: Path) -> Plan:
             continue
         if log.status == "success":
             a = log.eval.task_args or {}
-            done.add(_experiment_key(a.get("mode"), a.get("difficulty"), a.get("seed"), a.get("models")))
-    left = [e for e in pl.experiments if _experiment_key(e.mode, e.difficulty, e.seed, dict(e.roles)) not in done]
+            done.add(_experiment_key(a.get("mode"), a.get("difficulty"), a.get("seed"), a.get("models"),
+                                     a.get("players", 4), a.get("impostors", 1)))
+    left = [e for e in pl.experiments
+            if _experiment_key(e.mode, e.difficulty, e.seed, dict(e.roles), e.players, e.impostors) not in done]
     if len(left) < len(pl.experiments):
         print(f"resuming in {log_dir}: {len(pl.experiments) - len(left):,} of {len(pl.experiments):,} experiments "
               f"already finished; {len(left):,} left to play ({sum(e.n_games for e in left):,} games)", flush=True)
@@ -278,12 +282,16 @@ def print_plan(pl: Plan, log_dir: Path, list_all: bool) -> None:
              if rounds > 1 else "")
           + (f" (shard {pl.shard[0]}/{pl.shard[1]} of {pl.all_experiments:,} experiments)" if pl.shard[1] > 1 else ""))
     print(plan_table(pl))
+    skipped = left_out_cells(pl.config)
+    if skipped:
+        print(f"group-size cells that are not games, left out: {'; '.join(skipped)}")
     _print_cost(pl)
     shown = pl.experiments if list_all or len(pl.experiments) <= LIST_LIMIT else pl.experiments[:LIST_LIMIT]
     print("\nexperiments:")
     for e in shown:
         roles = ", ".join(f"{r}={pl.resolved.get(a, a)}" for r, a in e.roles)
-        print(f"  {e.index:>4}  {e.mode:<16}{e.difficulty:<8}seed {e.seed}  {e.n_games} games  {roles}")
+        group = "" if (e.players, e.impostors) == (4, 1) else f"  {e.players} players, {e.impostors} impostor(s)"
+        print(f"  {e.index:>4}  {e.mode:<16}{e.difficulty:<8}seed {e.seed}  {e.n_games} games  {roles}{group}")
     if len(shown) < len(pl.experiments):
         print(f"  ... {len(pl.experiments) - len(shown):,} more (--list shows all)")
     print(f"\nlog dir: {log_dir}   sweep id: {pl.sweep_id}")
