@@ -84,7 +84,8 @@ def experiment_id_of(spec: Any) -> str:
     mode = args.get("mode", "homogeneous")
     return experiment.with_ablations(
         experiment.experiment_id(mode, args.get("difficulty", "easy"), role_models(spec), args.get("seed", 0),
-                                 int(args.get("rounds") or 1), bool(args.get("private_notes"))),
+                                 int(args.get("rounds") or 1), bool(args.get("private_notes")),
+                                 players=int(args.get("players") or 4), impostors=int(args.get("impostors") or 1)),
         **experiment.ablations_of(args))
 
 
