@@ -296,7 +296,8 @@ def tables_from_log(log: Any) -> Tables:
 def games_frame(rows: list[dict]) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=GAME_COLUMNS)
     for col in ("game_index", "impostor_seat", "impostor_speaking_position", "seed", "tie_k", "n_valid_votes",
-                "n_invalid_ballots", "n_invalid_descriptions", "votes_on_impostor", "rounds_played", "max_rounds"):
+                "n_invalid_ballots", "n_invalid_descriptions", "votes_on_impostor", "rounds_played", "max_rounds",
+                "n_players", "n_impostors"):
         df[col] = df[col].astype("int64")
     df["private_notes"] = df["private_notes"].astype(bool)
     for col in ("p_imp_default", "p_imp_sym_candidate", "p_imp_sym_side"):

@@ -13,10 +13,13 @@ from typing import Any, Literal, Optional, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from impostor_bench.core.group import MAX_PLAYERS, MIN_PLAYERS, PAPER_IMPOSTORS, PAPER_PLAYERS, max_impostors
 from impostor_bench.core.descriptions import DescriptionErrorClass, description_error_class
 
-#: Players (seats 0-3) in every game (A.1): the one seat count of the game.
-N_SEATS = 4
+#: Players (seats 0-3) in the paper's game (A.1); ``-T players`` seats up to MAX_SEATS
+#: (``impostor_bench.core.group``), the bounds of every seat column below.
+N_SEATS = PAPER_PLAYERS
+MAX_SEATS = MAX_PLAYERS
 
 Mode = Literal["homogeneous", "cross_play", "team_blind", "team_aware", "team_semi_aware"]
 Difficulty = Literal["easy", "medium", "hard", "expert"]
@@ -87,9 +90,9 @@ class GameRow(BaseModel):
     pair_id: str
     majority_word: str
     impostor_word: str
-    impostor_seat: int = Field(ge=0, le=N_SEATS - 1)
+    impostor_seat: int = Field(ge=0, le=MAX_SEATS - 1)  # the lowest impostor seat when there are several
     impostor_model: str
-    impostor_speaking_position: int = Field(ge=0, le=N_SEATS - 1)
+    impostor_speaking_position: int = Field(ge=0, le=MAX_SEATS - 1)  # of the seat impostor_seat
     winner: Side  # under the default rule (A.1)
     win_condition: WinCondition
     # --- extras ---
@@ -118,6 +121,22 @@ class GameRow(BaseModel):
     private_notes: bool = False  # the task option -T private_notes
     length_budget: Optional[int] = Field(default=None, ge=1, json_schema_extra=NEWER)  # -T length_budget (None: the 750-character rule only)
     truncate_to: Optional[int] = Field(default=None, ge=1, json_schema_extra=NEWER)  # -T truncate_to: what the others saw was cut to it (None: whole)
+    # group size (-T players, -T impostors); the defaults are the paper's game
+    n_players: int = Field(default=PAPER_PLAYERS, ge=MIN_PLAYERS, le=MAX_PLAYERS, json_schema_extra=NEWER)
+    n_impostors: int = Field(default=PAPER_IMPOSTORS, ge=1, le=max_impostors(MAX_PLAYERS), json_schema_extra=NEWER)
+    # every impostor seat, sorted and comma-separated ("1,4"), in a game of several; None: impostor_seat alone
+    impostor_seats: Optional[str] = Field(default=None, pattern=r"^[0-9](,[0-9])*$", json_schema_extra=NEWER)
+
+    @model_validator(mode="after")
+    def _seats_inside_the_game(self) -> "GameRow":
+        seats = impostor_seat_list(self.impostor_seat, self.impostor_seats)
+        if max(seats) >= self.n_players or self.impostor_speaking_position >= self.n_players:
+            raise ValueError(f"impostor seat(s) {seats} or speaking position {self.impostor_speaking_position} "
+                             f"outside a game of {self.n_players} players")
+        if len(seats) != self.n_impostors or seats[0] != self.impostor_seat:
+            raise ValueError(f"impostor_seats {self.impostor_seats!r} disagrees with n_impostors={self.n_impostors} "
+                             f"and impostor_seat={self.impostor_seat}")
+        return self
 
 
 class PlayerRow(BaseModel):
@@ -127,14 +146,14 @@ class PlayerRow(BaseModel):
 
     # --- data contract columns (do not rename or drop) ---
     game_id: str
-    seat: int = Field(ge=0, le=N_SEATS - 1)
+    seat: int = Field(ge=0, le=MAX_SEATS - 1)
     model: str
     role: Side
     team: Optional[Team] = None
-    speaking_position: int = Field(ge=0, le=N_SEATS - 1)
+    speaking_position: int = Field(ge=0, le=MAX_SEATS - 1)
     description: str
     description_valid: bool
-    vote: Optional[int] = Field(default=None, ge=0, le=N_SEATS - 1)
+    vote: Optional[int] = Field(default=None, ge=0, le=MAX_SEATS - 1)
     confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
     self_declared: bool
     word_guess: Optional[str] = None
@@ -222,6 +241,11 @@ def row_dict(row: BaseModel) -> dict[str, Any]:
 _NEWER_DEFAULTS: dict[type[BaseModel], dict[str, Any]] = {row: _newer_defaults(row) for row in (GameRow, PlayerRow)}
 
 
+def impostor_seat_list(impostor_seat: int, impostor_seats: Optional[str]) -> list[int]:
+    """Every impostor seat of a game from its ``impostor_seat`` and ``impostor_seats`` columns."""
+    return [impostor_seat] if impostor_seats is None else [int(s) for s in impostor_seats.split(",")]
+
+
 def player_label(seat: int) -> int:
     """The number shown to models: seat 0-3 is "Player 1"-"Player 4"."""
     return seat + 1
@@ -291,15 +315,15 @@ class MoveRow(BaseModel):
     game_id: str
     experiment_id: str
     round: int = Field(ge=1)
-    seat: int = Field(ge=0, le=3)
+    seat: int = Field(ge=0, le=MAX_SEATS - 1)
     model: str
     role: Side
     team: Optional[Team] = None
-    speaking_position: int = Field(ge=0, le=3)  # position within this round's order (remaining seats)
+    speaking_position: int = Field(ge=0, le=MAX_SEATS - 1)  # position within this round's order (remaining seats)
     description: str
     description_valid: bool
     description_error: Optional[str] = None
-    vote: Optional[int] = Field(default=None, ge=0, le=3)  # null when not a counted vote
+    vote: Optional[int] = Field(default=None, ge=0, le=MAX_SEATS - 1)  # null when not a counted vote
     ballot_class: str = "valid"  # BALLOT_CLASSES, plus the engine's class of a vote on an eliminated seat
     confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
     reasoning: Optional[str] = None
