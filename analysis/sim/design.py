@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
+from impostor_bench.analysis.sim.conditions import ConditionPlan
 from impostor_bench.analysis.sim.effects import (PAPER_DIFFICULTY_OR, PAPER_SEAT_OR, centred_logor, coerce_models,
                                   mode_logor, seat_logor)
 from impostor_bench.core.records import DIFFICULTIES, MODES, TEAM_MODES
@@ -124,6 +125,9 @@ class SimDesign:
     experiment_effect_sd: float
     # the seats' models and roles as a players table, built once per design (impostor_bench.analysis.calibration.light_players)
     players_cache: Optional[pd.DataFrame] = field(default=None, init=False, repr=False, compare=False)
+    # planted study conditions (impostor_bench.analysis.sim.conditions): the plan and each experiment's level
+    plan: Optional[ConditionPlan] = field(default=None, repr=False, compare=False)
+    exp_level: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
 
     @property
     def names(self) -> list[str]:
@@ -220,8 +224,10 @@ def build_design(
     design_seed: int = 0,
     id_prefix: str = "sim",
     schedule: str = "per_experiment",
+    conditions: Optional[ConditionPlan] = None,
 ) -> SimDesign:
-    """The schedule and linear predictor of a simulated run (arguments: ``simulate_games``)."""
+    """The schedule and linear predictor of a simulated run (arguments: ``simulate_games``;
+    ``conditions`` plants a study factor's levels and effects, ``impostor_bench.analysis.sim.conditions``)."""
     modes, difficulties = list(modes), list(difficulties)
     _check_design_args(n_experiments, games_per_experiment, base_imp_win, pair_effect_sd, experiment_effect_sd,
                        modes, difficulties)
@@ -244,8 +250,13 @@ def build_design(
                             base_imp_win=base_imp_win, seat_or=seat_or, mode_or=mode_or, difficulty_or=difficulty_or,
                             size_or_per_10x=size_or_per_10x, opponent_or_per_10pp=opponent_or_per_10pp)
     c_pos = position_effect_pp / 100.0 / (base_imp_win * (1 - base_imp_win))
+    exp_level = None
+    if conditions is not None:
+        exp_level = conditions.experiment_levels(exp_mode)
+        eta = eta + conditions.logit_shift(exp_level[ge], seat_model[np.arange(len(ge)), imp_seat], names,
+                                           impostor_strength(specs, size_or_per_10x))
     return SimDesign(specs, G, exp_ids, exp_mode, exp_diff, exp_a, exp_b, ge, gi, imp_seat, team_arr, seat_model,
-                     pair, eta, float(c_pos), float(experiment_effect_sd))
+                     pair, eta, float(c_pos), float(experiment_effect_sd), plan=conditions, exp_level=exp_level)
 
 
 def _check_design_args(n_experiments, games_per_experiment, base_imp_win, pair_effect_sd, experiment_effect_sd,
@@ -328,16 +339,21 @@ def _pairs(difficulties, diff_g, gi, G: int, pair_effect_sd: float, rng_pairs, r
     return pair, v_pair
 
 
+def impostor_strength(specs, size_or_per_10x: float) -> np.ndarray:
+    """(M,) each model's impostor term of the win logit: its size effect plus its extra odds."""
+    params = np.array([np.nan if m.params_b is None else float(m.params_b) for m in specs])
+    log_p = np.log10(params)
+    size_term = np.nan_to_num(log_p - np.nanmean(log_p) if np.isfinite(log_p).any() else log_p, nan=0.0)
+    return np.log(size_or_per_10x) * size_term + np.log([m.odds for m in specs])
+
+
 def _linear_predictor(specs, imp_seat, seat_model, mode_g, diff_g, v_pair, modes, difficulties, *, base_imp_win,
                       seat_or, mode_or, difficulty_or, size_or_per_10x, opponent_or_per_10pp) -> np.ndarray:
     """logit of the impostor-win probability per game, without the speaking-position and experiment terms."""
     n = len(imp_seat)
     imp_model = seat_model[np.arange(n), imp_seat]
     is_imp_seat = np.arange(4)[None, :] == imp_seat[:, None]
-    params = np.array([np.nan if m.params_b is None else float(m.params_b) for m in specs])
-    log_p = np.log10(params)
-    size_term = np.nan_to_num(log_p - np.nanmean(log_p) if np.isfinite(log_p).any() else log_p, nan=0.0)
-    model_term = np.log(size_or_per_10x) * size_term + np.log([m.odds for m in specs])
+    model_term = impostor_strength(specs, size_or_per_10x)
     det = np.array([m.det for m in specs])
     mlog, dlog = mode_logor(mode_or, modes), centred_logor(difficulty_or, difficulties)
     opp_det = (det[seat_model] * ~is_imp_seat).sum(1) / 3.0

@@ -336,7 +336,8 @@ def simulate_games(
     shared by a mode's experiments), for showing what it did to the seat tests.  ``effects``:
     the design's keyword arguments (models, modes, difficulties and the true effects: ``seat_or``,
     ``mode_or``, ``difficulty_or``, ``size_or_per_10x``, ``position_effect_pp``,
-    ``opponent_or_per_10pp``, ``pair_effect_sd``, ``experiment_effect_sd``), typed and defaulted
+    ``opponent_or_per_10pp``, ``pair_effect_sd``, ``experiment_effect_sd``, ``conditions``: a
+    ``impostor_bench.analysis.sim.conditions.ConditionPlan`` of planted study conditions), typed and defaulted
     once, in :func:`impostor_bench.analysis.sim.design.build_design`.
     """
     if not 0 <= invalid_vote_rate < 1 or not 0 <= tie_rate < 1:
@@ -357,6 +358,8 @@ def simulate_games(
     game_ids = _game_ids(design)  # once for both tables
     games = _games_frame(design, run, ballots, desc_valid, seat_game_seed, game_ids)
     players = _players_frame(design, run, ballots, desc_valid, rng_misc, game_ids)
+    if design.plan is not None and design.exp_level is not None:  # the planted conditions' columns
+        design.plan.write_columns(design.exp_level[design.ge], games, players)
     return games, players, _models_frame(design)
 
 

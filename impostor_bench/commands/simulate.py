@@ -66,6 +66,14 @@ def _register_simulate(sub) -> None:
                    help="with --rounds N > 1: logit gain per round of a majority ballot naming the impostor")
     p.add_argument("--private-notes", action="store_true",
                    help="with --rounds N > 1: mark the games as played with private notes (no effect on simulated play)")
+    p.add_argument("--condition", default=None, metavar="FACTOR=L1,L2,...",
+                   help="run the design under each level of a study factor (group_size 4x1,6x2; language en,es; "
+                        "length_budget none,400; decoding 0.7,1.0/0.9; mode): one block of experiments per level, "
+                        "the first the reference (impostor_bench.analysis.sim.conditions)")
+    p.add_argument("--condition-or", default=None, metavar="L=OR,...",
+                   help="with --condition: impostor-win OR of a level against the reference")
+    p.add_argument("--rank-reversal", default=None, metavar="MODEL_A,MODEL_B@LEVEL",
+                   help="with --condition: the two models swap their impostor strength in LEVEL")
     p.add_argument("--force", action="store_true",
                    help="write into --out even when it holds files that simulate did not write")
     p.set_defaults(func=_cmd_simulate)
@@ -115,6 +123,8 @@ def _cmd_simulate(args) -> int:
     )
     if args.mode_or is not None:
         kw["mode_or"] = _floats(args.mode_or, "--mode-or")[0]
+    if args.condition or args.condition_or or args.rank_reversal:
+        kw["conditions"] = _condition_plan(args)
     t0 = time.perf_counter()
     moves = None
     try:
@@ -133,6 +143,21 @@ def _cmd_simulate(args) -> int:
     for pth in paths:
         print(pth)
     return 0
+
+
+def _condition_plan(args):
+    """The planted study conditions of --condition / --condition-or / --rank-reversal."""
+    from impostor_bench.analysis.sim.conditions import parse_plan
+
+    if not args.condition:
+        raise ImpostorError("--condition-or / --rank-reversal need --condition FACTOR=L1,L2; fix: add e.g. "
+                            "--condition language=en,es")
+    if args.rounds > 1:
+        raise ImpostorError("--condition: planted conditions are one-round games; fix: drop --rounds")
+    try:
+        return parse_plan(args.condition, args.condition_or, args.rank_reversal)
+    except ValueError as exc:
+        raise ImpostorError(f"impostor simulate: {exc}") from exc
 
 
 def _simulate_rounds(args, kw: dict):
