@@ -60,7 +60,10 @@ class ParsedVote:
     ballot_class: BallotClass = "valid"  # impostor_bench.core.records.BALLOT_CLASSES
 
 
-_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "first": 1, "second": 2, "third": 3, "fourth": 4}
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "first": 1, "second": 2, "third": 3, "fourth": 4,
+                 # the prompts' other languages (languages.LANGUAGES): a ballot may answer in them
+                 "uno": 1, "dos": 2, "tres": 3, "cuatro": 4, "primero": 1, "segundo": 2, "tercero": 3, "cuarto": 4,
+                 "eins": 1, "zwei": 2, "drei": 3, "vier": 4, "erster": 1, "zweiter": 2, "dritter": 3, "vierter": 4}
 _TRUE = {"true", "yes", "y", "1", "t"}
 _FALSE = {"false", "no", "n", "0", "f", "null", "none", ""}
 _NULLS = {"", "null", "none", "n/a", "na"}
@@ -255,15 +258,17 @@ def extract_ballot_object(text: str) -> tuple[Optional[dict], Optional[str]]:
 # model text is total over any input (a 5,000-digit id is a number naming no player).
 _MAX_ID_TEXT = 40
 _MAX_ID_DIGITS = 9
-# "Player 3", "p_3", "#3", "Player-3": a "-" right before the digits is a minus sign
-# ("Player -2", "p-3" name no player), anywhere else a separator.
-_ID_PREFIX = re.compile(r"^(?:player|p|#|id)(?:[\s_#:]|-(?!\d))*")
+# "Player 3", "p_3", "#3", "Player-3", and as the Spanish and German prompts name players, "Jugador 3",
+# "Spieler 3": a "-" right before the digits is a minus sign ("Player -2", "p-3" name no player),
+# anywhere else a separator.
+_ID_PREFIX = re.compile(r"^(?:player|jugadora?|spieler(?:in)?|p|#|id)(?:[\s_#:]|-(?!\d))*")
 _ID_DIGITS = re.compile(rf"\d{{1,{_MAX_ID_DIGITS}}}")
 _NUMBER = re.compile(r"[-+]?\d+(?:\.\d+)?")
 
 
 def parse_player_id(value: Any) -> Optional[int]:
-    """A player number 1-4 from 3, "3", "Player 3", "p3", "three", "#3"; None if unreadable."""
+    """A player number 1-4 from 3, "3", "Player 3", "p3", "three", "#3" (or "Jugador 3", "Spieler 3",
+    "tres", "drei"); None if unreadable."""
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, int):

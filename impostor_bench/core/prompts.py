@@ -3,12 +3,16 @@
 The paper's PDF text has extraction artefacts ("word_quess", a line cut at
 "might be the", a LaTeX ``\\textbf``); the resolved choices are listed in
 docs/rules.md.  Player numbers are ``seat + 1`` (see ``records.player_label``).
+Every builder takes a ``language`` (``languages.LANGUAGES``): English is these texts, the
+others their parallel translations (``translations``), fetched with :func:`texts`.
 """
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Mapping, Optional, Sequence
 
+from impostor_bench.core import translations
+from impostor_bench.core.languages import DEFAULT_LANGUAGE, language_of
 from impostor_bench.core.modes import MODE_SPECS, mode_spec
 
 DESCRIPTION_SYSTEM = (
@@ -113,10 +117,14 @@ TEAM_PROMPT_MODES = tuple(m for m, spec in MODE_SPECS.items() if spec.teammate_v
 _NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight")
 
 
-def description_intro(players: int = 4, impostors: int = 1) -> str:
+def description_intro(players: int = 4, impostors: int = 1, language: str = DEFAULT_LANGUAGE) -> str:
     """The description prompt's opening for a group of ``players`` with ``impostors`` impostors:
     :data:`DESCRIPTION_INTRO` itself in the paper's game; otherwise the same sentences with the
     counts, and the impostors said to share their word (docs/rules.md, "Group size")."""
+    if language != DEFAULT_LANGUAGE:
+        t, numbers = texts(language), translations.NUMBER_WORDS[language]
+        return (t["INTRO_ONE"] if impostors == 1 else t["INTRO_MANY"]).format(
+            others=players - 1, majority=numbers[players - impostors].capitalize(), impostors=numbers[impostors])
     if (players, impostors) == (4, 1):
         return DESCRIPTION_INTRO
     majority = _NUMBER_WORDS[players - impostors].capitalize()
@@ -132,11 +140,39 @@ def description_intro(players: int = 4, impostors: int = 1) -> str:
         "identify the impostor.", "identify the impostor." if impostors == 1 else "identify an impostor.")
 
 
-def voting_intro(impostors: int = 1) -> str:
+def voting_intro(impostors: int = 1, language: str = DEFAULT_LANGUAGE) -> str:
     """The voting prompt's opening: :data:`VOTING_INTRO` with one impostor; with several, any
     one of them is the player to name (convicting one wins, docs/rules.md)."""
+    if language != DEFAULT_LANGUAGE:
+        return texts(language)["VOTING_INTRO" if impostors == 1 else "VOTING_INTRO_MANY"]
     return VOTING_INTRO if impostors == 1 else (
         "Based on the descriptions below, identify one of the players who have the different word.")
+
+
+def texts(language: str = DEFAULT_LANGUAGE) -> Mapping[str, str]:
+    """Every text of the prompts in ``language``, by the English constant's name (and ``WORD_IS``,
+    ``WORD_WAS``, ``PLAYER``, ``ALL_DESCRIPTIONS``, ``AFTER_ROUND``: the short lines the builders add)."""
+    if language == DEFAULT_LANGUAGE:
+        return _ENGLISH
+    language_of(language)  # an unshipped language: one line naming the shipped ones
+    return translations.TEXTS[language]
+
+
+def player_name(label: int, language: str = DEFAULT_LANGUAGE) -> str:
+    """``Player 2`` (``Jugador 2``, ``Spieler 2``): how the prompts name a player."""
+    return texts(language)["PLAYER"].format(label=label)
+
+
+def description_retry(violation: str, max_chars: int, language: str = DEFAULT_LANGUAGE) -> str:
+    """The re-prompt after a broken description rule (the rule's message in the language)."""
+    return texts(language)["DESCRIPTION_RETRY"].format(
+        violation=violation if language == DEFAULT_LANGUAGE else translations.reason(violation, language),
+        max_chars=max_chars)
+
+
+def voting_retry(error: str, language: str = DEFAULT_LANGUAGE) -> str:
+    """The re-prompt after an unusable ballot (the parse error as written: it quotes the JSON keys)."""
+    return texts(language)["VOTING_RETRY"].format(error=error)
 
 
 def _team_block(mode: str, teammate_label: Optional[int], aware: str, semi: str) -> Optional[str]:
@@ -158,24 +194,26 @@ def description_prompt(
     context: Optional[str] = None,
     players: int = 4,
     impostors: int = 1,
+    language: str = DEFAULT_LANGUAGE,
 ) -> str:
     """User prompt A.1 for one speaker; ``previous`` is [(player label, text)] so far;
     ``context``: a later round's block (:func:`round_context`), None in the paper's game."""
-    parts = [description_intro(players, impostors)]
-    block = _team_block(mode, teammate_label, DESCRIPTION_TEAM_AWARE, DESCRIPTION_TEAM_SEMI_AWARE)
+    t = texts(language)
+    parts = [description_intro(players, impostors, language)]
+    block = _team_block(mode, teammate_label, t["DESCRIPTION_TEAM_AWARE"], t["DESCRIPTION_TEAM_SEMI_AWARE"])
     if block:
         parts.append(block)
     if context:
         parts.append(context)
-    parts.append(f"Your word is: {word}")
+    parts.append(t["WORD_IS"].format(word=word))
     if previous:
-        lines = [DESCRIPTION_PREVIOUS_HEADER]
-        lines += [f"Player {label}: {text}" for label, text in previous]
+        lines = [t["DESCRIPTION_PREVIOUS_HEADER"]]
+        lines += [f"{player_name(label, language)}: {text}" for label, text in previous]
         parts.append("\n".join(lines))
-        parts.append(DESCRIPTION_YOU_ARE.format(player_position=player_label))
+        parts.append(t["DESCRIPTION_YOU_ARE"].format(player_position=player_label))
     else:
-        parts.append(DESCRIPTION_YOU_ARE_FIRST.format(player_position=player_label))
-    parts.append(DESCRIPTION_OUTRO)
+        parts.append(t["DESCRIPTION_YOU_ARE_FIRST"].format(player_position=player_label))
+    parts.append(t["DESCRIPTION_OUTRO"])
     return "\n\n".join(parts)
 
 
@@ -188,19 +226,21 @@ def voting_prompt(
     teammate_label: Optional[int] = None,
     context: Optional[str] = None,
     impostors: int = 1,
+    language: str = DEFAULT_LANGUAGE,
 ) -> str:
     """User prompt A.2; ``descriptions`` is [(player label, text)] in speaking order;
     ``context``: a multi-round game's block (:func:`round_context`), None in the paper's game."""
-    parts = [voting_intro(impostors), f"Your word was: {word}"]
-    block = _team_block(mode, teammate_label, VOTING_TEAM_AWARE, VOTING_TEAM_SEMI_AWARE)
+    t = texts(language)
+    parts = [voting_intro(impostors, language), t["WORD_WAS"].format(word=word)]
+    block = _team_block(mode, teammate_label, t["VOTING_TEAM_AWARE"], t["VOTING_TEAM_SEMI_AWARE"])
     if block:
         parts.append(block)
     if context:
         parts.append(context)
-    lines = ["All descriptions:"] + [f"Player {label}: {text}" for label, text in descriptions]
+    lines = [t["ALL_DESCRIPTIONS"]] + [f"{player_name(label, language)}: {text}" for label, text in descriptions]
     parts.append("\n".join(lines))
-    parts.append(f"You are Player {player_label}.")
-    parts.append(VOTING_JSON_FORMAT)
+    parts.append(t["DESCRIPTION_YOU_ARE"].format(player_position=player_label))
+    parts.append(t["VOTING_JSON_FORMAT"])
     return "\n\n".join(parts)
 
 
@@ -230,19 +270,34 @@ NOTE_OUTRO = (
 
 
 def round_context(*, round_no: int, max_rounds: int, remaining_labels: Sequence[int], history: str,
-                  notes: Sequence[str] = ()) -> str:
+                  notes: Sequence[str] = (), language: str = DEFAULT_LANGUAGE) -> str:
     """The block a multi-round game adds to every prompt: the round rules, the public record of
     earlier rounds and, with -T private_notes, this player's own notes."""
-    parts = [ROUND_RULES.format(round=round_no, max_rounds=max_rounds,
-                                remaining=", ".join(f"Player {n}" for n in remaining_labels))]
+    t = texts(language)
+    parts = [t["ROUND_RULES"].format(round=round_no, max_rounds=max_rounds,
+                                     remaining=", ".join(player_name(n, language) for n in remaining_labels))]
     if history:
-        parts.append(ROUND_HISTORY_HEADER + "\n" + history)
+        parts.append(t["ROUND_HISTORY_HEADER"] + "\n" + history)
     if notes:
-        parts.append(NOTES_HEADER + "\n" + "\n".join(f"After round {i}: {n}" for i, n in enumerate(notes, 1)))
+        parts.append(t["NOTES_HEADER"] + "\n" + "\n".join(t["AFTER_ROUND"].format(round=i, note=n)
+                                                          for i, n in enumerate(notes, 1)))
     return "\n\n".join(parts)
 
 
-def note_prompt(*, word: str, player_label: int, context: str, max_chars: int) -> str:
+def note_prompt(*, word: str, player_label: int, context: str, max_chars: int,
+                language: str = DEFAULT_LANGUAGE) -> str:
     """The user prompt for a private note after a round (``context`` includes the round just played)."""
-    return "\n\n".join([f"Your word is: {word}", context, f"You are Player {player_label}.",
-                          NOTE_OUTRO.format(max_chars=max_chars)])
+    t = texts(language)
+    return "\n\n".join([t["WORD_IS"].format(word=word), context,
+                          t["DESCRIPTION_YOU_ARE"].format(player_position=player_label),
+                          t["NOTE_OUTRO"].format(max_chars=max_chars)])
+
+
+# The English texts by name (what :func:`texts` returns for "en"): the constants above, as in the paper
+# (the intros of other group sizes are :func:`description_intro`'s own).
+_ENGLISH: dict[str, str] = {
+    name: globals()[name] for name in translations.ES
+    if name in globals() and isinstance(globals()[name], str)} | {
+    "VOTING_INTRO_MANY": voting_intro(2),
+    "WORD_IS": "Your word is: {word}", "WORD_WAS": "Your word was: {word}", "PLAYER": "Player {label}",
+    "ALL_DESCRIPTIONS": "All descriptions:", "AFTER_ROUND": "After round {round}: {note}"}

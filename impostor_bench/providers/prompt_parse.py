@@ -6,7 +6,9 @@ LLM sees: the system message and user prompt of Appendix A.2 (built by
 ``VOTING_RETRY``).  This module turns those messages into a :class:`GameView`.
 
 It works on plain ``(role, text)`` pairs so that it is testable without Inspect;
-:func:`parse_messages` also accepts Inspect ``ChatMessage`` objects or dicts.
+:func:`parse_messages` also accepts Inspect ``ChatMessage`` objects or dicts.  A prompt in
+another language (-T language: ``prompts.texts``) is read with that language's markers,
+found from its "Your word is:" line, so the bots play in any shipped language.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Optional
 
 from impostor_bench.core import prompts
+from impostor_bench.core.languages import DEFAULT_LANGUAGE, LANGUAGES
 
 Phase = Literal["description", "vote", "note"]  # note: a multi-round game's private note (O.3)
 
@@ -31,6 +34,75 @@ _RETRY_DESCRIPTION = re.compile(r"^Your description broke a rule: (?P<why>.*?)\.
 _RETRY_VOTE = re.compile(r"^Your answer could not be used: (?P<why>.*?)\. Respond again", re.DOTALL)
 _ROUND = re.compile(r"this is round (?P<r>\d{1,3}) of at most (?P<n>\d{1,3})\. Remaining players: (?P<left>[^\n]*)\.")
 _ROUND_DESCRIPTIONS = re.compile(r"^Round (?P<r>\d{1,3}) descriptions:$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class _Markers:
+    """How one language's prompts say each thing the bots read (English: the patterns above)."""
+
+    word_is: re.Pattern[str]
+    word_was: re.Pattern[str]
+    you_are: re.Pattern[str]
+    teammate: re.Pattern[str]
+    player_line: re.Pattern[str]
+    player_ref: re.Pattern[str]
+    max_chars: re.Pattern[str]
+    retry_description: re.Pattern[str]
+    retry_vote: re.Pattern[str]
+    round: re.Pattern[str]
+    semi_aware: str
+    previous_header: str
+    all_descriptions: str
+    round_rules_start: str
+    note_system: str
+    voting_system: str
+
+
+def _template(text: str, flags: int = 0, **slots: str) -> re.Pattern[str]:
+    """A prompt template as a pattern: its text literal, each ``{slot}`` the given group."""
+    pattern = re.escape(text)
+    for name, group in slots.items():
+        pattern = pattern.replace(re.escape("{" + name + "}"), group)
+    return re.compile(pattern, flags)
+
+
+def _markers(language: str) -> _Markers:
+    t = prompts.texts(language)
+    if language == DEFAULT_LANGUAGE:
+        return _Markers(_WORD_IS, _WORD_WAS, _YOU_ARE, _TEAMMATE, _PLAYER_LINE, re.compile(r"Player (\d{1,4})"),
+                        _MAX_CHARS, _RETRY_DESCRIPTION, _RETRY_VOTE, _ROUND, "You have exactly one teammate",
+                        prompts.DESCRIPTION_PREVIOUS_HEADER, "All descriptions:", prompts.ROUND_RULES.split("{", 1)[0],
+                        prompts.NOTE_SYSTEM, prompts.VOTING_SYSTEM)
+    number = r"\d{1,4}"
+    you, first = t["DESCRIPTION_YOU_ARE"], t["DESCRIPTION_YOU_ARE_FIRST"]
+    head = you.split("{player_position}")[0]
+    first_tail = first.split("{player_position}")[1].removesuffix(".")
+    mate_line = next(line for line in t["DESCRIPTION_TEAM_AWARE"].splitlines() if "{teammate_position}" in line)
+    semi_line = t["DESCRIPTION_TEAM_SEMI_AWARE"].splitlines()[1].removeprefix("- ")
+    return _Markers(
+        word_is=re.compile("^" + _template(t["WORD_IS"], word=r"(?P<w>.*?)\s*$").pattern, re.MULTILINE),
+        word_was=re.compile("^" + _template(t["WORD_WAS"], word=r"(?P<w>.*?)\s*$").pattern, re.MULTILINE),
+        you_are=re.compile(rf"^{re.escape(head)}(?P<n>{number})(?P<first>{re.escape(first_tail)})?\.\s*$",
+                           re.MULTILINE),
+        teammate=_template(mate_line.removeprefix("- ").split(" (")[0], teammate_position=rf"(?P<n>{number})"),
+        player_line=re.compile("^" + _template(t["PLAYER"], label=rf"(?P<n>{number})").pattern + ": ?", re.MULTILINE),
+        player_ref=_template(t["PLAYER"], label=rf"({number})"),
+        max_chars=_template(t["DESCRIPTION_RETRY"], re.DOTALL, violation=".*?", max_chars=r"(?P<n>\d{1,6})"),
+        retry_description=_template(t["DESCRIPTION_RETRY"], re.DOTALL, violation="(?P<why>.*?)", max_chars=r"\d+"),
+        retry_vote=_template(t["VOTING_RETRY"], re.DOTALL, error="(?P<why>.*?)"),
+        round=_template(t["ROUND_RULES"].splitlines()[0].split(": ", 1)[1], round=r"(?P<r>\d{1,3})",
+                        max_rounds=r"(?P<n>\d{1,3})", remaining=r"(?P<left>[^\n]*)"),
+        semi_aware=semi_line.split(" (")[0],
+        previous_header=t["DESCRIPTION_PREVIOUS_HEADER"],
+        all_descriptions=t["ALL_DESCRIPTIONS"],
+        round_rules_start=t["ROUND_RULES"].split("{", 1)[0],
+        note_system=t["NOTE_SYSTEM"],
+        voting_system=t["VOTING_SYSTEM"],
+    )
+
+
+#: Each shipped language's markers, English first (an English prompt is read as before).
+_LANGUAGE_MARKERS = {code: _markers(code) for code in LANGUAGES}
 
 
 @dataclass(frozen=True)
@@ -52,6 +124,7 @@ class GameView:
     round: int = 1  # a multi-round game's round (prompts.round_context); 1 in the paper's game
     remaining: tuple[int, ...] = ()  # player numbers still in a multi-round game; () in the paper's game
     round_context: str = ""  # a multi-round game's block (rules, public record, own notes), as in the prompt
+    language: str = DEFAULT_LANGUAGE  # the prompt's language (languages.LANGUAGES)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -85,16 +158,16 @@ def message_text(message: Any) -> tuple[str, str]:
     return str(role), str(content or "")
 
 
-def _description_block(text: str, header: str) -> tuple[tuple[int, str], ...]:
+def _description_block(text: str, header: str, markers: _Markers) -> tuple[tuple[int, str], ...]:
     """``Player N: text`` entries between ``header`` and the final "You are Player"."""
     start = text.find(header)
     if start < 0:
         return ()
     body = text[start + len(header) :]
-    ends = [m.start() for m in _YOU_ARE.finditer(body)]
+    ends = [m.start() for m in markers.you_are.finditer(body)]
     if ends:
         body = body[: ends[-1]]
-    return _entries(body)
+    return _entries(body, markers)
 
 
 def _last_round_descriptions(text: str) -> tuple[tuple[int, str], ...]:
@@ -107,8 +180,8 @@ def _last_round_descriptions(text: str) -> tuple[tuple[int, str], ...]:
     return _entries(body[: end.start()] if end else body)
 
 
-def _entries(body: str) -> tuple[tuple[int, str], ...]:
-    marks = list(_PLAYER_LINE.finditer(body))
+def _entries(body: str, markers: Optional[_Markers] = None) -> tuple[tuple[int, str], ...]:
+    marks = list((markers.player_line if markers else _PLAYER_LINE).finditer(body))
     out = []
     for i, mark in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(body)
@@ -116,12 +189,15 @@ def _entries(body: str) -> tuple[tuple[int, str], ...]:
     return tuple(out)
 
 
-def _round_block(text: str) -> str:
+def _round_block(text: str, markers: _Markers, language: str) -> str:
     """The block ``prompts.round_context`` added to the prompt ("" in the paper's game)."""
-    start = text.find(prompts.ROUND_RULES.split("{", 1)[0])
+    start = text.find(markers.round_rules_start)
     if start < 0:
         return ""
-    ends = [i for mark in ("\n\nYour word is:", "\n\nAll descriptions:", "\n\nYou are Player", "\n\nYour word was:")
+    t = prompts.texts(language)
+    ends = [i for mark in ("\n\n" + t["WORD_IS"].split("{")[0].rstrip(), "\n\n" + t["ALL_DESCRIPTIONS"],
+                           "\n\n" + t["DESCRIPTION_YOU_ARE"].split("{")[0].rstrip(),
+                           "\n\n" + t["WORD_WAS"].split("{")[0].rstrip())
             if (i := text.find(mark, start)) >= 0]
     return text[start: min(ends)] if ends else text[start:]
 
@@ -137,46 +213,46 @@ def parse_messages(messages: Iterable[Any]) -> GameView:
     users = [t for r, t in pairs if r == "user"]
     if not users:
         raise PromptParseError("no user message")
-    main_index = next(
-        (i for i, t in enumerate(users) if _WORD_IS.search(t) or _WORD_WAS.search(t)), None
-    )
-    if main_index is None:
+    found = next(((i, code, mk) for i, t in enumerate(users) for code, mk in _LANGUAGE_MARKERS.items()
+                  if mk.word_is.search(t) or mk.word_was.search(t)), None)
+    if found is None:
         raise PromptParseError("no 'Your word is:' / 'Your word was:' line in the user prompt")
+    main_index, language, mk = found
     main = users[main_index]
     retries = users[main_index + 1 :]
 
     phase: Phase
-    if system.strip() == prompts.NOTE_SYSTEM:  # the descriptions of the round just played
+    if system.strip() == mk.note_system:  # the descriptions of the round just played
         phase = "note"
-        word = _WORD_IS.search(main)
+        word = mk.word_is.search(main)
         descriptions = _last_round_descriptions(main)
-    elif _WORD_WAS.search(main) or system.strip() == prompts.VOTING_SYSTEM:
+    elif mk.word_was.search(main) or system.strip() == mk.voting_system:
         phase = "vote"
-        word = _WORD_WAS.search(main) or _WORD_IS.search(main)
-        descriptions = _description_block(main, "All descriptions:")
+        word = mk.word_was.search(main) or mk.word_is.search(main)
+        descriptions = _description_block(main, mk.all_descriptions, mk)
     else:
         phase = "description"
-        word = _WORD_IS.search(main)
-        descriptions = _description_block(main, prompts.DESCRIPTION_PREVIOUS_HEADER)
+        word = mk.word_is.search(main)
+        descriptions = _description_block(main, mk.previous_header, mk)
     assert word is not None
-    you = list(_YOU_ARE.finditer(main))
+    you = list(mk.you_are.finditer(main))
     if not you:
         raise PromptParseError("no 'You are Player N.' line in the user prompt")
     you_m = you[-1]
-    teammate = _TEAMMATE.search(main)
+    teammate = mk.teammate.search(main)
     team_mode = None
     if teammate:
         team_mode = "team_aware"
-    elif "You have exactly one teammate" in main:
+    elif mk.semi_aware in main:
         team_mode = "team_semi_aware"
 
-    round_m = _ROUND.search(main)
+    round_m = mk.round.search(main)
     retry_reason = None
     max_chars = None
     for text in retries:
-        m = _RETRY_DESCRIPTION.search(text) or _RETRY_VOTE.search(text)
+        m = mk.retry_description.search(text) or mk.retry_vote.search(text)
         retry_reason = m.group("why") if m else text.strip()
-        mc = _MAX_CHARS.search(text)
+        mc = mk.max_chars.search(text)
         if mc:
             max_chars = int(mc.group("n"))
     return GameView(
@@ -192,6 +268,7 @@ def parse_messages(messages: Iterable[Any]) -> GameView:
         max_chars=max_chars,
         prompt_text=system + "\n\n" + "\n\n".join(users),
         round=int(round_m.group("r")) if round_m else 1,
-        round_context=_round_block(main),
-        remaining=tuple(int(n) for n in re.findall(r"Player (\d{1,4})", round_m.group("left"))) if round_m else (),
+        round_context=_round_block(main, mk, language),
+        remaining=tuple(int(n) for n in mk.player_ref.findall(round_m.group("left"))) if round_m else (),
+        language=language,
     )

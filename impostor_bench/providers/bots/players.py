@@ -47,9 +47,9 @@ def _fill(template: str, words: list[str]) -> str:
     return text[0].upper() + text[1:]
 
 
-def _safe(text: str, word: str, fallback: str = "It is hard to put into words.") -> str:
-    """Guard: a bot description never contains its own word (or a form of it)."""
-    return fallback if find_word_leak(text, word) is not None else text
+def _safe(text: str, word: str, fallback: str = "It is hard to put into words.", language: str = "en") -> str:
+    """Guard: a bot description never contains its own word (or a form of it, in the game's language)."""
+    return fallback if find_word_leak(text, word, language) is not None else text
 
 
 def _distinct(words: list[str], k: int, rng: Optional[random.Random] = None) -> list[str]:
@@ -85,7 +85,7 @@ def random_words(word: str, rng: random.Random, k: int = 3) -> list[str]:
 
 def random_description(view: GameView, rng: random.Random) -> str:
     text = _fill(rng.choice(TEMPLATES_3), random_words(view.word, rng))
-    return _cap(_safe(text, view.word), view.max_chars)
+    return _cap(_safe(text, view.word, language=view.language), view.max_chars)
 
 
 def random_vote(view: GameView, rng: random.Random) -> dict[str, Any]:
@@ -147,7 +147,7 @@ class EmbeddingPlayer:
             return random_description(view, rng)
         chosen = sorted(rng.sample(range(len(near)), self.k))  # keep similarity order
         text = _fill(rng.choice(TEMPLATES_3), [near[i] for i in chosen])
-        return _cap(_safe(text, view.word), view.max_chars)
+        return _cap(_safe(text, view.word, language=view.language), view.max_chars)
 
     def _vectors(self, view: GameView) -> dict[int, np.ndarray]:
         vecs: dict[int, np.ndarray] = {}
