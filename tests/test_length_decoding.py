@@ -57,3 +57,68 @@ def test_identity_unchanged_by_default_and_distinct_per_setting():
         {"length_budget": 200}, {"truncate_to": 200})}
     assert len(ids) == 7
     assert with_ablations(base, temperature=0.3, top_p=0.9, length_budget=200) == f"{base}|T0.3|P0.9|L200"
+
+
+# ------------------------------------------------------------------ sweeps
+
+
+def _sweep(tmp_path, **fields):
+    import yaml
+
+    from impostor_bench.sweep.config import load_config
+
+    p = tmp_path / "s.yaml"
+    p.write_text(yaml.safe_dump({"name": "s", "models": ["bot/random", "bot/vague"], "modes": ["homogeneous"],
+                                 "difficulties": ["easy"], "games_per_experiment": 2, **fields}))
+    return p, load_config(p)
+
+
+def test_decoding_and_length_axes_plan_one_experiment_per_cell(tmp_path):
+    from impostor_bench.sweep.config import game_fields, planned_experiments
+    from impostor_bench.sweep.plan import experiments, task_spec
+
+    path, cfg = _sweep(tmp_path, decoding=[{"temperature": 0.3}, {"temperature": 1.0, "top_p": 0.9}],
+                       length_budget=[None, 200], truncate_to=120)
+    exps = experiments(cfg)
+    assert len(exps) == planned_experiments(cfg) == 2 * 2 * 2  # models x decodings x budgets
+    assert len({e.label for e in exps}) == len(exps)
+    args = [task_spec(e, cfg, path, {})["task_args"] for e in exps]
+    for e, a in zip(exps, args):
+        assert GameOptions(**a).task_args() == a  # valid task options, as the task takes them
+        assert e.label.endswith("|C120") and a["truncate_to"] == 120
+    seen = {(a["models"]["model"], a["temperature"], a.get("top_p"), a.get("length_budget")) for a in args}
+    assert seen == {(m, t, p, b) for m in ("bot/random", "bot/vague") for t, p in ((0.3, None), (1.0, 0.9))
+                    for b in (None, 200)}
+    assert game_fields(cfg, path)["decoding"] == [{"temperature": 0.3, "top_p": None},
+                                                  {"temperature": 1.0, "top_p": 0.9}]
+
+
+def test_default_sweep_keeps_its_plan_and_ids(tmp_path):
+    from impostor_bench.sweep.config import game_fields
+    from impostor_bench.sweep.plan import experiments, task_spec
+
+    path, cfg = _sweep(tmp_path)
+    exps = experiments(cfg)
+    assert [e.label for e in exps] == ["homogeneous|easy|bot/random|s0", "homogeneous|easy|bot/vague|s0"]
+    assert not {"length_budget", "truncate_to", "top_p", "decoding", "temperature_in_id"} & set(game_fields(cfg, path))
+    assert not {"length_budget", "truncate_to", "top_p"} & set(task_spec(exps[0], cfg, path, {})["task_args"])
+    # an explicit temperature is in the ids now: a sweep started before must not resume into them
+    path, cfg = _sweep(tmp_path, temperature=0.5)
+    assert experiments(cfg)[0].label == "homogeneous|easy|bot/random|s0|T0.5"
+    assert game_fields(cfg, path)["temperature_in_id"] is True
+
+
+@pytest.mark.parametrize("fields, words", [
+    ({"decoding": [{"temperature": 0.3}], "temperature": 0.7}, "drop the sweep's own temperature/top_p"),
+    ({"decoding": [{"top_p": 0}]}, "decoding[0].top_p"),
+    ({"decoding": [{"temp": 0.3}]}, "unknown field"),
+    ({"length_budget": [200, 900]}, "length_budget[1]"),
+    ({"truncate_to": [100, 100]}, "list each once"),
+])
+def test_bad_axis_values_are_one_line_with_a_fix(tmp_path, fields, words):
+    from impostor_bench.core.errors import ImpostorError
+
+    with pytest.raises(ImpostorError) as exc:
+        _sweep(tmp_path, **fields)
+    msg = str(exc.value)
+    assert words in msg and "fix" in msg and "\n" not in msg, msg

@@ -114,8 +114,8 @@ def test_new_options_stay_out_of_old_records_until_set(tmp_path):
     [exp] = experiments(cfg)
     args = task_spec(exp, cfg, path, {})["task_args"]
     assert list(args) == LEGACY_TASK_ARGS + ["rounds", "private_notes"] and args["rounds"] == 4
-    newer = set(GAME_FIELDS) - LEGACY_HASHED  # options added since: hashed only when set
-    assert newer >= {"rounds", "private_notes"} and all(_omits_default(k) for k in newer)
+    newer = set(GAME_FIELDS) - LEGACY_HASHED  # options and axes added since: hashed only when set
+    assert newer >= {"rounds", "private_notes"} and all(_omits_default(k) for k in newer - {"decoding"})
 
 
 def test_task_signature_defaults_are_the_options():

@@ -170,7 +170,8 @@ class GameOptions(BaseModel):
 #: Options an experiment of a sweep varies or a sweep sets per experiment; every other option is
 #: *shared*: one value for the whole sweep, a field of its config with this field's definition.
 PER_EXPERIMENT = ("mode", "difficulty", "n_games", "seed", "first_game", "experiment_id", "models", "players",
-                  "impostors")  # a sweep's group sizes are grid axes (impostor_bench.sweep.config)
+                  "impostors",  # a sweep's group sizes are grid axes (impostor_bench.sweep.config)
+                  "length_budget", "truncate_to")  # and its length controls (impostor_bench.sweep.ablations)
 
 
 def shared_options(options: type[GameOptions] = GameOptions) -> tuple[str, ...]:

@@ -25,6 +25,7 @@ from impostor_bench.core.modes import mode_spec
 from impostor_bench.core.options import GameCount, GameOptions, Seed, is_option, omitted_defaults, problem_of, shared_options
 from impostor_bench.core.records import DIFFICULTIES, MODES, Difficulty, Mode
 from impostor_bench.outdir import dir_problem
+from impostor_bench.sweep.ablations import AXIS_DEFAULTS, AXIS_FIXES, CharLimits, Decoding, ablation_cells, decoding_problem, unset
 
 MANIFEST = "impostor-sweep.json"
 
@@ -128,6 +129,12 @@ class _SweepFields(BaseModel):
         default_factory=lambda: [PAPER_IMPOSTORS], min_length=1,
         description="(games) grid axis: impostors per game; a cell that is not a game of its mode (impostors not a "
         "minority of the players, team modes outside 4 players with 1 impostor) is left out")
+    length_budget: CharLimits = Field(default_factory=unset, min_length=1,
+                                      description="(games) grid axis: -T length_budget values (docs/rules.md)")
+    truncate_to: CharLimits = Field(default_factory=unset, min_length=1,
+                                    description="(games) grid axis: -T truncate_to values (verbosity-matched)")
+    decoding: list[Decoding] = Field(default_factory=list, description="(games) axis: {temperature, top_p} "
+                                     "settings every model plays at (instead of temperature/top_p)")
     concurrency: Concurrency = Field(default_factory=Concurrency)
     retries: Retries = Field(default_factory=Retries)
     output_dir: str = Field(default="logs/sweeps", description="log dir is OUTPUT_DIR/NAME (relative to the CWD)")
@@ -176,6 +183,13 @@ class _SweepFields(BaseModel):
         return self
 
     @model_validator(mode="after")
+    def _axes_plan(self) -> "_SweepFields":
+        problem = decoding_problem(self)
+        if problem:
+            raise ValueError(problem)
+        return self
+
+    @model_validator(mode="after")
     def _pairs_need_two(self) -> "_SweepFields":
         paired = [m for m in self.modes if mode_spec(m).roles]
         if paired and len(self.models) < 2:
@@ -198,9 +212,9 @@ class SweepConfig(sweep_config_model()):  # type: ignore[misc]
 
 #: The fields that decide the games (the resume hash), the shared options included.
 GAME_FIELDS = ("models", "modes", "difficulties", "games_per_experiment", "seeds") + shared_options() + (
-    "players", "impostors")
+    "players", "impostors") + tuple(AXIS_DEFAULTS)
 #: Grid axes newer than the resume hash: hashed only when they differ from the paper's game.
-_NEWER_AXES = {"players": [PAPER_PLAYERS], "impostors": [PAPER_IMPOSTORS]}
+_NEWER_AXES = {"players": [PAPER_PLAYERS], "impostors": [PAPER_IMPOSTORS], **AXIS_DEFAULTS}
 
 
 def group_cells(cfg: Any, mode: str) -> list[tuple[int, int]]:
@@ -366,6 +380,7 @@ def load_config(path: str | Path) -> SweepConfig:
                 msg = "required field is missing; fix: add it"
             elif "fix:" not in msg:
                 fix = problem_of(model, err)[1] if len(err["loc"]) == 1 and is_option(model, err["loc"][0]) else ""
+                fix = fix or (AXIS_FIXES.get(str(err["loc"][0]), "") if err["loc"] else "")
                 msg = f"{msg}; fix: {fix.removeprefix('fix: ') or 'correct the value'}" + (f" (got {err['input']!r})" if "input" in err and not isinstance(err["input"], (dict, list)) else "")
             problems.append(f"field '{where}': {msg}")
         more = f" (and {exc.error_count() - 5} more)" if exc.error_count() > 5 else ""
@@ -397,7 +412,7 @@ def experiments_per_cell(mode: str, n_models: int) -> int:
 
 def planned_experiments(cfg: SweepConfig) -> int:
     """The number of experiments the config plans, counted without listing them."""
-    return len(cfg.seeds) * len(cfg.difficulties) * sum(
+    return len(cfg.seeds) * len(cfg.difficulties) * len(ablation_cells(cfg)) * sum(
         experiments_per_cell(m, len(cfg.models)) * len(group_cells(cfg, m)) for m in cfg.modes)
 
 
@@ -448,6 +463,10 @@ def game_fields(cfg: SweepConfig, config_path: Path) -> dict[str, Any]:
     for k, default in _NEWER_AXES.items():
         if d[k] == default:
             del d[k]
+    if cfg.temperature is not None or cfg.decoding:  # an explicit temperature joined the experiment ids: a sweep
+        d["temperature_in_id"] = True  # started before refuses to resume rather than mix two ids
+    if "decoding" in d:
+        d["decoding"] = [x.model_dump() for x in d["decoding"]]
     d["word_pairs"] = word_pairs_sha256(str(word_pairs_path(cfg, config_path)) if cfg.word_pairs else None)
     if d["game_time_limit"] is None:  # the default (by model: call_limits.game_time_limit) hashes as the
         d["game_time_limit"] = call_limits.GAME_TIME_LIMIT  # 210 s it was, so older sweeps resume

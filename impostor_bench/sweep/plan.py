@@ -24,10 +24,11 @@ from typing import Any, Optional
 
 from impostor_bench.core import call_limits
 from impostor_bench.core.errors import ImpostorError
-from impostor_bench.core.experiment import ALL_SEATS, experiment_id
+from impostor_bench.core.experiment import ALL_SEATS, experiment_id, with_ablations
 from impostor_bench.core.modes import ALL_SEATS_ROLE, mode_spec
 from impostor_bench.core.options import SHARED_OPTIONS, GameOptions
 from impostor_bench.core.records import DIFFICULTIES, MODES, Difficulty, Mode
+from impostor_bench.sweep.ablations import ablation_cells
 from impostor_bench.sweep.config import SweepConfig, config_hash, group_cells, load_config, word_pairs_path
 
 @dataclass(frozen=True)
@@ -44,14 +45,17 @@ class Experiment:
     private_notes: bool = False
     players: int = 4  # the group size of its games (4 and 1: the paper's, the identity as before)
     impostors: int = 1
+    #: its length and decoding settings (``impostor_bench.sweep.ablations``): (option, value), unset ones left out
+    settings: tuple[tuple[str, Any], ...] = ()
 
     @property
     def label(self) -> str:
         """The experiment's identity with the config's aliases (``impostor_bench.core.experiment``)."""
         r = dict(self.roles)
         assignment = r if mode_spec(self.mode).roles else {ALL_SEATS: r[ALL_SEATS_ROLE]}
-        return experiment_id(self.mode, self.difficulty, assignment, self.seed, self.rounds, self.private_notes,
-                             players=self.players, impostors=self.impostors)
+        return with_ablations(experiment_id(self.mode, self.difficulty, assignment, self.seed, self.rounds,
+                                            self.private_notes, players=self.players, impostors=self.impostors),
+                              **dict(self.settings))
 
 
 @dataclass
@@ -93,9 +97,11 @@ def experiments(cfg: SweepConfig) -> list[Experiment]:
                     pairs = itertools.permutations if spec.sweep_pairs == "ordered" else itertools.combinations
                     cells = [tuple(zip(spec.roles, pair)) for pair in pairs(cfg.models, 2)]
                 for players, impostors in group_cells(cfg, mode):
-                    for roles in cells:
-                        out.append(Experiment(len(out), mode, difficulty, seed, roles, cfg.games_per_experiment,
-                                              cfg.rounds, cfg.private_notes, players, impostors))
+                    for settings in ablation_cells(cfg):
+                        kept = tuple((k, v) for k, v in settings.items() if v is not None)
+                        for roles in cells:
+                            out.append(Experiment(len(out), mode, difficulty, seed, roles, cfg.games_per_experiment,
+                                                  cfg.rounds, cfg.private_notes, players, impostors, kept))
     return out
 
 
@@ -208,7 +214,7 @@ def task_spec(exp: Experiment, cfg: SweepConfig, config_path: Path, resolved: di
     shared["game_time_limit"] = call_limits.game_time_limit(cfg.game_time_limit, r.values())
     options = GameOptions(mode=exp.mode, difficulty=exp.difficulty, n_games=exp.n_games, seed=exp.seed,
                           models=dict(exp.roles), word_pairs=None if wp is None else str(wp),
-                          players=exp.players, impostors=exp.impostors, **shared)
+                          players=exp.players, impostors=exp.impostors, **(shared | dict(exp.settings)))
     args = options.task_args()
     spec = mode_spec(exp.mode)
     if spec.display_role is None:
