@@ -126,6 +126,8 @@ class GameRow(BaseModel):
     n_impostors: int = Field(default=PAPER_IMPOSTORS, ge=1, le=max_impostors(MAX_PLAYERS), json_schema_extra=NEWER)
     # every impostor seat, sorted and comma-separated ("1,4"), in a game of several; None: impostor_seat alone
     impostor_seats: Optional[str] = Field(default=None, pattern=r"^[0-9](,[0-9])*$", json_schema_extra=NEWER)
+    # -T language: the game's prompts, word-pair file and word rules ("en", the paper's, in older exports)
+    language: str = Field(default="en", pattern=r"^[a-z]{2}$", json_schema_extra=NEWER)
 
     @model_validator(mode="after")
     def _seats_inside_the_game(self) -> "GameRow":
