@@ -152,3 +152,13 @@ def test_an_unshipped_language_is_one_line_naming_the_shipped():
     with pytest.raises(ImpostorError) as err:
         language_of("fr")
     assert str(err.value) == "language 'fr' is not shipped; use one of: en (English), es (Spanish), de (German)"
+
+
+def test_the_experiment_identity_names_a_language_other_than_english():
+    from impostor_bench.core.experiment import experiment_id
+
+    assert experiment_id("homogeneous", "easy", {"all": "m"}, 0) == "homogeneous|easy|m|s0"
+    assert experiment_id("homogeneous", "easy", {"all": "m"}, 0, language="en") == "homogeneous|easy|m|s0"
+    assert experiment_id("homogeneous", "easy", {"all": "m"}, 0, language="es") == "homogeneous|easy|m|s0|es"
+    assert experiment_id("homogeneous", "hard", {"all": "m"}, 1, 3, players=6, impostors=2,
+                         language="de") == "homogeneous|hard|m|s1|r3|p6k2|de"

@@ -46,14 +46,17 @@ def assignment_label(mode: str, assignment: Mapping[str, str]) -> str:
 
 
 def experiment_id(mode: str, difficulty: str, assignment: Mapping[str, str], seed: int, rounds: int = 1,
-                  private_notes: bool = False, *, players: int = 4, impostors: int = 1) -> str:
+                  private_notes: bool = False, *, players: int = 4, impostors: int = 1, language: str = "en") -> str:
     """The experiment's identity, e.g. ``cross_play|easy|imp=a,maj=b|s0``; a multi-round game adds
-    its rounds (``|r3``, ``|r3n`` with private notes) and a group other than four players with one
-    impostor its size (``|p6k2``), so the paper's game keeps its identity."""
+    its rounds (``|r3``, ``|r3n`` with private notes), a group other than four players with one
+    impostor its size (``|p6k2``) and a language other than English its code (``|es``), so the
+    paper's game keeps its identity."""
     base = f"{mode}|{difficulty}|{assignment_label(mode, assignment)}|s{seed}"
     if rounds != 1:
         base = f"{base}|r{rounds}{'n' if private_notes else ''}"
-    return base if (players, impostors) == (4, 1) else f"{base}|p{players}k{impostors}"
+    if (players, impostors) != (4, 1):
+        base = f"{base}|p{players}k{impostors}"
+    return base if language == "en" else f"{base}|{language}"
 
 
 ABLATION_OPTIONS = ("temperature", "top_p", "length_budget", "truncate_to")
