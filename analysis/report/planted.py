@@ -2,9 +2,9 @@
 
 A simulated export carries ``simulated.json`` (the simulate command's arguments; the command
 layer passes them in as the manifest's ``source.simulated``). :func:`planted` maps them onto the
-bundle's rows: the seat, size and mode odds ratios of Table 2, the opponent-baseline OR of
-Table 5 (every cell), the pooled speaking-order ITT of Table 6. A paper table prints the
-planted value in a column of its own where it has one.
+bundle's rows: the seat, size and mode odds ratios of Table 2 and the pooled speaking-order
+ITT of Table 6. A paper table prints the planted value in a column of its own where it has one.
+Table 5 has none: the planted opponent OR is not its estimand (the caption says why).
 """
 
 from __future__ import annotations
@@ -41,8 +41,6 @@ def planted(sim: Optional[dict]) -> dict[tuple[str, str, str], float]:
         out[("odds_ratios", "comparison=size_per_10x", "or")] = _floats(sim.get("size_or"))[0]
     if _floats(sim.get("position_pp")):
         out[("speaking_itt", "mode=ALL;difficulty=ALL", "mid_rand_pp")] = _floats(sim.get("position_pp"))[0]
-    if _floats(sim.get("opponent_or")):
-        out[("opponent_baseline", "*", "or_per_10pp")] = _floats(sim.get("opponent_or"))[0]
     return out
 
 
@@ -59,5 +57,5 @@ def planted_text(sim: Optional[dict]) -> str:
     keys = ("experiments", "games", "seat_or", "mode_or", "size_or", "position_pp", "opponent_or", "pair_effect_sd",
             "experiment_effect_sd", "seed")
     args = ", ".join(f"{k}={sim.get(k) if sim.get(k) is not None else 'paper default'}" for k in keys if k in sim)
-    return (f"Simulated data (`impostor simulate`, simulated.json: {args}). Tables 2, 5 and 6 set the planted effect "
-            "beside each recovered one.")
+    return (f"Simulated data (`impostor simulate`, simulated.json: {args}). Tables 2 and 6 set the planted effect "
+            "beside each recovered one (Table 5's caption says why it does not).")
