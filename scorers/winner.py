@@ -10,8 +10,7 @@ in one line and the explanation the game in full (``impostor_bench.core.summary`
 from __future__ import annotations
 
 import math
-import random
-from typing import Callable, cast
+from typing import Callable, Sequence, cast
 
 from inspect_ai.scorer import (
     Metric,
@@ -29,22 +28,37 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import sample_limits
 
 from impostor_bench.core.records import (N_SEATS, BALLOT_CLASSES, BallotClass, Team, INVALID_BALLOT_CLASSES, LEGAL_BALLOT_CLASSES, GameRow, PlayerRow,
-                              TieRule, derive_ballot_class, row_dict)
-from impostor_bench.core.rules import Ballot, decide
-from impostor_bench.core.schedule import GameSpec, derive_seed
+                              Side, TieRule, derive_ballot_class, row_dict)
+from impostor_bench.core.rules import RoundResult
+from impostor_bench.core.schedule import GameSpec
 from impostor_bench.core.seat import SeatRecord
 from impostor_bench.core.summary import answer_line, explanation
 from impostor_bench.scorers.rounds_record import build_rounds_record
-from impostor_bench.solvers.game_store import load_rounds, load_seats
+from impostor_bench.solvers.game_store import load_decisions, load_rounds, load_seats
 
 
-def build_record(spec: GameSpec, seats: list[SeatRecord], *, experiment_id: str, seed: int, tie_rule: TieRule) -> tuple[GameRow, list[PlayerRow]]:
-    """The contract rows of one finished game (pure; also used by tests)."""
+def live_winner(decisions: Sequence[RoundResult], tie_rule: TieRule, game: str) -> Side:
+    """The winner under ``tie_rule`` as the solver decided it: the rule played, or in the paper's
+    game any rule (its decision holds each rule's own draw); a longer game only re-scores under
+    the rule it was played with, since its later rounds followed from it."""
+    last = decisions[-1]
+    live = last.winner_live if tie_rule == last.tie_rule else last.winner_live_by_rule.get(tie_rule)
+    if live is None:
+        raise ValueError(f"game {game} was played under tie rule {last.tie_rule!r} over {len(decisions)} rounds; "
+                         f"score it with tie_rule={last.tie_rule!r}")
+    return live
+
+
+def build_record(spec: GameSpec, seats: list[SeatRecord], decisions: Sequence[RoundResult], *, experiment_id: str,
+                 seed: int, tie_rule: TieRule) -> tuple[GameRow, list[PlayerRow]]:
+    """The contract rows of one finished game from its round-1 ``seats`` and the core's ``decisions``
+    (one per round played, as the solver stored them), pure; also used by tests.  The ballot
+    counts describe round 1, like the players rows; the winner is the last round's."""
     assert spec.impostor_seat is not None and spec.speaking_order is not None, "the game's draws are made first"
-    ballots = [Ballot(s.vote, bool(s.self_declared), s.word_guess) for s in seats]
-    # Only the symmetric rules draw (a tie's loser): no generator to seed under the default rule.
-    rng = None if tie_rule == "default" else random.Random(derive_seed(spec.game_seed, "tie_rule", tie_rule))
-    outcome = decide(ballots, spec.impostor_seat, spec.pair.majority, tie_rule=tie_rule, rng=rng)
+    first, last = decisions[0], decisions[-1]
+    p_default, p_candidate, p_side = last.p_imp_default, last.p_imp_sym_candidate, last.p_imp_sym_side
+    assert last.winner is not None and last.win_condition is not None, "a scored game is decided"
+    assert p_default is not None and p_candidate is not None and p_side is not None, "a decided round has them"
     game_id = f"{experiment_id}/{spec.sample_id}"
     position = {seat: pos for pos, seat in enumerate(spec.speaking_order)}
     players = []
@@ -75,13 +89,14 @@ def build_record(spec: GameSpec, seats: list[SeatRecord], *, experiment_id: str,
         difficulty=spec.difficulty, pair_id=spec.pair.pair_id, majority_word=spec.pair.majority,
         impostor_word=spec.pair.impostor, impostor_seat=spec.impostor_seat,
         impostor_model=seats[spec.impostor_seat].model,
-        impostor_speaking_position=position[spec.impostor_seat], winner=outcome.winner,
-        win_condition=outcome.win_condition, seed=seed, tie_rule=tie_rule, winner_live=outcome.winner_live,
-        tie_k=outcome.tie_k, impostor_in_tie=outcome.impostor_in_tie, p_imp_default=outcome.p_imp_default,
-        p_imp_sym_candidate=outcome.p_imp_sym_candidate, p_imp_sym_side=outcome.p_imp_sym_side,
-        n_valid_votes=outcome.n_valid_votes, n_invalid_ballots=sum(p.ballot_class in INVALID_BALLOT_CLASSES for p in players),
+        impostor_speaking_position=position[spec.impostor_seat], winner=last.winner,
+        win_condition=last.win_condition, seed=seed, tie_rule=tie_rule,
+        winner_live=live_winner(decisions, tie_rule, game_id),
+        tie_k=first.tie_k, impostor_in_tie=first.impostor_in_tie, p_imp_default=p_default,
+        p_imp_sym_candidate=p_candidate, p_imp_sym_side=p_side,
+        n_valid_votes=first.n_valid_votes, n_invalid_ballots=sum(p.ballot_class in INVALID_BALLOT_CLASSES for p in players),
         n_invalid_descriptions=sum(not p.description_valid for p in players),
-        votes_on_impostor=outcome.votes_on_impostor,
+        votes_on_impostor=first.votes_on_impostor,
         team_assignment=None if spec.team_assignment is None else "".join(spec.team_assignment),
         speaking_order="".join(str(s) for s in spec.speaking_order),
         vote_mode=vote_modes[0] if len(vote_modes) == 1 else "mixed",
@@ -315,7 +330,8 @@ def time_limit_problem(game: str) -> str | None:
 
 @scorer(metrics=GAME_METRICS)
 def impostor_winner(tie_rule: TieRule = "default", experiment_id: str | None = None) -> Scorer:
-    """Decide the game from the ballots in the store and attach the game record."""
+    """The game record from what the solver stored: its seats' records and the core's decision of
+    each round (``game_store.load_decisions``); nothing is decided again here."""
 
     async def score(state: TaskState, target: Target) -> Score:
         spec = GameSpec.from_metadata(state.metadata)
@@ -325,11 +341,16 @@ def impostor_winner(tie_rule: TieRule = "default", experiment_id: str | None = N
         seats = load_seats(state.store)
         assert seats is not None, "a scored game has its seats in the store"
         exp = experiment_id or state.metadata["experiment_id"]
+        decisions = load_decisions(state.store)
+        if not decisions:
+            raise ValueError(f"game {spec.sample_id} has no stored decision (a log written before the solver stored "
+                             f"its decisions); play it again to score it")
         rounds = load_rounds(state.store)
         moves = None
-        game, players = build_record(spec, seats, experiment_id=exp, seed=state.metadata["seed"], tie_rule=tie_rule)
-        if rounds is not None:  # a multi-round game (-T rounds > 1): its rows and its moves
-            game, players, moves = build_rounds_record(spec, game, players, rounds, tie_rule=tie_rule)
+        game, players = build_record(spec, seats, decisions, experiment_id=exp, seed=state.metadata["seed"],
+                                     tie_rule=tie_rule)
+        if rounds is not None:  # a longer game (-T rounds > 1): its rows and its moves
+            game, players, moves = build_rounds_record(spec, game, players, rounds, decisions)
         metadata = {"game": row_dict(game), "players": [row_dict(p) for p in players]}
         if moves is not None:
             metadata["moves"] = [m.model_dump() for m in moves]

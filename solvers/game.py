@@ -1,9 +1,12 @@
-"""The two phases of a game as Inspect solvers: descriptions, then simultaneous votes.
+"""The game loop as one Inspect solver step, ``impostor_game``: rounds of descriptions, then simultaneous votes.
 
-The rules live in ``impostor`` (pure); these adapters only call models, apply
-the rules to what comes back, and keep the record in the sample store (also
-when a phase fails, so an errored game keeps what it had).  The task runs both
-phases as one solver step, ``impostor_game``.
+The paper's game is its one-round case (``-T rounds=1``); a longer game (``-T rounds=N``,
+Appendix O.3) plays more rounds on the seats still in, each prompt carrying the round's
+rules, the public record of earlier rounds and, with ``-T private_notes``, the seat's own
+notes.  The rules live in ``impostor_bench.core`` (pure): after each round the one decider
+(``core.rules.decide_played_round``) decides it, and the loop stores that decision for the
+scorer.  These adapters only call models, apply the rules to what comes back and keep the
+record in the sample store (also when a phase fails, so an errored game keeps what it had).
 """
 
 from __future__ import annotations
@@ -27,24 +30,19 @@ from impostor_bench.core import prompts
 from impostor_bench.core.generation import SeatSettings, seat_roles, seat_settings
 from impostor_bench.core.options import GameOptions
 from impostor_bench.core.parsing import MAX_DESCRIPTION_CHARS, description_violation, one_line, parse_vote, vote_json_schema
-from impostor_bench.core.records import N_SEATS, player_label
+from impostor_bench.core.records import player_label
 from impostor_bench.core.descriptions import DescriptionViolation
-from impostor_bench.core.rounds import repeat_violation
+from impostor_bench.core.rounds import (NOTE_MAX_CHARS, RoundView, clip_note, public_transcript, repeat_violation,
+                                        round_ballot_class, speaking_order_of_round)
+from impostor_bench.core.rules import Ballot, RoundResult, counted_vote, decide_played_round
 from impostor_bench.core.schedule import GameSpec, derive_seed
 from impostor_bench.core.seat import SeatRecord
-from impostor_bench.solvers.game_store import load_seats, save_ballots, save_seats
+from impostor_bench.solvers.game_store import save_ballots, save_decisions, save_rounds, save_seats
 from impostor_bench.solvers.seating import experiment_id_for, model_name, seat_models
 from impostor_bench.solvers.usage import count_in_task, counting
 from impostor_bench.solvers.vote_format import VoteFormats, answer_of, call_config, with_call_limits
 
 CONSTRAINED_REASONING_MAX = 200
-
-
-def _seat_records(state: TaskState) -> list[SeatRecord]:
-    seats = load_seats(state.store)
-    if seats is None:
-        seats = [SeatRecord() for _ in range(N_SEATS)]
-    return seats
 
 
 async def ask_model(model: Model, messages: list[ChatMessage], config: GenerateConfig) -> str:
@@ -59,13 +57,16 @@ def show_phase(state: TaskState, lines: list[str]) -> None:
         state.messages.append(ChatMessageAssistant(content="\n".join(lines)))
 
 
-def shown_descriptions(spec: GameSpec, seats: list[SeatRecord]) -> list[tuple[int, str]]:
-    """What every player saw of the description phase: (player label, text) in speaking order."""
+def shown_descriptions(spec: GameSpec, seats: list[SeatRecord],
+                       remaining: Optional[Sequence[int]] = None) -> list[tuple[int, str]]:
+    """What every player saw of a description phase: (player label, text) in speaking order
+    (of the ``remaining`` seats; default: every seat)."""
     assert spec.speaking_order is not None, "the game's draws are made first"
-    return [(player_label(seat), seats[seat].description) for seat in spec.speaking_order]
+    order = spec.speaking_order if remaining is None else speaking_order_of_round(spec.speaking_order, remaining)
+    return [(player_label(seat), seats[seat].description) for seat in order]
 
 
-RoundContext = Callable[[int], str]  # seat -> a multi-round game's prompt block (impostor_bench.solvers.rounds)
+RoundContext = Callable[[int], str]  # seat -> a longer game's prompt block (prompts.round_context)
 
 
 def call_seed(spec: GameSpec, phase: str, seat: int, round_no: int) -> int:
@@ -76,13 +77,13 @@ def call_seed(spec: GameSpec, phase: str, seat: int, round_no: int) -> int:
 
 async def describe_all(
     state: TaskState, spec: GameSpec, models: list[Model], seats: list[SeatRecord],
-    settings: list[SeatSettings], max_chars: int, *, order: Optional[Sequence[int]] = None,
+    settings: list[SeatSettings], max_chars: int, *, order: Sequence[int],
     context: Optional[RoundContext] = None, earlier: Optional[Callable[[int], list[str]]] = None,
     round_no: int = 1,
 ) -> None:
-    """The description phase on ``seats`` (filled in place), each seat at its own ``settings``.
-    A multi-round game passes the round's ``order`` (remaining seats), each seat's prompt
-    ``context`` and its ``earlier`` descriptions (a repeat is a violation)."""
+    """The description phase on ``seats`` (filled in place) in the round's speaking ``order``,
+    each seat at its own ``settings``.  A longer game passes each seat's prompt ``context``;
+    ``earlier`` gives a seat's shown descriptions of earlier rounds (a repeat is a violation)."""
     shown: list[tuple[int, str]] = []
 
     def violation_of(text: str, word: str, seat: int) -> Optional[DescriptionViolation]:
@@ -92,9 +93,8 @@ async def describe_all(
             broken = None if repeat is None else DescriptionViolation("other", repeat)  # class "other" in the tables
         return broken
 
-    speakers = spec.speaking_order if order is None else order
-    assert speakers is not None and spec.impostor_seat is not None, "the game's draws are made first"
-    for seat in speakers:
+    assert spec.impostor_seat is not None, "the game's draws are made first"
+    for seat in order:
         word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
         mate = spec.teammate(seat)
         user = prompts.description_prompt(
@@ -158,37 +158,7 @@ def game_settings(spec: GameSpec, models: list[Model], options: GameOptions,
     roles = seat_roles(spec.mode, spec.impostor_seat, spec.team_assignment)
     return [seat_settings(model_name(models[s]), temperature=options.temperature, max_tokens=options.max_tokens,
                           vote_temperature=options.vote_temperature, alias_defaults=(role_defaults or {}).get(roles[s]))
-            for s in range(N_SEATS)]
-
-
-async def play_descriptions(state: TaskState, spec: GameSpec, models: list[Model], seats: list[SeatRecord],
-                            options: GameOptions, role_defaults: Optional[dict[str, dict[str, Any]]],
-                            max_chars: int) -> list[SeatSettings]:
-    """The description phase on ``seats``, stored also when it fails; the seats' settings."""
-    try:
-        settings = game_settings(spec, models, options, role_defaults)
-        await describe_all(state, spec, models, seats, settings, max_chars)
-    finally:
-        save_seats(state.store, seats)
-    return settings
-
-
-@solver
-def description_phase(options: Optional[GameOptions] = None, max_chars: int = MAX_DESCRIPTION_CHARS,
-                      role_defaults: Optional[dict[str, dict[str, Any]]] = None) -> Solver:
-    """Each seat, in the game's speaking order, describes its word seeing earlier descriptions.
-
-    A description that leaks the word, is empty or too long is re-prompted once
-    with the violation; if it fails again the others see a neutral placeholder.
-    """
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        spec, models = start_game(state)
-        await play_descriptions(state, spec, models, _seat_records(state), options or GameOptions(), role_defaults,
-                                max_chars)
-        return state
-
-    return solve
+            for s in range(len(models))]
 
 
 def _vote_schema(seat: int, constrained: bool, structured: bool,
@@ -212,9 +182,9 @@ async def vote_all(
     state: TaskState, spec: GameSpec, models: list[Model], seats: list[SeatRecord],
     shown: list[tuple[int, str]], settings: list[SeatSettings],
     options: GameOptions, formats: Optional[VoteFormats] = None,
-    *, voters: Sequence[int] = range(N_SEATS), context: Optional[RoundContext] = None, round_no: int = 1,
+    *, voters: Sequence[int], context: Optional[RoundContext] = None, round_no: int = 1,
 ) -> None:
-    """The voting round on ``seats`` (filled in place): four concurrent ballots on ``shown``,
+    """The voting round on ``seats`` (filled in place): the ``voters``' concurrent ballots on ``shown``,
     each at its seat's vote temperature (``settings``).  A structured ballot a server refuses
     falls back to a weaker form (``formats``, ``impostor_bench.solvers.vote_format``); the seat records the
     form it used (``vote_mode``) and, if weaker than asked, ``vote_fallback``."""
@@ -237,7 +207,7 @@ async def vote_all(
             context=None if context is None else context(seat),
         )
         schema, vote_mode = _vote_schema(seat, wants_constrained(models[seat], options.constrained_votes),
-                                         options.structured_votes, None if context is None else voters)
+                                         options.structured_votes, voters)
         config = call_config(
             models[seat], temperature=settings[seat].vote_temperature, max_tokens=settings[seat].max_tokens,
             top_p=settings[seat].top_p, response_schema=schema, seed=call_seed(spec, "vote", seat, round_no),
@@ -275,60 +245,135 @@ async def vote_all(
     show_phase(state, lines)
 
 
-@solver
-def voting_phase(options: Optional[GameOptions] = None,
-                 role_defaults: Optional[dict[str, dict[str, Any]]] = None) -> Solver:
-    """All four seats vote at once, each seeing every description (A.2.2).
 
-    Vote temperature per seat (``impostor_bench.core.generation``): ``vote_temperature`` if given,
-    else the seat's alias default, else max(0.3, T - 0.4) on OpenAI/OpenRouter-compatible
-    backends and T on Anthropic's (A.3).  An unreadable ballot is re-prompted once for
-    valid JSON; if still unreadable the vote is null.
+async def write_notes(spec: GameSpec, models: list[Model], seats: list[SeatRecord], settings: list[SeatSettings],
+                      writers: Sequence[int], context: RoundContext, round_no: int) -> dict[int, str]:
+    """Each of the ``writers``' private note after a round (counted in that round's tokens)."""
+
+    async def note(seat: int) -> tuple[int, str]:
+        word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
+        user = prompts.note_prompt(word=word, player_label=player_label(seat), context=context(seat),
+                                   max_chars=NOTE_MAX_CHARS)
+        config = call_config(models[seat], temperature=settings[seat].temperature, max_tokens=settings[seat].max_tokens,
+                             top_p=settings[seat].top_p, seed=call_seed(spec, "note", seat, round_no))
+        with counting(seats[seat], "describe"):
+            text = await ask_model(models[seat], [ChatMessageSystem(content=prompts.NOTE_SYSTEM),
+                                                  ChatMessageUser(content=user)], config)
+        return seat, clip_note(text)
+
+    return dict(await asyncio.gather(*(note(s) for s in writers)))
+
+
+async def play_game(state: TaskState, options: GameOptions, role_defaults: Optional[dict[str, dict[str, Any]]],
+                    formats: VoteFormats, max_chars: int = MAX_DESCRIPTION_CHARS) -> None:
+    """Play one game, round after round, until the core decides it (the paper's game: one round).
+
+    A round: the remaining seats describe in the game's speaking order, then vote at once; the
+    core decides the round (``decide_played_round``) and the decisions so far are stored
+    (``game_store.save_decisions``) for the scorer.  Round 1's seat records go where the
+    paper's game keeps them (the players table); a longer game also keeps every round, its
+    records and notes, under ``impostor:rounds`` (the moves table).
     """
-    formats = VoteFormats()  # per task: the ballot form each model takes (impostor_bench.solvers.vote_format)
-    opts = options or GameOptions()
+    spec, models = start_game(state)
+    assert spec.speaking_order is not None and spec.impostor_seat is not None  # drawn by start_game
+    max_rounds, private_notes = options.rounds, options.private_notes
+    longer = max_rounds > 1  # the paper's game shows no round headers and keeps no rounds record
+    settings = game_settings(spec, models, options, role_defaults)
+    remaining = list(range(len(models)))  # the seat list; a longer game removes the seats voted out
+    history: list[RoundView] = []
+    notes: dict[int, list[str]] = {s: [] for s in remaining}
+    said: dict[int, list[str]] = {s: [] for s in remaining}
+    decisions: list[RoundResult] = []
+    kept: list[dict[str, Any]] = []
+    record = {"max_rounds": max_rounds, "private_notes": private_notes, "tie_rule": options.tie_rule, "rounds": kept}
 
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        spec, models = start_game(state)
-        await play_ballots(state, spec, models, _seat_records(state), None, opts, role_defaults, formats)
-        return state
+    def context_of(seats_in: list[int], history_text: str, this_round: int) -> RoundContext:
+        """Each seat's prompt block in a longer game: the round, the seats still in, the public record, its notes."""
+        labels = [player_label(s) for s in sorted(seats_in)]
+        return lambda seat: prompts.round_context(round_no=this_round, max_rounds=max_rounds, remaining_labels=labels,
+                                                  history=history_text, notes=notes[seat] if private_notes else ())
 
-    return solve
-
-
-async def play_ballots(state: TaskState, spec: GameSpec, models: list[Model], seats: list[SeatRecord],
-                       settings: Optional[list[SeatSettings]], options: GameOptions,
-                       role_defaults: Optional[dict[str, dict[str, Any]]], formats: VoteFormats) -> None:
-    """The voting phase on ``seats`` (at ``settings``, resolved here when None), stored also when it fails."""
-    try:
-        if settings is None:
-            settings = game_settings(spec, models, options, role_defaults)
-        await vote_all(state, spec, models, seats, shown_descriptions(spec, seats), settings, options, formats)
-    finally:
-        save_ballots(state.store, seats)
+    for round_no in range(1, max_rounds + 1):
+        seats = [SeatRecord(model=model_name(m)) for m in models]
+        order = speaking_order_of_round(spec.speaking_order, remaining)
+        voters = sorted(remaining)
+        context = context_of(remaining, public_transcript(history), round_no) if longer else None
+        entry: dict[str, Any] = {"round": round_no, "remaining": list(remaining), "order": list(order),
+                                 "seats": {}, "notes": {}}
+        if longer:
+            kept.append(entry)
+            show_phase(state, [f"Round {round_no} of at most {max_rounds}: players "
+                               + ", ".join(str(player_label(s)) for s in voters)])
+        try:
+            await describe_all(state, spec, models, seats, settings, max_chars, order=order, context=context,
+                               earlier=lambda s: said[s], round_no=round_no)
+        finally:
+            if round_no == 1:
+                save_seats(state.store, seats)
+        try:
+            await vote_all(state, spec, models, seats, shown_descriptions(spec, seats, remaining), settings, options,
+                           formats, voters=voters, context=context, round_no=round_no)
+        finally:
+            for s in voters:
+                seats[s].ballot_class = round_ballot_class(seats[s].vote, seats[s].ballot_class or "missing",
+                                                           s, remaining)
+            if round_no == 1:
+                save_ballots(state.store, seats)
+            if longer:
+                entry["seats"] = {str(s): seats[s].to_dict() for s in voters}
+                save_rounds(state.store, record)
+        ballots = {s: Ballot(counted_vote(seats[s].vote, s, remaining), bool(seats[s].self_declared),
+                             seats[s].word_guess) for s in voters}
+        result = decide_played_round(ballots, remaining, spec.impostor_seat, spec.pair.majority, round_no=round_no,
+                                     max_rounds=max_rounds, tie_rule=options.tie_rule, game_seed=spec.game_seed)
+        decisions.append(result)
+        save_decisions(state.store, decisions)
+        if result.winner is not None and not longer:
+            return
+        history.append(RoundView(round_no, tuple((s, seats[s].description) for s in order),
+                                 tuple((s, ballots[s].vote) for s in voters), result.eliminated))
+        for s in voters:
+            if seats[s].description_valid:
+                said[s].append(seats[s].description)
+        out = "nobody" if result.eliminated is None else f"Player {player_label(result.eliminated)}"
+        show_phase(state, [f"Round {round_no}: {out} eliminated"
+                           + (f"; the {result.winner} wins ({result.win_condition})" if result.winner else "")])
+        if result.winner is not None:
+            return
+        if result.eliminated is not None:
+            remaining.remove(result.eliminated)
+        if private_notes:
+            written = await write_notes(spec, models, seats, settings, remaining,
+                                        context_of(remaining, public_transcript(history), round_no), round_no)
+            for s, text in written.items():
+                notes[s].append(text)
+            entry["seats"] = {str(s): seats[s].to_dict() for s in entry["remaining"]}
+            entry["notes"] = {str(s): t for s, t in written.items()}
+            save_rounds(state.store, record)
 
 
 @solver
 def impostor_game(options: Optional[GameOptions] = None,
                   role_defaults: Optional[dict[str, dict[str, Any]]] = None) -> Solver:
-    """One game as one solver step: ``description_phase``, then ``voting_phase``.
+    """One game, every round of it, as one solver step (``play_game``).
 
     Inspect wraps every solver step in a span, snapshots the whole sample state
-    before and after it and logs the difference; one step per game instead of two
-    saves ~2.5 M instructions a game, 3% of a game against an instant provider
-    (``benchmarks/RESULTS.md``).  The transcript message of each phase still
-    marks where one ends and the next begins.  The voting phase goes on from the
-    description phase's game, models, settings and records (what it would read back
-    from the metadata and the store: the same values).
+    before and after it and logs the difference; one step per game instead of one
+    per phase saves ~2.5 M instructions a game, 3% of a game against an instant
+    provider (``benchmarks/RESULTS.md``).  The transcript message of each phase
+    still marks where one ends and the next begins.
+
+    Vote temperature per seat (``impostor_bench.core.generation``): ``vote_temperature`` if given,
+    else the seat's alias default, else max(0.3, T - 0.4) on OpenAI/OpenRouter-compatible
+    backends and T on Anthropic's (A.3).  A description that leaks the word, is empty or too
+    long is re-prompted once with the violation, then shown as a neutral placeholder; an
+    unreadable ballot is re-prompted once for valid JSON, then the vote is null.
     """
-    formats = VoteFormats()  # per task, as in voting_phase
+    formats = VoteFormats()  # per task: the ballot form each model takes (impostor_bench.solvers.vote_format)
     opts = options or GameOptions()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        spec, models = start_game(state)
-        seats = _seat_records(state)
-        settings = await play_descriptions(state, spec, models, seats, opts, role_defaults, MAX_DESCRIPTION_CHARS)
-        await play_ballots(state, spec, models, seats, settings, opts, role_defaults, formats)
+        await play_game(state, opts, role_defaults, formats)
         return state
 
     return solve

@@ -3,7 +3,8 @@
 The description phase stores every seat's record under ``impostor:seats``; the
 voting phase stores only the ballot fields under ``impostor:ballots``, so no
 phase replaces what an earlier one stored (a replacement is logged with a copy
-of the old value).  Both are JSON *strings*, not nested lists of dicts: Inspect
+of the old value); the core's decision of each round goes under ``impostor:decisions``
+(the scorer reads it and decides nothing again).  All are JSON *strings*, not nested lists of dicts: Inspect
 snapshots the task state around every solver and records each store change as a
 JSON patch whose values it validates node by node, ~1,700 validations per game
 for nested records, one for a string.  The record stays in the store (so an
@@ -19,11 +20,13 @@ from typing import Any, Optional
 
 from inspect_ai.util import Store
 
+from impostor_bench.core.rules import RoundResult
 from impostor_bench.core.seat import BALLOT_FIELDS, SeatRecord
 
 SEATS_KEY = "impostor:seats"
 BALLOTS_KEY = "impostor:ballots"
-ROUNDS_KEY = "impostor:rounds"  # multi-round games only (impostor_bench.solvers.rounds)
+ROUNDS_KEY = "impostor:rounds"  # longer games only (-T rounds > 1)
+DECISIONS_KEY = "impostor:decisions"
 
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(..., ensure_ascii=False), built once
@@ -61,8 +64,20 @@ def load_seats(store: Store) -> Optional[list[SeatRecord]]:
     return [SeatRecord.from_dict(seat) for seat in seats]
 
 
+def save_decisions(store: Store, decisions: list[RoundResult]) -> None:
+    """What the core decided in each round so far (the scorer reads it: nothing is decided twice)."""
+    store.set(DECISIONS_KEY, _ENCODE([d.to_dict() for d in decisions]))
+
+
+def load_decisions(store: Store) -> Optional[list[RoundResult]]:
+    """Each round's decision, or None before the first round was decided (or in a log written before
+    decisions were stored)."""
+    decisions = _value(store, DECISIONS_KEY)
+    return None if decisions is None else [RoundResult.from_dict(d) for d in decisions]
+
+
 def save_rounds(store: Store, record: dict[str, Any]) -> None:
-    """A multi-round game's rounds so far: options, and per round its seats' records and notes."""
+    """A longer game's rounds so far: options, and per round its seats' records and notes."""
     store.set(ROUNDS_KEY, json.dumps(record, ensure_ascii=False))
 
 

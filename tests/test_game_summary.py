@@ -7,6 +7,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
 
+from impostor_bench.core.rules import Ballot, decide_played_round
 from impostor_bench.core.schedule import GameSpec, PairRef
 from impostor_bench.core.seat import SeatRecord
 from impostor_bench.core.summary import ANSWER_MAX_CHARS, answer_line, explanation
@@ -29,7 +30,10 @@ def game(votes, *, declared=None, guess=None, tie_rule="default", descriptions=N
                 "valid" if vote is not None else "unparseable"),
             self_declared=seat == declared, word_guess=guess if seat == declared else None,
             reasoning=f"reason {seat}", vote_raw=["{}"], description_raw=["x"]))
-    return build_record(spec, seats, experiment_id="e", seed=0, tie_rule=tie_rule)
+    ballots = {seat: Ballot(s.vote, bool(s.self_declared), s.word_guess) for seat, s in enumerate(seats)}
+    decision = decide_played_round(ballots, range(4), IMP, "tiger", round_no=1, max_rounds=1, tie_rule=tie_rule,
+                                   game_seed=spec.game_seed)
+    return build_record(spec, seats, [decision], experiment_id="e", seed=0, tie_rule=tie_rule)
 
 
 def table_rows(text):

@@ -1,4 +1,5 @@
-"""The pure rules of multi-round games (impostor_bench.core.rounds; docs/rules.md "Multi-round games")."""
+"""The pure rules of multi-round games (impostor_bench.core.rules.decide_round, impostor_bench.core.rounds;
+docs/rules.md "Multi-round games")."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ import pytest
 
 from impostor_bench.core import prompts
 from impostor_bench.core.records import MoveRow, PlayerRow, moves_of_player_rows, moves_of_players
-from impostor_bench.core.rounds import (NOTE_MAX_CHARS, RoundView, clip_note, counted_vote, decide_round, play_rounds,
-                                  public_transcript, repeat_violation, round_ballot_class, speaking_order_of_round)
-from impostor_bench.core.rules import Ballot
+from impostor_bench.core.rounds import (NOTE_MAX_CHARS, RoundView, clip_note, public_transcript, repeat_violation,
+                                        round_ballot_class, speaking_order_of_round)
+from impostor_bench.core.rules import Ballot, counted_vote, decide_round
 
 IMP = 2
 WORD = "apple"
@@ -111,25 +112,33 @@ def test_a_round_needs_exactly_the_remaining_seats_ballots():
         decide({0: Ballot(1), 1: Ballot(0), 3: Ballot(0)}, remaining=(0, 1, 3))
 
 
-def test_play_rounds_replays_a_three_round_game():
+def play(rounds, max_rounds):
+    """Decide a game round after round as the solver's loop does (the seats voted out leave)."""
+    remaining, results = [0, 1, 2, 3], []
+    for i, ballots in enumerate(rounds, start=1):
+        results.append(decide_round(ballots, remaining, IMP, WORD, round_no=i, max_rounds=max_rounds))
+        if results[-1].winner is not None:
+            break
+        if results[-1].eliminated is not None:
+            remaining.remove(results[-1].eliminated)
+    return results
+
+
+def test_three_rounds_tie_then_a_majority_seat_then_the_impostor():
     rounds = [votes(1, 0, 1, 0),  # tie: nobody
               votes(1, 0, 1, 1),  # seat 1 out
               {0: Ballot(2), 2: Ballot(0), 3: Ballot(2)}]  # impostor out
-    g = play_rounds(rounds, IMP, WORD, max_rounds=3)
-    assert (g.winner, g.win_condition, g.elimination_order) == ("majority", "eliminated", (1, 2))
-    assert [r.remaining for r in g.rounds] == [(0, 1, 2, 3), (0, 1, 2, 3), (0, 2, 3)]
-
-
-def test_play_rounds_refuses_unfinished_or_overlong_records():
-    with pytest.raises(ValueError, match="do not finish"):
-        play_rounds([votes(1, 0, 1, 0)], IMP, WORD, max_rounds=3)
-    with pytest.raises(ValueError, match="ended in round 1"):
-        play_rounds([votes(2, 2, 0, 2), votes(2, 2, 0, 2)], IMP, WORD, max_rounds=3)
+    results = play(rounds, max_rounds=3)
+    assert (results[-1].winner, results[-1].win_condition) == ("majority", "eliminated")
+    assert [r.eliminated for r in results] == [None, 1, 2]
+    assert [r.remaining for r in results] == [(0, 1, 2, 3), (0, 1, 2, 3), (0, 2, 3)]
+    assert [r.winner for r in results[:2]] == [None, None]
 
 
 def test_exhaustion_after_only_ties():
-    g = play_rounds([votes(1, 0, 1, 0)] * 2, IMP, WORD, max_rounds=2)
-    assert (g.winner, g.win_condition, g.elimination_order) == ("impostor", "rounds_exhausted", ())
+    results = play([votes(1, 0, 1, 0)] * 2, max_rounds=2)
+    assert [(r.winner, r.win_condition, r.eliminated) for r in results] == [
+        (None, None, None), ("impostor", "rounds_exhausted", None)]
 
 
 def test_speaking_order_restricted_to_remaining_seats():
@@ -210,7 +219,8 @@ def test_moves_of_validated_player_rows_are_the_validated_moves():
 
 
 def test_multi_round_game_reads_round_by_round_in_the_summary():
-    """The scorer's multi-round rows (impostor_bench.scorers.rounds_record) through the summary's answer and explanation."""
+    """The scorer's multi-round rows (impostor_bench.scorers.rounds_record, from the stored decisions) through the
+    summary's answer and explanation."""
     from impostor_bench.core.schedule import GameSpec, PairRef
     from impostor_bench.core.seat import SeatRecord
     from impostor_bench.core.summary import answer_line, explanation
@@ -230,8 +240,11 @@ def test_multi_round_game_reads_round_by_round_in_the_summary():
     record = {"max_rounds": 3, "private_notes": True, "tie_rule": "default", "rounds": [
         {"round": 1, "remaining": [0, 1, 2, 3], "order": [1, 0, 3, 2], "seats": r1, "notes": {0: "watch P3"}},
         {"round": 2, "remaining": [0, 2, 3], "order": [0, 3, 2], "seats": r2, "notes": {}}]}
-    first = build_record(spec, [r1[s] for s in range(4)], experiment_id="e", seed=0, tie_rule="default")
-    game, players, moves = build_rounds_record(spec, *first, record, tie_rule="default")
+    decisions = [decide_round({s: Ballot(counted_vote(r.vote, s, rem), False, None) for s, r in seats.items()}, rem,
+                              IMP, "tiger", round_no=i, max_rounds=3)
+                 for i, (seats, rem) in enumerate([(r1, (0, 1, 2, 3)), (r2, (0, 2, 3))], start=1)]
+    first = build_record(spec, [r1[s] for s in range(4)], decisions, experiment_id="e", seed=0, tie_rule="default")
+    game, players, moves = build_rounds_record(spec, *first, record, decisions)
     assert (game.winner, game.win_condition, game.rounds_played, game.elimination_order) == (
         "majority", "eliminated", 2, "1,2")
     assert [p.eliminated_round for p in players] == [None, 1, 2, None]

@@ -1,8 +1,12 @@
-"""Winner logic of Appendix A.1/A.3 and the symmetric tie-breakers of Appendix F, for any group
-size (``impostor_bench.core.group``; the paper's four players and one impostor by default).
+"""The one decider of a round, for the paper's game and for longer ones.
 
-Pure functions over ballots; no model calls, no Inspect.  The order in which
-the rules are checked is a documented choice (docs/rules.md, "Winner logic").
+The paper's game (Appendix A.1/A.3, tie rules of Appendix F) is the one-round case:
+with ``max_rounds == 1`` a round is decided by conviction, strict plurality, a top
+tie or no conviction; with more rounds (Appendix O.3) a round eliminates the unique
+top of the counted votes and the game ends when the impostor is out, two players are
+left or the rounds run out.  Self-declarations are decided first in both.  Pure
+functions over ballots; no model calls, no Inspect.  The order in which the rules
+are checked is a documented choice (docs/rules.md, "Winner logic" and "Multi-round games").
 """
 
 from __future__ import annotations
@@ -10,13 +14,13 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from dataclasses import dataclass
-from typing import Optional, Sequence, Union
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Mapping, Optional, Sequence, cast
 
 from impostor_bench.core.descriptions import plural_forms
 from impostor_bench.core.glyphs import readings
-from impostor_bench.core.group import MAX_PLAYERS, MIN_PLAYERS, conviction_threshold, group_problem
-from impostor_bench.core.records import TIE_RULES, WINNER_OF, Side, TieRule, WinCondition
+from impostor_bench.core.records import N_SEATS, TIE_RULES, WINNER_OF, Side, TieRule, WinCondition
+from impostor_bench.core.schedule import derive_seed
 
 
 @dataclass(frozen=True)
@@ -29,18 +33,43 @@ class Ballot:
 
 
 @dataclass(frozen=True)
-class Outcome:
-    winner: Side  # under the default rule
-    win_condition: WinCondition
-    winner_live: Side  # under the tie rule the game was played with
+class RoundResult:
+    """What one round decided; the solver stores it and the scorer reads it (no second decision).
+
+    ``winner`` is None while the game goes on.  In the paper's game it is the winner under
+    the default rule and ``winner_live`` the winner under the rule played (a symmetric rule
+    may change a top tie's); ``winner_live_by_rule`` holds the live winner under every rule,
+    each drawn from its own seed, so a log re-scores under another rule without drawing.
+    """
+
+    round: int
+    remaining: tuple[int, ...]  # seats in the game at the round's start
+    eliminated: Optional[int]  # the seat voted out (longer games only; None: nobody)
+    winner: Optional[Side]
+    win_condition: Optional[WinCondition]
+    winner_live: Optional[Side]
     tie_rule: TieRule
-    tie_k: int  # candidates tied at the top of the ballot (0 = no top tie)
+    votes: Mapping[int, int]  # seat -> votes received
+    tie_k: int  # seats tied at the top (0 = no top tie)
     impostor_in_tie: bool
-    p_imp_default: float  # P(impostor wins) under each rule, from these ballots
-    p_imp_sym_candidate: float
-    p_imp_sym_side: float
-    votes_on_impostor: int
+    votes_on_impostor: int  # from seats other than the impostor's
     n_valid_votes: int
+    p_imp_default: Optional[float] = None  # P(impostor wins) under each rule, from these ballots (None: goes on)
+    p_imp_sym_candidate: Optional[float] = None
+    p_imp_sym_side: Optional[float] = None
+    winner_live_by_rule: Mapping[str, Side] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (seat keys as strings, as JSON keeps them)."""
+        d = asdict(self)
+        d["votes"] = {str(s): n for s, n in self.votes.items()}
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "RoundResult":
+        return cls(**{**d, "remaining": tuple(d["remaining"]),
+                      "votes": {int(s): n for s, n in d["votes"].items()},
+                      "winner_live_by_rule": dict(d.get("winner_live_by_rule") or {})})
 
 
 _ARTICLE = re.compile(r"^(?:the|an|a)\s+")
@@ -80,77 +109,137 @@ def top_tie(ballots: Sequence[Ballot]) -> tuple[int, frozenset[int]]:
     return (len(tied), tied) if len(tied) >= 2 else (0, frozenset())
 
 
-def impostor_seat_set(impostor_seat: Union[int, Sequence[int]]) -> frozenset[int]:
-    """The impostor seats of a game given as one seat (the paper's game) or several."""
-    return frozenset((impostor_seat,) if isinstance(impostor_seat, int) else impostor_seat)
+def counted_vote(vote: Optional[int], voter: int, remaining: Sequence[int]) -> Optional[int]:
+    """The vote as counted in a round: a vote for oneself or an eliminated seat counts as none."""
+    if vote is None or vote == voter or vote not in remaining:
+        return None
+    return vote
 
 
-def decide(
-    ballots: Sequence[Ballot],
-    impostor_seat: Union[int, Sequence[int]],
-    majority_word: str,
-    *,
-    tie_rule: TieRule = "default",
-    rng: Optional[random.Random] = None,
-) -> Outcome:
-    """Decide a game from its ballots (index = seat; one per player, four in the paper's game).
+def decide_round(ballots: Mapping[int, Ballot], remaining: Sequence[int], impostor_seat: int, majority_word: str,
+                 *, round_no: int = 1, max_rounds: int = 1, tie_rule: str = "default",
+                 rng: Optional[random.Random] = None) -> RoundResult:
+    """Decide one round from the remaining seats' ballots (``ballots``: seat -> Ballot).
 
-    Order (docs/rules.md): non-impostor self-declaration; impostor self-declaration (a
-    declared impostor's guess decides; with several declared, every guess must be right);
-    conviction (some impostor gets ``conviction_threshold`` non-impostor votes: 2 of 3 in
-    the paper's game); strict plurality (some impostor has more votes than all other
-    players combined); top-of-ballot tie; otherwise no conviction.  Only the last two are
-    impostor wins, and only a top tie is touched by the symmetric rules.  ``impostor_seat``
-    is one seat or, with several impostors, their seats: the impostors are one side, and
-    convicting any of them is a majority win.
+    Order (docs/rules.md): a non-impostor's self-declaration (majority wins); the
+    impostor's (its guess decides).  Then, in the paper's game (``max_rounds == 1``):
+    conviction (>= 2 non-impostor votes on the impostor); strict plurality (the impostor
+    has more votes than all others combined); a top tie; otherwise no conviction; only the
+    last two are impostor wins and only a top tie is touched by the symmetric rules
+    (``rng`` draws the seat a ``sym_candidate`` tie eliminates, or ``sym_side``'s coin).
+    In a longer game: the unique top of the counted votes is eliminated; a top tie
+    eliminates nobody under the default rule, a drawn tied seat under ``sym_candidate``,
+    and under ``sym_side`` a fair coin picks the side that loses a seat among the tied (the
+    impostor if tied, else a drawn tied seat); then the impostor out -> majority wins, two
+    players left -> impostor wins, the last round -> impostor wins.
     """
     if tie_rule not in TIE_RULES:
         raise ValueError(f"tie_rule must be one of {TIE_RULES}, got {tie_rule!r}")
-    n = len(ballots)
-    imps = impostor_seat_set(impostor_seat)
-    if group_problem(n, len(imps)) or not all(0 <= s < n for s in imps):
-        raise ValueError(f"a game has one ballot per player ({MIN_PLAYERS} ballots in the paper's game, at most "
-                         f"{MAX_PLAYERS}) and a minority of impostor seats among them; got {n} ballots and "
-                         f"impostor seats {sorted(imps)}")
-    valid = [b.vote for b in ballots if b.vote is not None]
-    on_seat = Counter(b.vote for seat, b in enumerate(ballots) if b.vote in imps and seat not in imps)
-    on_imp = sum(on_seat.values())
-    counts = Counter(valid)
-    k, tied = top_tie(ballots)
-    in_tie = bool(imps & tied)
+    rule = cast(TieRule, tie_rule)
+    remaining = tuple(sorted(remaining))
+    if set(ballots) != set(remaining):
+        raise ValueError(f"a round needs one ballot per remaining seat {remaining}, got seats {sorted(ballots)}")
+    if impostor_seat not in remaining:
+        raise ValueError(f"the impostor (seat {impostor_seat}) is not among the remaining seats {remaining}")
+    one_round = max_rounds == 1
+    # The paper's game counts the ballots as cast (the parser already records a self-vote as
+    # no vote); a longer game also drops votes for seats voted out.
+    votes = {seat: b.vote if one_round else counted_vote(b.vote, seat, remaining) for seat, b in ballots.items()}
+    counts = Counter(v for v in votes.values() if v is not None)
+    top = max(counts.values(), default=0)
+    tied = sorted(s for s, c in counts.items() if c == top) if top else []
+    k = len(tied) if len(tied) >= 2 else 0
+    in_tie = k > 0 and impostor_seat in tied
+    on_imp = sum(1 for seat, v in votes.items() if v == impostor_seat and seat != impostor_seat)
+    n_valid = sum(counts.values())
 
-    def fixed(condition: WinCondition) -> Outcome:
-        winner = WINNER_OF[condition]
-        p = 1.0 if winner == "impostor" else 0.0
-        return Outcome(winner=winner, win_condition=condition, winner_live=winner, tie_rule=tie_rule, tie_k=k,
-                       impostor_in_tie=in_tie, p_imp_default=p, p_imp_sym_candidate=p,
-                       p_imp_sym_side=p, votes_on_impostor=on_imp, n_valid_votes=len(valid))
+    def result(condition: Optional[WinCondition], *, eliminated: Optional[int] = None,
+               live: Optional[Side] = None, p_candidate: Optional[float] = None,
+               p_side: Optional[float] = None) -> RoundResult:
+        winner = None if condition is None else WINNER_OF[condition]
+        p = None if winner is None else (1.0 if winner == "impostor" else 0.0)
+        return RoundResult(round_no, remaining, eliminated, winner, condition, live or winner, rule, dict(counts), k,
+                           in_tie, on_imp, n_valid, p, p if p_candidate is None else p_candidate,
+                           p if p_side is None else p_side)
 
-    if any(b.self_declared for seat, b in enumerate(ballots) if seat not in imps):
-        return fixed("majority_self_declared")
-    declared = [ballots[s] for s in sorted(imps) if ballots[s].self_declared]
-    if declared:
-        if all(guess_matches(b.word_guess, majority_word) for b in declared):
-            return fixed("impostor_guess_correct")
-        return fixed("impostor_guess_wrong")
-    if on_seat and max(on_seat.values()) >= conviction_threshold(n, len(imps)):
-        return fixed("conviction")
-    if any(counts[s] > len(valid) - counts[s] for s in imps):
-        return fixed("strict_plurality")
-    if k >= 2:
-        share = len(imps & tied) / k  # the chance a uniformly eliminated tied seat is an impostor
-        p_cand = 1.0 - share
-        p_side = 0.5
+    def draw() -> random.Random:
+        if rng is None:
+            raise ValueError("symmetric tie rules need a seeded rng")
+        return rng
+
+    if any(b.self_declared for seat, b in ballots.items() if seat != impostor_seat):
+        return result("majority_self_declared")
+    if ballots[impostor_seat].self_declared:
+        if guess_matches(ballots[impostor_seat].word_guess, majority_word):
+            return result("impostor_guess_correct")
+        return result("impostor_guess_wrong")
+    if one_round:
+        if on_imp >= 2:
+            return result("conviction")
+        if counts[impostor_seat] > n_valid - counts[impostor_seat]:
+            return result("strict_plurality")
+        if not k:
+            return result("no_conviction")
         live: Side = "impostor"
-        if tie_rule != "default":
-            if rng is None:
-                raise ValueError("symmetric tie rules need a seeded rng")
-            if tie_rule == "sym_candidate":
-                eliminated = rng.choice(sorted(tied))
-                live = "majority" if eliminated in imps else "impostor"
+        if rule == "sym_candidate":
+            live = "majority" if draw().choice(tied) == impostor_seat else "impostor"
+        elif rule == "sym_side":
+            live = "majority" if draw().random() < 0.5 else "impostor"
+        return result("tie", live=live, p_candidate=(1.0 - 1.0 / k) if in_tie else 1.0, p_side=0.5)
+    eliminated: Optional[int] = tied[0] if len(tied) == 1 else None
+    if k and rule != "default":
+        drawn = draw()
+        if rule == "sym_candidate":
+            eliminated = drawn.choice(tied)
+        else:
+            impostor_side = drawn.random() < 0.5
+            if in_tie and impostor_side:
+                eliminated = impostor_seat
             else:
-                live = "majority" if rng.random() < 0.5 else "impostor"
-        return Outcome(winner=WINNER_OF["tie"], win_condition="tie", winner_live=live, tie_rule=tie_rule, tie_k=k,
-                       impostor_in_tie=in_tie, p_imp_default=1.0, p_imp_sym_candidate=p_cand,
-                       p_imp_sym_side=p_side, votes_on_impostor=on_imp, n_valid_votes=len(valid))
-    return fixed("no_conviction")
+                eliminated = drawn.choice([s for s in tied if s != impostor_seat])
+    if eliminated == impostor_seat:
+        return result("eliminated", eliminated=eliminated)
+    if len(remaining) - (eliminated is not None) <= 2:
+        return result("two_left", eliminated=eliminated)
+    if round_no >= max_rounds:
+        return result("rounds_exhausted", eliminated=eliminated)
+    return result(None, eliminated=eliminated)
+
+
+def decide(ballots: Sequence[Ballot], impostor_seat: int, majority_word: str, *, tie_rule: str = "default",
+           rng: Optional[random.Random] = None) -> RoundResult:
+    """The paper's game decided from its ballots (index = seat): :func:`decide_round` of its one round."""
+    if len(ballots) != N_SEATS:
+        raise ValueError(f"a game has {N_SEATS} ballots, got {len(ballots)}")
+    return decide_round(dict(enumerate(ballots)), range(len(ballots)), impostor_seat, majority_word,
+                        tie_rule=tie_rule, rng=rng)
+
+
+def tie_draw(game_seed: Optional[int], tie_rule: str, round_no: int, max_rounds: int) -> Optional[random.Random]:
+    """The seeded generator of a round's symmetric tie draw (None under the default rule, which draws
+    nothing): the paper's game draws from the game's seed, a longer game's rounds each from their own."""
+    if tie_rule == "default":
+        return None
+    parts: tuple = ("tie_rule", tie_rule) if max_rounds == 1 else ("tie_rule", tie_rule, "round", round_no)
+    return random.Random(derive_seed(game_seed, *parts))
+
+
+def decide_played_round(ballots: Mapping[int, Ballot], remaining: Sequence[int], impostor_seat: int,
+                        majority_word: str, *, round_no: int, max_rounds: int, tie_rule: str,
+                        game_seed: Optional[int]) -> RoundResult:
+    """A played round decided once, with the game's seeded tie draws (:func:`tie_draw`).
+
+    In the paper's game the result also holds the live winner under every tie rule (the
+    default's and each symmetric rule's own draw), so ``inspect score`` can re-score the
+    log under another rule from what was decided.  A longer game's later rounds depend on
+    the rule played, so only its result is kept.
+    """
+    def under(rule: str) -> RoundResult:
+        return decide_round(ballots, remaining, impostor_seat, majority_word, round_no=round_no,
+                            max_rounds=max_rounds, tie_rule=rule, rng=tie_draw(game_seed, rule, round_no, max_rounds))
+
+    played = under(tie_rule)
+    if max_rounds != 1:
+        return played
+    by_rule = {rule: played.winner_live if rule == tie_rule else under(rule).winner_live for rule in TIE_RULES}
+    return replace(played, winner_live_by_rule=cast(dict[str, Side], by_rule))

@@ -191,7 +191,7 @@ def test_store_holds_only_the_game(corpus):
     """The sample store holds the game (impostor:*) and nothing stray (no SeatRecord:* copies)."""
     log, _ = corpus
     for sample in log.samples:
-        assert set(sample.store) == {"impostor:seats", "impostor:ballots"}, sorted(sample.store)
+        assert set(sample.store) == {"impostor:seats", "impostor:ballots", "impostor:decisions"}, sorted(sample.store)
 
 
 def test_invalid_rates_per_model_in_metrics(tmp_path):

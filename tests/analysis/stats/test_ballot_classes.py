@@ -212,7 +212,10 @@ def test_description_class_is_a_typed_field_derived_only_for_older_records():
     seats[0].description_valid, seats[0].description_error = False, "a message in some future wording"
     seats[0].description_class = violation.kind
     seats[1].description_valid, seats[1].description_error = False, DESC_ERRORS["leak"]
-    _, players = build_record(spec, seats, experiment_id="e", seed=0, tie_rule="default")
+    from impostor_bench.core.rules import Ballot, decide
+
+    _, players = build_record(spec, seats, [decide([Ballot(s.vote) for s in seats], 2, "tiger")], experiment_id="e",
+                              seed=0, tie_rule="default")
     assert [p.description_class for p in players] == ["too_long", "leak", None, None]
 
     row = dict(players[2].model_dump(), description_valid=False, description_error=DESC_ERRORS["empty"],
