@@ -162,3 +162,16 @@ def test_the_experiment_identity_names_a_language_other_than_english():
     assert experiment_id("homogeneous", "easy", {"all": "m"}, 0, language="es") == "homogeneous|easy|m|s0|es"
     assert experiment_id("homogeneous", "hard", {"all": "m"}, 1, 3, players=6, impostors=2,
                          language="de") == "homogeneous|hard|m|s1|r3|p6k2|de"
+
+
+def test_the_language_option_is_left_out_of_english_task_args_and_refuses_an_unshipped_one():
+    from pydantic import ValidationError
+
+    from impostor_bench.core.options import GameOptions, task_option_message
+
+    assert "language" not in GameOptions().task_args()  # the paper's task args and sweep hashes unchanged
+    assert GameOptions(language="de").task_args()["language"] == "de"
+    with pytest.raises(ValidationError) as err:
+        GameOptions(language="fr")
+    assert task_option_message(GameOptions, err.value.errors()[0]) == (
+        "-T language='fr' is not valid; use one of the shipped languages: en (English), es (Spanish), de (German)")

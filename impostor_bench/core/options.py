@@ -23,6 +23,7 @@ from pydantic.json_schema import JsonDict
 from pydantic_core import ErrorDetails
 
 from impostor_bench.core import call_limits
+from impostor_bench.core.languages import DEFAULT_LANGUAGE, LANGUAGES, shipped_languages
 from impostor_bench.core.model_text import MAX_DESCRIPTION_CHARS
 from impostor_bench.core.group import MAX_PLAYERS, MIN_PLAYERS, PAPER_IMPOSTORS, PAPER_PLAYERS, max_impostors
 from impostor_bench.core.modes import mode_spec
@@ -129,6 +130,9 @@ class GameOptions(BaseModel):
                              "paper's: 1); they share the impostor word", "use 1 up to a minority of the players "
                              "(1 with 4 players, 2 with 5-6, 3 with 7-8)", ge=1, le=max_impostors(MAX_PLAYERS),
                              omit_default=True)
+    language: str = _option(DEFAULT_LANGUAGE, "the game's language: its prompts, word-pair file and word rules "
+                            f"({shipped_languages()}; docs/rules.md, 'Languages')",
+                            f"use one of the shipped languages: {shipped_languages()}", omit_default=True)
 
     @field_validator("first_game")
     @classmethod
@@ -136,6 +140,13 @@ class GameOptions(BaseModel):
         n = info.data.get("n_games")
         if n is not None and v >= n:
             raise ValueError(f"use 0 to n_games - 1 ({n - 1})")
+        return v
+
+    @field_validator("language")
+    @classmethod
+    def _shipped(cls, v: str) -> str:
+        if v not in LANGUAGES:
+            raise ValueError(f"use one of the shipped languages: {shipped_languages()}")
         return v
 
     @field_validator("players")
