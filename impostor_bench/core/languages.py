@@ -11,10 +11,11 @@ Plain Python: no Inspect, MLflow or pandas import.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from impostor_bench.core.errors import ImpostorError
 
-__all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "Language", "language_of", "shipped_languages"]
+__all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "Language", "LanguageCode", "language_of", "shipped_languages"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,10 @@ LANGUAGES: dict[str, Language] = {
                    "German letters only (a-z, ä, ö, ü, ß), lowercase after a noun's capital",
                    ("der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer", "eines")),
 }
+
+#: The shipped codes as a type (sweep axes, schemas); the same codes as :data:`LANGUAGES`.
+LanguageCode = Literal["en", "es", "de"]
+assert get_args(LanguageCode) == tuple(LANGUAGES), "LanguageCode lists the shipped languages"
 
 #: The paper's language: its games, prompts and experiment ids are the ones before languages existed.
 DEFAULT_LANGUAGE = "en"

@@ -182,7 +182,8 @@ class GameOptions(BaseModel):
 #: *shared*: one value for the whole sweep, a field of its config with this field's definition.
 PER_EXPERIMENT = ("mode", "difficulty", "n_games", "seed", "first_game", "experiment_id", "models", "players",
                   "impostors",  # a sweep's group sizes are grid axes (impostor_bench.sweep.config)
-                  "length_budget", "truncate_to")  # and its length controls (impostor_bench.sweep.ablations)
+                  "length_budget", "truncate_to",  # and its length controls (impostor_bench.sweep.ablations)
+                  "language")  # and its languages (a grid axis too)
 
 
 def shared_options(options: type[GameOptions] = GameOptions) -> tuple[str, ...]:

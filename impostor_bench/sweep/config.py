@@ -20,6 +20,7 @@ from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, ValidationE
 from impostor_bench.core import call_limits
 from impostor_bench.core.errors import ImpostorError
 from impostor_bench.core.input_limits import shape_problem
+from impostor_bench.core.languages import DEFAULT_LANGUAGE, LanguageCode
 from impostor_bench.core.group import MAX_PLAYERS, MIN_PLAYERS, PAPER_IMPOSTORS, PAPER_PLAYERS, max_impostors
 from impostor_bench.core.modes import mode_spec
 from impostor_bench.core.options import GameCount, GameOptions, Seed, is_option, omitted_defaults, problem_of, shared_options
@@ -102,6 +103,8 @@ PlayerCounts = Annotated[list[Annotated[int, Field(strict=True, ge=MIN_PLAYERS, 
                          BeforeValidator(_as_list)]
 ImpostorCounts = Annotated[list[Annotated[int, Field(strict=True, ge=1, le=max_impostors(MAX_PLAYERS))]],
                            BeforeValidator(_as_list)]
+#: A grid axis of languages: one code or a list (``language: [en, es, de]``; languages.LANGUAGES).
+LanguageCodes = Annotated[list[LanguageCode], BeforeValidator(_as_list)]
 
 
 class _SweepFields(BaseModel):
@@ -129,6 +132,9 @@ class _SweepFields(BaseModel):
         default_factory=lambda: [PAPER_IMPOSTORS], min_length=1,
         description="(games) grid axis: impostors per game; a cell that is not a game of its mode (impostors not a "
         "minority of the players, team modes outside 4 players with 1 impostor) is left out")
+    language: LanguageCodes = Field(default_factory=lambda: cast("list[LanguageCode]", [DEFAULT_LANGUAGE]), min_length=1,
+                                    description="(games) grid axis: the games' languages (prompts, word pairs and "
+                                    "word rules; docs/rules.md, 'Languages')")
     length_budget: CharLimits = Field(default_factory=unset, min_length=1,
                                       description="(games) grid axis: -T length_budget values (docs/rules.md)")
     truncate_to: CharLimits = Field(default_factory=unset, min_length=1,
@@ -142,7 +148,7 @@ class _SweepFields(BaseModel):
     imports: list[str] = Field(default_factory=list,
                                description="Python modules to import first (e.g. to register custom model providers)")
 
-    @field_validator("models", "modes", "difficulties", "seeds", "players", "impostors")
+    @field_validator("models", "modes", "difficulties", "seeds", "players", "impostors", "language")
     @classmethod
     def _unique(cls, v: list) -> list:
         dupes = sorted(str(x) for x, n in Counter(v).items() if n > 1)  # v.count per entry: quadratic
@@ -212,9 +218,10 @@ class SweepConfig(sweep_config_model()):  # type: ignore[misc]
 
 #: The fields that decide the games (the resume hash), the shared options included.
 GAME_FIELDS = ("models", "modes", "difficulties", "games_per_experiment", "seeds") + shared_options() + (
-    "players", "impostors") + tuple(AXIS_DEFAULTS)
+    "players", "impostors", "language") + tuple(AXIS_DEFAULTS)
 #: Grid axes newer than the resume hash: hashed only when they differ from the paper's game.
-_NEWER_AXES = {"players": [PAPER_PLAYERS], "impostors": [PAPER_IMPOSTORS], **AXIS_DEFAULTS}
+_NEWER_AXES = {"players": [PAPER_PLAYERS], "impostors": [PAPER_IMPOSTORS], "language": [DEFAULT_LANGUAGE],
+               **AXIS_DEFAULTS}
 
 
 def group_cells(cfg: Any, mode: str) -> list[tuple[int, int]]:
@@ -412,7 +419,7 @@ def experiments_per_cell(mode: str, n_models: int) -> int:
 
 def planned_experiments(cfg: SweepConfig) -> int:
     """The number of experiments the config plans, counted without listing them."""
-    return len(cfg.seeds) * len(cfg.difficulties) * len(ablation_cells(cfg)) * sum(
+    return len(cfg.seeds) * len(cfg.difficulties) * len(ablation_cells(cfg)) * len(cfg.language) * sum(
         experiments_per_cell(m, len(cfg.models)) * len(group_cells(cfg, m)) for m in cfg.modes)
 
 
@@ -433,7 +440,8 @@ def _check_word_pairs(cfg: SweepConfig, wp: Optional[Path], path: str | Path) ->
     from impostor_bench.core.wordpairs import WordPairError, load_word_pairs
 
     try:
-        tiers = load_word_pairs(wp, require_full=False)
+        for language in cfg.language:  # each language's letters and inflections (the task's own check)
+            tiers = load_word_pairs(wp, require_full=False, language=language)
     except WordPairError as exc:
         raise ImpostorError(f"{path}: field 'word_pairs': {exc}") from None
     missing = [d for d in cfg.difficulties if d not in tiers]

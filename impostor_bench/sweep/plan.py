@@ -45,6 +45,7 @@ class Experiment:
     private_notes: bool = False
     players: int = 4  # the group size of its games (4 and 1: the paper's, the identity as before)
     impostors: int = 1
+    language: str = "en"  # the games' language (en: the paper's, the identity as before)
     #: its length and decoding settings (``impostor_bench.sweep.ablations``): (option, value), unset ones left out
     settings: tuple[tuple[str, Any], ...] = ()
 
@@ -54,7 +55,8 @@ class Experiment:
         r = dict(self.roles)
         assignment = r if mode_spec(self.mode).roles else {ALL_SEATS: r[ALL_SEATS_ROLE]}
         return with_ablations(experiment_id(self.mode, self.difficulty, assignment, self.seed, self.rounds,
-                                            self.private_notes, players=self.players, impostors=self.impostors),
+                                            self.private_notes, players=self.players, impostors=self.impostors,
+                                            language=self.language),
                               **dict(self.settings))
 
 
@@ -99,9 +101,11 @@ def experiments(cfg: SweepConfig) -> list[Experiment]:
                 for players, impostors in group_cells(cfg, mode):
                     for settings in ablation_cells(cfg):
                         kept = tuple((k, v) for k, v in settings.items() if v is not None)
-                        for roles in cells:
-                            out.append(Experiment(len(out), mode, difficulty, seed, roles, cfg.games_per_experiment,
-                                                  cfg.rounds, cfg.private_notes, players, impostors, kept))
+                        for language in cfg.language:
+                            for roles in cells:
+                                out.append(Experiment(len(out), mode, difficulty, seed, roles,
+                                                      cfg.games_per_experiment, cfg.rounds, cfg.private_notes,
+                                                      players, impostors, language, kept))
     return out
 
 
@@ -214,7 +218,8 @@ def task_spec(exp: Experiment, cfg: SweepConfig, config_path: Path, resolved: di
     shared["game_time_limit"] = call_limits.game_time_limit(cfg.game_time_limit, r.values())
     options = GameOptions(mode=exp.mode, difficulty=exp.difficulty, n_games=exp.n_games, seed=exp.seed,
                           models=dict(exp.roles), word_pairs=None if wp is None else str(wp),
-                          players=exp.players, impostors=exp.impostors, **(shared | dict(exp.settings)))
+                          players=exp.players, impostors=exp.impostors, language=exp.language,
+                          **(shared | dict(exp.settings)))
     args = options.task_args()
     spec = mode_spec(exp.mode)
     if spec.display_role is None:

@@ -1,0 +1,49 @@
+"""The sweep's language: axis: one experiment per language, each with its own identity and task
+argument; a config without the axis keeps its plan and resume hash."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from impostor_bench.core.errors import ImpostorError
+from impostor_bench.sweep.config import config_hash, load_config
+from impostor_bench.sweep.plan import plan, task_spec
+
+BASE = """name: lang
+models: [bot/random]
+modes: [homogeneous]
+difficulties: [easy]
+games_per_experiment: 2
+"""
+
+
+def _config(tmp_path: Path, extra: str = "") -> Path:
+    path = tmp_path / "sweep.yaml"
+    path.write_text(BASE + extra, encoding="utf-8")
+    return path
+
+
+def test_the_language_axis_plans_one_experiment_per_language(tmp_path):
+    path = _config(tmp_path, "language: [en, es, de]\n")
+    pl = plan(path)
+    assert [e.language for e in pl.experiments] == ["en", "es", "de"]
+    assert [e.label for e in pl.experiments] == ["homogeneous|easy|bot/random|s0", "homogeneous|easy|bot/random|s0|es",
+                                                 "homogeneous|easy|bot/random|s0|de"]
+    args = [task_spec(e, pl.config, path, {})["task_args"] for e in pl.experiments]
+    assert ["language" in a for a in args] == [False, True, True]
+    assert [a.get("language") for a in args] == [None, "es", "de"]
+
+
+def test_a_config_without_the_axis_keeps_its_hash(tmp_path):
+    english = _config(tmp_path)
+    h = config_hash(load_config(english), english)
+    assert config_hash(load_config(_config(tmp_path, "language: en\n")), english) == h
+    assert config_hash(load_config(_config(tmp_path, "language: [en, es]\n")), english) != h
+
+
+def test_an_unshipped_language_in_a_sweep_is_one_line(tmp_path):
+    with pytest.raises(ImpostorError) as err:
+        load_config(_config(tmp_path, "language: [en, fr]\n"))
+    assert "language" in str(err.value) and "'es'" in str(err.value) and "\n" not in str(err.value)
