@@ -18,6 +18,8 @@ import pandas as pd
 from impostor_bench.analysis.ballots import ballot_classes
 from impostor_bench.analysis.data import AnalysisData, index_positions
 from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.group import (MAX_PLAYERS, MIN_PLAYERS, PAPER_IMPOSTORS, PAPER_PLAYERS, conviction_threshold,
+                                       max_impostors)
 from impostor_bench.core.records import (
     BALLOT_CLASSES,
     CONTRACT_GAME_COLUMNS,
@@ -27,7 +29,7 @@ from impostor_bench.core.records import (
     LEGAL_BALLOT_CLASSES,
     MODELS_FILE,
     MODES,
-    N_SEATS,
+    MAX_SEATS,
     PLAYERS_FILE,
     WIN_CONDITIONS,
     WINNER_OF,
@@ -227,7 +229,8 @@ def _validate_games(games: pd.DataFrame, name: str, notes: list[str]) -> None:
             gp.add("game_id", "the table has no rows", "export at least one finished game")
         else:
             for c in _GAME_INT:
-                _coerce_int(games, c, gp, *( (0, 3) if c != "game_index" else (0, 2**62) ))
+                _coerce_int(games, c, gp, *( (0, MAX_SEATS - 1) if c != "game_index" else (0, 2**62) ))
+            _group_columns(games, gp)
             for c in _GAME_STR:
                 allowed = {"mode": MODES, "difficulty": DIFFICULTIES, "winner": ("impostor", "majority")}.get(c)
                 _coerce_str(games, c, gp, allowed=allowed)
@@ -241,6 +244,20 @@ def _validate_games(games: pd.DataFrame, name: str, notes: list[str]) -> None:
                     notes.append(f"{name}: unknown win_condition value(s) {unknown}; kept as given.")
                 _check_winner(games, gp)
     gp.raise_if_any()
+
+
+def _group_columns(games: pd.DataFrame, gp: _Problems) -> None:
+    """``n_players``/``n_impostors``/``impostor_seats`` (the group size, docs/data-contract.md): an
+    export written before they existed holds the paper's four players and one impostor."""
+    for col, default, lo, hi in (("n_players", PAPER_PLAYERS, MIN_PLAYERS, MAX_PLAYERS),
+                                 ("n_impostors", PAPER_IMPOSTORS, 1, max_impostors(MAX_PLAYERS))):
+        if col not in games.columns:
+            games[col] = np.int64(default)
+        else:
+            games[col] = games[col].fillna(default) if games[col].isna().any() else games[col]
+            _coerce_int(games, col, gp, lo, hi)
+    if "impostor_seats" not in games.columns:
+        games["impostor_seats"] = None
 
 
 def _check_winner(games: pd.DataFrame, gp: _Problems) -> None:
@@ -259,10 +276,11 @@ def _check_winner(games: pd.DataFrame, gp: _Problems) -> None:
 def _coerce_vote_confidence(players: pd.DataFrame, pp: _Problems) -> None:
     """vote: a nullable seat 0-3; confidence: a nullable number in [0, 1]."""
     v = pd.to_numeric(players["vote"], errors="coerce")
-    bad = (players["vote"].notna().to_numpy() & v.isna().to_numpy()) | (v.notna() & ((v < 0) | (v > 3) | (v % 1 != 0))).to_numpy()
+    top = MAX_SEATS - 1
+    bad = (players["vote"].notna().to_numpy() & v.isna().to_numpy()) | (v.notna() & ((v < 0) | (v > top) | (v % 1 != 0))).to_numpy()
     if bad.any():
-        pp.add("vote", f"{int(bad.sum())} value(s) are not a seat 0-3 ({_rows(bad)}: {_examples(players['vote'][bad])})",
-               "store the voted seat 0-3, or null for an invalid ballot")
+        pp.add("vote", f"{int(bad.sum())} value(s) are not a seat 0-{top} ({_rows(bad)}: {_examples(players['vote'][bad])})",
+               f"store the voted seat 0-{top}, or null for an invalid ballot")
     else:
         players["vote"] = v.astype("Int64")
     conf = pd.to_numeric(players["confidence"], errors="coerce")
@@ -279,7 +297,7 @@ def _validate_players(players: pd.DataFrame, name: str, notes: list[str]) -> Non
     pp = _Problems(name)
     if not _missing_columns(players, CONTRACT_PLAYER_COLUMNS, pp, "players"):
         for c in _PLAYER_INT:
-            _coerce_int(players, c, pp, 0, 3)
+            _coerce_int(players, c, pp, 0, MAX_SEATS - 1)
         for c in _PLAYER_STR:
             _coerce_str(players, c, pp, allowed=("impostor", "majority") if c == "role" else None)
         _coerce_str(players, "team", pp, nullable=True, allowed=("A", "B"))
@@ -292,8 +310,9 @@ def _validate_players(players: pd.DataFrame, name: str, notes: list[str]) -> Non
     pp.raise_if_any()
 
 
-def _seat_masks(players: pd.DataFrame) -> pd.DataFrame:
-    """Per game: rows, bit masks of the seats and speaking positions present, impostors."""
+def _seat_masks(players: pd.DataFrame, games: Optional[pd.DataFrame] = None) -> pd.DataFrame:
+    """Per game: rows, bit masks of the seats and speaking positions present, impostors, and
+    whether they are the game's seats 0..n_players-1 (four without ``games``)."""
     tmp = pd.DataFrame({
         "game_id": players["game_id"], "seat": players["seat"],
         "seat_bit": np.left_shift(1, players["seat"].to_numpy()),
@@ -303,14 +322,26 @@ def _seat_masks(players: pd.DataFrame) -> pd.DataFrame:
     per_game = tmp.groupby("game_id", sort=False, observed=True).agg(
         n=("seat", "size"), seat_mask=("seat_bit", "sum"), pos_mask=("pos_bit", "sum"), n_imp=("is_imp", "sum"),
     )
-    # each of the seats (positions) 0-3 exactly once <=> 4 rows whose bits sum to 0b1111
-    per_game["seats_ok"] = (per_game.n == 4) & (per_game.seat_mask == 15)
-    per_game["pos_ok"] = per_game.pos_mask == 15
+    n_players = pd.Series(PAPER_PLAYERS, index=per_game.index, dtype=np.int64)
+    n_impostors = pd.Series(PAPER_IMPOSTORS, index=per_game.index, dtype=np.int64)
+    if games is not None:
+        g = games.set_index("game_id")
+        n_players = g["n_players"].reindex(per_game.index).fillna(PAPER_PLAYERS).astype(np.int64)
+        n_impostors = g["n_impostors"].reindex(per_game.index).fillna(PAPER_IMPOSTORS).astype(np.int64)
+    full = np.left_shift(1, n_players.to_numpy()) - 1
+    # each of the seats (positions) 0..N-1 exactly once <=> N rows whose bits sum to 2^N - 1
+    per_game["seats_ok"] = (per_game.n == n_players) & (per_game.seat_mask == full)
+    per_game["pos_ok"] = per_game.pos_mask == full
+    per_game["n_players"], per_game["n_impostors"] = n_players, n_impostors
     return per_game
 
 
+_WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+
+
 def _check_seats(games: pd.DataFrame, players: pd.DataFrame, games_name: str, players_name: str) -> None:
-    """Every player row belongs to a game; every game has seats 0-3, one impostor, positions 0-3."""
+    """Every player row belongs to a game; every game has seats 0..N-1, its K impostors, positions 0..N-1
+    (N = ``n_players``, K = ``n_impostors``: four and one in the paper's game)."""
     xp = _Problems(players_name)
     game_ids = pd.Index(games["game_id"].to_numpy(dtype=object))
     orphan = index_positions(game_ids, players["game_id"]) < 0
@@ -320,21 +351,40 @@ def _check_seats(games: pd.DataFrame, players: pd.DataFrame, games_name: str, pl
                f"export {games_name} and {players_name} together from the same runs")
     xp.raise_if_any()
 
-    per_game = _seat_masks(players)
+    n_of_row = games["n_players"].to_numpy(np.int64)[index_positions(game_ids, players["game_id"])]
+    for col in ("seat", "speaking_position"):
+        out = players[col].to_numpy(np.int64) >= n_of_row
+        if out.any():
+            n0 = int(n_of_row[out][0])
+            xp.add(col, f"{int(out.sum())} value(s) outside 0-{n0 - 1}, the seats of a game of n_players={n0} "
+                   f"({_rows(out)}: {_examples(players[col][out])})",
+                   f"use seat/position numbers 0-{n0 - 1} (0-3 in the paper's game), or the game's n_players")
+    vote = pd.to_numeric(players["vote"], errors="coerce").to_numpy(float)
+    out = ~np.isnan(vote) & (vote >= n_of_row)
+    if out.any():
+        n0 = int(n_of_row[out][0])
+        xp.add("vote", f"{int(out.sum())} value(s) are not a seat 0-{n0 - 1} of their game (n_players={n0}) "
+               f"({_rows(out)}: {_examples(players['vote'][out])})",
+               f"store the voted seat 0-{n0 - 1}, or null for an invalid ballot")
+    xp.raise_if_any()
+
+    per_game = _seat_masks(players, games)
     no_players = per_game.index.get_indexer(game_ids) < 0
     if no_players.any():
         xp.add("game_id", f"{int(no_players.sum())} game(s) of {games_name} have no player rows "
                f"({_examples(game_ids[no_players])})", f"export the four seats of every game into {players_name}")
     wrong = per_game[~per_game.seats_ok]
     if len(wrong):
-        xp.add("seat", f"{len(wrong)} game(s) do not have exactly the four seats 0-3 "
+        n0 = int(wrong.n_players.iloc[0])
+        xp.add("seat", f"{len(wrong)} game(s) do not have exactly the {_WORDS.get(n0, n0)} seats 0-{n0 - 1} "
                f"(e.g. {wrong.index[0]!r} has {int(wrong.n.iloc[0])} row(s), seats {sorted(players.loc[players.game_id == wrong.index[0], 'seat'])})",
-               "write one row per seat 0, 1, 2, 3 for every game")
-    bad_imp = per_game[per_game.n_imp != 1]
+               "write one row per seat 0, 1, ..., n_players - 1 (0-3 in the paper's game) for every game")
+    bad_imp = per_game[per_game.n_imp != per_game.n_impostors]
     if len(bad_imp):
-        xp.add("role", f"{len(bad_imp)} game(s) do not have exactly one impostor "
-               f"(e.g. {bad_imp.index[0]!r} has {int(bad_imp.n_imp.iloc[0])})",
-               "mark exactly one seat per game with role 'impostor'")
+        k0 = int(bad_imp.n_impostors.iloc[0])
+        xp.add("role", f"{len(bad_imp)} game(s) do not have exactly {_WORDS.get(k0, k0)} impostor{'s' if k0 > 1 else ''} "
+               f"(e.g. {bad_imp.index[0]!r} has {int(bad_imp.n_imp.iloc[0])}, n_impostors {k0})",
+               "mark exactly n_impostors seats per game (one in the paper's game) with role 'impostor'")
     bad_pos = per_game[~per_game.pos_ok]
     if len(bad_pos) and not len(wrong):
         xp.add("speaking_position", f"{len(bad_pos)} game(s) repeat a speaking position (e.g. {bad_pos.index[0]!r})",
@@ -343,8 +393,23 @@ def _check_seats(games: pd.DataFrame, players: pd.DataFrame, games_name: str, pl
 
 
 def _check_impostor_agrees(games: pd.DataFrame, players: pd.DataFrame, games_name: str, players_name: str) -> None:
-    """The game's impostor seat, model and speaking position are those of its impostor row."""
-    imp = players.loc[players["role"] == "impostor", ["game_id", "seat", "model", "speaking_position"]].set_index("game_id")
+    """The game's impostor seat, model and speaking position are those of its (lowest) impostor row,
+    and ``impostor_seats`` lists its impostor rows' seats."""
+    imp_rows = players.loc[players["role"] == "impostor", ["game_id", "seat", "model", "speaking_position"]]
+    several = games["n_impostors"].to_numpy() > 1
+    if several.any():
+        listed = games.loc[several, ["game_id", "impostor_seats"]].set_index("game_id")["impostor_seats"]
+        seats = imp_rows.assign(seat=imp_rows["seat"].astype(str)).groupby("game_id", sort=False, observed=True)[
+            "seat"].agg(lambda s: ",".join(sorted(s)))
+        mism = (listed.astype(object) != seats.reindex(listed.index).astype(object)).to_numpy()
+        if mism.any():
+            sp = _Problems(f"{games_name}/{players_name}")
+            sp.add("impostor_seats", f"{int(mism.sum())} game(s) of several impostors do not list their impostor "
+                   f"rows' seats (e.g. {listed.index[mism][0]!r}: {listed[mism].iloc[0]!r})",
+                   "export both tables from the same game records")
+            sp.raise_if_any()
+        imp_rows = imp_rows.sort_values(["game_id", "seat"], kind="stable").drop_duplicates("game_id")
+    imp = imp_rows.set_index("game_id")
     g = games.set_index("game_id")[["impostor_seat", "impostor_model", "impostor_speaking_position"]].join(imp, how="left")
     cp = _Problems(f"{games_name}/{players_name}")
     for gcol, pcol in (("impostor_seat", "seat"), ("impostor_model", "model"), ("impostor_speaking_position", "speaking_position")):
@@ -385,16 +450,24 @@ def _check_outcome_agrees(games: pd.DataFrame, players: pd.DataFrame, games_name
     vote = pd.to_numeric(players["vote"], errors="coerce").to_numpy(float)
     counted = (players["ballot_class"].astype(object) == "valid").to_numpy() & ~np.isnan(vote) & (vote != seat)
     decl = players["self_declared"].to_numpy(bool)
-    is_imp = seat == imp_seat[gi]
+    is_imp = (players["role"].astype(object) == "impostor").to_numpy()
     nonimp_decl = np.bincount(gi, weights=decl & ~is_imp, minlength=n) > 0
     imp_decl = np.bincount(gi, weights=decl & is_imp, minlength=n) > 0
-    counts = np.zeros((n, N_SEATS), np.int64)
+    imp_mask = np.zeros((n, MAX_SEATS), bool)  # the impostor seats of each game
+    imp_mask[gi[is_imp], seat[is_imp]] = True
+    counts = np.zeros((n, MAX_SEATS), np.int64)
     np.add.at(counts, (gi[counted], vote[counted].astype(np.int64)), 1)
-    on_imp = counts[np.arange(n), imp_seat]
+    by_majority = np.zeros((n, MAX_SEATS), np.int64)  # counted votes of majority players, by seat voted for
+    from_majority = counted & ~is_imp
+    np.add.at(by_majority, (gi[from_majority], vote[from_majority].astype(np.int64)), 1)
+    threshold = conviction_threshold(games["n_players"].to_numpy(np.int64), games["n_impostors"].to_numpy(np.int64))
+    convicted = (np.where(imp_mask, by_majority, 0).max(1) >= threshold)
+    plurality = (imp_mask & (counts > counts.sum(1, keepdims=True) - counts)).any(1)
+    on_imp = np.where(imp_mask, counts, 0).sum(1)
     others = counts.sum(1) - on_imp
     top = counts.max(1)
     tied = ((counts == top[:, None]) & (top[:, None] > 0)).sum(1) >= 2
-    by_votes = np.select([on_imp >= 2, on_imp > others, tied], ["conviction", "strict_plurality", "tie"],
+    by_votes = np.select([convicted, plurality, tied], ["conviction", "strict_plurality", "tie"],
                          "no_conviction").astype(object)
     recorded = games["win_condition"].astype(object).to_numpy()
     ok = np.where(nonimp_decl, recorded == "majority_self_declared",

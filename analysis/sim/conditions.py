@@ -14,10 +14,9 @@ effects on the impostor-win logit:
 Experiments are split into ``len(levels)`` contiguous blocks, one per level (mode: each
 experiment's own mode), so ``n_experiments = levels x cells`` gives every level the full grid.
 The level is written where the analysis reads it: games ``n_players``/``n_impostors``,
-``language``, ``length_budget``; players ``temperature``/``top_p``. The simulated games keep
-four seats and one impostor whatever group size is written (the ballot model is the four-seat
-one): a group-size plan plants an outcome effect under that label, which is all the condition
-tables read.
+``language``, ``length_budget``; players ``temperature``/``top_p``. A group-size level's games are
+then replayed at that size, with the same winners (``impostor_bench.analysis.sim.groups``): N player
+rows, K impostors, ballots the rules decide that way.
 """
 
 from __future__ import annotations

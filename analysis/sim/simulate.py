@@ -45,6 +45,7 @@ import pandas as pd
 
 from impostor_bench.analysis.sim.ballots import CLASS_NAMES, PROFILES, sample_profiles, profile_table
 from impostor_bench.analysis.sim.design import SimDesign, build_design, design_cells
+from impostor_bench.analysis.sim.groups import regroup
 from impostor_bench.analysis.sim.effects import DEFAULT_MODELS, PAPER_MODE_OR, PAPER_SEAT_OR, SimModel
 from impostor_bench.core.records import GAME_COLUMNS, PLAYER_COLUMNS, TEAM_MODES, GameRow, PlayerRow
 
@@ -360,6 +361,8 @@ def simulate_games(
     players = _players_frame(design, run, ballots, desc_valid, rng_misc, game_ids)
     if design.plan is not None and design.exp_level is not None:  # the planted conditions' columns
         design.plan.write_columns(design.exp_level[design.ge], games, players)
+        if design.plan.factor == "group_size":  # the levels' games replayed at their size (analysis.sim.groups)
+            games, players = regroup(games, players, rng_misc, invalid_vote_rate=invalid_vote_rate)
     return games, players, _models_frame(design)
 
 
