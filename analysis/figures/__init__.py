@@ -83,9 +83,9 @@ def make_figures(data: AnalysisData | Analysis, tables: dict[str, pd.DataFrame],
         return res, notes[before:], errs[errs_before:]
 
     if jobs > 1:
-        from impostor_bench.analysis.report.lanes import draw_in_two_processes
+        from impostor_bench.analysis.stats.engine import map_in_processes
 
-        drawn = draw_in_two_processes(draw, len(FIGURES), after_each)
+        drawn = map_in_processes(draw, len(FIGURES), jobs, after_each)
         del notes[n0:]  # each figure's notes again, in the figures' order (as one process adds them)
         for _, added, _ in drawn:
             notes.extend(n for n in added if n not in notes)

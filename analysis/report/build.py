@@ -40,19 +40,17 @@ from impostor_bench.analysis.data import AnalysisData
 from impostor_bench.analysis.report.formatting import GENERATOR, latex_escape, to_latex, to_markdown
 from impostor_bench.analysis.report.pages import MANIFEST, render_html, render_markdown
 from impostor_bench.analysis.report.sections import table_title
-from impostor_bench.analysis.stats import CONTRACT
+from impostor_bench.analysis.stats import CONTRACT, contract_first, run_table
 from impostor_bench.analysis.stats.config import StatsConfig
-from impostor_bench.analysis.stats.session import Analysis
+from impostor_bench.analysis.stats.engine import compute_tables, one_blas_thread
+from impostor_bench.analysis.stats.session import REGISTRY, Analysis, TableResult
 from impostor_bench.core.errors import ImpostorError
 from impostor_bench.core.output_files import write_file, write_text
 
 if TYPE_CHECKING:
     from impostor_bench.analysis.data import Embedder
 
-__all__ = ["CONTRACT_COLUMNS", "build_report", "to_markdown", "to_latex", "latex_escape"]
-
-# Leading columns of every required table (docs/data-contract.md, section 2): one definition.
-CONTRACT_COLUMNS: dict[str, list[str]] = CONTRACT
+__all__ = ["build_report", "to_markdown", "to_latex", "latex_escape"]
 
 _PACKAGES = ["impostor-bench", "pandas", "numpy", "scipy", "statsmodels", "networkx", "pingouin", "matplotlib",
              "pyarrow", "mlflow", "pydantic"]
@@ -167,39 +165,7 @@ def _word_pair_files(g: pd.DataFrame) -> list[dict]:
     return [{"file": f or None, "sha256": h or None, "games": int(n)} for (f, h), n in counts.items()]
 
 
-def load_stats() -> Mapping[str, Callable]:
-    """Every registered table (imported here, not at module level: the tables load only when computed)."""
-    try:
-        from impostor_bench.analysis.stats import TABLES
-    except ImportError as exc:
-        raise ImpostorError(
-            f"impostor_bench.analysis.stats is not available ({exc}); fix: install the full impostor-bench package"
-        ) from exc
-    return TABLES
-
-
-def _ordered(names) -> list[str]:
-    names = list(names)
-    return [n for n in CONTRACT_COLUMNS if n in names] + [n for n in names if n not in CONTRACT_COLUMNS]
-
-
 # --------------------------------------------------------------------------- main entry
-
-
-def _compute_table(name: str, fn: Callable, analysis: Analysis, cfg, errors: list[str]) -> pd.DataFrame:
-    """One table; a failure becomes an empty table with the contract columns and an error (unless strict)."""
-    try:
-        df = fn(analysis, cfg)
-        if not isinstance(df, pd.DataFrame):
-            raise TypeError(f"returned {type(df).__name__}, not a DataFrame")
-        return df
-    except Exception as exc:  # noqa: BLE001 - one table must not sink the report
-        if getattr(cfg, "strict", False):
-            raise
-        msg = f"Table {name} failed: {type(exc).__name__}: {exc}"
-        errors.append(msg)
-        analysis.note(msg)
-        return pd.DataFrame({c: pd.Series(dtype=object) for c in CONTRACT_COLUMNS.get(name, ["value"])})
 
 
 def _write_table(name: str, df: pd.DataFrame, table_dir: Path) -> None:
@@ -210,42 +176,38 @@ def _write_table(name: str, df: pd.DataFrame, table_dir: Path) -> None:
 
 
 def _compute_tables(tables: Mapping[str, Callable], analysis: Analysis, cfg, table_dir: Path,
-                    progress: Callable[[str], None], jobs: int = 1) -> tuple[dict[str, pd.DataFrame], list[dict], list[str]]:
-    """Every table computed and written (csv/md/tex); returns the frames, their manifest entries, errors.
-    With ``jobs`` > 1 the tables are computed in two processes first (``lanes``), then taken in order."""
-    names = _ordered(tables)
-    if jobs > 1 and not getattr(cfg, "strict", False):  # strict: a table's exception must reach the caller
-        from impostor_bench.analysis.report.lanes import tables_in_two_processes
+                    progress: Callable[[str], None], jobs: int = 1, remember: bool = False
+                    ) -> tuple[dict[str, pd.DataFrame], list[dict]]:
+    """Every table computed (the registered ones by the engine, ``jobs`` > 1: in a process pool), then
+    taken in the report's order, which puts their notes in the session in that order, and written
+    (csv/md/tex); returns the frames and their manifest entries."""
+    from impostor_bench.analysis.stats import share_intermediates
 
-        progress(f"computing {len(names)} tables in two processes")
-        with tables_in_two_processes(analysis, tables, names, progress) as seconds:
-            return _take_tables(tables, names, analysis, cfg, table_dir, lambda s: None, seconds)
-    return _take_tables(tables, names, analysis, cfg, table_dir, progress, {})
-
-
-def _take_tables(tables: Mapping[str, Callable], names: list[str], analysis: Analysis, cfg, table_dir: Path,
-                 progress: Callable[[str], None], seconds: Mapping[str, float]
-                 ) -> tuple[dict[str, pd.DataFrame], list[dict], list[str]]:
+    names = contract_first(tables)
+    registered = [n for n in names if REGISTRY.get(n) is tables[n]]
+    compute_tables(analysis, registered, jobs, progress, remember=remember, warm=share_intermediates)
     results: dict[str, pd.DataFrame] = {}
     table_info: list[dict] = []
-    errors: list[str] = []
-    for i, name in enumerate(names, 1):
-        progress(f"[{i}/{len(names)}] table {name} ...")
-        t0 = time.perf_counter()
-        df = _compute_table(name, tables[name], analysis, cfg, errors)
-        secs = seconds.get(name, time.perf_counter() - t0)
-        lead = CONTRACT_COLUMNS.get(name)
+    for name in names:
+        r = analysis.result(name, cfg) if name in registered else _own_table(name, tables[name], analysis, cfg)
+        df = r.frame.copy()
+        lead = CONTRACT.get(name)
         ok = lead is None or list(df.columns[: len(lead)]) == lead
         if lead is not None and not ok:
             analysis.note(f"Table {name}: leading columns {list(df.columns[: len(lead)])} differ from the "
-                              f"contract {lead}.")
+                          f"contract {lead}.")
         results[name] = df
         _write_table(name, df, table_dir)
         table_info.append({"name": name, "rows": int(len(df)), "columns": [str(c) for c in df.columns],
-                           "contract_columns_ok": ok, "seconds": round(secs, 3),
+                           "contract_columns_ok": ok, "seconds": round(r.seconds, 3),
                            "files": [f"tables/{name}.{ext}" for ext in ("csv", "md", "tex")]})
-        progress(f"      {name}: {len(df)} rows in {secs:.1f} s")
-    return results, table_info, errors
+    return results, table_info
+
+
+def _own_table(name: str, fn: Callable, analysis: Analysis, cfg) -> TableResult:
+    """A caller's own table function (not the registered ``name``), through the tables' one error wrapper
+    (its columns as it gives them: the contract check above names a difference)."""
+    return analysis.run(name, lambda a, c: run_table(name, fn, a, c, lead=False), cfg)
 
 
 def _manifest(analysis: Analysis, cfg, source: Optional[dict], inputs: list[dict], table_info: list[dict],
@@ -280,18 +242,20 @@ def _manifest(analysis: Analysis, cfg, source: Optional[dict], inputs: list[dict
 
 def _fill_bundle(tmp: Path, analysis: Analysis, cfg, tables: Mapping[str, Callable], *, inputs: list[dict],
                  source: Optional[dict], progress: Callable[[str], None], figures: bool,
-                 embedder: Optional[Embedder], t_start: float, compile_tex: bool = True, jobs: int = 1) -> dict:
+                 embedder: Optional[Embedder], t_start: float, compile_tex: bool = True, jobs: int = 1,
+                 remember: bool = False) -> dict:
     """Write tables, figures, the two pages and the manifest into the temporary bundle ``tmp``."""
-    missing = [n for n in CONTRACT_COLUMNS if n not in tables]
+    missing = [n for n in CONTRACT if n not in tables]
     (tmp / "tables").mkdir()
     (tmp / "figures").mkdir()
+    errors: list[str] = []
     with analysis.batch():  # one fingerprint of the frames for every table and figure
-        results, table_info, errors = _compute_tables(tables, analysis, cfg, tmp / "tables", progress, jobs)
+        results, table_info = _compute_tables(tables, analysis, cfg, tmp / "tables", progress, jobs, remember)
         analysis.drop_memos(keep=[("prepared",)])  # memory: the tables' intermediates are done
         for name in missing:
             analysis.note(f"Table {name} is required by the data contract but impostor_bench.analysis.stats does not provide it.")
         figs = _figures(analysis, results, tmp / "figures", progress, embedder, errors, jobs) if figures else []
-    errors += [e for e in analysis.errors if e not in errors]  # tables that failed inside the stats layer
+    errors += [e for e in analysis.errors if e not in errors]  # the tables that failed
     manifest = _manifest(analysis, cfg, source, inputs, table_info, missing, figs, errors)
     if figures:
         from impostor_bench.analysis.figures import FIGURES
@@ -327,6 +291,7 @@ def build_report(
     compile_tex: bool = True,
     after_table: Optional[Callable[[], None]] = None,
     jobs: int = 1,
+    remember: bool = False,
 ) -> dict:
     """Compute every table and write the bundle atomically into ``out``; returns the manifest.
 
@@ -337,7 +302,8 @@ def build_report(
     Fig. 3 its word vectors (the command layer loads them; without one the
     figure is skipped with a note).  ``compile_tex=False`` writes paper/paper.tex without
     running pdflatex. ``after_table`` is called after each table is computed (``Analysis.after_table``).
-    ``jobs=2`` computes the tables and draws the figures in two processes (``lanes``; the same bundle).
+    ``jobs=2`` computes the tables and draws the figures in two processes (``stats.engine``; the same
+    bundle); ``remember`` keeps each table's seconds and memory for the next run's order.
     """
     t_start = time.perf_counter()
     out = Path(out).expanduser().absolute()
@@ -345,7 +311,9 @@ def build_report(
         progress(line)
     _check_out(out)
     if tables is None:
-        tables = load_stats()
+        from impostor_bench.analysis.stats import TABLES
+
+        tables = TABLES
     cfg = StatsConfig() if cfg is None else cfg
     if inputs is None:
         inputs = list(getattr(data, "sources", []) or [])
@@ -356,12 +324,10 @@ def build_report(
     try:
         analysis = Analysis(data, cfg)
         analysis.after_table = after_table
-        from impostor_bench.analysis.report.lanes import one_blas_thread
-
         with one_blas_thread():  # whatever ``jobs``: the same sums, so the same bundle
             manifest = _fill_bundle(tmp, analysis, cfg, tables, inputs=inputs, source=source, progress=progress,
                                     figures=figures, embedder=embedder, t_start=t_start, compile_tex=compile_tex,
-                                    jobs=jobs)
+                                    jobs=jobs, remember=remember)
         bundle_dir.swap_into_place(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)

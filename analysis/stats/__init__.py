@@ -1,7 +1,8 @@
 """Statistics of the report bundle (paper Appendices B-M; definitions in docs/analysis.md).
 
 ``Analysis(data, config)`` (``impostor_bench.analysis.stats.session``) is one analysis of the data:
-``a.table(name)`` computes a table once per session, ``a.notes`` collects the caveats.
+``a.table(name)`` computes a table once per session (``a.result(name)``: with its own notes and
+error), ``a.notes`` collects the caveats; ``engine.compute_tables`` computes many, in a process pool.
 ``TABLES`` maps every bundle table name to its registered function ``fn(a, config) ->
 DataFrame`` (an ``AnalysisData`` instead of a session gets a one-off session), whose
 leading columns are the data contract's, and whose declaration (title, section, inference,
@@ -18,7 +19,8 @@ import pandas as pd
 
 from impostor_bench.analysis.data import AnalysisData
 
-from impostor_bench.analysis.stats._base import ALL, COLUMNS, CONTRACT, REGISTRY, Prepared, StatsUnavailable, prepared, wilson
+from impostor_bench.analysis.stats._base import (ALL, COLUMNS, CONTRACT, REGISTRY, Prepared, StatsUnavailable,
+                                                 contract_first, prepared, run_table, wilson)
 from impostor_bench.analysis.stats.config import StatsConfig
 from impostor_bench.analysis.stats.declaration import TableSpec
 from impostor_bench.analysis.stats.session import Analysis, Table
@@ -34,7 +36,7 @@ for _module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
 REQUIRED = list(CONTRACT)
 
 # The registry itself, the contract's tables first: a table registered later (a plugin, a test) is in it too.
-_contract_first = {**{name: REGISTRY[name] for name in REQUIRED}, **REGISTRY}
+_contract_first = {name: REGISTRY[name] for name in contract_first(REGISTRY)}
 REGISTRY.clear()
 REGISTRY.update(_contract_first)
 TABLES: dict[str, Table] = REGISTRY
@@ -55,8 +57,8 @@ def compute_all(data: AnalysisData | Analysis, config: StatsConfig | None = None
 
 def share_intermediates(analysis: Analysis) -> None:
     """Compute now the intermediate results most tables share: the prepared arrays and their design rows,
-    the wild bootstrap's multipliers and each seat's text. The report does so before it forks its second process, so the
-    two share these pages instead of each computing and holding a copy. A failure here is
+    the wild bootstrap's multipliers and each seat's text. The engine does so before it forks its worker processes,
+    so they share these pages instead of each computing and holding a copy. A failure here is
     left to the tables, which report it."""
     from impostor_bench.analysis.stats._marginal import design_index
     from impostor_bench.analysis.stats.design_boot import multipliers
@@ -73,6 +75,6 @@ def share_intermediates(analysis: Analysis) -> None:
 
 
 __all__ = [
-    "Analysis", "TABLES", "share_intermediates", "REQUIRED", "ROUND_TABLES", "TableSpec", "declarations", "COLUMNS", "CONTRACT", "StatsConfig", "StatsUnavailable", "compute_all",
+    "Analysis", "TABLES", "share_intermediates", "contract_first", "run_table", "REQUIRED", "ROUND_TABLES", "TableSpec", "declarations", "COLUMNS", "CONTRACT", "StatsConfig", "StatsUnavailable", "compute_all",
     "network_for_game", "game_metrics", "model_network", "game_ties", "ALL", "Prepared", "prepared", "wilson",
 ]

@@ -1,15 +1,15 @@
 """Shared plumbing of the statistics tables: contract columns, the table registry,
 the session helpers (notes, memo), the prepared (vectorised) view of the games and small helpers.
 
-Every table function is registered with :func:`table`; the wrapper
+Every table function is registered with :func:`table`; the session
+(:class:`impostor_bench.analysis.stats.session.Analysis`) computes it once per (table, StatsConfig)
+through :func:`run_table`, the one error wrapper (a caller's own table functions in the report go
+through it too), which
 
-* caches the result in the session (:class:`impostor_bench.analysis.stats.session.Analysis`) per
-  (table, StatsConfig) so that tables which reuse others (multiple comparisons,
-  correlations) do not recompute them and notes are not added twice;
 * turns :class:`StatsUnavailable` ("cannot compute: <reason>") into an empty table
-  with the contract columns plus a note in the session's ``notes``;
-* turns any other error into the same (unless ``config.strict``) and records it in the
-  session's ``errors``: the report writes the rest of the bundle, then ``impostor report``
+  with the contract columns plus a note of the table;
+* turns any other error into the same (unless ``config.strict``) and records it as the table's
+  error: the report writes the rest of the bundle, then ``impostor report``
   exits non-zero naming the table (``--keep-going`` to explore anyway);
 * puts the contract's leading columns first.
 
@@ -66,11 +66,11 @@ class StatsUnavailable(Exception):
     """Raised inside a table function when it cannot be computed; the message is the reason."""
 
 
-# --------------------------------------------------------------------------- notes / cache (the session's)
+# --------------------------------------------------------------------------- notes, memo and the one error wrapper
 
 
 def note(data: Analysis, msg: str) -> None:
-    """Add a human-readable caveat once to the session's notes (``Analysis.note``)."""
+    """Add a human-readable caveat once to the notes of the table being computed (``Analysis.note``)."""
     Analysis.of(data).note(msg)
 
 
@@ -80,7 +80,7 @@ def memo(data: Analysis, key: tuple, fn: Callable[[], object], *, per_table: boo
 
 
 def empty(name: str) -> pd.DataFrame:
-    return pd.DataFrame({c: pd.Series(dtype=object) for c in COLUMNS[name]})
+    return pd.DataFrame({c: pd.Series(dtype=object) for c in COLUMNS.get(name, ["value"])})
 
 
 def _lead(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
@@ -90,6 +90,35 @@ def _lead(df: pd.DataFrame, cols: list[str]) -> pd.DataFrame:
             df[c] = np.nan
     rest = [c for c in df.columns if c not in cols]
     return df[cols + rest].reset_index(drop=True)
+
+
+def contract_first(names: Iterable[str]) -> list[str]:
+    """``names`` with the data contract's tables first, in the contract's order (the report's order)."""
+    names = list(names)
+    return [n for n in CONTRACT if n in names] + [n for n in names if n not in CONTRACT]
+
+
+def run_table(name: str, fn: Callable[[Analysis, StatsConfig], pd.DataFrame], analysis: Analysis,
+              config: StatsConfig, *, lead: bool = True) -> pd.DataFrame:
+    """``fn(analysis, config)`` as table ``name``; what it cannot compute, or a bug, is an empty table with a
+    note (a bug also an error, or raised when ``config.strict``). ``lead``: the declared columns first."""
+    try:
+        out = fn(analysis, config)
+        if out is not None and not isinstance(out, pd.DataFrame):
+            raise TypeError(f"returned {type(out).__name__}, not a DataFrame")
+        if out is None or len(out) == 0:
+            out = empty(name)
+    except StatsUnavailable as e:  # a reason already led by the table's name keeps it once
+        why = str(e)
+        analysis.note(f"{name}: not computed: {why.removeprefix(name + ': ')}")
+        out = empty(name)
+    except Exception as e:  # a bug, not the data: the report names it and exits non-zero
+        if getattr(config, "strict", False):
+            raise
+        analysis.note(f"{name}: failed ({type(e).__name__}: {e}); table left empty")
+        analysis.error(f"Table {name} failed: {type(e).__name__}: {e}")
+        out = empty(name)
+    return _lead(out, COLUMNS[name]) if lead and name in COLUMNS else out
 
 
 def table(name: str, columns: Optional[list[str]] = None, *, title: str, section: str,
@@ -106,21 +135,7 @@ def table(name: str, columns: Optional[list[str]] = None, *, title: str, section
 
     def deco(fn: Callable[[Analysis, StatsConfig], pd.DataFrame]) -> Table:
         def compute(analysis: Analysis, config: StatsConfig) -> pd.DataFrame:
-            try:
-                out = fn(analysis, config)
-                if out is None or len(out) == 0:
-                    out = empty(name)
-            except StatsUnavailable as e:  # a reason already led by the table's name keeps it once
-                why = str(e)
-                analysis.note(f"{name}: not computed: {why.removeprefix(name + ': ')}")
-                out = empty(name)
-            except Exception as e:  # a bug, not the data: the report names it and exits non-zero
-                if config.strict:
-                    raise
-                analysis.note(f"{name}: failed ({type(e).__name__}: {e}); table left empty")
-                analysis.error(f"Table {name} failed: {type(e).__name__}: {e}")
-                out = empty(name)
-            return _lead(out, COLUMNS[name])
+            return run_table(name, fn, analysis, config)
 
         @functools.wraps(fn)
         def wrapper(data: AnalysisData | Analysis, config: Optional[StatsConfig] = None) -> pd.DataFrame:

@@ -1,22 +1,25 @@
-"""An explicit analysis session: the input tables, one ``StatsConfig``, the table cache and the notes.
+"""An analysis session: the input tables, one ``StatsConfig``, and each table's result.
 
 In the spirit of statsmodels' results objects, ``Analysis(data, config)`` holds what the tables
 share, so nothing is hidden on the input: ``a.table("odds_ratios")`` computes a table once (the
-tables that reuse others get the cached one), ``a.memo(key, fn)`` keeps intermediate results
-(the prepared games, bootstrap weights; ``per_table=True``: only while the table that made it runs) and ``a.notes`` collects the caveats, starting from the
-loader's ``data.notes``, which are never appended to.
+tables that reuse others get the cached one) and ``a.result(name)`` gives it as a
+:class:`TableResult`: the frame with its own notes and error. ``a.memo(key, fn)`` keeps
+intermediate results (the prepared games, bootstrap weights; ``per_table=True``: only while the
+table that made it runs).
 
-The cache is keyed by a content fingerprint of the frames (games, players, models, moves) (and the word embedder's identity), taken at every outermost call
-(a table asked for from outside, not one table reusing another): after an in-place edit of a
-frame, or a frame replaced by another that happens to get the same ``id()``, the session starts
-over (cache and notes) instead of serving a stale table. ``with a.batch():`` takes the
-fingerprint once for a run of calls (the report's ~60 tables) on frames that do not change meanwhile.
+Notes belong to what made them. While a table (or an intermediate result) is computed, ``note`` and
+``error`` write into its own collector; a table that uses another table or an intermediate result
+takes that one's notes too, at the point it asks for it. So a table's notes are the same whether
+it was computed here, in another process, first or last, and the session's ``a.notes`` is simply
+the loader's ``data.notes`` (never appended to) followed by the notes of each table in the order
+they were asked for, each once. Nothing mutable is shared between tables.
 
-A ``Recorder`` notes what each table did (its notes, errors, and the tables and intermediate results
-it asked for, in order) and a ``Provider`` hands the session tables computed elsewhere, which it
-installs by replaying what they did: the report computes its tables in two processes, in any order,
-and then replays them in its own order, so its notes come out as one process would have made them
-(``impostor_bench.analysis.report.lanes``).
+The cache is keyed by a content fingerprint of the frames (games, players, models, moves) (and the
+word embedder's identity), taken at every outermost call (a table asked for from outside, not one
+table reusing another): after an in-place edit of a frame, or a frame replaced by another that
+happens to get the same ``id()``, the session starts over (results and notes) instead of serving a
+stale table. ``with a.batch():`` takes the fingerprint once for a run of calls (the report's ~60
+tables) on frames that do not change meanwhile.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import contextlib
 import hashlib
 import pickle
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Optional, Protocol
 
 import pandas as pd
@@ -47,41 +50,43 @@ class Table(Protocol):
     def __call__(self, data: "AnalysisData | Analysis", config: Optional[StatsConfig] = None) -> pd.DataFrame: ...
 
 
-@dataclass
-class Computed:
-    """A table computed (possibly in another process) and what computing it did, in order:
-    ``("note", msg)``, ``("error", msg)``, ``("table", name, config)``, ``("memo", key)``."""
+@dataclass(frozen=True)
+class TableResult:
+    """One computed table: its frame, its notes (its own and those of the tables and intermediate
+    results it used, in the order it met them), the failures behind it (``errors``: its own and those
+    of the tables it used; ``error``: its own), the tables it asked for and its seconds. It pickles:
+    a process pool hands it back whole."""
 
-    frame: pd.DataFrame
-    events: list[tuple]
+    name: str
+    frame: pd.DataFrame = field(repr=False)
+    notes: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+    error: Optional[str] = None
+    needs: tuple[str, ...] = ()
     seconds: float = 0.0
 
 
-class Recorder:
-    """What each table and intermediate result did while this session computed it (``Computed.events``)."""
+@dataclass(frozen=True)
+class _Memo:
+    """An intermediate result with the notes and errors computing it made."""
 
-    def __init__(self, on_table: Optional[Callable[[tuple, Computed], None]] = None) -> None:
-        self._frames: list[list[tuple]] = [[]]  # the innermost table or memo being computed last
-        self.memos: dict[tuple, list[tuple]] = {}  # memo key -> what computing it did
-        self.on_table = on_table  # called with each table this session computes
-
-    def event(self, ev: tuple) -> None:
-        self._frames[-1].append(ev)
-
-    def push(self) -> None:
-        self._frames.append([])
-
-    def pop(self) -> list[tuple]:
-        return self._frames.pop()
+    value: Any
+    notes: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
 
 
-class Provider(Protocol):
-    """Tables computed elsewhere: ``table(key)`` gives one (or None: compute it here), ``memo_events(key)``
-    what computing an intermediate result did."""
+class _Collector:
+    """What one table (or intermediate result) says while it is computed: notes and errors, each once."""
 
-    def table(self, key: tuple) -> Optional[Computed]: ...
+    def __init__(self) -> None:
+        self.notes: dict[str, None] = {}
+        self.errors: dict[str, None] = {}
+        self.own_error: Optional[str] = None
+        self.needs: dict[str, None] = {}
 
-    def memo_events(self, key: tuple) -> list[tuple]: ...
+    def take(self, notes: Iterable[str], errors: Iterable[str]) -> None:
+        self.notes.update(dict.fromkeys(notes))
+        self.errors.update(dict.fromkeys(errors))
 
 
 #: Every table by name, filled by ``impostor_bench.analysis.stats._base.table`` as the table modules are imported.
@@ -110,16 +115,15 @@ class Analysis:
         self.config = config or StatsConfig()
         self.notes: list[str] = list(data.notes)
         self.errors: list[str] = []  # unexpected failures of tables (each also a note)
-        self._tables: dict[tuple[str, StatsConfig], pd.DataFrame] = {}
-        self._misc: dict[tuple, Any] = {}
+        self._tables: dict[tuple[str, StatsConfig], TableResult] = {}
+        self._misc: dict[tuple, _Memo] = {}
+        self._open: list[_Collector] = []  # the tables and intermediate results being computed, innermost last
         self._table_memos: list[list[tuple]] = []  # per table being computed: its memos kept only while it runs
         self._fingerprint: Optional[tuple] = None
         self._depth = 0  # > 0 inside a table or a batch: the frames are not re-fingerprinted
         #: called after each table is computed (nested ones too); the report hands freed heap pages
         #: back to the system there (``impostor_bench.heap.trim_heap``)
         self.after_table: Optional[Callable[[], None]] = None
-        self.recorder: Optional[Recorder] = None  # set while the report's lanes compute tables
-        self.provider: Optional[Provider] = None  # tables computed elsewhere, installed by replay
 
     @classmethod
     def of(cls, data: "AnalysisData | Analysis", config: Optional[StatsConfig] = None) -> "Analysis":
@@ -175,60 +179,86 @@ class Analysis:
 
     def table(self, name: str, config: Optional[StatsConfig] = None) -> pd.DataFrame:
         """The table ``name`` (a copy of the cached one) under ``config`` (default: the session's)."""
+        return self.result(name, config).frame.copy()
+
+    def inference(self) -> pd.DataFrame:
+        """Every printed p-value and interval of the tables, with its method (the ``inference`` table)."""
+        return self.table("inference")
+
+    def result(self, name: str, config: Optional[StatsConfig] = None) -> TableResult:
+        """The :class:`TableResult` of ``name`` under ``config``: computed once, then cached. Its notes and
+        errors go to the table asking for it, or to the session's ``notes`` when asked from outside."""
         if name not in REGISTRY:
             raise KeyError(f"no analysis table {name!r}; the tables are: {', '.join(sorted(REGISTRY))}")
         config = config or self.config
         with self.batch():
-            key = (name, config)
-            if self.recorder is not None:
-                self.recorder.event(("table", name, config))
-            if key not in self._tables:
-                got = self.provider.table(key) if self.provider is not None else None
-                if got is not None:
-                    self._install(key, got)
-                else:
-                    self._compute(key)
-            return self._tables[key].copy()
+            got = self._tables.get((name, config))
+            if got is None:
+                got = self._compute(name, REGISTRY[name].compute, config)
+                self._tables[(name, config)] = got
+            self._took(got.notes, got.errors, name)
+            return got
 
-    def _compute(self, key: tuple[str, StatsConfig]) -> None:
-        rec = self.recorder
+    def run(self, name: str, compute: Callable[["Analysis", StatsConfig], pd.DataFrame],
+            config: Optional[StatsConfig] = None) -> TableResult:
+        """``compute`` (a table function that is not the registered ``name``: a caller's own) as a result,
+        not cached; its notes go where a registered table's would."""
+        with self.batch():
+            got = self._compute(name, compute, config or self.config)
+            self._took(got.notes, got.errors, None)
+            return got
+
+    def install(self, result: TableResult, config: Optional[StatsConfig] = None) -> None:
+        """A result computed elsewhere (another process of the same data and config) as this session's.
+        Nothing is added to ``notes`` until the table is asked for."""
+        self._tables[(result.name, config or self.config)] = result
+
+    def computed(self, config: Optional[StatsConfig] = None) -> dict[str, TableResult]:
+        """The results held under ``config`` (default: the session's), in the order they were computed."""
+        config = config or self.config
+        return {name: r for (name, c), r in self._tables.items() if c == config}
+
+    def _compute(self, name: str, compute: Callable[["Analysis", StatsConfig], pd.DataFrame],
+                 config: StatsConfig) -> TableResult:
+        got = self._open_collector()
         self._table_memos.append([])
-        if rec is not None:
-            rec.push()
         t0 = time.perf_counter()
         try:
-            self._tables[key] = REGISTRY[key[0]].compute(self, key[1])
+            frame = compute(self, config)
+        except BaseException:
+            self._close_collector(got)
+            raise
         finally:
-            events = rec.pop() if rec is not None else []
             for k in self._table_memos.pop():
                 self._misc.pop(k, None)
             if self.after_table is not None:
                 self.after_table()
-        if rec is not None and rec.on_table is not None:
-            rec.on_table(key, Computed(self._tables[key], events, time.perf_counter() - t0))
+        self._close_collector(got, keep=True)
+        return TableResult(name, frame, tuple(got.notes), tuple(got.errors), got.own_error, tuple(got.needs),
+                           time.perf_counter() - t0)
 
-    def _install(self, key: tuple[str, StatsConfig], got: Computed) -> None:
-        """A table computed elsewhere: cached, and what computing it did done again here (its notes and
-        errors, the tables it asked for), so the notes come in the order computing it here would give."""
-        self._tables[key] = got.frame
-        if self.recorder is not None:
-            self.recorder.push()  # what is replayed belongs to the installed table, not to the one asking
-        try:
-            self._replay(got.events)
-        finally:
-            if self.recorder is not None:
-                self.recorder.pop()
+    def _open_collector(self) -> _Collector:
+        got = _Collector()
+        self._open.append(got)
+        return got
 
-    def _replay(self, events: list[tuple]) -> None:
-        for ev in events:
-            if ev[0] == "note":
-                self.note(ev[1])
-            elif ev[0] == "error":
-                self.error(ev[1])
-            elif ev[0] == "table":
-                self.table(ev[1], ev[2])
-            elif ev[0] == "memo" and self.provider is not None:
-                self._replay(self.provider.memo_events(ev[1]))
+    def _close_collector(self, got: _Collector, keep: bool = False) -> None:
+        """Close the innermost collector; unless its notes are ``keep``-t with what it made, they go to the
+        one around it (a failure's notes are not lost)."""
+        assert self._open and self._open[-1] is got
+        self._open.pop()
+        if not keep:
+            self._took(tuple(got.notes), tuple(got.errors), None)
+
+    def _took(self, notes: Iterable[str], errors: Iterable[str], table: Optional[str]) -> None:
+        """Notes and errors of a result used by the innermost table (or, from outside, by the session)."""
+        if self._open:
+            self._open[-1].take(notes, errors)
+            if table is not None:
+                self._open[-1].needs[table] = None
+            return
+        self.notes.extend(n for n in notes if n not in self.notes)
+        self.errors.extend(e for e in errors if e not in self.errors)
 
     def tables(self, names: Optional[Iterable[str]] = None, config: Optional[StatsConfig] = None
                ) -> dict[str, pd.DataFrame]:
@@ -239,29 +269,23 @@ class Analysis:
     def memo(self, key: tuple, fn: Callable[[], Any], *, per_table: bool = False) -> Any:
         """An intermediate result (prepared games, bootstrap weights) computed once per session; with
         ``per_table`` kept only until the table that computed it returns (an intermediate one table
-        needs, e.g. the rating fit: the report's peak memory)."""
+        needs, e.g. the rating fit: the report's peak memory). Whoever uses it takes its notes."""
         with self.batch():
-            rec = self.recorder
-            if rec is not None:
-                rec.event(("memo", key))
-            if key not in self._misc:
-                if rec is not None:
-                    rec.push()
+            got = self._misc.get(key)
+            if got is None:
+                said = self._open_collector()
                 try:
-                    self._misc[key] = fn()
-                finally:
-                    if rec is not None:
-                        rec.memos[key] = rec.pop()
+                    value = fn()
+                except BaseException:
+                    self._close_collector(said)
+                    raise
+                self._close_collector(said, keep=True)
+                got = _Memo(value, tuple(said.notes), tuple(said.errors))
+                self._misc[key] = got
                 if per_table and self._table_memos:
                     self._table_memos[-1].append(key)
-            return self._misc[key]
-
-    def restart(self, notes: list[str], errors: list[str]) -> None:
-        """Forget every cached table and set the notes and errors back to ``notes`` and ``errors`` (the
-        report's lanes, before the tables computed in two processes are replayed in its order)."""
-        self._tables.clear()
-        self.notes = list(notes)
-        self.errors = list(errors)
+            self._took(got.notes, got.errors, None)
+            return got.value
 
     def drop_memos(self, keep: Iterable[tuple] = ()) -> None:
         """Forget the intermediate results but ``keep`` (the report, once every table is computed: what
@@ -271,15 +295,11 @@ class Analysis:
             del self._misc[key]
 
     def note(self, msg: str) -> None:
-        """Add a human-readable caveat once."""
-        if self.recorder is not None:
-            self.recorder.event(("note", msg))
-        if msg not in self.notes:
-            self.notes.append(msg)
+        """Add a human-readable caveat once (to the table being computed, else to the session)."""
+        self._took((msg,), (), None)
 
     def error(self, msg: str) -> None:
         """Record once an unexpected failure (a bug, not data that cannot support a table)."""
-        if self.recorder is not None:
-            self.recorder.event(("error", msg))
-        if msg not in self.errors:
-            self.errors.append(msg)
+        if self._open and self._open[-1].own_error is None:
+            self._open[-1].own_error = msg
+        self._took((), (msg,), None)

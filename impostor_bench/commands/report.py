@@ -262,10 +262,10 @@ def _compare_only(args: Any) -> int:
 
 
 def _jobs_of(args: Any) -> int:
-    """``--jobs``, else 2 where the report can fork and has two CPUs (``lanes.default_jobs``)."""
+    """``--jobs``, else 2 where the report can fork and has two CPUs (``engine.default_jobs``)."""
     if getattr(args, "jobs", None) is not None:
         return int(args.jobs)
-    from impostor_bench.analysis.report.lanes import default_jobs
+    from impostor_bench.analysis.stats.engine import default_jobs
 
     return default_jobs()
 
@@ -285,7 +285,7 @@ def _cmd_report(args: Any) -> int:
     embedder = word_embedder()  # Fig. 3 and the positive control's semantic distances (a table: also without figures)
     manifest = build_report(data, args.out, cfg, source=source, progress=_progress, figures=not args.no_figures,
                             embedder=embedder, compile_tex=not getattr(args, "no_pdf", False), after_table=trim_heap,
-                            jobs=_jobs_of(args))
+                            jobs=_jobs_of(args), remember=True)
     out = Path(args.out).absolute()
     _paper_lines(out, manifest.get("paper") or {}, getattr(args, "compare_paper", False))
     keep_going = getattr(args, "keep_going", False)

@@ -1,9 +1,10 @@
-"""The report in two processes (``impostor_bench.analysis.report.lanes``, issue 41) makes the bundle one
-process makes: the same tables, byte for byte, the same notes and errors in the same order, the same
-figures; and a second process that dies or fails loses no table."""
+"""The analysis engine (``impostor_bench.analysis.stats.engine``): each table's result holds its own notes and
+error, so a process pool, any order of computing, or a worker that dies gives the bundle one process gives:
+the same tables byte for byte, the same notes and errors in the same order, the same figures."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -14,8 +15,9 @@ import pytest
 
 from impostor_bench.analysis.io import load_tables
 from impostor_bench.analysis.report import build_report
-from impostor_bench.analysis.report.lanes import default_jobs, draw_in_two_processes
+from impostor_bench.analysis.stats import engine
 from impostor_bench.analysis.stats._base import COLUMNS, REGISTRY, StatsUnavailable, table
+from impostor_bench.analysis.stats.session import Analysis, TableResult
 from impostor_bench.cli import main
 
 stats = pytest.importorskip("impostor_bench.analysis.stats")
@@ -24,6 +26,12 @@ FAST = dict(seed=3, bootstrap_reps=60, permutation_reps=60)
 #: and write notes: the fast tier's bundle
 SOME = ("headline", "odds_ratios", "evalues", "chi2", "balance", "coordination", "correlations", "scaling",
         "tie_sizes", "speaking_itt", "team_ballots", "learning", "size_fit_models", "phenotypes")
+
+
+@pytest.fixture(autouse=True)
+def own_record(tmp_path, monkeypatch):
+    """Each test's own record of the last run (none to start with), never the user's."""
+    monkeypatch.setenv("IMPOSTOR_TABLE_RECORD", str(tmp_path / "record.json"))
 
 
 def _bundle(out: Path, *, with_figures: bool) -> dict:
@@ -38,9 +46,9 @@ def _bundle(out: Path, *, with_figures: bool) -> dict:
             "report.md": [re.sub(r"[\d.]+ s\)", "s)", ln) for ln in md if not ln.startswith("- Source:")]}
 
 
-def _build(data, out: Path, jobs: int, tables=None, figures=False, progress=None) -> dict:
+def _build(data, out: Path, jobs: int, tables=None, figures=False, progress=None, remember=False) -> dict:
     build_report(data, out, stats.StatsConfig(**FAST), tables=tables, figures=figures, compile_tex=False,
-                 jobs=jobs, progress=progress or (lambda s: None))
+                 jobs=jobs, progress=progress or (lambda s: None), remember=remember)
     return _bundle(out, with_figures=figures)
 
 
@@ -82,7 +90,7 @@ def one_process(data, some_tables, tmp_path_factory):
     return _build(data, tmp_path_factory.mktemp("one") / "out", 1, some_tables)
 
 
-def test_two_processes_make_the_one_process_bundle(data, some_tables, one_process, tmp_path):
+def test_a_pool_makes_the_one_process_bundle(data, some_tables, one_process, tmp_path):
     said: list[str] = []
     two = _build(data, tmp_path / "out", 2, some_tables, progress=said.append)
     assert two == one_process
@@ -90,13 +98,28 @@ def test_two_processes_make_the_one_process_bundle(data, some_tables, one_proces
     assert len(notes) >= 5 and [e for e in errors if "probe_lane_broken failed: KeyError" in e] == errors != []
     assert notes.index("probe: before its tables") < notes.index("probe_lane_no_data: not computed: needs what "
                                                                  "these games lack") < notes.index("probe: after its tables")
-    assert any(s.endswith("(second process)") for s in said), said  # the second process did compute tables
+    assert any("in 2 processes" in s for s in said), said
+
+
+def test_the_last_runs_record_orders_the_next_and_keeps_the_bundle(data, some_tables, one_process, tmp_path):
+    """A first pool run records each table's seconds, memory and the tables it asked for; the next run,
+    ordered by that record (and the nesting table after what it asks for), makes the same bundle."""
+    first = _build(data, tmp_path / "a", 2, some_tables, remember=True)
+    record = engine.read_record()
+    assert set(record) == set(some_tables)
+    assert record["probe_lane_nests"]["needs"] == ["coordination", "probe_lane_no_data"]
+    assert {"headline", "coordination"} <= set(record["correlations"]["needs"])
+    assert all(v["seconds"] >= 0 and v["mib"] >= 0 for v in record.values())
+    order = engine.work_order(list(some_tables), record)
+    assert [record[n]["seconds"] for n in order] == sorted((record[n]["seconds"] for n in order), reverse=True)
+    second = _build(data, tmp_path / "b", 2, some_tables, remember=True)
+    assert first == second == one_process
 
 
 @pytest.mark.parametrize("how", ["killed", "raises"])
-def test_a_second_process_that_dies_loses_no_table(data, some_tables, one_process, tmp_path, monkeypatch, how):
-    """The child dies (or raises past the table's own error handling) at its first table: the parent
-    computes every table it had claimed, and the bundle is the same."""
+def test_a_worker_that_dies_loses_no_table(data, some_tables, one_process, tmp_path, monkeypatch, how):
+    """Every worker dies (or raises past the table's own error handling) at its first table: this
+    process computes every table, and the bundle is the same."""
     parent = os.getpid()
     for fn in REGISTRY.values():
         def dying(analysis, config, _compute=fn.compute):
@@ -109,101 +132,87 @@ def test_a_second_process_that_dies_loses_no_table(data, some_tables, one_proces
     said: list[str] = []
     two = _build(data, tmp_path / "out", 2, some_tables, progress=said.append)
     assert two == one_process
-    assert not any(s.endswith("(second process)") for s in said)
-    assert any("second process failed" in s and "KeyboardInterrupt" in s for s in said) == (how == "raises")
+    assert any("computed here" in s for s in said), said
 
 
-def test_draw_in_two_processes_keeps_the_order_and_redraws_what_the_child_lost():
+def test_map_in_processes_keeps_the_order_and_redoes_what_a_worker_lost():
     parent = os.getpid()
-    assert draw_in_two_processes(lambda i: (i, i * i), 9) == [(i, i * i) for i in range(9)]
+    assert engine.map_in_processes(lambda i: (i, i * i), 9, jobs=2) == [(i, i * i) for i in range(9)]
+    assert engine.map_in_processes(lambda i: os.getpid() != parent, 4, jobs=2) != [False] * 4  # really elsewhere
 
     def dies(i):
         if os.getpid() != parent:
             os._exit(1)
         return i
 
-    assert draw_in_two_processes(dies, 5) == list(range(5))
-    assert draw_in_two_processes(lambda i: i, 0) == []
+    assert engine.map_in_processes(dies, 5, jobs=2) == list(range(5))
+    assert engine.map_in_processes(lambda i: i, 0, jobs=2) == []
 
 
 def test_jobs_option(sim_export, tmp_path, capsys):
-    assert default_jobs() in (1, 2)
+    assert engine.default_jobs() in (1, 2)
     with pytest.raises(SystemExit) as exit_:
         main(["report", "--parquet", str(sim_export), "--out", str(tmp_path / "o"), "--jobs", "zero"])
     assert exit_.value.code == 2 and "--jobs" in capsys.readouterr().err
 
 
 @pytest.mark.slow
-def test_the_whole_report_with_figures_is_the_same_in_two_processes(data, tmp_path):
+def test_the_whole_report_with_figures_is_the_same_in_a_pool(data, tmp_path):
     one = _build(data, tmp_path / "one", 1, figures=True)
     two = _build(data, tmp_path / "two", 2, figures=True)
     assert one["files"].keys() == two["files"].keys() and len(one["figures"]) >= 6
     assert one == two
 
 
-def test_a_replay_in_order_gives_the_notes_of_computing_in_order(data):
-    """Computed out of order and replayed in order, two tables that share a noting intermediate result
-    (``memo``) and nest a third give the notes, errors and tables of computing them in order."""
-    from impostor_bench.analysis.stats.session import Analysis, Recorder
-
+@pytest.fixture
+def probes():
+    """Three tables that share a noting intermediate result (``memo``), one nesting another and one with an error."""
     def shared(a):
         return a.memo(("probe_shared",), lambda: a.note("shared: computed") or 7)
 
-    @table("probe_replay_first", columns=["x"], title="Probe: first", section="beyond")
+    @table("probe_first", columns=["x"], title="Probe: first", section="beyond")
     def first(a, config):
         a.note("first: start")
-        return pd.DataFrame({"x": [shared(a) + len(a.table("probe_replay_inner"))]})
+        return pd.DataFrame({"x": [shared(a) + len(a.table("probe_inner"))]})
 
-    @table("probe_replay_second", columns=["x"], title="Probe: second", section="beyond")
+    @table("probe_second", columns=["x"], title="Probe: second", section="beyond")
     def second(a, config):
         a.note("second: start")
         a.error("second: an error")
         return pd.DataFrame({"x": [shared(a)]})
 
-    @table("probe_replay_inner", columns=["x"], title="Probe: inner", section="beyond")
+    @table("probe_inner", columns=["x"], title="Probe: inner", section="beyond")
     def inner(a, config):
         a.note("inner")
         return pd.DataFrame({"x": [1]})
 
-    names = ("probe_replay_first", "probe_replay_second")
-    try:
-        in_order = Analysis(data, stats.StatsConfig(**FAST))
-        want = [in_order.table(n) for n in names]
-
-        class Store:
-            def __init__(self):
-                self.tables = {}
-
-            def table(self, key):
-                return self.tables.get(key)
-
-            def memo_events(self, key):
-                return rec.memos.get(key, [])
-
-        store = Store()
-        rec = Recorder(on_table=lambda key, computed: store.tables.__setitem__(key, computed))
-        a = Analysis(data, stats.StatsConfig(**FAST))
-        a.recorder = rec
-        [a.table(n) for n in reversed(names)]  # second first: the shared result's note comes with it
-        assert a.notes.index("second: start") < a.notes.index("shared: computed") < a.notes.index("first: start")
-        a.recorder = None
-        a.restart(list(data.notes), [])
-        a.provider = store
-        got = [a.table(n) for n in names]
-        assert all(g.equals(w) for g, w in zip(got, want))
-        assert a.notes == in_order.notes and a.errors == in_order.errors == ["second: an error"]
-        assert [n for n in a.notes if n in ("first: start", "shared: computed", "inner", "second: start")] == [
-            "first: start", "shared: computed", "inner", "second: start"]
-    finally:
-        for name in ("probe_replay_first", "probe_replay_second", "probe_replay_inner"):
-            REGISTRY.pop(name, None)
-            COLUMNS.pop(name, None)
+    yield ("probe_first", "probe_second")
+    for name in ("probe_first", "probe_second", "probe_inner"):
+        REGISTRY.pop(name, None)
+        COLUMNS.pop(name, None)
 
 
-def test_the_lanes_tuning_names_registered_tables():
-    """``_SLOWEST`` (taken first) and ``_HEAVY`` (one at a time) name tables by hand: a renamed table
-    would silently lose its place."""
-    from impostor_bench.analysis.report import lanes
-
-    assert set(lanes._SLOWEST) | set(lanes._HEAVY) <= set(stats.TABLES)
-    assert len(set(lanes._SLOWEST)) == len(lanes._SLOWEST)
+def test_a_result_holds_its_own_notes_whatever_was_computed_before(data, probes):
+    """A table's result has the notes of what it used (a shared intermediate result, a nested table) even when
+    another table computed them first, and the session's notes are the tables' in the order asked."""
+    in_order = Analysis(data, stats.StatsConfig(**FAST))
+    want = [in_order.table(n) for n in probes]
+    a = Analysis(data, stats.StatsConfig(**FAST))
+    second = a.result("probe_second")  # second first: it computes the shared result
+    first = a.result("probe_first")
+    assert isinstance(first, TableResult) and first.needs == ("probe_inner",)
+    assert first.notes == ("first: start", "shared: computed", "inner")
+    assert second.notes == ("second: start", "shared: computed")
+    assert second.errors == ("second: an error",) and second.error == "second: an error" and first.error is None
+    assert [n for n in a.notes if n in first.notes + second.notes] == ["second: start", "shared: computed",
+                                                                        "first: start", "inner"]
+    # installed elsewhere, then taken in order: the session's notes are those of computing in order
+    b = Analysis(data, stats.StatsConfig(**FAST))
+    for r in (second, first, a.result("probe_inner")):
+        b.install(r)
+    assert b.notes == list(data.notes)
+    got = [b.table(n) for n in probes]
+    assert all(g.equals(w) for g, w in zip(got, want))
+    assert b.notes == in_order.notes and b.errors == in_order.errors == ["second: an error"]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        first.notes = ()  # type: ignore[misc]
