@@ -38,7 +38,7 @@ from impostor_bench.tracking.spanjson import json_encoder
 ENV_TRACES = "IMPOSTOR_MLFLOW_TRACES"
 TAG_DONE = "impostor.traces_logged"
 PHASES = (("describe", "description round"), ("vote", "vote round"))
-NOTE_PHASE = ("note", "private notes")  # multi-round games with -T private_notes (impostor_bench.solvers.rounds)
+NOTE_PHASE = ("note", "private notes")  # longer games with -T private_notes (solvers/game.py write_notes)
 
 
 def _call_seed(game_seed: int, phase: str, seat: int, round_no: int) -> int:
