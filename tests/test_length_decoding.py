@@ -122,3 +122,53 @@ def test_bad_axis_values_are_one_line_with_a_fix(tmp_path, fields, words):
         _sweep(tmp_path, **fields)
     msg = str(exc.value)
     assert words in msg and "fix" in msg and "\n" not in msg, msg
+
+
+# ------------------------------------------------------------------ played
+
+
+def test_played_games_enforce_the_budget_cut_for_the_others_and_send_top_p(tmp_path, monkeypatch):
+    """bot games under every setting: the budget's re-prompt names it, what the others see is the cut of
+    the recorded full text, top_p reaches every call's GenerateConfig and the seat's record, and the
+    games carry the options and their identity."""
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.event import ModelEvent
+    from inspect_ai.log import resolve_sample_attachments
+
+    from impostor_bench.export import tables_from_log
+    from impostor_bench.tasks.impostor import impostor
+
+    monkeypatch.setenv("IMPOSTOR_MLFLOW", "0")
+    [log] = inspect_eval(impostor(n_games=4, seed=1, length_budget=40, truncate_to=25, top_p=0.5, temperature=0.3),
+                         model="bot/random", log_dir=str(tmp_path), display="none")
+    assert log.status == "success"
+    retries = 0
+    for sample in log.samples:
+        sample = resolve_sample_attachments(sample)
+        calls = [e for e in sample.events if isinstance(e, ModelEvent)]
+        assert calls and all(e.config.top_p == 0.5 for e in calls)
+        for e in calls:
+            if len(e.input) > 2 and "description" in e.input[-1].text:
+                retries += 1
+                assert "the limit is 40" in e.input[-1].text and "at most 40 characters" in e.input[-1].text
+    assert retries > 0  # the bot's first descriptions run past 40 characters
+    t = tables_from_log(log)
+    assert set(t.games["experiment_id"]) == {"homogeneous|easy|bot/random|s1|T0.3|P0.5|L40|C25"}
+    assert (t.games["length_budget"] == 40).all() and (t.games["truncate_to"] == 25).all()
+    assert (t.players["top_p"] == 0.5).all() and (t.players["temperature"] == 0.3).all()
+    valid = t.players[t.players["description_valid"]]
+    assert len(valid) > 0
+    for shown, full in zip(valid["description"], valid["description_full"]):
+        assert visible_length(full) <= 40 and shown == truncated(full, 25) and visible_length(shown) <= 25
+    assert (valid["description"] != valid["description_full"]).any()  # some were cut
+
+
+def test_top_p_precedence_option_then_alias_then_not_sent():
+    from impostor_bench.core.generation import seat_settings
+
+    paper = seat_settings("openai/gpt-4o")
+    assert paper.top_p is None and "top_p" not in paper.source  # the paper's settings as recorded before
+    assert seat_settings("openai/gpt-4o", alias_defaults={"top_p": 0.5}).top_p == 0.5
+    chosen = seat_settings("openai/gpt-4o", top_p=0.9, alias_defaults={"top_p": 0.5})
+    assert chosen.top_p == 0.9 and chosen.source.endswith("top_p=task")
+    assert seat_settings("openai/gpt-4o", top_p=0.9, alias_defaults={"top_p": [0.5]}).top_p == 0.9  # unhashable alias

@@ -72,7 +72,7 @@ class SeatSettings:
     max_tokens: int
     vote_temperature: float
     source: str  # e.g. "temperature=task,max_tokens=alias,vote_temperature=paper"
-    top_p: Optional[float] = None  # only from an alias's defaults (no task option, no paper value)
+    top_p: Optional[float] = None  # the task option, else the alias's default; None: not sent (no paper value)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -80,20 +80,22 @@ class SeatSettings:
 
 def seat_settings(model: str, *, temperature: Optional[float] = None, max_tokens: Optional[int] = None,
                   vote_temperature: Optional[float] = None,
-                  alias_defaults: Optional[Mapping[str, Any]] = None) -> SeatSettings:
+                  alias_defaults: Optional[Mapping[str, Any]] = None, top_p: Optional[float] = None) -> SeatSettings:
     """Resolve one seat's settings: explicit (task/sweep) > ``alias_defaults`` > paper defaults.
 
     Every seat of every phase asks (eight times a game) with the eval's few arguments: the
     answer (frozen) is cached when the arguments can be a cache key."""
     try:
         return _cached_settings(model, temperature, max_tokens, vote_temperature,
-                                tuple((k, type(v), v) for k, v in alias_defaults.items()) if alias_defaults else ())
+                                tuple((k, type(v), v) for k, v in alias_defaults.items()) if alias_defaults else (),
+                                top_p)
     except TypeError:  # an unhashable alias default: resolved afresh
-        return _seat_settings(model, temperature, max_tokens, vote_temperature, alias_defaults)
+        return _seat_settings(model, temperature, max_tokens, vote_temperature, alias_defaults, top_p)
 
 
 def _seat_settings(model: str, temperature: Optional[float], max_tokens: Optional[int],
-                   vote_temperature: Optional[float], alias_defaults: Optional[Mapping[str, Any]]) -> SeatSettings:
+                   vote_temperature: Optional[float], alias_defaults: Optional[Mapping[str, Any]],
+                   top_p: Optional[float] = None) -> SeatSettings:
     alias = dict(alias_defaults or {})
     sources = []
 
@@ -112,13 +114,16 @@ def _seat_settings(model: str, temperature: Optional[float], max_tokens: Optiona
     v = pick("vote_temperature", vote_temperature, None)
     if v is None:
         v = vote_temperature_for(model, t)
-    return SeatSettings(float(t), int(n), float(v), ",".join(sources), alias.get("top_p"))
+    p = top_p if top_p is not None else alias.get("top_p")
+    if top_p is not None:  # named only when set: the source text of the paper's settings stays as it was
+        sources.append("top_p=task")
+    return SeatSettings(float(t), int(n), float(v), ",".join(sources), p)
 
 
 @functools.lru_cache(maxsize=256, typed=True)  # typed, and alias values with their types: 1 and 1.0 stay apart
 def _cached_settings(model: str, temperature: Optional[float], max_tokens: Optional[int],
-                     vote_temperature: Optional[float], alias_items: tuple) -> SeatSettings:
-    return _seat_settings(model, temperature, max_tokens, vote_temperature, {k: v for k, _, v in alias_items})
+                     vote_temperature: Optional[float], alias_items: tuple, top_p: Optional[float] = None) -> SeatSettings:
+    return _seat_settings(model, temperature, max_tokens, vote_temperature, {k: v for k, _, v in alias_items}, top_p)
 
 
 def seat_roles(mode: str, impostor_seat: int, team_assignment: Optional[tuple] = None) -> list[str]:

@@ -21,12 +21,14 @@ class SeatRecord:
 
     model: str = ""
     temperature: Optional[float] = None  # what this seat's calls used (impostor_bench.core.generation)
+    top_p: Optional[float] = None  # likewise; None: not sent
     # --- description phase
     description: str = ""  # as shown to the others (the placeholder when invalid)
     description_raw: list[str] = field(default_factory=list)  # every attempt, as the model wrote it
     description_valid: bool = False
     description_error: Optional[str] = None  # the rule it broke (impostor_bench.core.parsing)
     description_class: Optional[DescriptionErrorClass] = None  # its class; None when valid, or an old store
+    description_full: Optional[str] = None  # -T truncate_to: the valid description before the cut ``description`` shows
     input_tokens: Optional[int] = None  # tokens of this phase's calls (impostor_bench.solvers.usage); None: none reported
     output_tokens: Optional[int] = None
     served_model: Optional[str] = None  # the model id this phase's replies named (ModelOutput.model); None: none named
