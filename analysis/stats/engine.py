@@ -33,7 +33,7 @@ from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional
 
-from impostor_bench.analysis.stats.session import Analysis, TableResult
+from impostor_bench.analysis.stats.session import REGISTRY, Analysis, TableResult
 
 #: A table whose working memory went over this (MiB, last run) runs beside no other such table.
 HEAVY_MIB = 100.0
@@ -92,6 +92,14 @@ def write_record(results: Iterable[TableResult], mib: dict[str, float], path: Op
         os.replace(tmp, path)
     except OSError:
         pass
+
+
+def needs_of(name: str, record: dict[str, dict]) -> tuple[str, ...]:
+    """The tables ``name`` asks for: those its declaration names (``@table(needs=...)``: names, or a function
+    of the declarations giving them) and those it asked for last run."""
+    declared = getattr(getattr(REGISTRY.get(name), "spec", None), "needs", ())
+    declared = declared() if callable(declared) else declared
+    return tuple(dict.fromkeys([*declared, *record.get(name, {}).get("needs", ())]))
 
 
 def work_order(names: list[str], record: dict[str, dict]) -> list[str]:
@@ -290,7 +298,7 @@ def _next(todo: list[str], running: dict[Future, str], record: dict[str, dict], 
     busy = set(running.values())
     heavy_running = bool(busy & heavy)
     for name in todo:
-        if any(n not in done for n in record.get(name, {}).get("needs", ()) if n in todo or n in busy):
+        if any(n not in done for n in needs_of(name, record) if n in todo or n in busy):
             continue
         if name in heavy and heavy_running:
             continue
@@ -299,17 +307,17 @@ def _next(todo: list[str], running: dict[Future, str], record: dict[str, dict], 
 
 
 def _needs(name: str, record: dict[str, dict], done: dict[str, TableResult]) -> list[str]:
-    """The done tables that ``name`` asked for last run, and theirs (a worker may lack any of them); without a
-    record, every done table (they are small)."""
+    """The done tables that ``name`` asks for, and theirs (a worker may lack any of them); for a table never
+    measured, every done table (they are small)."""
     if name not in record:
         return list(done)
     out: dict[str, None] = {}
-    stack = list(record[name].get("needs", ()))
+    stack = list(needs_of(name, record))
     while stack:
         n = stack.pop()
         if n in done and n not in out:
             out[n] = None
-            stack += record.get(n, {}).get("needs", ())
+            stack += needs_of(n, record)
     return list(out)
 
 

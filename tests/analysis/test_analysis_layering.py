@@ -16,7 +16,7 @@ ANALYSIS = ROOT / "analysis"
 
 # Third-party packages analysis may use: the statistics and plotting stack, pyarrow, the Parquet
 # engine the tables are stored in, and threadpoolctl, which sets that stack's BLAS threads (the report
-# runs BLAS on one: analysis/report/lanes.py).
+# runs BLAS on one: analysis/stats/engine.py).
 THIRD_PARTY = {"pandas", "numpy", "scipy", "statsmodels", "pingouin", "networkx", "matplotlib", "pyarrow",
                "threadpoolctl"}
 # The game core modules analysis may read constants and helpers from, and the core's one reader
