@@ -85,7 +85,8 @@ def experiment_id_of(spec: Any) -> str:
     return experiment.with_ablations(
         experiment.experiment_id(mode, args.get("difficulty", "easy"), role_models(spec), args.get("seed", 0),
                                  int(args.get("rounds") or 1), bool(args.get("private_notes")),
-                                 players=int(args.get("players") or 4), impostors=int(args.get("impostors") or 1)),
+                                 players=int(args.get("players") or 4), impostors=int(args.get("impostors") or 1),
+                                 language=str(args.get("language") or "en")),
         **experiment.ablations_of(args))
 
 

@@ -50,7 +50,7 @@ def live_winner(decisions: Sequence[RoundResult], tie_rule: TieRule, game: str) 
 
 
 def build_record(spec: GameSpec, seats: list[SeatRecord], decisions: Sequence[RoundResult], *, experiment_id: str,
-                 seed: int, tie_rule: TieRule) -> tuple[GameRow, list[PlayerRow]]:
+                 seed: int, tie_rule: TieRule, language: str = "en") -> tuple[GameRow, list[PlayerRow]]:
     """The contract rows of one finished game from its round-1 ``seats`` and the core's ``decisions``
     (one per round played, as the solver stored them), pure; also used by tests.  The ballot
     counts describe round 1, like the players rows; the winner is the last round's."""
@@ -99,7 +99,7 @@ def build_record(spec: GameSpec, seats: list[SeatRecord], decisions: Sequence[Ro
         votes_on_impostor=first.votes_on_impostor,
         team_assignment=None if spec.team_assignment is None else "".join(spec.team_assignment),
         speaking_order="".join(str(s) for s in spec.speaking_order),
-        vote_mode=vote_modes[0] if len(vote_modes) == 1 else "mixed",
+        vote_mode=vote_modes[0] if len(vote_modes) == 1 else "mixed", language=language,
     )
     return game, players
 
@@ -348,7 +348,7 @@ def impostor_winner(tie_rule: TieRule = "default", experiment_id: str | None = N
         rounds = load_rounds(state.store)
         moves = None
         game, players = build_record(spec, seats, decisions, experiment_id=exp, seed=state.metadata["seed"],
-                                     tie_rule=tie_rule)
+                                     tie_rule=tie_rule, language=state.metadata.get("language", "en"))
         if rounds is not None:  # a longer game (-T rounds > 1): its rows and its moves
             game, players, moves = build_rounds_record(spec, game, players, rounds, decisions)
         metadata = {"game": row_dict(game), "players": [row_dict(p) for p in players]}

@@ -79,7 +79,7 @@ async def describe_all(
     state: TaskState, spec: GameSpec, models: list[Model], seats: list[SeatRecord],
     settings: list[SeatSettings], max_chars: int, *, order: Sequence[int],
     context: Optional[RoundContext] = None, earlier: Optional[Callable[[int], list[str]]] = None,
-    round_no: int = 1,
+    round_no: int = 1, language: str = "en",
 ) -> None:
     """The description phase on ``seats`` (filled in place) in the round's speaking ``order``,
     each seat at its own ``settings``.  A longer game passes each seat's prompt ``context``;
@@ -87,7 +87,7 @@ async def describe_all(
     shown: list[tuple[int, str]] = []
 
     def violation_of(text: str, word: str, seat: int) -> Optional[DescriptionViolation]:
-        broken = description_violation(text, word, max_chars)
+        broken = description_violation(text, word, max_chars, language)
         if broken is None and earlier is not None:
             repeat = repeat_violation(one_line(text), earlier(seat))
             broken = None if repeat is None else DescriptionViolation("other", repeat)  # class "other" in the tables
@@ -100,10 +100,10 @@ async def describe_all(
         user = prompts.description_prompt(
             mode=spec.mode, word=word, player_label=player_label(seat), previous=shown,
             teammate_label=None if mate is None else player_label(mate),
-            context=None if context is None else context(seat),
+            context=None if context is None else context(seat), language=language,
         )
         messages: list[ChatMessage] = [
-            ChatMessageSystem(content=prompts.DESCRIPTION_SYSTEM), ChatMessageUser(content=user)
+            ChatMessageSystem(content=prompts.texts(language)["DESCRIPTION_SYSTEM"]), ChatMessageUser(content=user)
         ]
         config = call_config(
             models[seat], temperature=settings[seat].temperature, max_tokens=settings[seat].max_tokens,
@@ -119,7 +119,7 @@ async def describe_all(
             if violation is not None:
                 messages += [
                     ChatMessageAssistant(content=text),
-                    ChatMessageUser(content=prompts.DESCRIPTION_RETRY.format(violation=violation.message, max_chars=max_chars)),
+                    ChatMessageUser(content=prompts.description_retry(violation.message, max_chars, language)),
                 ]
                 text = await ask_model(models[seat], messages, config)
                 record.description_raw.append(text)
@@ -139,7 +139,8 @@ def start_game(state: TaskState) -> tuple[GameSpec, list[Model]]:
     spec = GameSpec.from_metadata(state.metadata)
     if not spec.drawn or not state.metadata.get("experiment_id"):
         identity = experiment_id_for(spec.mode, spec.difficulty, state.metadata["seed"],
-                                     state.metadata.get("rounds", 1), state.metadata.get("private_notes", False))
+                                     state.metadata.get("rounds", 1), state.metadata.get("private_notes", False),
+                                     language=state.metadata.get("language", "en"))
         if not state.metadata.get("experiment_id"):
             state.metadata["experiment_id"] = identity
         if not spec.drawn:
@@ -204,7 +205,7 @@ async def vote_all(
         user = prompts.voting_prompt(
             mode=spec.mode, word=word, player_label=player_label(seat), descriptions=shown,
             teammate_label=None if mate is None else player_label(mate),
-            context=None if context is None else context(seat),
+            context=None if context is None else context(seat), language=options.language,
         )
         schema, vote_mode = _vote_schema(seat, wants_constrained(models[seat], options.constrained_votes),
                                          options.structured_votes, voters)
@@ -213,7 +214,7 @@ async def vote_all(
             top_p=settings[seat].top_p, response_schema=schema, seed=call_seed(spec, "vote", seat, round_no),
         )
         messages: list[ChatMessage] = [
-            ChatMessageSystem(content=prompts.VOTING_SYSTEM), ChatMessageUser(content=user)
+            ChatMessageSystem(content=prompts.texts(options.language)["VOTING_SYSTEM"]), ChatMessageUser(content=user)
         ]
         record = seats[seat]
         count_in_task(record, "vote")  # a task of its own (gather below): its ballot calls count here
@@ -225,7 +226,7 @@ async def vote_all(
         if parsed.error is not None and parsed.retry:
             messages += [
                 ChatMessageAssistant(content=text),
-                ChatMessageUser(content=prompts.VOTING_RETRY.format(error=parsed.error)),
+                ChatMessageUser(content=prompts.voting_retry(parsed.error, options.language)),
             ]
             text = await ask(seat, messages, config, vote_mode)
             record.vote_raw.append(text)
@@ -247,17 +248,18 @@ async def vote_all(
 
 
 async def write_notes(spec: GameSpec, models: list[Model], seats: list[SeatRecord], settings: list[SeatSettings],
-                      writers: Sequence[int], context: RoundContext, round_no: int) -> dict[int, str]:
+                      writers: Sequence[int], context: RoundContext, round_no: int,
+                      language: str = "en") -> dict[int, str]:
     """Each of the ``writers``' private note after a round (counted in that round's tokens)."""
 
     async def note(seat: int) -> tuple[int, str]:
         word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
         user = prompts.note_prompt(word=word, player_label=player_label(seat), context=context(seat),
-                                   max_chars=NOTE_MAX_CHARS)
+                                   max_chars=NOTE_MAX_CHARS, language=language)
         config = call_config(models[seat], temperature=settings[seat].temperature, max_tokens=settings[seat].max_tokens,
                              top_p=settings[seat].top_p, seed=call_seed(spec, "note", seat, round_no))
         with counting(seats[seat], "describe"):
-            text = await ask_model(models[seat], [ChatMessageSystem(content=prompts.NOTE_SYSTEM),
+            text = await ask_model(models[seat], [ChatMessageSystem(content=prompts.texts(language)["NOTE_SYSTEM"]),
                                                   ChatMessageUser(content=user)], config)
         return seat, clip_note(text)
 
@@ -276,7 +278,7 @@ async def play_game(state: TaskState, options: GameOptions, role_defaults: Optio
     """
     spec, models = start_game(state)
     assert spec.speaking_order is not None and spec.impostor_seat is not None  # drawn by start_game
-    max_rounds, private_notes = options.rounds, options.private_notes
+    max_rounds, private_notes, language = options.rounds, options.private_notes, options.language
     longer = max_rounds > 1  # the paper's game shows no round headers and keeps no rounds record
     settings = game_settings(spec, models, options, role_defaults)
     remaining = list(range(len(models)))  # the seat list; a longer game removes the seats voted out
@@ -291,13 +293,14 @@ async def play_game(state: TaskState, options: GameOptions, role_defaults: Optio
         """Each seat's prompt block in a longer game: the round, the seats still in, the public record, its notes."""
         labels = [player_label(s) for s in sorted(seats_in)]
         return lambda seat: prompts.round_context(round_no=this_round, max_rounds=max_rounds, remaining_labels=labels,
-                                                  history=history_text, notes=notes[seat] if private_notes else ())
+                                                  history=history_text, notes=notes[seat] if private_notes else (),
+                                                  language=language)
 
     for round_no in range(1, max_rounds + 1):
         seats = [SeatRecord(model=model_name(m)) for m in models]
         order = speaking_order_of_round(spec.speaking_order, remaining)
         voters = sorted(remaining)
-        context = context_of(remaining, public_transcript(history), round_no) if longer else None
+        context = context_of(remaining, public_transcript(history, language), round_no) if longer else None
         entry: dict[str, Any] = {"round": round_no, "remaining": list(remaining), "order": list(order),
                                  "seats": {}, "notes": {}}
         if longer:
@@ -306,7 +309,7 @@ async def play_game(state: TaskState, options: GameOptions, role_defaults: Optio
                                + ", ".join(str(player_label(s)) for s in voters)])
         try:
             await describe_all(state, spec, models, seats, settings, max_chars, order=order, context=context,
-                               earlier=lambda s: said[s], round_no=round_no)
+                               earlier=lambda s: said[s], round_no=round_no, language=language)
         finally:
             if round_no == 1:
                 save_seats(state.store, seats)
@@ -325,7 +328,8 @@ async def play_game(state: TaskState, options: GameOptions, role_defaults: Optio
         ballots = {s: Ballot(counted_vote(seats[s].vote, s, remaining), bool(seats[s].self_declared),
                              seats[s].word_guess) for s in voters}
         result = decide_played_round(ballots, remaining, spec.impostor_seat, spec.pair.majority, round_no=round_no,
-                                     max_rounds=max_rounds, tie_rule=options.tie_rule, game_seed=spec.game_seed)
+                                     max_rounds=max_rounds, tie_rule=options.tie_rule, game_seed=spec.game_seed,
+                                     language=language)
         decisions.append(result)
         save_decisions(state.store, decisions)
         if result.winner is not None and not longer:
@@ -344,7 +348,8 @@ async def play_game(state: TaskState, options: GameOptions, role_defaults: Optio
             remaining.remove(result.eliminated)
         if private_notes:
             written = await write_notes(spec, models, seats, settings, remaining,
-                                        context_of(remaining, public_transcript(history), round_no), round_no)
+                                        context_of(remaining, public_transcript(history, language), round_no), round_no,
+                                        language)
             for s, text in written.items():
                 notes[s].append(text)
             entry["seats"] = {str(s): seats[s].to_dict() for s in entry["remaining"]}

@@ -69,6 +69,7 @@ def live_assignment(mode: str) -> dict[str, str]:
     return {role: model_name(get_model(role=role)) for role in mode_spec(mode).roles} or {ALL_SEATS: model_name(get_model())}
 
 
-def experiment_id_for(mode: str, difficulty: str, seed: int, rounds: int = 1, private_notes: bool = False) -> str:
-    """This eval's experiment identity: (mode, difficulty, model assignment, seed[, rounds])."""
-    return experiment_id(mode, difficulty, live_assignment(mode), seed, rounds, private_notes)
+def experiment_id_for(mode: str, difficulty: str, seed: int, rounds: int = 1, private_notes: bool = False, *,
+                      language: str = "en") -> str:
+    """This eval's experiment identity: (mode, difficulty, model assignment, seed[, rounds][, language])."""
+    return experiment_id(mode, difficulty, live_assignment(mode), seed, rounds, private_notes, language=language)

@@ -111,9 +111,10 @@ def _generation_record(bound: Any, opts: game_options.GameOptions) -> dict[str, 
 def game_samples(
     mode: Mode, difficulty: Difficulty, n_games: int, seed: int, word_pairs: Optional[str], experiment_id: Optional[str],
     first_game: int = 0, rounds: int = 1, private_notes: bool = False, players: int = 4, impostors: int = 1,
+    language: str = "en",
 ) -> list[Sample]:
     """The experiment's schedule as Inspect samples (stable ids, full spec in metadata)."""
-    tiers = load_word_pairs(word_pairs, require_full=word_pairs is None)
+    tiers = load_word_pairs(word_pairs, require_full=word_pairs is None, language=language)
     if difficulty not in tiers:
         raise ImpostorError(f"{word_pairs}: has no tier {difficulty!r}; add it or pick -T difficulty=...")
     pairs = [PairRef(p.pair_id, p.majority, p.impostor) for p in tiers[difficulty]]
@@ -122,6 +123,8 @@ def game_samples(
         md = spec.to_metadata() | {"seed": seed, "experiment_id": experiment_id}
         if rounds > 1:  # part of the experiment's identity (the paper's game: as before)
             md |= {"rounds": rounds, "private_notes": private_notes}
+        if language != "en":  # likewise: the game's language (the English game's metadata as before)
+            md |= {"language": language}
         samples.append(Sample(
             id=spec.sample_id,
             # What inspect view's samples list shows of a game before its outcome (the models never see it).
@@ -194,7 +197,7 @@ def impostor(
                                                                                       _playing(bound))})
         samples = game_samples(opts.mode, opts.difficulty, opts.n_games, opts.seed, opts.word_pairs,
                                opts.experiment_id, opts.first_game, opts.rounds, opts.private_notes, opts.players,
-                               opts.impostors)
+                               opts.impostors, language=opts.language)
         tune_gc()  # after the schedule exists: it is part of the heap the collector can skip
         from impostor_bench.tracking.hooks import quiet_inspect_mlflow
 
@@ -203,8 +206,9 @@ def impostor(
         raise TaskOptionError.of(exc) from None
     # every option as played (a relative word-pair path resolved, the game time limit chosen; the
     # models as given: their model_args are in the log's model config, no secrets here)
-    records = {"generation": _generation_record(bound, opts), "word_pairs_file": word_pairs_file(opts.word_pairs),
-               "word_pairs_sha256": word_pairs_sha256(opts.word_pairs)}
+    records = {"generation": _generation_record(bound, opts),
+               "word_pairs_file": word_pairs_file(opts.word_pairs, opts.language),
+               "word_pairs_sha256": word_pairs_sha256(opts.word_pairs, opts.language)}
     metadata = opts.model_dump() | records
     return Task(
         dataset=MemoryDataset(samples, name=f"impostor-{opts.difficulty}"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+from impostor_bench.core import translations
 from impostor_bench.core.glyphs import readings
 from impostor_bench.core.records import ELIMINATED_SEAT, player_label
 
@@ -68,8 +69,11 @@ class RoundView:
     eliminated: Optional[int]
 
 
-def public_transcript(history: Sequence[RoundView]) -> str:
-    """Earlier rounds in words: descriptions, who voted whom, who was eliminated (player numbers)."""
+def public_transcript(history: Sequence[RoundView], language: str = "en") -> str:
+    """Earlier rounds in words: descriptions, who voted whom, who was eliminated (player numbers);
+    in ``language`` (``translations``) when it is not English."""
+    if language != "en":
+        return _transcript_in(history, translations.TEXTS[language])
     blocks = []
     for r in history:
         lines = [f"Round {r.round} descriptions:"]
@@ -80,5 +84,23 @@ def public_transcript(history: Sequence[RoundView]) -> str:
         lines.append(f"Round {r.round} result: " + (
             f"Player {player_label(r.eliminated)} was eliminated and was not the impostor; the game goes on."
             if r.eliminated is not None else "nobody was eliminated; the game goes on."))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _transcript_in(history: Sequence[RoundView], t: dict[str, str]) -> str:
+    """:func:`public_transcript` in a translation's words."""
+    def name(seat: int) -> str:
+        return t["PLAYER"].format(label=player_label(seat))
+
+    blocks = []
+    for r in history:
+        lines = [t["ROUND_DESCRIPTIONS"].format(round=r.round)]
+        lines += [f"{name(s)}: {text}" for s, text in r.descriptions]
+        votes = "; ".join(t["VOTED"].format(voter=name(s), target=name(v) if v is not None else t["NO_VALID_VOTE"])
+                          for s, v in r.votes)
+        lines.append(t["ROUND_VOTES"].format(round=r.round, votes=votes))
+        lines.append(t["ROUND_OUT"].format(round=r.round, player=name(r.eliminated)) if r.eliminated is not None
+                     else t["ROUND_NOBODY_OUT"].format(round=r.round))
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)

@@ -137,6 +137,12 @@ ES: dict[str, str] = {
     "ROUND_HISTORY_HEADER": "RONDAS ANTERIORES (registro público):",
     "NOTES_HEADER": "TUS NOTAS PRIVADAS (solo tú puedes leerlas):",
     "AFTER_ROUND": "Tras la ronda {round}: {note}",
+    "ROUND_DESCRIPTIONS": "Descripciones de la ronda {round}:",
+    "ROUND_VOTES": "Votos de la ronda {round}: {votes}.",
+    "VOTED": "{voter} votó por {target}",
+    "NO_VALID_VOTE": "nadie (voto no válido)",
+    "ROUND_OUT": "Resultado de la ronda {round}: {player} quedó eliminado y no era el impostor; la partida sigue.",
+    "ROUND_NOBODY_OUT": "Resultado de la ronda {round}: nadie quedó eliminado; la partida sigue.",
     "NOTE_SYSTEM": (
         "Estás jugando a un juego de adivinar palabras. Entre rondas puedes guardar una nota privada breve para "
         "ti; ningún otro jugador la verá nunca."
@@ -227,6 +233,13 @@ DE: dict[str, str] = {
     "ROUND_HISTORY_HEADER": "FRÜHERE RUNDEN (öffentliches Protokoll):",
     "NOTES_HEADER": "DEINE PRIVATEN NOTIZEN (nur du kannst sie lesen):",
     "AFTER_ROUND": "Nach Runde {round}: {note}",
+    "ROUND_DESCRIPTIONS": "Beschreibungen in Runde {round}:",
+    "ROUND_VOTES": "Stimmen in Runde {round}: {votes}.",
+    "VOTED": "{voter} stimmte für {target}",
+    "NO_VALID_VOTE": "niemanden (keine gültige Stimme)",
+    "ROUND_OUT": "Ergebnis von Runde {round}: {player} ist ausgeschieden und war nicht der Betrüger; das Spiel geht "
+                 "weiter.",
+    "ROUND_NOBODY_OUT": "Ergebnis von Runde {round}: niemand ist ausgeschieden; das Spiel geht weiter.",
     "NOTE_SYSTEM": (
         "Du spielst ein Wortratespiel. Zwischen den Runden darfst du dir eine kurze private Notiz machen; kein "
         "anderer Spieler sieht sie je."

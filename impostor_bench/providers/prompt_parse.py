@@ -170,14 +170,18 @@ def _description_block(text: str, header: str, markers: _Markers) -> tuple[tuple
     return _entries(body, markers)
 
 
-def _last_round_descriptions(text: str) -> tuple[tuple[int, str], ...]:
+def _last_round_descriptions(text: str, language: str = DEFAULT_LANGUAGE) -> tuple[tuple[int, str], ...]:
     """A note prompt's ``Player N: text`` entries of the last round in its public record."""
-    heads = list(_ROUND_DESCRIPTIONS.finditer(text))
+    t = prompts.texts(language)
+    heads = list((_ROUND_DESCRIPTIONS if language == DEFAULT_LANGUAGE else re.compile(
+        "^" + _template(t["ROUND_DESCRIPTIONS"], round=r"(?P<r>\d{1,3})").pattern + "$", re.MULTILINE)).finditer(text))
     if not heads:
         return ()
     body = text[heads[-1].end():]
-    end = re.search(r"^Round \d{1,3} votes:", body, re.MULTILINE)
-    return _entries(body[: end.start()] if end else body)
+    votes = (r"^Round \d{1,3} votes:" if language == DEFAULT_LANGUAGE
+             else "^" + _template(t["ROUND_VOTES"].split("{votes}")[0], round=r"\d{1,3}").pattern)
+    end = re.search(votes, body, re.MULTILINE)
+    return _entries(body[: end.start()] if end else body, _LANGUAGE_MARKERS[language])
 
 
 def _entries(body: str, markers: Optional[_Markers] = None) -> tuple[tuple[int, str], ...]:
@@ -225,7 +229,7 @@ def parse_messages(messages: Iterable[Any]) -> GameView:
     if system.strip() == mk.note_system:  # the descriptions of the round just played
         phase = "note"
         word = mk.word_is.search(main)
-        descriptions = _last_round_descriptions(main)
+        descriptions = _last_round_descriptions(main, language)
     elif mk.word_was.search(main) or system.strip() == mk.voting_system:
         phase = "vote"
         word = mk.word_was.search(main) or mk.word_is.search(main)
