@@ -31,3 +31,12 @@ def test_the_ballot_asks_for_one_of_several_impostors():
                                  descriptions=[(n, "x") for n in range(1, 7)], impostors=2)
     assert text.startswith("Based on the descriptions below, identify one of the players who have the different")
     assert "Player 6: x" in text
+
+
+def test_a_ballot_may_name_any_player_of_the_game():
+    from impostor_bench.core.parsing import parse_vote
+
+    ballot = '{"suspected_impostor_id": "6", "confidence": 0.5, "reasoning": "x", "self_declaration": false}'
+    assert parse_vote(ballot, 0, players=6).vote == 5
+    assert parse_vote(ballot, 0).ballot_class == "names_no_player"  # the paper's four players
+    assert parse_vote(ballot.replace('"6"', '"7"'), 0, players=6).error == "there is no Player 7 (players are 1-6)"

@@ -126,6 +126,8 @@ def _cached_settings(model: str, temperature: Optional[float], max_tokens: Optio
     return _seat_settings(model, temperature, max_tokens, vote_temperature, {k: v for k, _, v in alias_items}, top_p)
 
 
-def seat_roles(mode: str, impostor_seat: int, team_assignment: Optional[tuple] = None) -> list[str]:
-    """The model role of each seat 0-3 (``model`` in homogeneous games), as ``impostor_bench.solvers.seating`` seats them."""
-    return mode_spec(mode).seat_roles(impostor_seat, team_assignment)
+def seat_roles(mode: str, impostor_seat: int, team_assignment: Optional[tuple] = None, *, players: int = 4,
+               impostor_seats: Optional[tuple] = None) -> list[str]:
+    """The model role of each seat (0-3 in the paper's game; ``model`` in homogeneous games), as
+    ``impostor_bench.solvers.seating`` seats them."""
+    return mode_spec(mode).seat_roles(impostor_seat, team_assignment, players=players, impostor_seats=impostor_seats)

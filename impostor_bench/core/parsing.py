@@ -31,7 +31,7 @@ from impostor_bench.core.model_text import (  # noqa: F401 - re-exported: model 
     bounded_answer,
     clean_model_text,
 )
-from impostor_bench.core.records import N_SEATS, BallotClass, player_label, seat_of_label
+from impostor_bench.core.records import MAX_SEATS, N_SEATS, BallotClass, player_label, seat_of_label
 
 MAX_REASONING_CHARS = 2000
 
@@ -41,7 +41,7 @@ MAX_REASONING_CHARS = 2000
 class VoteModel(BaseModel):
     """The ballot JSON of Prompt A.2 after coercion (ids are player numbers 1-4)."""
 
-    suspected_impostor_id: Optional[int] = Field(default=None, ge=1, le=N_SEATS)
+    suspected_impostor_id: Optional[int] = Field(default=None, ge=1, le=MAX_SEATS)  # 1-4 in the paper's game
     confidence: Optional[float] = Field(default=None, ge=0.0, le=1.0)
     reasoning: Optional[str] = None
     self_declaration: bool = False
@@ -336,8 +336,9 @@ def _coerce_guess(value: Any) -> Optional[str]:
     return None if s.lower() in _NULLS else s[:100]
 
 
-def parse_vote(text: str, own_seat: int) -> ParsedVote:
-    """Parse one voting response for the player in ``own_seat``; never raises."""
+def parse_vote(text: str, own_seat: int, players: int = N_SEATS) -> ParsedVote:
+    """Parse one voting response for the player in ``own_seat`` of a game of ``players`` (four in the
+    paper's game); never raises."""
     obj, error = extract_ballot_object(text)
     if obj is None:
         return ParsedVote(vote=None, confidence=None, reasoning=None, self_declared=False, word_guess=None,
@@ -367,8 +368,8 @@ def parse_vote(text: str, own_seat: int) -> ParsedVote:
             # Legal, not re-prompted: the declaration names the voter itself as the impostor.
             return unvoted(error=error, retry=False, ballot_class="self_vote")
         return unvoted(error=error, retry=True, ballot_class="names_no_player" if _is_number(raw_id) else "unparseable")
-    if not 1 <= label <= N_SEATS:
-        return unvoted(error=f"there is no Player {label} (players are 1-{N_SEATS})", retry=True,
+    if not 1 <= label <= players:
+        return unvoted(error=f"there is no Player {label} (players are 1-{players})", retry=True,
                        ballot_class="names_no_player")
     seat = seat_of_label(label)
     if seat == own_seat:
