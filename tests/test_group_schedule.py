@@ -65,3 +65,12 @@ def test_bad_groups_are_refused(players, impostors, words):
 def test_team_modes_are_the_four_player_game_only():
     with pytest.raises(ValueError, match="mode=team_aware is defined for the four-player"):
         _games(6, 1, mode="team_aware")
+
+
+def test_cross_play_seats_every_impostor_with_the_impostor_model():
+    from impostor_bench.core.modes import mode_spec
+
+    roles = mode_spec("cross_play").seat_roles(1, players=6, impostor_seats=(1, 4))
+    assert roles == ["majority", "impostor", "majority", "majority", "impostor", "majority"]
+    assert mode_spec("homogeneous").seat_roles(0, players=7) == ["model"] * 7
+    assert mode_spec("cross_play").seat_roles(2) == ["majority", "majority", "impostor", "majority"]

@@ -123,17 +123,21 @@ def run_table(name: str, fn: Callable[[Analysis, StatsConfig], pd.DataFrame], an
 
 def table(name: str, columns: Optional[list[str]] = None, *, title: str, section: str,
           inference: Iterable[Inference] = (), figures: Optional[dict[str, str]] = None, rounds: bool = False,
-          ) -> Callable[[Callable[[Analysis, StatsConfig], pd.DataFrame]], Table]:
+          groups: str = "paper") -> Callable[[Callable[[Analysis, StatsConfig], pd.DataFrame]], Table]:
     """Register ``fn(analysis, config) -> DataFrame`` under ``name`` with its declaration
     (:class:`TableSpec`); the registered function takes a session (its cached table) or an
     ``AnalysisData`` (a one-off session)."""
     if columns is None and name not in COLUMNS:
         raise KeyError(f"no column spec for table {name!r}")
     cols = list(COLUMNS[name] if columns is None else columns)
-    spec = TableSpec(name, tuple(cols), title, section, tuple(inference), dict(figures or {}), rounds)
+    spec = TableSpec(name, tuple(cols), title, section, tuple(inference), dict(figures or {}), rounds, groups)
     COLUMNS[name] = cols  # only once the declaration is valid
 
     def deco(fn: Callable[[Analysis, StatsConfig], pd.DataFrame]) -> Table:
+        from impostor_bench.analysis.stats.groups import for_groups
+
+        fn = for_groups(name, groups, fn)  # a "paper" table leaves other group sizes out, with a note
+
         def compute(analysis: Analysis, config: StatsConfig) -> pd.DataFrame:
             return run_table(name, fn, analysis, config)
 

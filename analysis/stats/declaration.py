@@ -73,8 +73,9 @@ def wide(keys: tuple[str, ...], *cols: str, method: str = WILD) -> tuple[Inferen
 @dataclass(frozen=True)
 class TableSpec:
     """One bundle table: its name, leading columns, page title and section, the inference it
-    prints, the figures drawn from it (figure name -> section) and whether it is a table over
-    the rounds of longer games (empty, with a note, on one-round data)."""
+    prints, the figures drawn from it (figure name -> section), whether it is a table over
+    the rounds of longer games (empty, with a note, on one-round data) and the group sizes it is
+    defined for."""
 
     name: str
     columns: tuple[str, ...]
@@ -83,11 +84,16 @@ class TableSpec:
     inference: tuple[Inference, ...] = ()
     figures: dict[str, str] = field(default_factory=dict)
     rounds: bool = False
+    #: the games it is defined for: "paper" (four players, one impostor: other group sizes are left
+    #: out with a note, ``impostor_bench.analysis.stats.groups``) or "any" group size
+    groups: str = "paper"
 
     def __post_init__(self) -> None:
         where = f"@table({self.name!r})"
         if not self.title.strip():
             raise ValueError(f"{where}: title is empty; fix: give the title the report pages show")
+        if self.groups not in ("paper", "any"):
+            raise ValueError(f"{where}: groups {self.groups!r} is not 'paper' or 'any'")
         for what, sid in (("section", self.section), *(("figure section", s) for s in self.figures.values())):
             if sid not in SECTION_IDS:
                 raise ValueError(f"{where}: {what} {sid!r} is not one of {', '.join(SECTION_IDS)}")

@@ -39,12 +39,15 @@ class ModeSpec:
         """The role that stands for the eval's ``--model`` when the task binds the roles itself."""
         return self.roles[-1] if self.seats_by == "side" else (self.roles[0] if self.roles else None)
 
-    def seat_roles(self, impostor_seat: int, team_assignment: Optional[Sequence[str]] = None) -> list[str]:
-        """The model role of each seat (``model`` in homogeneous games)."""
+    def seat_roles(self, impostor_seat: int, team_assignment: Optional[Sequence[str]] = None, *,
+                   players: int = N_SEATS, impostor_seats: Optional[Sequence[int]] = None) -> list[str]:
+        """The model role of each of the ``players`` seats (``model`` in homogeneous games); in
+        cross-play every impostor seat (``impostor_seats``, else ``impostor_seat``) is the impostor role's."""
         if self.seats_by == "all":
-            return [ALL_SEATS_ROLE] * N_SEATS
+            return [ALL_SEATS_ROLE] * players
         if self.seats_by == "side":
-            return [self.roles[0] if s == impostor_seat else self.roles[1] for s in range(N_SEATS)]
+            imps = set(impostor_seats) if impostor_seats else {impostor_seat}
+            return [self.roles[0] if s in imps else self.roles[1] for s in range(players)]
         if team_assignment is None:
             raise ValueError(f"mode {self.name!r} needs a team assignment")
         return [self.roles[0] if t == "A" else self.roles[1] for t in team_assignment]

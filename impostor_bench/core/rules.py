@@ -15,10 +15,11 @@ import random
 import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Mapping, Optional, Sequence, cast
+from typing import Any, Mapping, Optional, Sequence, Union, cast
 
 from impostor_bench.core.descriptions import plural_forms
 from impostor_bench.core.glyphs import readings
+from impostor_bench.core.group import MAX_PLAYERS, conviction_threshold, group_problem
 from impostor_bench.core.inflections import guess_forms
 from impostor_bench.core.languages import DEFAULT_LANGUAGE, language_of
 from impostor_bench.core.records import N_SEATS, TIE_RULES, WINNER_OF, Side, TieRule, WinCondition
@@ -118,6 +119,11 @@ def top_tie(ballots: Sequence[Ballot]) -> tuple[int, frozenset[int]]:
     return (len(tied), tied) if len(tied) >= 2 else (0, frozenset())
 
 
+def impostor_seat_set(impostor_seat: Union[int, Sequence[int]]) -> frozenset[int]:
+    """The impostor seats of a game given as one seat (the paper's game) or several."""
+    return frozenset((impostor_seat,) if isinstance(impostor_seat, int) else impostor_seat)
+
+
 def counted_vote(vote: Optional[int], voter: int, remaining: Sequence[int]) -> Optional[int]:
     """The vote as counted in a round: a vote for oneself or an eliminated seat counts as none."""
     if vote is None or vote == voter or vote not in remaining:
@@ -125,15 +131,17 @@ def counted_vote(vote: Optional[int], voter: int, remaining: Sequence[int]) -> O
     return vote
 
 
-def decide_round(ballots: Mapping[int, Ballot], remaining: Sequence[int], impostor_seat: int, majority_word: str,
+def decide_round(ballots: Mapping[int, Ballot], remaining: Sequence[int], impostor_seat: Union[int, Sequence[int]],
+                 majority_word: str,
                  *, round_no: int = 1, max_rounds: int = 1, tie_rule: str = "default",
                  rng: Optional[random.Random] = None, language: str = DEFAULT_LANGUAGE) -> RoundResult:
     """Decide one round from the remaining seats' ballots (``ballots``: seat -> Ballot).
 
     Order (docs/rules.md): a non-impostor's self-declaration (majority wins); the
     impostor's (its guess decides).  Then, in the paper's game (``max_rounds == 1``):
-    conviction (>= 2 non-impostor votes on the impostor); strict plurality (the impostor
-    has more votes than all others combined); a top tie; otherwise no conviction; only the
+    conviction (an impostor named by a strict majority of the majority players: 2 of 3 in the
+    paper's game; several impostors are one side, docs/rules.md "Group size"); strict plurality
+    (an impostor has more votes than all others combined); a top tie; otherwise no conviction; only the
     last two are impostor wins and only a top tie is touched by the symmetric rules
     (``rng`` draws the seat a ``sym_candidate`` tie eliminates, or ``sym_side``'s coin).
     In a longer game: the unique top of the counted votes is eliminated; a top tie
@@ -148,9 +156,14 @@ def decide_round(ballots: Mapping[int, Ballot], remaining: Sequence[int], impost
     remaining = tuple(sorted(remaining))
     if set(ballots) != set(remaining):
         raise ValueError(f"a round needs one ballot per remaining seat {remaining}, got seats {sorted(ballots)}")
-    if impostor_seat not in remaining:
+    imps = impostor_seat_set(impostor_seat)
+    if not imps <= set(remaining):
         raise ValueError(f"the impostor (seat {impostor_seat}) is not among the remaining seats {remaining}")
     one_round = max_rounds == 1
+    if not one_round and len(imps) != 1:
+        raise ValueError(f"a game of more than one round has one impostor; got impostor seats {sorted(imps)}")
+    if not isinstance(impostor_seat, int):  # one impostor given as a list
+        impostor_seat = min(imps)
     # The paper's game counts the ballots as cast (the parser already records a self-vote as
     # no vote); a longer game also drops votes for seats voted out.
     votes = {seat: b.vote if one_round else counted_vote(b.vote, seat, remaining) for seat, b in ballots.items()}
@@ -158,8 +171,8 @@ def decide_round(ballots: Mapping[int, Ballot], remaining: Sequence[int], impost
     top = max(counts.values(), default=0)
     tied = sorted(s for s, c in counts.items() if c == top) if top else []
     k = len(tied) if len(tied) >= 2 else 0
-    in_tie = k > 0 and impostor_seat in tied
-    on_imp = sum(1 for seat, v in votes.items() if v == impostor_seat and seat != impostor_seat)
+    in_tie = k > 0 and bool(imps & set(tied))
+    on_imp = sum(1 for seat, v in votes.items() if v in imps and seat not in imps)
     n_valid = sum(counts.values())
 
     def result(condition: Optional[WinCondition], *, eliminated: Optional[int] = None,
@@ -176,25 +189,28 @@ def decide_round(ballots: Mapping[int, Ballot], remaining: Sequence[int], impost
             raise ValueError("symmetric tie rules need a seeded rng")
         return rng
 
-    if any(b.self_declared for seat, b in ballots.items() if seat != impostor_seat):
+    if any(b.self_declared for seat, b in ballots.items() if seat not in imps):
         return result("majority_self_declared")
-    if ballots[impostor_seat].self_declared:
-        if guess_matches(ballots[impostor_seat].word_guess, majority_word, language):
+    declared = [ballots[s] for s in sorted(imps) if ballots[s].self_declared]
+    if declared:  # with several impostors, every declared one must guess right
+        if all(guess_matches(b.word_guess, majority_word, language) for b in declared):
             return result("impostor_guess_correct")
         return result("impostor_guess_wrong")
     if one_round:
-        if on_imp >= 2:
+        # a conviction: some impostor named by a strict majority of the majority players (2 of 3 in the paper's game)
+        on_seat = Counter(v for seat, v in votes.items() if v in imps and seat not in imps)
+        if on_seat and max(on_seat.values()) >= conviction_threshold(len(remaining), len(imps)):
             return result("conviction")
-        if counts[impostor_seat] > n_valid - counts[impostor_seat]:
+        if any(counts[s] > n_valid - counts[s] for s in imps):
             return result("strict_plurality")
         if not k:
             return result("no_conviction")
         live: Side = "impostor"
         if rule == "sym_candidate":
-            live = "majority" if draw().choice(tied) == impostor_seat else "impostor"
+            live = "majority" if draw().choice(tied) in imps else "impostor"
         elif rule == "sym_side":
             live = "majority" if draw().random() < 0.5 else "impostor"
-        return result("tie", live=live, p_candidate=(1.0 - 1.0 / k) if in_tie else 1.0, p_side=0.5)
+        return result("tie", live=live, p_candidate=1.0 - len(imps & set(tied)) / k, p_side=0.5)
     eliminated: Optional[int] = tied[0] if len(tied) == 1 else None
     if k and rule != "default":
         drawn = draw()
@@ -215,11 +231,15 @@ def decide_round(ballots: Mapping[int, Ballot], remaining: Sequence[int], impost
     return result(None, eliminated=eliminated)
 
 
-def decide(ballots: Sequence[Ballot], impostor_seat: int, majority_word: str, *, tie_rule: str = "default",
+def decide(ballots: Sequence[Ballot], impostor_seat: Union[int, Sequence[int]], majority_word: str, *, tie_rule: str = "default",
            rng: Optional[random.Random] = None, language: str = DEFAULT_LANGUAGE) -> RoundResult:
-    """The paper's game decided from its ballots (index = seat): :func:`decide_round` of its one round."""
-    if len(ballots) != N_SEATS:
-        raise ValueError(f"a game has {N_SEATS} ballots, got {len(ballots)}")
+    """A one-round game decided from its ballots (index = seat; four in the paper's game, one per player):
+    :func:`decide_round` of its one round; ``impostor_seat`` is one seat, or every impostor's seat."""
+    imps = impostor_seat_set(impostor_seat)
+    if group_problem(len(ballots), len(imps)) or not all(0 <= s < len(ballots) for s in imps):
+        raise ValueError(f"a game has one ballot per player ({N_SEATS} ballots in the paper's game, at most "
+                         f"{MAX_PLAYERS}) and a minority of impostor seats among them; got {len(ballots)} ballots "
+                         f"and impostor seats {sorted(imps)}")
     return decide_round(dict(enumerate(ballots)), range(len(ballots)), impostor_seat, majority_word,
                         tie_rule=tie_rule, rng=rng, language=language)
 
@@ -233,7 +253,8 @@ def tie_draw(game_seed: Optional[int], tie_rule: str, round_no: int, max_rounds:
     return random.Random(derive_seed(game_seed, *parts))
 
 
-def decide_played_round(ballots: Mapping[int, Ballot], remaining: Sequence[int], impostor_seat: int,
+def decide_played_round(ballots: Mapping[int, Ballot], remaining: Sequence[int],
+                        impostor_seat: Union[int, Sequence[int]],
                         majority_word: str, *, round_no: int, max_rounds: int, tie_rule: str,
                         game_seed: Optional[int], language: str = DEFAULT_LANGUAGE) -> RoundResult:
     """A played round decided once, with the game's seeded tie draws (:func:`tie_draw`).
