@@ -8,16 +8,12 @@ model, no GPU); the two routes the docs name are both checked against it: Inspec
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
 import yaml
 
-from test_sweep_helpers import REPO, cli_env, free_port, run_cli
+from test_sweep_helpers import REPO, cli_env, llama_cpp_server, run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -38,23 +34,7 @@ def _registry(path: Path, base_url: str) -> Path:
 def test_sweep_plays_served_aliases_through_openai_api_and_vllm_routes(tmp_path):
     pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python[server] not installed")
     from impostor_bench.export import tables_from_logs
-    from impostor_bench.providers.local import resolve_gguf
-
-    port = free_port()
-    server_log = open(tmp_path / "server.log", "w")  # uvicorn's access log: one line per request it answered
-    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(resolve_gguf("smollm2")),
-                             "--port", str(port), "--n_ctx", "2048", "--n_threads", "2", "--seed", "0"],
-                            stdout=server_log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=1).raise_for_status()
-                break
-            except httpx.HTTPError:
-                assert proc.poll() is None and time.monotonic() < deadline, "llama_cpp.server did not start"
-                time.sleep(0.3)
-        base_url = f"http://127.0.0.1:{port}/v1"
+    with llama_cpp_server(tmp_path / "server.log") as base_url:  # its log: uvicorn's, a line per request
         registry = _registry(tmp_path / "models.yaml", base_url)
         cfg = {"name": "served", "models": ["smol-openai", "smol-vllm"], "modes": ["cross_play"],
                "difficulties": ["easy"], "games_per_experiment": 1, "seeds": [0],
@@ -65,10 +45,6 @@ def test_sweep_plays_served_aliases_through_openai_api_and_vllm_routes(tmp_path)
         env.pop("VLLM_BASE_URL", None)
         r = run_cli(["sweep", str(tmp_path / "sweep.yaml"), "--display", "none"], cwd=tmp_path, env=env, timeout=900)
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        server_log.close()
     tables = tables_from_logs(tmp_path / "logs/served")
     assert len(tables.games) == 2 and tables.games["game_id"].is_unique  # imp/maj both ways, one game each
     players = tables.players

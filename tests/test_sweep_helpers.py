@@ -7,7 +7,8 @@
   each call and ``IMPOSTOR_TEST_PROGRESS`` (a file) counts ballots, so a test can
   kill a sweep mid-way.  Sweep configs load it with
   ``imports: [test_sweep_helpers]`` (tests/ on PYTHONPATH).
-* a real MLflow tracking server on 127.0.0.1 (subprocess).
+* a real MLflow tracking server on 127.0.0.1 (subprocess), and llama-cpp-python's server with
+  the shipped SmolLM2 (subprocess).
 """
 
 from __future__ import annotations
@@ -153,6 +154,40 @@ def mlflow_server(root: Path, port: int | None = None, timeout: float = 120) -> 
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
         log.close()
+
+
+@contextlib.contextmanager
+def llama_cpp_server(log: Path | None = None, timeout: float = 90) -> Iterator[str]:
+    """llama-cpp-python's OpenAI-compatible server (``python -m llama_cpp.server``) with the
+    shipped SmolLM2 on 127.0.0.1, seeded, two threads; yields its ``.../v1`` base URL once
+    ``/v1/models`` answers. ``log`` keeps its output (uvicorn's access log: a line per request)."""
+    from impostor_bench.providers.local import resolve_gguf
+
+    port = free_port()
+    out = open(log, "w") if log is not None else subprocess.DEVNULL
+    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(resolve_gguf("smollm2")),
+                             "--port", str(port), "--n_ctx", "2048", "--n_threads", "2", "--seed", "0"],
+                            stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=1).raise_for_status()
+                break
+            except httpx.HTTPError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"llama_cpp.server did not start (exit {proc.poll()})") from None
+                time.sleep(0.3)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        if log is not None:
+            out.close()  # type: ignore[union-attr]
 
 
 def all_bytes_under(*roots: Path) -> Iterator[tuple[Path, bytes]]:

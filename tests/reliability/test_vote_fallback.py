@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -28,6 +27,8 @@ from tenacity import RetryError, wait_fixed
 from impostor_bench.core import call_limits
 from impostor_bench.solvers.vote_format import refusal_reason
 from impostor_bench.tasks.impostor import impostor
+
+from test_sweep_helpers import llama_cpp_server
 
 from .fault_server import VOTING_SYSTEM, FaultServer, cycle, refuses_formats
 
@@ -223,12 +224,6 @@ def test_a_model_role_gets_the_attempt_timeout(server, tmp_path, fast_inspect_ba
 # ---------------------------------------------------------------- the real llama_cpp.server
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.slow
 def test_real_llama_cpp_server_refuses_the_schema_and_the_game_finishes(tmp_path):
     """llama-cpp-python's own OpenAI-compatible server with the shipped SmolLM2 answers
@@ -237,22 +232,8 @@ def test_real_llama_cpp_server_refuses_the_schema_and_the_game_finishes(tmp_path
     It plays the impostor of a cross-play game against bots (a few SmolLM2 calls, not a
     dozen, on 2 shared cores); the bots keep the schema: the fallback is per model."""
     pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python[server] not installed")
-    from impostor_bench.providers.local import resolve_gguf
-
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(resolve_gguf("smollm2")),
-                             "--port", str(port), "--n_ctx", "2048", "--n_threads", "2", "--seed", "0"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=1).raise_for_status()
-                break
-            except httpx.HTTPError:
-                assert proc.poll() is None and time.monotonic() < deadline, "llama_cpp.server did not start"
-                time.sleep(0.3)
-        os.environ.update(LLAMA_BASE_URL=f"http://127.0.0.1:{port}/v1", LLAMA_API_KEY="none")
+    with llama_cpp_server(timeout=60) as base_url:
+        os.environ.update(LLAMA_BASE_URL=base_url, LLAMA_API_KEY="none")
         try:
             r, log = _inspect(tmp_path, "bot/random", "--model-role", "impostor=openai-api/llama/smollm2",
                               "-T", "mode=cross_play", "-T", "n_games=1", "-T", "constrained_votes=true",
@@ -260,9 +241,6 @@ def test_real_llama_cpp_server_refuses_the_schema_and_the_game_finishes(tmp_path
         finally:
             for k in ("LLAMA_BASE_URL", "LLAMA_API_KEY"):
                 os.environ.pop(k, None)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
     assert r.returncode == 0, r.stderr[-3000:]
     assert log.status == "success" and log.samples[0].error is None
     [smol] = [p for p in _players(log) if p["model"] == "openai-api/llama/smollm2"]
