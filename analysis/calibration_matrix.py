@@ -25,7 +25,8 @@ SE of the coverage (binomial, as if the intervals were independent).
 Scenarios beyond the two above (where a run of the same design makes them): ``missing``
 (planted, 10% of games and 5% of experiments lost at random and one model's provider failing
 for half of its cross-play experiments), ``strong_pairs`` (planted with word-pair SD 1.5; run
-it with few games per experiment, i.e. few pairs per tier: 15 at ``--games 15``).
+it with few games per experiment, i.e. few pairs per tier: 15 at ``--games 15``), ``interactions``
+(planted with mode x model and mode x pair interactions and one model's experiments 4x noisier).
 
     python -m impostor_bench.analysis.calibration_matrix --experiments 120 --games 40 --reps 200 --out benchmarks/calibration.csv
 
@@ -38,6 +39,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -49,7 +51,7 @@ from impostor_bench.analysis.calibration_truth import (OUTCOME_TABLES, PSEUDO_PO
                                                         outcome_given_position, outcome_table_truth,
                                                         pseudo_population_truth)
 from impostor_bench.analysis.data import AnalysisData
-from impostor_bench.analysis.sim.effects import SimModel
+from impostor_bench.analysis.sim.effects import DEFAULT_MODELS, SimModel
 from impostor_bench.analysis.sim.simulate import simulate_games
 from impostor_bench.analysis.stats.config import StatsConfig
 from impostor_bench.analysis.stats.inference import SPECS, inference_rows
@@ -70,6 +72,10 @@ SCENARIOS: dict[str, dict[str, Any]] = {  # keyword arguments of simulate_games
 SCENARIOS["fresh_pairs_null"] = SCENARIOS["global_null"]
 SCENARIOS["missing"] = SCENARIOS["planted"]
 SCENARIOS["strong_pairs"] = dict(pair_effect_sd=1.5, experiment_effect_sd=0.5)
+#: Effects no table's additive model fits: mode x model and mode x word-pair interactions (SD 0.5 on
+#: the logit), and the first model's experiments 4x noisier than the others' (experiment-effect SD 2.0).
+SCENARIOS["interactions"] = dict(**STRONG, mode_model_sd=0.5, mode_pair_sd=0.5,
+                                 models=(replace(DEFAULT_MODELS[0], noise=4.0), *DEFAULT_MODELS[1:]))
 #: Data lost after play, per scenario: share of games and of experiments lost at random, and the
 #: share of one model's cross-play experiments lost to a provider failure (the first model).
 MISSING = {"missing": dict(games=0.10, experiments=0.05, provider_failure=0.5)}
