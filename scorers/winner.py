@@ -10,7 +10,7 @@ in one line and the explanation the game in full (``impostor_bench.core.summary`
 from __future__ import annotations
 
 import math
-from typing import Callable, Sequence, cast
+from typing import Callable, Optional, Sequence, cast
 
 from inspect_ai.scorer import (
     Metric,
@@ -50,7 +50,8 @@ def live_winner(decisions: Sequence[RoundResult], tie_rule: TieRule, game: str) 
 
 
 def build_record(spec: GameSpec, seats: list[SeatRecord], decisions: Sequence[RoundResult], *, experiment_id: str,
-                 seed: int, tie_rule: TieRule, language: str = "en") -> tuple[GameRow, list[PlayerRow]]:
+                 seed: int, tie_rule: TieRule, language: str = "en", length_budget: Optional[int] = None,
+                 truncate_to: Optional[int] = None) -> tuple[GameRow, list[PlayerRow]]:
     """The contract rows of one finished game from its round-1 ``seats`` and the core's ``decisions``
     (one per round played, as the solver stored them), pure; also used by tests.  The ballot
     counts describe round 1, like the players rows; the winner is the last round's."""
@@ -79,8 +80,8 @@ def build_record(spec: GameSpec, seats: list[SeatRecord], decisions: Sequence[Ro
             description_error=s.description_error, description_class=s.description_class, ballot_valid=ballot_class in LEGAL_BALLOT_CLASSES,
             ballot_error=s.ballot_error, ballot_attempts=len(s.vote_raw),
             vote_raw=(s.vote_raw or [""])[-1], reasoning=s.reasoning, ballot_class=cast(BallotClass, ballot_class),
-            temperature=s.temperature, vote_temperature=s.vote_temperature,
-            vote_mode=s.vote_mode, vote_fallback=s.vote_fallback,
+            temperature=s.temperature, top_p=s.top_p, vote_temperature=s.vote_temperature,
+            description_full=s.description_full, vote_mode=s.vote_mode, vote_fallback=s.vote_fallback,
             input_tokens=input_tokens, output_tokens=output_tokens, served_model=s.served(),
         ))
     vote_modes = sorted({s.vote_mode for s in seats})
@@ -100,6 +101,7 @@ def build_record(spec: GameSpec, seats: list[SeatRecord], decisions: Sequence[Ro
         team_assignment=None if spec.team_assignment is None else "".join(spec.team_assignment),
         speaking_order="".join(str(s) for s in spec.speaking_order),
         vote_mode=vote_modes[0] if len(vote_modes) == 1 else "mixed", language=language,
+        length_budget=length_budget, truncate_to=truncate_to,
     )
     return game, players
 
@@ -348,7 +350,9 @@ def impostor_winner(tie_rule: TieRule = "default", experiment_id: str | None = N
         rounds = load_rounds(state.store)
         moves = None
         game, players = build_record(spec, seats, decisions, experiment_id=exp, seed=state.metadata["seed"],
-                                     tie_rule=tie_rule, language=state.metadata.get("language", "en"))
+                                     tie_rule=tie_rule, language=state.metadata.get("language", "en"),
+                                     length_budget=state.metadata.get("length_budget"),
+                                     truncate_to=state.metadata.get("truncate_to"))
         if rounds is not None:  # a longer game (-T rounds > 1): its rows and its moves
             game, players, moves = build_rounds_record(spec, game, players, rounds, decisions)
         metadata = {"game": row_dict(game), "players": [row_dict(p) for p in players]}

@@ -37,6 +37,8 @@ from impostor_bench.core.rounds import (NOTE_MAX_CHARS, RoundView, clip_note, pu
 from impostor_bench.core.rules import Ballot, RoundResult, counted_vote, decide_played_round
 from impostor_bench.core.schedule import GameSpec, derive_seed
 from impostor_bench.core.seat import SeatRecord
+from impostor_bench.core.experiment import ablations_of, with_ablations
+from impostor_bench.core.verbosity import description_limit, truncated
 from impostor_bench.solvers.game_store import save_ballots, save_decisions, save_rounds, save_seats
 from impostor_bench.solvers.seating import experiment_id_for, model_name, seat_models
 from impostor_bench.solvers.usage import count_in_task, counting
@@ -79,11 +81,13 @@ async def describe_all(
     state: TaskState, spec: GameSpec, models: list[Model], seats: list[SeatRecord],
     settings: list[SeatSettings], max_chars: int, *, order: Sequence[int],
     context: Optional[RoundContext] = None, earlier: Optional[Callable[[int], list[str]]] = None,
-    round_no: int = 1, language: str = "en",
+    round_no: int = 1, language: str = "en", truncate_to: Optional[int] = None,
 ) -> None:
     """The description phase on ``seats`` (filled in place) in the round's speaking ``order``,
     each seat at its own ``settings``.  A longer game passes each seat's prompt ``context``;
-    ``earlier`` gives a seat's shown descriptions of earlier rounds (a repeat is a violation)."""
+    ``earlier`` gives a seat's shown descriptions of earlier rounds (a repeat is a violation).
+    ``truncate_to``: the others see each valid description cut to that many characters
+    (``core.verbosity``), the seat keeps the whole text as ``description_full``."""
     shown: list[tuple[int, str]] = []
 
     def violation_of(text: str, word: str, seat: int) -> Optional[DescriptionViolation]:
@@ -111,7 +115,7 @@ async def describe_all(
         )
         record = seats[seat]
         record.model = model_name(models[seat])
-        record.temperature = settings[seat].temperature
+        record.temperature, record.top_p = settings[seat].temperature, settings[seat].top_p
         with counting(record, "describe"):
             text = await ask_model(models[seat], messages, config)
             record.description_raw.append(text)
@@ -128,11 +132,13 @@ async def describe_all(
         record.description_error = None if violation is None else violation.message
         record.description_class = None if violation is None else violation.kind
         record.description = one_line(text) if violation is None else prompts.INVALID_DESCRIPTION_PLACEHOLDER
+        if truncate_to is not None and violation is None:
+            record.description_full, record.description = record.description, truncated(record.description, truncate_to)
         shown.append((player_label(seat), record.description))
     show_phase(state, [f"Player {label} (speaks {i + 1}): {text}" for i, (label, text) in enumerate(shown)])
 
 
-def start_game(state: TaskState) -> tuple[GameSpec, list[Model]]:
+def start_game(state: TaskState, options: Optional[GameOptions] = None) -> tuple[GameSpec, list[Model]]:
     """The game and its seats' models.  On a game's first phase, the experiment's own
     draws (impostor seat, teams, speaking order, game seed) are made from its identity, which needs the models
     of this eval, and kept in the sample metadata (the scorer and the log read them there)."""
@@ -141,6 +147,8 @@ def start_game(state: TaskState) -> tuple[GameSpec, list[Model]]:
         identity = experiment_id_for(spec.mode, spec.difficulty, state.metadata["seed"],
                                      state.metadata.get("rounds", 1), state.metadata.get("private_notes", False),
                                      language=state.metadata.get("language", "en"))
+        if options is not None:  # the length and decoding settings that were set (core.experiment.with_ablations)
+            identity = with_ablations(identity, **ablations_of(options.model_dump()))
         if not state.metadata.get("experiment_id"):
             state.metadata["experiment_id"] = identity
         if not spec.drawn:
@@ -158,7 +166,8 @@ def game_settings(spec: GameSpec, models: list[Model], options: GameOptions,
     assert spec.impostor_seat is not None, "the game's draws are made first"
     roles = seat_roles(spec.mode, spec.impostor_seat, spec.team_assignment)
     return [seat_settings(model_name(models[s]), temperature=options.temperature, max_tokens=options.max_tokens,
-                          vote_temperature=options.vote_temperature, alias_defaults=(role_defaults or {}).get(roles[s]))
+                          vote_temperature=options.vote_temperature, alias_defaults=(role_defaults or {}).get(roles[s]),
+                          top_p=options.top_p)
             for s in range(len(models))]
 
 
@@ -276,8 +285,9 @@ async def play_game(state: TaskState, options: GameOptions, role_defaults: Optio
     paper's game keeps them (the players table); a longer game also keeps every round, its
     records and notes, under ``impostor:rounds`` (the moves table).
     """
-    spec, models = start_game(state)
+    spec, models = start_game(state, options)
     assert spec.speaking_order is not None and spec.impostor_seat is not None  # drawn by start_game
+    max_chars = min(max_chars, description_limit(options.length_budget))  # -T length_budget tightens the 750 rule
     max_rounds, private_notes, language = options.rounds, options.private_notes, options.language
     longer = max_rounds > 1  # the paper's game shows no round headers and keeps no rounds record
     settings = game_settings(spec, models, options, role_defaults)
@@ -309,7 +319,8 @@ async def play_game(state: TaskState, options: GameOptions, role_defaults: Optio
                                + ", ".join(str(player_label(s)) for s in voters)])
         try:
             await describe_all(state, spec, models, seats, settings, max_chars, order=order, context=context,
-                               earlier=lambda s: said[s], round_no=round_no, language=language)
+                               earlier=lambda s: said[s], round_no=round_no, language=language,
+                               truncate_to=options.truncate_to)
         finally:
             if round_no == 1:
                 save_seats(state.store, seats)
@@ -338,7 +349,7 @@ async def play_game(state: TaskState, options: GameOptions, role_defaults: Optio
                                  tuple((s, ballots[s].vote) for s in voters), result.eliminated))
         for s in voters:
             if seats[s].description_valid:
-                said[s].append(seats[s].description)
+                said[s].append(seats[s].description_full or seats[s].description)  # as written, before a cut
         out = "nobody" if result.eliminated is None else f"Player {player_label(result.eliminated)}"
         show_phase(state, [f"Round {round_no}: {out} eliminated"
                            + (f"; the {result.winner} wins ({result.win_condition})" if result.winner else "")])

@@ -111,7 +111,7 @@ def _generation_record(bound: Any, opts: game_options.GameOptions) -> dict[str, 
 def game_samples(
     mode: Mode, difficulty: Difficulty, n_games: int, seed: int, word_pairs: Optional[str], experiment_id: Optional[str],
     first_game: int = 0, rounds: int = 1, private_notes: bool = False, players: int = 4, impostors: int = 1,
-    language: str = "en",
+    language: str = "en", lengths: Optional[dict[str, Optional[int]]] = None,
 ) -> list[Sample]:
     """The experiment's schedule as Inspect samples (stable ids, full spec in metadata)."""
     tiers = load_word_pairs(word_pairs, require_full=word_pairs is None, language=language)
@@ -125,6 +125,7 @@ def game_samples(
             md |= {"rounds": rounds, "private_notes": private_notes}
         if language != "en":  # likewise: the game's language (the English game's metadata as before)
             md |= {"language": language}
+        md |= {k: v for k, v in (lengths or {}).items() if v is not None}  # -T length_budget / truncate_to, when set
         samples.append(Sample(
             id=spec.sample_id,
             # What inspect view's samples list shows of a game before its outcome (the models never see it).
@@ -197,7 +198,8 @@ def impostor(
                                                                                       _playing(bound))})
         samples = game_samples(opts.mode, opts.difficulty, opts.n_games, opts.seed, opts.word_pairs,
                                opts.experiment_id, opts.first_game, opts.rounds, opts.private_notes, opts.players,
-                               opts.impostors, language=opts.language)
+                               opts.impostors, opts.language,
+                               {"length_budget": opts.length_budget, "truncate_to": opts.truncate_to})
         tune_gc()  # after the schedule exists: it is part of the heap the collector can skip
         from impostor_bench.tracking.hooks import quiet_inspect_mlflow
 
