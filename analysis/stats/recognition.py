@@ -42,6 +42,7 @@ from impostor_bench.analysis.stats._base import (DIFFICULTIES, MODES, StatsUnava
 from impostor_bench.analysis.stats.declaration import infer
 from impostor_bench.analysis.stats._base import ALL
 from impostor_bench.analysis.stats._regress import fit_columns, inference_fit, with_intercept
+from impostor_bench.analysis.stats._separation import drop_flat_groups
 from impostor_bench.analysis.stats.session import Analysis
 from impostor_bench.analysis.stats.config import StatsConfig
 
@@ -94,14 +95,14 @@ def by_fold(values: np.ndarray, fold: np.ndarray, preferred) -> tuple[np.ndarray
 def _drop_flat(data, prep, sel: np.ndarray, factor: np.ndarray, label: str, what: str) -> np.ndarray:
     """Games of levels whose outcome is constant carry no information on the slope once the
     level's fixed effect is in (its ML estimate diverges); drop them, the limit of the
-    unconditional fit (as conditional logit does)."""
-    levels = pd.Series(prep.y[sel]).groupby(factor[sel]).agg(["min", "max"])
-    flat = levels.index[levels["min"] == levels["max"]]
-    if len(flat) and len(flat) < len(levels):
-        note(data, f"opponent_baseline: {what}: {label}(s) {', '.join(map(str, flat))} with a constant outcome "
-                   "dropped (no information once their fixed effects are in)")
-        sel = sel & ~np.isin(factor, list(flat))
-    return sel
+    unconditional fit (as conditional logit does). When every level is constant none is dropped:
+    the fit then says the baseline or the outcome does not vary."""
+    kept, dropped = drop_flat_groups(prep.y, {label: factor}, keep=sel)
+    if not kept.any() or not dropped[label]:
+        return sel
+    note(data, f"opponent_baseline: {what}: {label}(s) {', '.join(map(str, sorted(dropped[label])))} with a constant "
+               "outcome dropped (no information once their fixed effects are in)")
+    return kept
 
 
 def _fit_row(data, prep, base, sel, config, what: str, fes) -> dict:
