@@ -27,8 +27,8 @@ from inspect_ai.log import transcript
 from inspect_ai.solver import TaskState
 from inspect_ai.util import sample_limits
 
-from impostor_bench.core.records import (N_SEATS, BALLOT_CLASSES, BallotClass, Team, INVALID_BALLOT_CLASSES, LEGAL_BALLOT_CLASSES, GameRow, PlayerRow,
-                              Side, TieRule, derive_ballot_class, row_dict)
+from impostor_bench.core.records import (BALLOT_CLASSES, BallotClass, Team, INVALID_BALLOT_CLASSES, LEGAL_BALLOT_CLASSES, GameRow, PlayerRow,
+                              Side, TieRule, derive_ballot_class, impostor_seat_list, row_dict)
 from impostor_bench.core.rules import RoundResult
 from impostor_bench.core.schedule import GameSpec
 from impostor_bench.core.seat import SeatRecord
@@ -64,7 +64,7 @@ def build_record(spec: GameSpec, seats: list[SeatRecord], decisions: Sequence[Ro
     position = {seat: pos for pos, seat in enumerate(spec.speaking_order)}
     players = []
     for seat, s in enumerate(seats):
-        imp = seat == spec.impostor_seat
+        imp = spec.is_impostor(seat)
         # Stores written before the class existed: derived from what the ballot recorded.
         ballot_class = s.ballot_class or derive_ballot_class(
             s.vote, seat, s.ballot_error, bool(s.self_declared), None, len(s.vote_raw))
@@ -100,6 +100,8 @@ def build_record(spec: GameSpec, seats: list[SeatRecord], decisions: Sequence[Ro
         votes_on_impostor=first.votes_on_impostor,
         team_assignment=None if spec.team_assignment is None else "".join(spec.team_assignment),
         speaking_order="".join(str(s) for s in spec.speaking_order),
+        n_players=spec.n_players, n_impostors=spec.n_impostors,
+        impostor_seats=None if spec.n_impostors == 1 else ",".join(map(str, spec.impostors)),
         vote_mode=vote_modes[0] if len(vote_modes) == 1 else "mixed", language=language,
         length_budget=length_budget, truncate_to=truncate_to,
     )
@@ -145,11 +147,16 @@ def _invalid(r: dict) -> bool:
     return r["vote"] is None if cls is None else cls in INVALID_BALLOT_CLASSES
 
 
+def _impostor_seats(g: dict) -> list[int]:
+    """The game's impostor seats (one in the paper's game; a record without the column: its ``impostor_seat``)."""
+    return impostor_seat_list(g["impostor_seat"], g.get("impostor_seats"))
+
+
 @metric
 def detection_accuracy() -> Metric:
     """Majority-seat ballots that name the impostor, over the legal majority-seat ballots
     (a majority player's self-vote is legal and names no impostor: a miss)."""
-    return _ratio(lambda g, p: sum(1 for r in p if r["role"] == "majority" and r["vote"] == g["impostor_seat"]),
+    return _ratio(lambda g, p: sum(1 for r in p if r["role"] == "majority" and r["vote"] in _impostor_seats(g)),
         lambda g, p: sum(1 for r in p if r["role"] == "majority" and _legal(r)),
     )
 
@@ -157,19 +164,19 @@ def detection_accuracy() -> Metric:
 @metric
 def self_declaration_rate() -> Metric:
     """Share of seats that self-declare."""
-    return _ratio(lambda g, p: sum(r["self_declared"] for r in p), lambda g, p: N_SEATS)
+    return _ratio(lambda g, p: sum(r["self_declared"] for r in p), lambda g, p: len(p))
 
 
 @metric
 def invalid_ballot_rate() -> Metric:
     """Share of invalid ballots (unparseable, names no player, missing); a self-vote is legal."""
-    return _ratio(lambda g, p: g["n_invalid_ballots"], lambda g, p: N_SEATS)
+    return _ratio(lambda g, p: g["n_invalid_ballots"], lambda g, p: len(p))
 
 
 @metric
 def invalid_description_rate() -> Metric:
     """Share of descriptions that failed enforcement twice."""
-    return _ratio(lambda g, p: g["n_invalid_descriptions"], lambda g, p: N_SEATS)
+    return _ratio(lambda g, p: g["n_invalid_descriptions"], lambda g, p: len(p))
 
 
 @metric
@@ -222,7 +229,7 @@ def rates_by_model() -> Metric:
                     c[2] += 1
                     c[3] += g["winner"] == "majority"
                     c[4] += _legal(p)
-                    c[5] += p["vote"] == g["impostor_seat"]
+                    c[5] += p["vote"] in _impostor_seats(g)
         out: dict[str, float] = {}
         for model, (ig, iw, ms, mw, legal, hits) in sorted(n.items()):
             out[f"impostor_games/{model}"], out[f"majority_seats/{model}"] = ig, ms

@@ -99,10 +99,11 @@ async def describe_all(
 
     assert spec.impostor_seat is not None, "the game's draws are made first"
     for seat in order:
-        word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
+        word = spec.pair.impostor if spec.is_impostor(seat) else spec.pair.majority
         mate = spec.teammate(seat)
         user = prompts.description_prompt(
             mode=spec.mode, word=word, player_label=player_label(seat), previous=shown,
+            players=spec.n_players, impostors=spec.n_impostors,
             teammate_label=None if mate is None else player_label(mate),
             context=None if context is None else context(seat), language=language,
         )
@@ -146,7 +147,8 @@ def start_game(state: TaskState, options: Optional[GameOptions] = None) -> tuple
     if not spec.drawn or not state.metadata.get("experiment_id"):
         identity = experiment_id_for(spec.mode, spec.difficulty, state.metadata["seed"],
                                      state.metadata.get("rounds", 1), state.metadata.get("private_notes", False),
-                                     language=state.metadata.get("language", "en"))
+                                     language=state.metadata.get("language", "en"),
+                                     players=spec.n_players, impostors=spec.n_impostors)
         if options is not None:  # the length and decoding settings that were set (core.experiment.with_ablations)
             identity = with_ablations(identity, **ablations_of(options.model_dump()))
         if not state.metadata.get("experiment_id"):
@@ -154,9 +156,11 @@ def start_game(state: TaskState, options: Optional[GameOptions] = None) -> tuple
         if not spec.drawn:
             spec = spec.for_experiment(identity)
             state.metadata.update({k: v for k, v in spec.to_metadata().items()
-                                   if k in ("impostor_seat", "team_assignment", "speaking_order", "game_seed", "schedule")})
+                                   if k in ("impostor_seat", "impostor_seats", "team_assignment", "speaking_order", "game_seed",
+                                            "schedule")})
     assert spec.impostor_seat is not None
-    models = seat_models(spec.mode, spec.impostor_seat, spec.team_assignment)
+    models = seat_models(spec.mode, spec.impostor_seat, spec.team_assignment, players=spec.n_players,
+                         impostor_seats=spec.impostors)
     return spec, models
 
 
@@ -164,7 +168,8 @@ def game_settings(spec: GameSpec, models: list[Model], options: GameOptions,
                   role_defaults: Optional[dict[str, dict[str, Any]]]) -> list[SeatSettings]:
     """Each seat's settings: explicit option > its role's registry-alias defaults > the paper's (by route)."""
     assert spec.impostor_seat is not None, "the game's draws are made first"
-    roles = seat_roles(spec.mode, spec.impostor_seat, spec.team_assignment)
+    roles = seat_roles(spec.mode, spec.impostor_seat, spec.team_assignment, players=spec.n_players,
+                       impostor_seats=spec.impostors)
     return [seat_settings(model_name(models[s]), temperature=options.temperature, max_tokens=options.max_tokens,
                           vote_temperature=options.vote_temperature, alias_defaults=(role_defaults or {}).get(roles[s]),
                           top_p=options.top_p)
@@ -209,10 +214,11 @@ async def vote_all(
         return text
 
     async def vote(seat: int) -> None:
-        word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
+        word = spec.pair.impostor if spec.is_impostor(seat) else spec.pair.majority
         mate = spec.teammate(seat)
         user = prompts.voting_prompt(
             mode=spec.mode, word=word, player_label=player_label(seat), descriptions=shown,
+            impostors=spec.n_impostors,
             teammate_label=None if mate is None else player_label(mate),
             context=None if context is None else context(seat), language=options.language,
         )
@@ -231,7 +237,7 @@ async def vote_all(
         record.vote_temperature = settings[seat].vote_temperature
         text = await ask(seat, messages, config, vote_mode)
         record.vote_raw.append(text)
-        parsed = parse_vote(text, seat)
+        parsed = parse_vote(text, seat, spec.n_players)
         if parsed.error is not None and parsed.retry:
             messages += [
                 ChatMessageAssistant(content=text),
@@ -239,7 +245,7 @@ async def vote_all(
             ]
             text = await ask(seat, messages, config, vote_mode)
             record.vote_raw.append(text)
-            parsed = parse_vote(text, seat)
+            parsed = parse_vote(text, seat, spec.n_players)
         record.vote, record.confidence, record.reasoning = parsed.vote, parsed.confidence, parsed.reasoning
         record.self_declared, record.word_guess = parsed.self_declared, parsed.word_guess
         record.ballot_error, record.ballot_class = parsed.error, parsed.ballot_class
@@ -262,7 +268,7 @@ async def write_notes(spec: GameSpec, models: list[Model], seats: list[SeatRecor
     """Each of the ``writers``' private note after a round (counted in that round's tokens)."""
 
     async def note(seat: int) -> tuple[int, str]:
-        word = spec.pair.impostor if seat == spec.impostor_seat else spec.pair.majority
+        word = spec.pair.impostor if spec.is_impostor(seat) else spec.pair.majority
         user = prompts.note_prompt(word=word, player_label=player_label(seat), context=context(seat),
                                    max_chars=NOTE_MAX_CHARS, language=language)
         config = call_config(models[seat], temperature=settings[seat].temperature, max_tokens=settings[seat].max_tokens,
@@ -338,7 +344,7 @@ async def play_game(state: TaskState, options: GameOptions, role_defaults: Optio
                 save_rounds(state.store, record)
         ballots = {s: Ballot(counted_vote(seats[s].vote, s, remaining), bool(seats[s].self_declared),
                              seats[s].word_guess) for s in voters}
-        result = decide_played_round(ballots, remaining, spec.impostor_seat, spec.pair.majority, round_no=round_no,
+        result = decide_played_round(ballots, remaining, spec.impostors, spec.pair.majority, round_no=round_no,
                                      max_rounds=max_rounds, tie_rule=options.tie_rule, game_seed=spec.game_seed,
                                      language=language)
         decisions.append(result)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import weakref
+from typing import Optional
 
 from inspect_ai.model import Model, get_model, model_roles
 
@@ -41,15 +42,17 @@ def _check_roles(mode: str, defined: frozenset[str]) -> None:
         )
 
 
-def seat_models(mode: str, impostor_seat: int, team_assignment: tuple[str, ...] | None) -> list[Model]:
-    """The model of each seat 0-3.  In cross-play and team modes one missing role
+def seat_models(mode: str, impostor_seat: int, team_assignment: tuple[str, ...] | None, *, players: int = 4,
+                impostor_seats: Optional[tuple[int, ...]] = None) -> list[Model]:
+    """The model of each seat (0-3 in the paper's game).  In cross-play and team modes one missing role
     falls back to ``--model``; both missing is an error naming the roles."""
     check_roles(mode, set(model_roles()))
     spec = mode_spec(mode)
     if spec.teams and team_assignment is None:
         raise ImpostorError(f"mode {mode!r} needs a team assignment for every game")
     by_role = {role: get_model(role=role) for role in spec.roles} or {ALL_SEATS_ROLE: get_model()}
-    return [by_role[role] for role in spec.seat_roles(impostor_seat, team_assignment)]
+    return [by_role[role] for role in spec.seat_roles(impostor_seat, team_assignment, players=players,
+                                                      impostor_seats=impostor_seats)]
 
 
 _NAMES: "weakref.WeakKeyDictionary[Model, str]" = weakref.WeakKeyDictionary()
@@ -70,6 +73,7 @@ def live_assignment(mode: str) -> dict[str, str]:
 
 
 def experiment_id_for(mode: str, difficulty: str, seed: int, rounds: int = 1, private_notes: bool = False, *,
-                      language: str = "en") -> str:
-    """This eval's experiment identity: (mode, difficulty, model assignment, seed[, rounds][, language])."""
-    return experiment_id(mode, difficulty, live_assignment(mode), seed, rounds, private_notes, language=language)
+                      language: str = "en", players: int = 4, impostors: int = 1) -> str:
+    """This eval's experiment identity: (mode, difficulty, model assignment, seed[, rounds][, group][, language])."""
+    return experiment_id(mode, difficulty, live_assignment(mode), seed, rounds, private_notes, language=language,
+                         players=players, impostors=impostors)
