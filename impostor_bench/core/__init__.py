@@ -5,7 +5,8 @@ count and the ballot classes (``records``), what each mode is (``modes``), every
 option (``options``), schedules (``schedule``), the experiment identity (``experiment``),
 prompts (``prompts``), description rules (``descriptions``, ``glyphs``), ballot parsing
 (``parsing``), model text bounds (``model_text``), word pairs (``wordpairs``), generation
-settings (``generation``), call bounds (``call_limits``) and user-facing errors (``errors``).
+settings (``generation``), call bounds (``call_limits``), user-facing errors (``errors``) and the
+refusal of a top-level folder's second name (``installed_name``).
 
 Plain Python (pydantic for the schema; regex/ICU for Unicode): it imports none of
 inspect_ai, mlflow, litellm or pandas, and nothing else of impostor-bench, so the rules
