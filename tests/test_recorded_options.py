@@ -41,24 +41,35 @@ def test_task_metadata_is_every_option_as_played(tmp_path, monkeypatch):
     assert set(default) == OPTIONS | set(RECORDS) and omitted_defaults(GameOptions, default) >= {"rounds", "word_pairs"}
 
 
-@pytest.mark.slow
-def test_run_params_are_every_option_and_the_named_records(tmp_path, monkeypatch):
-    from inspect_ai import eval as inspect_eval
+def _recorded_params(tmp_path, monkeypatch, play, kind: str | None = None) -> dict[str, str]:
+    """The MLflow params of the one run (tagged ``impostor.kind`` = ``kind``, if given) that ``play()``
+    logs with tracking on by default, as a user's first run in an empty folder: the store ./mlruns."""
     from mlflow.tracking import MlflowClient
-
-    from impostor_bench.tasks.impostor import impostor
-    from impostor_bench.tracking.logrun import RUN_PARAM_PREFIXES, RUN_PARAMS
 
     for k in ("IMPOSTOR_MLFLOW", "MLFLOW_TRACKING_URI", "MLFLOW_EXPERIMENT_NAME", "IMPOSTOR_MLFLOW_EXPERIMENT"):
         monkeypatch.delenv(k, raising=False)
     monkeypatch.setenv("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
     monkeypatch.chdir(tmp_path)
-    [log] = inspect_eval(impostor(mode="cross_play", n_games=2, seed=3, max_tokens=99), model="bot/random",
-                         model_roles={"impostor": "bot/embedding"}, log_dir="logs", display="none")
-    assert log.status == "success"
+    play()
     client = MlflowClient(f"sqlite:///{tmp_path / 'mlruns' / 'mlflow.db'}")
-    [run] = client.search_runs([client.get_experiment_by_name("impostor").experiment_id])
-    params = run.data.params
+    [run] = client.search_runs([e.experiment_id for e in client.search_experiments()],
+                               filter_string=f"tags.`impostor.kind` = '{kind}'" if kind else "")
+    return run.data.params
+
+
+@pytest.mark.slow
+def test_run_params_are_every_option_and_the_named_records(tmp_path, monkeypatch):
+    from inspect_ai import eval as inspect_eval
+
+    from impostor_bench.tasks.impostor import impostor
+    from impostor_bench.tracking.logrun import RUN_PARAM_PREFIXES, RUN_PARAMS
+
+    def play():
+        [log] = inspect_eval(impostor(mode="cross_play", n_games=2, seed=3, max_tokens=99), model="bot/random",
+                             model_roles={"impostor": "bot/embedding"}, log_dir="logs", display="none")
+        assert log.status == "success"
+
+    params = _recorded_params(tmp_path, monkeypatch, play)
     assert OPTIONS <= set(params)
     others = {k for k in params if k not in OPTIONS}
     assert {k for k in others if k not in RUN_PARAMS and not k.startswith(RUN_PARAM_PREFIXES)} == set()
@@ -69,24 +80,17 @@ def test_run_params_are_every_option_and_the_named_records(tmp_path, monkeypatch
 
 @pytest.mark.slow
 def test_sweep_run_params_are_its_game_fields_and_the_named_records(tmp_path, monkeypatch):
-    from mlflow.tracking import MlflowClient
-
     from impostor_bench.commands.sweep import run_sweep
     from impostor_bench.sweep.config import GAME_FIELDS
     from impostor_bench.sweep.tracking import SWEEP_RUN_PARAMS
 
     from test_sweep_helpers import write_config
 
-    for k in ("IMPOSTOR_MLFLOW", "MLFLOW_TRACKING_URI", "MLFLOW_EXPERIMENT_NAME", "IMPOSTOR_MLFLOW_EXPERIMENT"):
-        monkeypatch.delenv(k, raising=False)
-    monkeypatch.setenv("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
-    monkeypatch.chdir(tmp_path)
-    cfg = write_config(tmp_path / "s.yaml", modes=["homogeneous"], models=["testplayer/a"], max_tokens=77)
-    assert run_sweep(str(cfg), log_dir=str(tmp_path / "logs"), display="none") == 0
-    client = MlflowClient(f"sqlite:///{tmp_path / 'mlruns' / 'mlflow.db'}")
-    runs = client.search_runs([e.experiment_id for e in client.search_experiments()],
-                              filter_string="tags.`impostor.kind` = 'sweep'")
-    [parent] = runs
-    assert set(parent.data.params) == set(GAME_FIELDS) | set(SWEEP_RUN_PARAMS)
+    def play():
+        cfg = write_config(tmp_path / "s.yaml", modes=["homogeneous"], models=["testplayer/a"], max_tokens=77)
+        assert run_sweep(str(cfg), log_dir=str(tmp_path / "logs"), display="none") == 0
+
+    params = _recorded_params(tmp_path, monkeypatch, play, kind="sweep")
+    assert set(params) == set(GAME_FIELDS) | set(SWEEP_RUN_PARAMS)
     assert OPTIONS - set(GAME_FIELDS) == {"mode", "difficulty", "n_games", "seed", "first_game", "experiment_id"}
-    assert parent.data.params["max_tokens"] == "77" and json.loads(parent.data.params["models"]) == ["testplayer/a"]
+    assert params["max_tokens"] == "77" and json.loads(params["models"]) == ["testplayer/a"]
