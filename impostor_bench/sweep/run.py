@@ -291,7 +291,8 @@ def print_plan(pl: Plan, log_dir: Path, list_all: bool) -> None:
     for e in shown:
         roles = ", ".join(f"{r}={pl.resolved.get(a, a)}" for r, a in e.roles)
         group = "" if (e.players, e.impostors) == (4, 1) else f"  {e.players} players, {e.impostors} impostor(s)"
-        print(f"  {e.index:>4}  {e.mode:<16}{e.difficulty:<8}seed {e.seed}  {e.n_games} games  {roles}{group}")
+        language = "" if e.language == "en" else f"  language {e.language}"
+        print(f"  {e.index:>4}  {e.mode:<16}{e.difficulty:<8}seed {e.seed}  {e.n_games} games  {roles}{group}{language}")
     if len(shown) < len(pl.experiments):
         print(f"  ... {len(pl.experiments) - len(shown):,} more (--list shows all)")
     print(f"\nlog dir: {log_dir}   sweep id: {pl.sweep_id}")
