@@ -58,3 +58,13 @@ def test_bad_axes_name_the_field_and_the_fix(tmp_path, change, field):
     msg = str(ei.value)
     assert str(p) in msg and f"field '{field}'" in msg and ("fix" in msg or "list each once" in msg), msg
     assert "\n" not in msg
+
+
+def test_the_cost_estimate_counts_the_games_seats(tmp_path):
+    from impostor_bench.sweep.estimate import game_seat_load, seats_per_game
+
+    assert seats_per_game("cross_play", {"impostor": "a", "majority": "b"}, 6, 2) == {"a": 2, "b": 4}
+    assert seats_per_game("homogeneous", {"model": "a"}, 7) == {"a": 7}
+    assert seats_per_game("cross_play", {"impostor": "a", "majority": "b"}) == {"a": 1, "b": 3}
+    # a seat of a bigger game reads more descriptions before it votes
+    assert game_seat_load("homogeneous", 150, players=8)[1] > game_seat_load("homogeneous", 150)[1]

@@ -44,10 +44,12 @@ class ModelCost:
     price_source: str = "unknown"
 
 
-def seats_per_game(mode: str, roles: dict[str, str]) -> dict[str, int]:
-    """Seats each model (alias) plays in one game of an experiment (A.3: 2 + 2 in team modes)."""
+def seats_per_game(mode: str, roles: dict[str, str], players: int = N_SEATS, impostors: int = 1) -> dict[str, int]:
+    """Seats each model (alias) plays in one game of an experiment (A.3: 2 + 2 in team modes; in
+    cross-play the impostor model plays every impostor seat)."""
     out: dict[str, int] = {}
-    for role in mode_spec(mode).seat_roles(0, ("A", "B") * (N_SEATS // 2)):  # any impostor seat and teams
+    for role in mode_spec(mode).seat_roles(0, ("A", "B") * (N_SEATS // 2), players=players,
+                                           impostor_seats=tuple(range(impostors))):  # any seats and teams
         out[roles[role]] = out.get(roles[role], 0) + 1
     return out
 
@@ -56,25 +58,27 @@ def _tokens(*texts: str) -> int:
     return math.ceil(sum(len(t) for t in texts) / CHARS_PER_TOKEN)
 
 
-def seat_tokens(mode: str, max_tokens: int) -> tuple[int, int]:
-    """(input, output) tokens of one seat in one game, averaged over the four speaking positions."""
+def seat_tokens(mode: str, max_tokens: int, players: int = N_SEATS) -> tuple[int, int]:
+    """(input, output) tokens of one seat in one game, averaged over the speaking positions (four in
+    the paper's game)."""
     earlier = "x" * (CHARS_PER_TOKEN * max_tokens)  # a description as long as it may be
     mate = 2 if mode_spec(mode).teammate_view == "named" else None
     desc = [_tokens(DESCRIPTION_SYSTEM, description_prompt(mode=mode, word=_EXAMPLE_WORD, player_label=k + 1,
                                                            previous=[(i + 1, earlier) for i in range(k)],
-                                                           teammate_label=mate)) for k in range(N_SEATS)]
+                                                           teammate_label=mate)) for k in range(players)]
     vote = _tokens(VOTING_SYSTEM, voting_prompt(mode=mode, word=_EXAMPLE_WORD, player_label=1,
-                                                descriptions=[(i + 1, earlier) for i in range(N_SEATS)],
+                                                descriptions=[(i + 1, earlier) for i in range(players)],
                                                 teammate_label=mate))
-    return round(sum(desc) / N_SEATS) + vote, 2 * max_tokens
+    return round(sum(desc) / players) + vote, 2 * max_tokens
 
 
-def game_seat_load(mode: str, max_tokens: int, rounds: int = 1, private_notes: bool = False) -> tuple[int, int, int]:
+def game_seat_load(mode: str, max_tokens: int, rounds: int = 1, private_notes: bool = False,
+                   players: int = N_SEATS) -> tuple[int, int, int]:
     """(calls, input tokens, output tokens) of one seat in one game of ``rounds`` rounds (upper bounds)."""
-    tok_in, tok_out = seat_tokens(mode, max_tokens)
+    tok_in, tok_out = seat_tokens(mode, max_tokens, players)
     if rounds == 1:
         return 2, tok_in, tok_out
-    earlier_round = N_SEATS * max_tokens + _tokens("x" * NOTE_MAX_CHARS)  # descriptions at their longest, the note
+    earlier_round = players * max_tokens + _tokens("x" * NOTE_MAX_CHARS)  # descriptions at their longest, the note
     notes = rounds - 1 if private_notes else 0
     calls = 2 * rounds + notes
     extra_in = sum(2 * (r - 1) * earlier_round for r in range(1, rounds + 1))  # description + ballot prompt
@@ -101,9 +105,9 @@ def estimate_costs(pl) -> list[ModelCost]:
     for alias in pl.config.models:
         costs[alias] = ModelCost(alias, pl.resolved.get(alias, alias), _max_tokens(alias, pl.config.max_tokens))
     for e in pl.experiments:
-        for alias, seats in seats_per_game(e.mode, dict(e.roles)).items():
+        for alias, seats in seats_per_game(e.mode, dict(e.roles), e.players, e.impostors).items():
             c = costs[alias]
-            calls, tok_in, tok_out = game_seat_load(e.mode, c.max_tokens, e.rounds, e.private_notes)
+            calls, tok_in, tok_out = game_seat_load(e.mode, c.max_tokens, e.rounds, e.private_notes, e.players)
             c.seat_games += seats * e.n_games
             c.calls += calls * seats * e.n_games
             c.input_tokens += tok_in * seats * e.n_games
