@@ -130,7 +130,8 @@ def summarize(log_dir: Path, pl: Plan, wall_s: float) -> tuple[dict[str, float],
             m[f"win_condition/{c}"] = int(counts.get(c, 0))
         ib, idesc = int(g["n_invalid_ballots"].sum()), int(g["n_invalid_descriptions"].sum())
         m["invalid_ballots"], m["invalid_descriptions"] = ib, idesc
-        lines.append(f"  invalid ballots {ib:,} of {4 * n_games:,}; invalid descriptions {idesc:,} of {4 * n_games:,}")
+        seats = int(g["n_players"].sum()) if "n_players" in g.columns else 4 * n_games  # four a paper game
+        lines.append(f"  invalid ballots {ib:,} of {seats:,}; invalid descriptions {idesc:,} of {seats:,}")
     if tables is not None:
         tot = {"input": 0.0, "output": 0.0, "total": 0.0}
         for u in tables.usage.values():
