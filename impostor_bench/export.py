@@ -181,8 +181,9 @@ def _validate(md: dict) -> tuple[dict, list[dict], list[dict]]:
     game = GameRow.model_validate(md["game"]).model_dump()
     moves = [MoveRow.model_validate(m).model_dump() for m in md.get("moves") or []]
     players = [PlayerRow.model_validate(p).model_dump() for p in md["players"]]
-    if len(players) != 4 or sorted(p["seat"] for p in players) != [0, 1, 2, 3]:
-        raise ValueError(f"expected 4 player rows with seats 0-3, got {len(players)}")
+    n = game["n_players"]  # four in the paper's game (and in records written before the column)
+    if len(players) != n or sorted(p["seat"] for p in players) != list(range(n)):
+        raise ValueError(f"expected {n} player rows with seats 0-{n - 1}, got {len(players)}")
     if any(p["game_id"] != game["game_id"] for p in players):
         raise ValueError("player rows do not share the game's game_id")
     if any(m["game_id"] != game["game_id"] for m in moves):
