@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from impostor_bench.core.errors import ImpostorError
+from impostor_bench.core.experiment import ablations_of
 from impostor_bench.core.output_files import write_text
 from impostor_bench.outdir import make_dir
 from impostor_bench.preflight import check_models
@@ -107,7 +108,7 @@ def summarize(log_dir: Path, pl: Plan, wall_s: float) -> tuple[dict[str, float],
             # each experiment two task ids ("4/2 experiments complete"), and no re-run could finish
             a = h.eval.task_args or {}
             key = _experiment_key(a.get("mode"), a.get("difficulty"), a.get("seed"), a.get("models"),
-                                  a.get("players", 4), a.get("impostors", 1))
+                                  a.get("players", 4), a.get("impostors", 1), ablations_of(a))
             if h.status == "success" or key not in done_tasks:
                 done_tasks[key] = h.status
     exp_ok = sum(1 for s in done_tasks.values() if s == "success")
@@ -223,9 +224,18 @@ def settings_line(pl: Plan) -> str:
     return "game settings: " + "; ".join(f"{a} {text(v)}" for a, v in eff.items())
 
 
-def _experiment_key(mode: Any, difficulty: Any, seed: Any, models: Any, players: Any = 4, impostors: Any = 1) -> str:
+def _experiment_key(mode: Any, difficulty: Any, seed: Any, models: Any, players: Any = 4, impostors: Any = 1,
+                    settings: Optional[dict[str, Any]] = None) -> str:
+    """What an experiment is; ``settings``: its length and decoding options (``core.experiment.ablations_of``),
+    only those set, so the paper's keys are as before."""
     group = [] if (players, impostors) == (4, 1) else [players, impostors]  # the paper's keys as before
-    return json.dumps([mode, difficulty, seed, models, *group], sort_keys=True, default=str)
+    kept = {k: v for k, v in (settings or {}).items() if v is not None}
+    return json.dumps([mode, difficulty, seed, models, *group, *([kept] if kept else [])], sort_keys=True, default=str)
+
+
+def _settings_of(e: Any, pl: Plan) -> dict[str, Any]:
+    """An experiment's length and decoding options as its task arguments hold them."""
+    return ablations_of({"temperature": pl.config.temperature, "top_p": pl.config.top_p, **dict(e.settings)})
 
 
 def left_to_play(pl: Plan, log_dir: Path) -> Plan:
@@ -247,9 +257,10 @@ def left_to_play(pl: Plan, log_dir: Path) -> Plan:
         if log.status == "success":
             a = log.eval.task_args or {}
             done.add(_experiment_key(a.get("mode"), a.get("difficulty"), a.get("seed"), a.get("models"),
-                                     a.get("players", 4), a.get("impostors", 1)))
+                                     a.get("players", 4), a.get("impostors", 1), ablations_of(a)))
     left = [e for e in pl.experiments
-            if _experiment_key(e.mode, e.difficulty, e.seed, dict(e.roles), e.players, e.impostors) not in done]
+            if _experiment_key(e.mode, e.difficulty, e.seed, dict(e.roles), e.players, e.impostors,
+                               _settings_of(e, pl)) not in done]
     if len(left) < len(pl.experiments):
         print(f"resuming in {log_dir}: {len(pl.experiments) - len(left):,} of {len(pl.experiments):,} experiments "
               f"already finished; {len(left):,} left to play ({sum(e.n_games for e in left):,} games)", flush=True)
