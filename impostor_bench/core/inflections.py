@@ -101,17 +101,21 @@ def reading(text: str) -> str:
     return readings(text)[0].lower()
 
 
+def _raw_forms(word: str, language: str, german_endings: tuple[str, ...]) -> set[str]:
+    """The word's forms as spelled: Spanish number and gender, German ``german_endings``."""
+    w = word.lower()
+    if language == "es":
+        return _es_forms(w)
+    if language == "de":
+        return _de_forms(w, german_endings)
+    raise ValueError(f"no inflection rules for language {language!r}")
+
+
 @functools.lru_cache(maxsize=4096)
 def forms(word: str, language: str) -> tuple[str, ...]:
     """Every regular form of a Spanish (``es``) or German (``de``) ``word``, read as text is
     read (:func:`reading`), longest first: what the leak rule and the pair check match."""
-    w = word.lower()
-    if language == "es":
-        raw = _es_forms(w)
-    elif language == "de":
-        raw = _de_forms(w, _DE_SUFFIXES)
-    else:
-        raise ValueError(f"no inflection rules for language {language!r}")
+    raw = _raw_forms(word, language, _DE_SUFFIXES)
     return tuple(sorted({reading(f) for f in raw}, key=lambda f: (-len(f), f)))
 
 
@@ -120,11 +124,4 @@ def guess_forms(word: str, language: str) -> frozenset[str]:
     """The forms a word guess may take (read as text is read): Spanish, the word's number and
     gender forms (an impostor's guess agrees as the language makes it: ``rápida`` for
     ``rápido``); German, the word and its plurals, with or without an umlaut."""
-    w = word.lower()
-    if language == "es":
-        raw = _es_forms(w)
-    elif language == "de":
-        raw = _de_forms(w, _DE_PLURALS)
-    else:
-        raise ValueError(f"no inflection rules for language {language!r}")
-    return frozenset(reading(f) for f in raw)
+    return frozenset(reading(f) for f in _raw_forms(word, language, _DE_PLURALS))
