@@ -64,3 +64,16 @@ def test_bad_group_options_are_one_line(kw, words):
     with pytest.raises(ImpostorError) as e:
         impostor(**kw)
     assert str(e.value).startswith(words) and "\n" not in str(e.value)
+
+
+def test_play_names_every_impostor_and_refuses_a_bad_group(capsys):
+    from impostor_bench.cli import main
+    from impostor_bench.commands.play import outcome_text
+
+    game = {"impostor_seat": 1, "impostor_seats": "1,4", "impostor_model": "bot/random", "winner": "majority",
+            "win_condition": "conviction", "impostor_word": "cat", "majority_word": "dog"}
+    assert "The impostors were Players 2 and 5 (bot/random)" in outcome_text(game, [], "human/x")
+    assert "The impostor was Player 2 " in outcome_text(game | {"impostor_seats": None}, [], "human/x")
+    assert main(["play", "--players", "4", "--impostors", "2", "--model", "bot/random"]) != 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--impostors 2" in err[0] and "fix: use impostors=1 with players=4" in err[0]

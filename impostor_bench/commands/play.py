@@ -18,7 +18,8 @@ from typing import Any, Optional
 
 from impostor_bench.commands._args import seconds
 from impostor_bench.core.errors import ImpostorError
-from impostor_bench.core.records import DIFFICULTIES, player_label
+from impostor_bench.core.group import group_problem
+from impostor_bench.core.records import DIFFICULTIES, impostor_seat_list, player_label
 
 __all__ = ["register", "outcome_text"]
 
@@ -45,6 +46,9 @@ def register(sub: Any) -> None:
                    help="1: the paper's game (default); more: elimination rounds (docs/rules.md, Multi-round games)")
     p.add_argument("--private-notes", action="store_true",
                    help="with --rounds 2 or more: keep a private note between rounds")
+    p.add_argument("--players", type=int, default=4, help="players in the game, 4 to 8 (default 4, the paper's)")
+    p.add_argument("--impostors", type=int, default=1,
+                   help="impostors in the game, a strict minority of the players (default 1, the paper's)")
     p.add_argument("--open", action="store_true", help="open the page in the default browser")
     p.add_argument("--linger", type=seconds(MAX_MOVE_SECONDS), default=60,
                    help="seconds to keep the page up after the game, until it has shown the outcome (default 60)")
@@ -55,9 +59,11 @@ def outcome_text(game: dict[str, Any], players: list[dict[str, Any]], human: str
                  moves: Optional[list[dict[str, Any]]] = None) -> str:
     """The game's outcome for a person: winner, words, who said and voted what (a multi-round
     game, with ``moves``: round by round)."""
-    imp = game["impostor_seat"]
+    imps = impostor_seat_list(game["impostor_seat"], game.get("impostor_seats"))
+    who = (f"The impostor was Player {player_label(imps[0])}" if len(imps) == 1 else
+           "The impostors were Players " + " and ".join(str(player_label(s)) for s in imps))
     lines = [f"Winner: the {game['winner']} ({game['win_condition']}).",
-             f"The impostor was Player {player_label(imp)} ({game['impostor_model']}) with "
+             f"{who} ({game['impostor_model']}) with "
              f"\"{game['impostor_word']}\"; the majority word was \"{game['majority_word']}\".", ""]
     if moves:
         return "\n".join(lines + _rounds_lines(moves, human))
@@ -91,6 +97,9 @@ def _cmd_play(args: Any) -> int:
     from impostor_bench.tasks.impostor import impostor
 
     opponent_role = "majority" if args.role == "impostor" else "impostor"
+    problem = group_problem(args.players, args.impostors)
+    if problem:  # before the opponent is loaded or a page opens
+        raise ImpostorError(f"impostor play --players {args.players} --impostors {args.impostors}: {problem}")
     seed = args.seed if args.seed is not None else secrets.randbelow(10**6)
     # The opponent first: an unknown provider, a missing key or model file is one line before the page opens.
     from impostor_bench.preflight import check_models
@@ -103,7 +112,9 @@ def _cmd_play(args: Any) -> int:
     # No game time budget: a person's moves have their own --timeout.
     task = impostor(mode="cross_play", n_games=1, difficulty=args.difficulty, seed=seed,
                     models={opponent_role: args.model}, game_time_limit=0,
-                    **({"rounds": args.rounds, "private_notes": args.private_notes} if args.rounds != 1 or args.private_notes else {}))
+                    **({"rounds": args.rounds, "private_notes": args.private_notes} if args.rounds != 1 or args.private_notes else {}),
+                    **({"players": args.players, "impostors": args.impostors}
+                       if (args.players, args.impostors) != (4, 1) else {}))
     try:
         human = get_model("human/web", participant=args.participant, timeout=args.timeout,
                           host=args.host, port=args.port)

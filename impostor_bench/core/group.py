@@ -42,10 +42,10 @@ def group_problem(players: int, impostors: int) -> Optional[str]:
                 f"(the paper's game has {PAPER_PLAYERS})")
     top = max_impostors(players)
     if not 1 <= impostors <= top:
-        return (f"impostors={impostors} is not a minority of {players} players; fix: use 1 to {top} impostors "
-                f"with players={players}, or more players (impostors={impostors} needs players={2 * impostors + 1} "
-                f"or more)" if impostors > top else
-                f"impostors={impostors} is out of range; fix: use 1 to {top} impostors with players={players}")
+        allowed = "impostors=1" if top == 1 else f"1 to {top} impostors"
+        return (f"impostors={impostors} is not a minority of {players} players; fix: use {allowed} with "
+                f"players={players}, or players={2 * impostors + 1} or more" if impostors > top else
+                f"impostors={impostors} is out of range; fix: use {allowed} with players={players}")
     return None
 
 
