@@ -157,7 +157,8 @@ def _condition_plan(args):
     try:
         return parse_plan(args.condition, args.condition_or, args.rank_reversal)
     except ValueError as exc:
-        raise ImpostorError(f"impostor simulate: {exc}") from exc
+        raise ImpostorError(f"impostor simulate: {exc}; fix: e.g. --condition language=en,es --condition-or es=0.8 "
+                            f"--rank-reversal MODEL_A,MODEL_B@es") from exc
 
 
 def _simulate_rounds(args, kw: dict):
