@@ -16,7 +16,8 @@ experiment's own mode), so ``n_experiments = levels x cells`` gives every level 
 The level is written where the analysis reads it: games ``n_players``/``n_impostors``,
 ``language``, ``length_budget``; players ``temperature``/``top_p``. A group-size level's games are
 then replayed at that size, with the same winners (``impostor_bench.analysis.sim.groups``): N player
-rows, K impostors, ballots the rules decide that way.
+rows, K impostors, ballots the rules decide that way; team-mode experiments (two teams of two) stay in
+the level 4x1.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from typing import Mapping, Optional
 
 import numpy as np
 import pandas as pd
+
+from impostor_bench.core.records import TEAM_MODES
 
 FACTORS = ("group_size", "language", "length_budget", "decoding", "mode")
 
@@ -84,7 +87,16 @@ class ConditionPlan:
             if missing:
                 raise ValueError(f"condition mode: the design plays mode(s) {', '.join(missing)} not in the levels")
             return np.array([idx[str(m)] for m in exp_mode], dtype=np.int64)
-        return (np.arange(E) * len(self.levels)) // E
+        level = (np.arange(E) * len(self.levels)) // E
+        if self.factor == "group_size":  # team modes are two teams of two: they play the paper's group
+            team = np.isin(np.asarray(exp_mode).astype(str), TEAM_MODES)
+            paper = [i for i, lv in enumerate(self.levels) if parse_level(self.factor, lv) == (4, 1)]
+            if team.any() and (level[team] != (paper[0] if paper else -1)).any():
+                if not paper:
+                    raise ValueError("condition group_size: team modes play 4 players with 1 impostor; fix: add the "
+                                     "level 4x1 or simulate homogeneous and cross_play modes only")
+                level[team] = paper[0]
+        return level
 
     def logit_shift(self, level_g: np.ndarray, imp_model: np.ndarray, names: list[str],
                     strength: np.ndarray) -> np.ndarray:

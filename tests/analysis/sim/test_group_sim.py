@@ -76,7 +76,10 @@ def test_a_conviction_below_the_groups_threshold_is_refused(grouped):
         validate_tables(games, players, models)
 
 
-def test_team_modes_are_not_regrouped():
+def test_team_modes_stay_in_the_papers_group():
     plan = ConditionPlan("group_size", ("4x1", "6x2"))
-    with pytest.raises(ValueError, match="team modes"):
-        simulate_games(10, 4, seed=0, modes=["team_blind"], conditions=plan)
+    games, players, _ = simulate_games(12, 4, seed=0, modes=["team_blind", "homogeneous"], conditions=plan)
+    team = games["mode"] == "team_blind"
+    assert (games.loc[team, "n_players"] == 4).all() and (games.loc[~team, "n_players"] == 6).any()
+    with pytest.raises(ValueError, match="add the level 4x1"):
+        simulate_games(12, 4, seed=0, modes=["team_blind"], conditions=ConditionPlan("group_size", ("6x2", "5x1")))
