@@ -231,6 +231,7 @@ def _validate_games(games: pd.DataFrame, name: str, notes: list[str]) -> None:
             for c in _GAME_INT:
                 _coerce_int(games, c, gp, *( (0, MAX_SEATS - 1) if c != "game_index" else (0, 2**62) ))
             _group_columns(games, gp)
+            _language_column(games)
             for c in _GAME_STR:
                 allowed = {"mode": MODES, "difficulty": DIFFICULTIES, "winner": ("impostor", "majority")}.get(c)
                 _coerce_str(games, c, gp, allowed=allowed)
@@ -258,6 +259,15 @@ def _group_columns(games: pd.DataFrame, gp: _Problems) -> None:
             _coerce_int(games, col, gp, lo, hi)
     if "impostor_seats" not in games.columns:
         games["impostor_seats"] = None
+
+
+def _language_column(games: pd.DataFrame) -> None:
+    """``language`` (docs/data-contract.md): an export written before it existed, or a game without
+    it, was played in English, the paper's language."""
+    if "language" not in games.columns:
+        games["language"] = "en"
+    elif games["language"].isna().any():
+        games["language"] = games["language"].astype(object).where(games["language"].notna(), "en")
 
 
 def _check_winner(games: pd.DataFrame, gp: _Problems) -> None:

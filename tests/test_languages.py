@@ -175,3 +175,14 @@ def test_the_language_option_is_left_out_of_english_task_args_and_refuses_an_uns
         GameOptions(language="fr")
     assert task_option_message(GameOptions, err.value.errors()[0]) == (
         "-T language='fr' is not valid; use one of the shipped languages: en (English), es (Spanish), de (German)")
+
+
+def test_an_export_without_the_language_column_reads_as_english():
+    from impostor_bench.analysis.sim.simulate import simulate_games
+    from impostor_bench.analysis.validate import validate_tables
+
+    games, players, models = simulate_games(4, 4, seed=3)
+    games = games.drop(columns=["language"], errors="ignore")
+    assert set(validate_tables(games, players, models).games["language"]) == {"en"}
+    games["language"] = ["es", None] * (len(games) // 2)
+    assert validate_tables(games, players, models).games["language"].tolist() == ["es", "en"] * (len(games) // 2)
