@@ -3,7 +3,8 @@
 Rules and winner logic (``rules``), the record schema of the data contract, the seat
 count and the ballot classes (``records``), what each mode is (``modes``), every game
 option (``options``), schedules (``schedule``), the experiment identity (``experiment``),
-prompts (``prompts``), description rules (``descriptions``, ``glyphs``), ballot parsing
+prompts (``prompts``; in other languages ``translations``), the shipped languages (``languages``)
+and their inflections (``inflections``), description rules (``descriptions``, ``glyphs``), ballot parsing
 (``parsing``), model text bounds (``model_text``), word pairs (``wordpairs``), generation
 settings (``generation``), call bounds (``call_limits``), user-facing errors (``errors``) and the
 refusal of a top-level folder's second name (``installed_name``).
