@@ -186,3 +186,11 @@ def test_an_export_without_the_language_column_reads_as_english():
     assert set(validate_tables(games, players, models).games["language"]) == {"en"}
     games["language"] = ["es", None] * (len(games) // 2)
     assert validate_tables(games, players, models).games["language"].tolist() == ["es", "en"] * (len(games) // 2)
+
+
+def test_a_small_sharp_s_reads_as_a_small_ss():
+    from impostor_bench.core.glyphs import readings
+
+    assert readings("Straße") == ["Strasse"]
+    assert find_word_leak("Ein Spaß.", "spa") is None  # as "SpaSS" it was a camelCase join after "Spa"
+    assert find_word_leak("Viel Spaß!", "Spaß", "de") == "Spaß"
