@@ -123,14 +123,16 @@ def run_table(name: str, fn: Callable[[Analysis, StatsConfig], pd.DataFrame], an
 
 def table(name: str, columns: Optional[list[str]] = None, *, title: str, section: str,
           inference: Iterable[Inference] = (), figures: Optional[dict[str, str]] = None, rounds: bool = False,
-          groups: str = "paper") -> Callable[[Callable[[Analysis, StatsConfig], pd.DataFrame]], Table]:
+          groups: str = "paper", needs: tuple[str, ...] | Callable[[], Iterable[str]] = (),
+          ) -> Callable[[Callable[[Analysis, StatsConfig], pd.DataFrame]], Table]:
     """Register ``fn(analysis, config) -> DataFrame`` under ``name`` with its declaration
     (:class:`TableSpec`); the registered function takes a session (its cached table) or an
     ``AnalysisData`` (a one-off session)."""
     if columns is None and name not in COLUMNS:
         raise KeyError(f"no column spec for table {name!r}")
     cols = list(COLUMNS[name] if columns is None else columns)
-    spec = TableSpec(name, tuple(cols), title, section, tuple(inference), dict(figures or {}), rounds, groups)
+    spec = TableSpec(name, tuple(cols), title, section, tuple(inference), dict(figures or {}), rounds, groups,
+                     needs if callable(needs) else tuple(needs))
     COLUMNS[name] = cols  # only once the declaration is valid
 
     def deco(fn: Callable[[Analysis, StatsConfig], pd.DataFrame]) -> Table:

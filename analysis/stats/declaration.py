@@ -10,7 +10,7 @@ decorator (tests/analysis/stats/test_table_declarations.py checks every declarat
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Optional
+from typing import Callable, Iterable, Optional
 
 #: Where the report pages show a table: ``paper`` = the Results section in the paper's layout
 #: (the bundle's full table is in tables/); the others are the report's sections
@@ -74,8 +74,9 @@ def wide(keys: tuple[str, ...], *cols: str, method: str = WILD) -> tuple[Inferen
 class TableSpec:
     """One bundle table: its name, leading columns, page title and section, the inference it
     prints, the figures drawn from it (figure name -> section), whether it is a table over
-    the rounds of longer games (empty, with a note, on one-round data) and the group sizes it is
-    defined for."""
+    the rounds of longer games (empty, with a note, on one-round data), the group sizes it is
+    defined for and the other tables it reads (``needs``: names, or a function of the declarations
+    giving them; the engine computes those first, ``impostor_bench.analysis.stats.engine``)."""
 
     name: str
     columns: tuple[str, ...]
@@ -87,6 +88,7 @@ class TableSpec:
     #: the games it is defined for: "paper" (four players, one impostor: other group sizes are left
     #: out with a note, ``impostor_bench.analysis.stats.groups``) or "any" group size
     groups: str = "paper"
+    needs: tuple[str, ...] | Callable[[], Iterable[str]] = ()
 
     def __post_init__(self) -> None:
         where = f"@table({self.name!r})"

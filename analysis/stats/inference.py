@@ -133,9 +133,14 @@ def inference_rows(data, config, tables=None) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=INFERENCE_COLUMNS)
 
 
+def printing_tables() -> tuple[str, ...]:
+    """The tables whose declaration prints inference: what ``inference`` reads."""
+    return tuple(dict.fromkeys(s.table for s in specs()))
+
+
 @table("inference", columns=INFERENCE_COLUMNS,
     title="Every printed p-value and interval: its method, calibration key and multiple-comparison family",
-    section="robustness",
+    section="robustness", needs=printing_tables,
 )
 def inference(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """One row per printed p-value or interval of the bundle (see the module docstring)."""

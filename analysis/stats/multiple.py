@@ -31,7 +31,7 @@ def adjust(p, alpha: float = 0.05) -> dict[str, np.ndarray]:
 
 @table("multiple_comparisons",
     title="Multiple-comparison corrections (Appendix B)",
-    section="robustness",
+    section="robustness", needs=("inference",),
 )
 def multiple_comparisons(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     inf = inference(data, config)

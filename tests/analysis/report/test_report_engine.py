@@ -216,3 +216,36 @@ def test_a_result_holds_its_own_notes_whatever_was_computed_before(data, probes)
     assert b.notes == in_order.notes and b.errors == in_order.errors == ["second: an error"]
     with pytest.raises(dataclasses.FrozenInstanceError):
         first.notes = ()  # type: ignore[misc]
+
+
+def test_a_declared_need_is_computed_first_and_once(data, tmp_path):
+    """Without any record, a table declaring ``needs`` waits for it in the pool and gets it with its task: the
+    slow table it reads is computed once, although the reader comes first in the work."""
+    calls = tmp_path / "calls"
+
+    @table("probe_slow_input", columns=["x"], title="Probe: slow input", section="beyond")
+    def slow_input(a, config):
+        with calls.open("a") as f:
+            f.write(f"{os.getpid()}\n")
+        import time
+        time.sleep(1.0)
+        return pd.DataFrame({"x": [2]})
+
+    @table("probe_reader", columns=["x"], title="Probe: reader", section="beyond", needs=("probe_slow_input",))
+    def reader(a, config):
+        a.note("reader: read it")
+        return pd.DataFrame({"x": [3 * int(a.table("probe_slow_input")["x"].iloc[0])]})
+
+    try:
+        a = Analysis(data, stats.StatsConfig(**FAST))
+        got = engine.compute_tables(a, ["probe_reader", "probe_slow_input"], jobs=2)
+        assert got["probe_reader"].frame["x"].tolist() == [6] and got["probe_reader"].needs == ("probe_slow_input",)
+        assert len(calls.read_text().splitlines()) == 1
+        assert engine.needs_of("probe_reader", {}) == ("probe_slow_input",)
+        assert a.notes == list(data.notes)  # nothing taken yet: the caller takes the results in its order
+        a.table("probe_reader")
+        assert a.notes[-1] == "reader: read it"
+    finally:
+        for name in ("probe_slow_input", "probe_reader"):
+            REGISTRY.pop(name, None)
+            COLUMNS.pop(name, None)
