@@ -231,7 +231,8 @@ def group_cells(cfg: Any, mode: str) -> list[tuple[int, int]]:
     for n in cfg.players:
         for k in cfg.impostors:
             try:
-                GameOptions(mode=mode, players=n, impostors=k, rounds=getattr(cfg, "rounds", 1))
+                GameOptions.model_validate({"mode": mode, "players": n, "impostors": k,
+                                            "rounds": getattr(cfg, "rounds", 1)})
             except ValidationError:
                 continue
             cells.append((n, k))
