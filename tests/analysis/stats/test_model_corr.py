@@ -103,3 +103,21 @@ def test_coverage_on_the_designs_units_where_the_iid_fisher_interval_fails():
     low = stats.binom.ppf(0.005, len(strong), 0.90)
     assert cover(strong, "ci_low", "ci_high") >= low > cover(strong, "basic_low", "basic_high"), s.to_string()
     assert (s["naive_width"] > 1.6 * s["width"]).all()
+
+
+def test_compare_rows_of_the_papers_correlations_carry_the_interval():
+    from impostor_bench.analysis.report.paper_values import compare
+    from impostor_bench.analysis.stats.model_corr import COLUMNS, CORRELATIONS, METHOD
+
+    rows = [{"item": item, "section": sec, "quantity": q, "x": x, "y": y, "r": -0.5, "ci_low": -0.9, "ci_high": 0.1,
+             "n": 9, "method": METHOD + "; 9 models", "reason": ""} for item, sec, q, x, y in CORRELATIONS]
+    rows[-1].update(r=0.3, ci_low=np.nan, ci_high=np.nan, n=6, method="not computed: 6 models",
+                    reason="no interval: calibrated at 9 models, these data have 6")
+    cmp = compare({"model_correlations": pd.DataFrame(rows, columns=COLUMNS)})
+    m = cmp[cmp["table"] == "model_correlations"].set_index("match")
+    assert len(m) == len(CORRELATIONS)
+    row = m.loc["item=corr_betrayal_capability"]
+    assert (row["paper_value"], row["estimate"], row["ci_low"], row["ci_high"]) == (-0.84, -0.5, -0.9, 0.1)
+    assert bool(row["calibrated"]) and bool(row["inside"]) and row["interval"].startswith("design bootstrap")
+    last = m.loc["item=corr_convergence_collab"]
+    assert last["estimate"] == 0.3 and np.isnan(last["ci_low"]) and not bool(last["calibrated"])
