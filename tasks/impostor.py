@@ -102,7 +102,8 @@ def _generation_record(bound: Any, opts: game_options.GameOptions) -> dict[str, 
     """What the task metadata says about the settings: the rule, and each bound role's resolved values
     (every seat's own values are in the players table: temperature, vote_temperature)."""
     roles = {role: seat_settings(str(m), temperature=opts.temperature, max_tokens=opts.max_tokens,
-                                 vote_temperature=opts.vote_temperature, alias_defaults=bound.defaults.get(role)).as_dict()
+                                 vote_temperature=opts.vote_temperature, alias_defaults=bound.defaults.get(role),
+                                 top_p=opts.top_p).as_dict()
              for role, m in ({"model": bound.model} if "model" in bound.names else bound.roles).items()}
     return {"precedence": "task option > alias defaults > paper", "unannealed_backends": sorted(UNANNEALED_BACKENDS),
             "vote_rule": "max(0.3, T - 0.4), T on unannealed backends", "roles": roles}

@@ -142,6 +142,8 @@ def test_played_games_enforce_the_budget_cut_for_the_others_and_send_top_p(tmp_p
     [log] = inspect_eval(impostor(n_games=4, seed=1, length_budget=40, truncate_to=25, top_p=0.5, temperature=0.3),
                          model="bot/random", log_dir=str(tmp_path), display="none")
     assert log.status == "success"
+    roles = impostor(n_games=1, top_p=0.5, models="bot/random").metadata["generation"]["roles"]
+    assert roles["model"]["top_p"] == 0.5  # the settings the task records for a bound model
     retries = 0
     for sample in log.samples:
         sample = resolve_sample_attachments(sample)

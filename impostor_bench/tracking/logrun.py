@@ -136,7 +136,7 @@ def role_settings(spec: Any) -> dict[str, dict[str, Any]]:
         st = bound.get(role) or (bound.get("model") if len(role_models(spec)) == 1 else None)
         out[role] = st or seat_settings(str(model), temperature=args.get("temperature"),
                                         max_tokens=args.get("max_tokens"),
-                                        vote_temperature=args.get("vote_temperature")).as_dict()
+                                        vote_temperature=args.get("vote_temperature"), top_p=args.get("top_p")).as_dict()
     return out
 
 
