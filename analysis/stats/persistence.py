@@ -184,17 +184,33 @@ def _dummies(codes: np.ndarray) -> np.ndarray:
 
 def condition_rates(data: Analysis, prep: Prepared, factor: str, labels: np.ndarray, levels: list) -> ConditionRates:
     """Rates, design fit and per-experiment influence of one factor (memoised per session)."""
-    return memo(data, ("condition_rates", factor), lambda: _condition_rates(prep, factor, labels, levels))
+    return memo(data, ("condition_rates", factor),
+                lambda: _condition_rates(prep, majority_counts(data, prep), factor, labels, levels))
 
 
-def _condition_rates(prep: Prepared, factor: str, labels: np.ndarray, levels: list) -> ConditionRates:
-    maj = majority_models(prep)
-    models = sorted({m for m in prep.imp_model if m is not None} | {m for m in maj.ravel() if m is not None}, key=str)
+def majority_counts(data: Analysis, prep: Prepared) -> pd.DataFrame:
+    """(N games x models) majority seats each model holds in each game, from the players table's
+    ``role`` (every seat of a game of any size; the prepared seat arrays hold the paper's four), else
+    from the prepared arrays."""
+    p = data.players
+    if p is not None and {"game_id", "model", "role"} <= set(p.columns):
+        maj = p[p["role"].astype(object) == "majority"]
+        counts = pd.crosstab(maj["game_id"].astype(object), maj["model"].astype(object))
+        return counts.reindex(pd.Index(prep.games["game_id"].astype(object))).fillna(0).astype(np.int64)
+    seats = majority_models(prep)
+    models = sorted({m for m in seats.ravel() if m is not None}, key=str)
+    return pd.DataFrame({m: (seats == m).sum(1) for m in models}, dtype=np.int64)
+
+
+def _condition_rates(prep: Prepared, maj_counts: pd.DataFrame, factor: str, labels: np.ndarray,
+                     levels: list) -> ConditionRates:
+    models = sorted({m for m in prep.imp_model if m is not None} | set(maj_counts.columns), key=str)
     midx = {m: i for i, m in enumerate(models)}
     M, L, E = len(models), len(levels), len(prep.exp_names)
     lev = np.array([levels.index(v) for v in labels], dtype=np.int64)
     imp = np.array([midx.get(m, -1) for m in prep.imp_model], dtype=np.int64)
-    cnt = np.column_stack([(maj == m).sum(1) for m in models]).astype(np.int64)  # (N, M) majority seats per model
+    # (N, M) majority seats per model
+    cnt = maj_counts.reindex(columns=models, fill_value=0).to_numpy(dtype=np.int64)
     keep = imp >= 0
     # design logit on the distinct covariate patterns: impostor cell, majority counts by condition, nuisance
     cols = [np.where(keep, imp * L + lev, M * L), lev, cnt]

@@ -137,3 +137,18 @@ def test_plan_writes_every_factor_and_refuses_bad_input():
     with pytest.raises(ValueError, match="two different simulated models"):
         simulate_games(40, 4, seed=1, models=MODELS[:2], modes=["homogeneous"],
                        conditions=ConditionPlan("language", ("en", "es"), reversal=("m0", "zz", "es")))
+
+
+def test_group_sizes_count_every_majority_seat():
+    """Six-player, two-impostor games: the majority rates count all four majority seats of a game
+    (the players table's rows), not only the four seats of the paper's game."""
+    plan = ConditionPlan("group_size", ("4x1", "6x2"), {"6x2": 1.3})
+    g, p, m = simulate_games(len(MODELS[:3]) * 4 * 2 * 2, 8, seed=2, models=MODELS[:3], modes=["homogeneous"],
+                             conditions=plan, size_or_per_10x=1.0, opponent_or_per_10pp=1.0)
+    res = TABLES["condition_results"](AnalysisData(games=g, players=p, models=m), CFG)
+    size = g.set_index("game_id")["n_players"]
+    maj = p[p["role"] == "majority"]
+    direct = maj.groupby([maj["game_id"].map(size).to_numpy(), maj["model"].to_numpy()]).size()
+    got = res.set_index(["condition", "model"])["n_maj_seats"]
+    assert got[("6 players, 2 impostors", "m0")] == direct[(6, "m0")] == 4 * (g["n_players"] == 6).sum() / 3
+    assert got[("4 players, 1 impostor", "m1")] == direct[(4, "m1")]
