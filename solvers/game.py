@@ -35,7 +35,7 @@ from impostor_bench.core.descriptions import DescriptionViolation
 from impostor_bench.core.rounds import (NOTE_MAX_CHARS, RoundView, clip_note, public_transcript, repeat_violation,
                                         round_ballot_class, speaking_order_of_round)
 from impostor_bench.core.rules import Ballot, RoundResult, counted_vote, decide_played_round
-from impostor_bench.core.schedule import GameSpec, derive_seed
+from impostor_bench.core.schedule import GameSpec, call_seed
 from impostor_bench.core.seat import SeatRecord
 from impostor_bench.core.experiment import ablations_of, with_ablations
 from impostor_bench.core.verbosity import description_limit, truncated
@@ -69,12 +69,6 @@ def shown_descriptions(spec: GameSpec, seats: list[SeatRecord],
 
 
 RoundContext = Callable[[int], str]  # seat -> a longer game's prompt block (prompts.round_context)
-
-
-def call_seed(spec: GameSpec, phase: str, seat: int, round_no: int) -> int:
-    """A call's seed; a later round's calls get their own (round 1: the paper's game's seeds)."""
-    parts: tuple = (spec.game_seed, phase, seat) if round_no == 1 else (spec.game_seed, phase, seat, "round", round_no)
-    return derive_seed(*parts) % 2**31
 
 
 async def describe_all(
@@ -112,7 +106,7 @@ async def describe_all(
         ]
         config = call_config(
             models[seat], temperature=settings[seat].temperature, max_tokens=settings[seat].max_tokens,
-            top_p=settings[seat].top_p, seed=call_seed(spec, "describe", seat, round_no),
+            top_p=settings[seat].top_p, seed=call_seed(spec.game_seed, "describe", seat, round_no),
         )
         record = seats[seat]
         record.model = model_name(models[seat])
@@ -226,7 +220,7 @@ async def vote_all(
                                          options.structured_votes, voters)
         config = call_config(
             models[seat], temperature=settings[seat].vote_temperature, max_tokens=settings[seat].max_tokens,
-            top_p=settings[seat].top_p, response_schema=schema, seed=call_seed(spec, "vote", seat, round_no),
+            top_p=settings[seat].top_p, response_schema=schema, seed=call_seed(spec.game_seed, "vote", seat, round_no),
         )
         messages: list[ChatMessage] = [
             ChatMessageSystem(content=prompts.texts(options.language)["VOTING_SYSTEM"]), ChatMessageUser(content=user)
@@ -272,7 +266,7 @@ async def write_notes(spec: GameSpec, models: list[Model], seats: list[SeatRecor
         user = prompts.note_prompt(word=word, player_label=player_label(seat), context=context(seat),
                                    max_chars=NOTE_MAX_CHARS, language=language)
         config = call_config(models[seat], temperature=settings[seat].temperature, max_tokens=settings[seat].max_tokens,
-                             top_p=settings[seat].top_p, seed=call_seed(spec, "note", seat, round_no))
+                             top_p=settings[seat].top_p, seed=call_seed(spec.game_seed, "note", seat, round_no))
         with counting(seats[seat], "describe"):
             text = await ask_model(models[seat], [ChatMessageSystem(content=prompts.texts(language)["NOTE_SYSTEM"]),
                                                   ChatMessageUser(content=user)], config)

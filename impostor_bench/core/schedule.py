@@ -53,6 +53,14 @@ def derive_seed(*parts: object) -> int:
 _SHA256 = hashlib.sha256  # ten seeds a game
 
 
+def call_seed(game_seed: Optional[int], phase: str, seat: int, round_no: int = 1) -> int:
+    """The seed of one model call (``phase`` describe/vote/note, 0-based ``seat``), passed to the
+    provider and recorded on its trace; a later round's calls add the round (round 1: the paper's
+    game's seeds)."""
+    parts: tuple = (game_seed, phase, seat) if round_no == 1 else (game_seed, phase, seat, "round", round_no)
+    return derive_seed(*parts) % 2**31
+
+
 @dataclass(frozen=True)
 class PairRef:
     pair_id: str

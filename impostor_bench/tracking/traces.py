@@ -10,7 +10,7 @@ model, player, attempt). Seats read "Player 1"-"Player 4" throughout. The game's
 ``impostor.win_condition``, ...), so the UI can filter games by them.
 
 A call is attributed to its seat and phase by its seed: every call of seat ``s`` in phase
-``p`` uses ``derive_seed(game_seed, p, s) % 2**31`` (solvers/game.py), recorded in the
+``p`` uses ``core.schedule.call_seed(game_seed, p, s)`` (as solvers/game.py), recorded in the
 model event's config. Text is scrubbed of the run's secrets (``redact.redact_text``).
 Under the hooks each game's spans are built when its sample ends (``collect``: the
 events are in memory then; in a sweep the end-of-task hook gets no samples), else from
@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from impostor_bench.core.model_text import MAX_ANSWER_CHARS
 from impostor_bench.core.records import player_label
-from impostor_bench.core.schedule import derive_seed
+from impostor_bench.core.schedule import call_seed
 from impostor_bench.tracking.redact import redactor
 from impostor_bench.tracking.spanjson import json_encoder
 
@@ -39,12 +39,6 @@ ENV_TRACES = "IMPOSTOR_MLFLOW_TRACES"
 TAG_DONE = "impostor.traces_logged"
 PHASES = (("describe", "description round"), ("vote", "vote round"))
 NOTE_PHASE = ("note", "private notes")  # longer games with -T private_notes (solvers/game.py write_notes)
-
-
-def _call_seed(game_seed: int, phase: str, seat: int, round_no: int) -> int:
-    """The seed of a call (impostor_bench.solvers.game._seed): a later round's calls add the round."""
-    parts: tuple = (game_seed, phase, seat) if round_no == 1 else (game_seed, phase, seat, "round", round_no)
-    return derive_seed(*parts) % 2**31
 
 
 def traces_enabled() -> bool:
@@ -130,7 +124,7 @@ def game_calls(sample: Any) -> list[dict]:
     rounds = int((sample.metadata or {}).get("rounds") or 1)
     phases = [p for p, _ in PHASES] + ([NOTE_PHASE[0]] if rounds > 1 else [])
     seat_of: dict[Any, tuple[Optional[str], Optional[int], Optional[int]]] = {} if gseed is None else {
-        _call_seed(gseed, phase, seat, r): (phase, seat, r) for phase in phases for seat in range(4)
+        call_seed(gseed, phase, seat, r): (phase, seat, r) for phase in phases for seat in range(4)
         for r in range(1, rounds + 1)}
     calls: list[dict[str, Any]] = []
     attempts: dict[tuple[Optional[str], Optional[int], Optional[int]], int] = {}
