@@ -67,11 +67,11 @@ def for_groups(name: str, groups: str, fn: Callable[[Analysis, StatsConfig], pd.
     def compute(analysis: Analysis, config: StatsConfig) -> pd.DataFrame:
         if paper_mask(analysis.games).all():
             return fn(analysis, config)
-        from impostor_bench.analysis.stats._base import StatsUnavailable
-
         view, kept, left = analysis.memo(("paper-group view",), lambda: _paper_view(analysis))
-        if view is None:
-            raise StatsUnavailable(f"{PAPER_GROUP_NOTE}; these data hold no such game ({left} of other sizes)")
+        if view is None:  # what a StatsUnavailable would say (not imported: _base imports this module)
+            analysis.note(f"{name}: not computed: {PAPER_GROUP_NOTE}; these data hold no such game ({left} of "
+                          f"other sizes)")
+            return None  # type: ignore[return-value]  # run_table: an empty table
         analysis.note(f"{name}: {PAPER_GROUP_NOTE}: computed on its {kept:,} games, {left:,} game(s) of other "
                       f"group sizes left out")
         got = view.result(name, config)

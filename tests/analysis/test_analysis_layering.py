@@ -23,7 +23,8 @@ THIRD_PARTY = {"pandas", "numpy", "scipy", "statsmodels", "pingouin", "networkx"
 # and one writer of files (a regular file within a cap; never through a link out of the folder).
 CORE = {"records", "rules", "parsing", "errors", "wordpairs", "schedule", "experiment", "modes", "input_files",
         "output_files",
-        "glyphs"}  # a description's length counted as the length rule counts it (stats/length_normalised.py)
+        "glyphs",  # a description's length counted as the length rule counts it (stats/length_normalised.py)
+        "group"}  # the paper's group size and the conviction threshold (validate.py, stats/groups.py, sim/groups.py)
 
 
 def _allowed(module: str) -> bool:
