@@ -151,7 +151,7 @@ def outcome_given_position(games: pd.DataFrame, scenario_kwargs: dict, experimen
     x, w = np.polynomial.hermite_e.hermegauss(nodes)
     w = w / w.sum()
     sign = np.where(games["impostor_speaking_position"].to_numpy(int) >= 2, 1.0, -1.0)
-    z = (design.eta + sign * design.c_pos)[:, None] + design.experiment_effect_sd * x[None, :]
+    z = (design.eta + sign * design.c_pos)[:, None] + design.game_effect_sd()[:, None] * x[None, :]
     return (w[None, :] / (1.0 + np.exp(-z))).sum(1)
 
 

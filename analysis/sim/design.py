@@ -27,7 +27,11 @@ conditional on the design). Logit model of P(impostor wins)::
               + log(difficulty_or[difficulty])                 (centred over tiers)
               + log(opponent_or_per_10pp) * 10 * (mean detection of the majority seats - mean)
               + v[word pair]          (pair effect, N(0, pair_effect_sd^2), fixed by the design)
-              + u[experiment]         (experiment effect, N(0, experiment_effect_sd^2), per run)
+              + u[experiment]         (experiment effect, N(0, (experiment_effect_sd x noise)^2), per run;
+                                       noise: the largest ``SimModel.noise`` of its models, 1 by default)
+              + w[mode, impostor model] + w[mode, word pair]
+                                      (interactions, N(0, mode_model_sd^2) and N(0, mode_pair_sd^2),
+                                       double-centred, fixed by the design; 0 by default)
               + c * (+1 if speaking position in {2, 3} else -1)
 
 with ``c = position_effect_pp / 100 / (p0 (1 - p0))`` so that the pseudo-arm ITT
@@ -45,7 +49,7 @@ import numpy as np
 
 from impostor_bench.analysis.sim.conditions import ConditionPlan
 from impostor_bench.analysis.sim.effects import (PAPER_DIFFICULTY_OR, PAPER_SEAT_OR, centred_logor, coerce_models,
-                                  mode_logor, seat_logor)
+                                  interaction_logit, mode_logor, seat_logor)
 from impostor_bench.core.records import DIFFICULTIES, MODES, TEAM_MODES
 from impostor_bench.core.wordpairs import load_word_pairs
 
@@ -128,6 +132,13 @@ class SimDesign:
     # planted study conditions (impostor_bench.analysis.sim.conditions): the plan and each experiment's level
     plan: Optional[ConditionPlan] = field(default=None, repr=False, compare=False)
     exp_level: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
+    # (E,) multiplier of experiment_effect_sd per experiment (``SimModel.noise``); None = all 1
+    exp_sd_scale: Optional[np.ndarray] = field(default=None, repr=False, compare=False)
+
+    def game_effect_sd(self) -> np.ndarray:
+        """(N,) SD of each game's experiment effect."""
+        scale = np.ones(len(self.exp_ids)) if self.exp_sd_scale is None else self.exp_sd_scale
+        return self.experiment_effect_sd * scale[self.ge]
 
     @property
     def names(self) -> list[str]:
@@ -157,6 +168,8 @@ class SimDesign:
         imp_pos = speak_pos[np.arange(n), self.imp_seat]
         u = (rng_win.normal(0.0, self.experiment_effect_sd, len(self.exp_ids)) if self.experiment_effect_sd > 0
              else np.zeros(len(self.exp_ids)))
+        if self.exp_sd_scale is not None:
+            u = u * self.exp_sd_scale
         eta = self.eta + np.where(imp_pos >= 2, self.c_pos, -self.c_pos) + u[self.ge]
         p_true = 1.0 / (1.0 + np.exp(-eta))
         return {"order": order, "speak_pos": speak_pos, "imp_pos": imp_pos, "u": u, "p_true": p_true,
@@ -167,10 +180,10 @@ class SimDesign:
         the experiment effect (Gauss-Hermite): the truth behind win rates and mode ORs."""
         x, w = np.polynomial.hermite_e.hermegauss(nodes)
         w = w / w.sum()
-        sd = self.experiment_effect_sd
+        sd = self.game_effect_sd()
         out = np.zeros(self.n)
         for sign in (1.0, -1.0):  # positions {2, 3} and {0, 1}, each with probability 1/2
-            z = self.eta[:, None] + sign * self.c_pos + sd * x[None, :]
+            z = self.eta[:, None] + sign * self.c_pos + sd[:, None] * x[None, :]
             out += 0.5 * (w[None, :] / (1.0 + np.exp(-z))).sum(1)
         return out
 
@@ -225,14 +238,19 @@ def build_design(
     id_prefix: str = "sim",
     schedule: str = "per_experiment",
     conditions: Optional[ConditionPlan] = None,
+    mode_model_sd: float = 0.0,
+    mode_pair_sd: float = 0.0,
 ) -> SimDesign:
     """The schedule and linear predictor of a simulated run (arguments: ``simulate_games``;
-    ``conditions`` plants a study factor's levels and effects, ``impostor_bench.analysis.sim.conditions``)."""
+    ``conditions`` plants a study factor's levels and effects, ``impostor_bench.analysis.sim.conditions``;
+    ``mode_model_sd``/``mode_pair_sd``: SD of the mode x model and mode x pair interactions)."""
     modes, difficulties = list(modes), list(difficulties)
     _check_design_args(n_experiments, games_per_experiment, base_imp_win, pair_effect_sd, experiment_effect_sd,
                        modes, difficulties)
     specs = coerce_models(models)
     names = [m.model for m in specs]
+    if mode_model_sd < 0 or mode_pair_sd < 0 or any(not m.noise > 0 for m in specs):
+        raise ValueError("mode_model_sd and mode_pair_sd must be >= 0 and every model's noise > 0")
     if len(specs) < 2 and any(m != "homogeneous" for m in modes):
         raise ValueError("cross-play and team modes need at least two models")
     rng_cells, rng_seats, rng_pairs, rng_veff = (np.random.default_rng(s)
@@ -249,6 +267,12 @@ def build_design(
     eta = _linear_predictor(specs, imp_seat, seat_model, exp_mode[ge], exp_diff[ge], v_pair, modes, difficulties,
                             base_imp_win=base_imp_win, seat_or=seat_or, mode_or=mode_or, difficulty_or=difficulty_or,
                             size_or_per_10x=size_or_per_10x, opponent_or_per_10pp=opponent_or_per_10pp)
+    if mode_model_sd > 0 or mode_pair_sd > 0:  # their own stream: the other draws stay as they were
+        rng_int = np.random.default_rng(np.random.SeedSequence([design_seed, 7, 1]))
+        eta = eta + interaction_logit(rng_int, exp_mode[ge], seat_model[np.arange(len(ge)), imp_seat], len(specs),
+                                      pair[:, 0], modes, mode_model_sd, mode_pair_sd)
+    noise = np.array([float(m.noise) for m in specs])
+    sd_scale = np.maximum(noise[exp_a], noise[exp_b]) if (noise != 1.0).any() else None
     c_pos = position_effect_pp / 100.0 / (base_imp_win * (1 - base_imp_win))
     exp_level = None
     if conditions is not None:
@@ -256,7 +280,8 @@ def build_design(
         eta = eta + conditions.logit_shift(exp_level[ge], seat_model[np.arange(len(ge)), imp_seat], names,
                                            impostor_strength(specs, size_or_per_10x))
     return SimDesign(specs, G, exp_ids, exp_mode, exp_diff, exp_a, exp_b, ge, gi, imp_seat, team_arr, seat_model,
-                     pair, eta, float(c_pos), float(experiment_effect_sd), plan=conditions, exp_level=exp_level)
+                     pair, eta, float(c_pos), float(experiment_effect_sd), plan=conditions, exp_level=exp_level,
+                     exp_sd_scale=sd_scale)
 
 
 def _check_design_args(n_experiments, games_per_experiment, base_imp_win, pair_effect_sd, experiment_effect_sd,

@@ -20,6 +20,10 @@ class SimModel:
     det: float = 0.6  # P(a majority ballot of this model names the impostor), before conditioning
     self_decl: Optional[float] = None  # P(self-declares as impostor); None = simulate's self_decl_rate
     odds: float = 1.0  # extra impostor-win odds multiplier beyond the size effect
+    # multiplier of the experiment-effect SD in the experiments it plays (an experiment takes the
+    # largest of its models'): a model whose runs are noisier than the others' (a flaky provider, a
+    # sampling temperature), which breaks the exchangeable design effects moderation assumes
+    noise: float = 1.0
 
 
 # Nine models in the spirit of the paper (sizes are illustrative, not facts about the models).
@@ -90,3 +94,23 @@ def centred_logor(values, keys) -> dict[str, float]:
     logs = {k: float(np.log(values.get(k, 1.0))) for k in keys}
     mean = float(np.mean(list(logs.values())))
     return {k: v - mean for k, v in logs.items()}
+
+
+def interaction_logit(rng: np.random.Generator, mode_g: np.ndarray, imp_model: np.ndarray, n_models: int,
+                      pair_g: np.ndarray, modes, mode_model_sd: float, mode_pair_sd: float) -> np.ndarray:
+    """(N,) logit shift of mode x impostor-model and mode x word-pair interactions: N(0, sd^2) effects
+    fixed by the design, double-centred (over modes and over models or pairs) so the main effects keep
+    their meaning: a model's or pair's advantage that differs by mode, which no additive model fits."""
+    modes = list(modes)
+    mi = np.array([modes.index(m) for m in mode_g])
+    shift = np.zeros(len(mode_g))
+    if mode_model_sd > 0:
+        mm = rng.normal(0.0, mode_model_sd, (len(modes), n_models))
+        mm = mm - mm.mean(0, keepdims=True) - mm.mean(1, keepdims=True) + mm.mean()
+        shift += mm[mi, imp_model]
+    if mode_pair_sd > 0:
+        codes, pairs = np.unique(pair_g.astype(str), return_inverse=True)
+        mp = rng.normal(0.0, mode_pair_sd, (len(modes), len(codes)))
+        mp = mp - mp.mean(0, keepdims=True) - mp.mean(1, keepdims=True) + mp.mean()
+        shift += mp[mi, pairs.ravel()]
+    return shift

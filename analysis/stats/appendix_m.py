@@ -3,11 +3,11 @@ computed by the paper's words where they define it, or left empty with the reaso
 published number, so ``--compare-paper`` can set each beside ours):
 
 * cross-model correlations (M.2, M.4, M.5): Pearson r across the models of Table 1 / Table 12
-  columns. They rest on as many points as there are models (nine in the paper); the models'
-  metrics come from shared games, so they are correlated by construction and no interval that
-  treats models as independent holds (``correlations.NO_INFERENCE``): r is descriptive, ``n`` says
-  how few points it rests on. "Capability" (M.4) is not defined in the paper; we use Table 1's
-  impostor win (its headline performance);
+  columns, copied from ``model_correlations`` (``model_corr.py``): r is descriptive, ``n`` says how
+  few points it rests on, and at the calibrated nine models the interval is the design bootstrap's
+  for r among these models' true values (models share games: no i.i.d. interval holds).
+  "Capability" (M.4) is not defined in the paper; we use Table 1's impostor win (its headline
+  performance);
 * convergence efficiency (M.5) = mean of Linguistic Mirror and Strategy Align. (both levels, %):
   the paper's 47.8 (Claude) and 62.4 (Llama-3.1-70B) are that mean of its own numbers;
 * M.8: words per valid description by model and mode (28.3 -> 34.6 for GPT-4o); teammate vote
@@ -28,9 +28,9 @@ import pandas as pd
 
 from impostor_bench.analysis.stats._base import ALL, StatsUnavailable, prepared, table
 from impostor_bench.analysis.stats.config import StatsConfig
-from impostor_bench.analysis.stats.correlations import NO_INFERENCE
 from impostor_bench.analysis.stats.headline import headline
 from impostor_bench.analysis.stats.language import seat_text
+from impostor_bench.analysis.stats.model_corr import model_correlations
 from impostor_bench.analysis.stats.rates import rate_columns
 from impostor_bench.analysis.stats.recognition import opponent_baseline
 from impostor_bench.analysis.stats.rounds import round_moves
@@ -39,20 +39,6 @@ from impostor_bench.analysis.stats.table12 import team_dynamics
 from impostor_bench.analysis.stats.team_ballots import seat_pairs
 
 COLUMNS = ["item", "section", "quantity", "model", "mode", "estimate", "ci_low", "ci_high", "n", "method", "reason"]
-
-#: (item, section, quantity, x column, x table, y column, y table): Pearson r across models
-CORRELATIONS = [
-    ("corr_betrayal_capability", "M.4", "r(Betrayal Rate, capability = Table 1 Imp Win) across models",
-     "betrayal_pct", "team_dynamics", "imp_win_pct", "headline"),
-    ("corr_recovery_trust", "M.4", "r(Trust Recovery, Trust Form.) across models",
-     "trust_recovery_pct", "team_dynamics", "trust_form_pct", "team_dynamics"),
-    ("corr_recovery_betrayal", "M.4", "r(Trust Recovery, Betrayal Rate) across models",
-     "trust_recovery_pct", "team_dynamics", "betrayal_pct", "team_dynamics"),
-    ("corr_gap_trust", "M.2", "r(Coord. Gap, Trust Form.) across models",
-     "coord_gap_paper_pp", "team_dynamics", "trust_form_pct", "team_dynamics"),
-    ("corr_convergence_collab", "M.5", "r(convergence efficiency, Collab. Success) across models",
-     "convergence_eff_pct", "team_dynamics", "collab_success_pct", "team_dynamics"),
-]
 
 #: published numbers without a definition we could follow: (item, section, quantity, reason)
 UNDEFINED = [
@@ -66,8 +52,6 @@ UNDEFINED = [
      "the paper gives no unit for 'share of description content'; Coord. Rate (coord_rate_pct) counts seats "
      "with a coordination phrase, another quantity"),
 ]
-
-MIN_MODELS = 4
 
 
 def _row(item, section, quantity, model="", mode="", estimate=np.nan, lo=np.nan, hi=np.nan, n=0, method="",
@@ -91,23 +75,11 @@ def _model_frame(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     return out[out.index.astype(str) != ALL]
 
 
-def _correlations(m: pd.DataFrame) -> list[dict]:
-    rows = []
-    for item, sec, qty, x, _, y, _ in CORRELATIONS:
-        if x not in m.columns or y not in m.columns:
-            rows.append(_row(item, sec, qty, reason=f"{x} or {y} is not in these data"))
-            continue
-        ok = m[x].notna() & m[y].notna()
-        xs, ys = m.loc[ok, x].to_numpy(float), m.loc[ok, y].to_numpy(float)
-        n = int(ok.sum())
-        if n < MIN_MODELS or np.ptp(xs) == 0 or np.ptp(ys) == 0:
-            rows.append(_row(item, sec, qty, n=n, reason=f"needs >= {MIN_MODELS} models with both values varying "
-                                                         f"(have {n})"))
-            continue
-        r = float(np.corrcoef(xs, ys)[0, 1])
-        rows.append(_row(item, sec, qty, estimate=r, n=n, method=f"Pearson r over {n} models; descriptive",
-                         reason=f"no interval: {NO_INFERENCE}; it rests on {n} points"))
-    return rows
+def _correlations(data: Analysis, config: StatsConfig) -> list[dict]:
+    """The cross-model correlations, copied from ``model_correlations`` (r, its interval where calibrated)."""
+    mc = model_correlations(data, config)
+    return [_row(r["item"], r["section"], r["quantity"], estimate=r["r"], lo=r["ci_low"], hi=r["ci_high"], n=r["n"],
+                 method=r["method"], reason=r["reason"]) for _, r in mc.iterrows()]
 
 
 def _convergence(m: pd.DataFrame) -> list[dict]:
@@ -208,15 +180,15 @@ def _table5_summary(data: Analysis, config: StatsConfig) -> list[dict]:
 
 @table("appendix_m", columns=COLUMNS,
     title=("Appendix M's numbers outside Table 12 and Section 3.3's summary of Table 5: cross-model correlations "
-           "(descriptive; n = models), convergence efficiency, M.8's measures, and the published numbers without a "
-           "definition (empty, with the reason)"),
+           "(r with n = models; interval: model_correlations), convergence efficiency, M.8's measures, and the "
+           "published numbers without a definition (empty, with the reason)"),
     section="beyond",
 )
 def appendix_m(data: Analysis, config: StatsConfig) -> pd.DataFrame:
     """One row per Appendix M / Section 3.3 number (and per model or mode where the paper gives one)."""
     prep = prepared(data, need_players=True)
     m = _model_frame(data, config)
-    rows = _correlations(m) + _convergence(m) + _description_words(data, prep) + _pooled_alignment(prep, config)
+    rows = _correlations(data, config) + _convergence(m) + _description_words(data, prep) + _pooled_alignment(prep, config)
     rows += _revisions(data) + _table5_summary(data, config)
     rows += [_row(item, sec, qty, reason=why) for item, sec, qty, why in UNDEFINED]
     return pd.DataFrame(rows, columns=COLUMNS)

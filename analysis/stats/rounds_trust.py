@@ -62,6 +62,28 @@ def _by_model(prefix: str, hit, ok, b: pd.DataFrame, alpha: float) -> pd.DataFra
     return pd.concat(parts) if len(models) else pd.DataFrame()
 
 
+def can_betray(b: pd.DataFrame) -> pd.Series:
+    """Ballots that could betray: the voter's teammate is in and is not the impostor."""
+    return (b["seat_mate"] >= 0) & b["mate_in"] & (b["role_mate"] != "impostor")
+
+
+def _recoveries(b: pd.DataFrame, betray) -> tuple[np.ndarray, np.ndarray]:
+    """(betrayals after which both teammates cast counted ballots in the next round, whether they then
+    name the same seat) over the rows of ``b``."""
+    both_next = _next_votes(b, "seat"), _next_votes(b, "seat_mate")
+    return np.asarray(betray, bool) & np.isfinite(both_next[0]) & np.isfinite(both_next[1]), both_next[0] == both_next[1]
+
+
+def recovery_units(mv: pd.DataFrame) -> pd.DataFrame:
+    """The units of trust recovery (one row per betrayal with both teammates' next-round ballots):
+    ``model``, ``mode``, ``game_id``, ``recovered`` (1/0); for resampling it elsewhere."""
+    b = ballots_with_teammates(mv)
+    betray = can_betray(b) & (b["vote"] == b["seat_mate"])
+    ok, recovered = _recoveries(b, betray)
+    return pd.DataFrame({"model": b["model"].to_numpy()[ok], "mode": b["mode"].to_numpy()[ok],
+                         "game_id": b["game_id"].to_numpy()[ok], "recovered": recovered[ok].astype(float)})
+
+
 @table("rounds_trust", columns=["model", "betrayal_pct", "betrayal_ci_low", "betrayal_ci_high", "recovery_pct",
                                 "recovery_ci_low", "recovery_ci_high", "resilience", "revision_pct",
                                 "revision_ci_low", "revision_ci_high"],
@@ -82,14 +104,13 @@ def rounds_trust(data, config) -> pd.DataFrame:
     mv = round_moves(data)
     b = ballots_with_teammates(mv)
     parts = []
-    can_betray = (b["seat_mate"] >= 0) & b["mate_in"] & (b["role_mate"] != "impostor")
-    betray = can_betray & (b["vote"] == b["seat_mate"])
-    if can_betray.any():
-        parts.append(_by_model("betrayal", betray, can_betray.to_numpy(), b, config.alpha))
-        both_next = _next_votes(b, "seat"), _next_votes(b, "seat_mate")
-        rec_ok = betray.to_numpy() & np.isfinite(both_next[0]) & np.isfinite(both_next[1])
+    could = can_betray(b)
+    betray = could & (b["vote"] == b["seat_mate"])
+    if could.any():
+        parts.append(_by_model("betrayal", betray, could.to_numpy(), b, config.alpha))
+        rec_ok, recovered = _recoveries(b, betray)
         if rec_ok.any():
-            parts.append(_by_model("recovery", both_next[0] == both_next[1], rec_ok, b, config.alpha))
+            parts.append(_by_model("recovery", recovered, rec_ok, b, config.alpha))
     nxt = _next_votes(b, "seat")
     target = b["vote"].to_numpy(np.int64)
     present = set(zip(mv["game_id"], mv["round"], mv["seat"]))

@@ -37,7 +37,8 @@ NOT_INFERENCE: dict[str, str] = {
     "headline.maj_win_games_ci": "half-width of maj_win_games_ci_low/high (listed)",
     "headline.maj_win_games_ci_method": "names the method of a listed interval",
     "appendix_m.ci_low": ("M.8's pooled teammate-alignment rates: rate_columns' experiment-clustered interval, the "
-                          "estimator of coordination.vote_coord (listed and calibrated there) on all models' pairs"),
+                          "estimator of coordination.vote_coord (listed and calibrated there) on all models' pairs; "
+                          "the corr_* rows copy model_correlations' listed interval"),
     "appendix_m.ci_high": "as appendix_m.ci_low",
     "headline.imp_win_ci_boot": "copy of the bootstrap table's imp_win_rate interval (listed there)",
     "headline.imp_win_ci_low_boot": "copy of the bootstrap table's imp_win_rate interval (listed there)",

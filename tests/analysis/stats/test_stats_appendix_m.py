@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 
 from _synth_stats import fast_config
 from _synth_team import make_team_games
@@ -35,27 +34,8 @@ def test_cross_model_correlations_are_pearson_over_the_models_with_n(team):
     h = TABLES["headline"](data, fast_config()).set_index("model")
     row = _one(t, "corr_betrayal_capability")
     # two scripted models: too few points for a correlation; the row says so and prints none
-    assert row["n"] == 2 and np.isnan(row["estimate"]) and "needs >= 4 models" in row["reason"]
+    assert row["n"] == 2 and np.isnan(row["estimate"]) and "needs >= 3 models" in row["reason"]
     assert len(td) == len(h) == 2
-
-
-def test_correlations_against_scipy_on_nine_planted_models():
-    from impostor_bench.analysis.stats.appendix_m import CORRELATIONS, _correlations
-
-    rng = np.random.default_rng(0)
-    m = pd.DataFrame({c: rng.normal(size=9) for c in ("betrayal_pct", "imp_win_pct", "trust_recovery_pct",
-                                                      "trust_form_pct", "coord_gap_paper_pp", "convergence_eff_pct",
-                                                      "collab_success_pct")})
-    m["trust_recovery_pct"] = -2 * m["betrayal_pct"] + 0.1 * rng.normal(size=9)  # planted: r close to -1
-    m.loc[0, "trust_form_pct"] = np.nan  # a model without the value is left out of that correlation
-    rows = {r["item"]: r for r in _correlations(m)}
-    for item, _, _, x, _, y, _ in CORRELATIONS:
-        ok = m[x].notna() & m[y].notna()
-        assert rows[item]["estimate"] == pytest.approx(stats.pearsonr(m.loc[ok, x], m.loc[ok, y]).statistic)
-        assert rows[item]["n"] == ok.sum()
-        assert "rests on" in rows[item]["reason"] and np.isnan(rows[item]["ci_low"])
-    assert rows["corr_recovery_betrayal"]["estimate"] < -0.99
-    assert rows["corr_recovery_trust"]["n"] == 8
 
 
 def test_description_words_by_model_and_mode(team):
