@@ -3,8 +3,11 @@ tournament fills the report (the slow test plays the real 288 bot games)."""
 
 from __future__ import annotations
 
+import importlib
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -60,28 +63,46 @@ def _run(args: list[str], env: dict, cwd: Path) -> str:
     return proc.stdout + proc.stderr
 
 
+def _demo_report_args() -> list[str]:
+    """The arguments of demo.sh's ``impostor report`` line (its --out left to the caller)."""
+    line = re.search(r"^  impostor report (.+)$", (ROOT / "scripts" / "demo.sh").read_text(), re.M)
+    assert line, "scripts/demo.sh: no `impostor report` line"
+    args = line.group(1).split()
+    i = args.index("--out")
+    return ["report", *args[:i], *args[i + 2:]]
+
+
+@pytest.fixture(scope="module")
+def demo_bundle(tmp_path_factory) -> tuple[str, str, Path]:
+    """demo.sh's tournament and report as it runs them: the 288 bot games tracked in an MLflow store
+    of their own, then its report line (the experiment, 2,000 bootstrap replicates, figures, the PDF).
+    The sweep's and the report's output and the report folder."""
+    tmp = tmp_path_factory.mktemp("demo")
+    env = dict(os.environ, IMPOSTOR_MLFLOW="1", MLFLOW_TRACKING_URI=f"sqlite:///{tmp / 'mlflow.db'}",
+               HF_HUB_OFFLINE="1", LITELLM_LOCAL_MODEL_COST_MAP="True")
+    out = _run(["sweep", str(DEMO), "--log-dir", str(tmp / "logs")], env, ROOT)
+    said = _run([*_demo_report_args(), "--out", str(tmp / "report")], env, ROOT)
+    return out, said, tmp / "report"
+
+
 @pytest.mark.slow
-def test_demo_tournament_fills_the_report(tmp_path):
+def test_demo_tournament_fills_the_report(demo_bundle):
     """The demo's 288 bot games give a report whose tables all have numbers (only the size
     fits and the round tables are empty, by design) and no mostly-undefined bootstrap interval."""
-    env = dict(os.environ, IMPOSTOR_MLFLOW="0", HF_HUB_OFFLINE="1", LITELLM_LOCAL_MODEL_COST_MAP="True")
-    out = _run(["sweep", str(DEMO), "--log-dir", str(tmp_path / "logs")], env, ROOT)  # demo.sh's view
+    out, said, report = demo_bundle
     assert "36/36 experiments complete, 288/288 games" in out, out[-2000:]
-    _run(["export", "--logs", str(tmp_path / "logs"), "--out", str(tmp_path / "tables")], env, ROOT)
-    said = _run(["report", "--parquet", str(tmp_path / "tables"), "--out", str(tmp_path / "report"), "--no-figures",
-                 "--bootstrap-reps", "500", "--permutation-reps", "500"], env, ROOT)
     # demo.sh's console: the sweep's progress lines and summary, the report's totals; the rest in its logs
     sweep_shown, report_shown = _shown("SWEEP_SHOWN", out), _shown("REPORT_SHOWN", said)
     assert 6 <= len(sweep_shown) <= 16 and any("36/36 experiments complete" in ln for ln in sweep_shown), sweep_shown
     assert 3 <= len(report_shown) <= 6 and any(": done in " in ln for ln in report_shown), report_shown
     assert len(said.splitlines()) > 52  # what the console is spared: a line per table and more
-    md = (tmp_path / "report" / "report.md").read_text()
+    md = (report / "report.md").read_text()
     empty = re.search(r"Empty tables \(\d+[^)]*\): ([^.\n]+)\.", md)
     assert set() if empty is None else set(map(str.strip, empty.group(1).split(","))) <= EXPECTED_EMPTY, md
     # a bootstrap with many undefined replicates would be flagged; zero-width intervals are flagged
     # where a cell's experiments all agree (issue 40: printed with the flag, never as a real interval)
     assert "replicates undefined" not in md, [ln for ln in md.splitlines() if "replicates undefined" in ln]
-    tables = tmp_path / "report" / "tables"
+    tables = report / "tables"
     head = pd.read_csv(tables / "headline.csv")
     assert set(head["model"]) == {"bot/random", "bot/embedding", "bot/vague"}
     assert head[["imp_win_pct", "det_acc_pct", "centrality", "coal_eff_pct"]].notna().all().all()
@@ -101,6 +122,54 @@ def test_demo_tournament_fills_the_report(tmp_path):
     # the bots describe from their own word only: no exposure-driven mirroring or convergence to recover
     for col in ("ling_mirror_pp", "vocab_conv"):
         assert ((t12[f"{col}_ci_low"] <= 0) & (0 <= t12[f"{col}_ci_high"])).all(), t12[[col, f"{col}_ci_low"]]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("picture", ["report.png", "paper_pages.png"])
+def test_the_docs_pictures_show_todays_demo_report(demo_bundle, picture):
+    """docs/img's pictures of the demo's report show what today's report prints: the text each shows
+    (its sidecar, written by scripts/screenshots.py) is what today's demo bundle gives, numbers
+    masked (bootstrap draws, dates and run ids vary; wording, labels and the layout of values not)."""
+    screenshots = _screenshots()
+    if picture == "paper_pages.png" and shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext (poppler-utils) is missing; scripts/install.sh installs it")
+    problem = screenshots.stale(ROOT / "docs" / "img" / picture, demo_bundle[2])
+    assert not problem, problem
+
+
+def test_a_stale_sidecar_is_told_in_one_line(tmp_path):
+    """The check itself: a sidecar that no longer matches the bundle's text is stale, in one line
+    naming the picture and the command that remakes it; a matching one is not."""
+    screenshots = _screenshots()
+    report = tmp_path / "report"
+    report.mkdir()
+    page = ("<html><head><title>T 1</title><style>h3{{}}</style></head><body><h1>The report</h1>"
+            "<h3>Table 1: Headline</h3><table><tr><td>{a}</td></tr></table><h3>Table 2: Key effects</h3>"
+            "<p>Player 2 vs Player 1</p><h3>Table 3: Tests</h3><p>{c}</p></body></html>")
+    (report / "report.html").write_text(page.format(a="57.3 [43.5, 70.0]", c="chi2"))
+    img = tmp_path / "img"
+    img.mkdir()
+    side = screenshots.write_sidecar(img / "report.png", report)
+    shows = json.loads(side.read_text())["shows"]
+    assert shows == "The report Table #: Headline # [#, #] Table #: Key effects Player # vs Player #", shows
+    # other numbers (bootstrap draws, dates) and what the picture does not show (Table 3 on): not stale
+    (report / "report.html").write_text(page.format(a="60.1 [-1.5, 70.25]", c="anything else"))
+    assert screenshots.stale(img / "report.png", report) == ""
+    # another layout of a value: stale, said in one line
+    (report / "report.html").write_text(page.format(a="60.4 ± 11.7", c="chi2"))
+    problem = screenshots.stale(img / "report.png", report)
+    assert problem.startswith(f"{img / 'report.png'} is stale: regenerate with `bash scripts/demo.sh && "
+                              ".venv/bin/python scripts/screenshots.py --only report`"), problem
+    assert "\n" not in problem and "has '# [#, #] Table #: Key" in problem and "has '# ± # Table #: Key" in problem, problem
+
+
+def _screenshots():
+    """scripts/screenshots.py as a module (its pure text functions need no browser)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        return importlib.import_module("screenshots")
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
 
 
 def _console_pattern(name: str) -> re.Pattern:
