@@ -41,6 +41,9 @@ def test_six_players_two_impostors(tmp_path, monkeypatch):
         assert "You and 5 other players" in first.input[-1].text
         assert "two players (the impostors) share a different word" in first.input[-1].text
     assert seats_seen == set(range(6))  # one block of six games: every seat twice
+    from impostor_bench.tracking.traces import game_calls
+
+    assert {c["seat"] for c in game_calls(samples[0])} == set(range(6))  # traces attribute every seat's calls
 
 
 def test_cross_play_seats_every_impostor_with_the_impostor_model(tmp_path, monkeypatch):

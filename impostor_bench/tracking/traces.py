@@ -122,9 +122,10 @@ def game_calls(sample: Any) -> list[dict]:
     """The model calls of one game in time order, each with its phase, seat, round and attempt."""
     gseed = (sample.metadata or {}).get("game_seed")
     rounds = int((sample.metadata or {}).get("rounds") or 1)
+    players = int((sample.metadata or {}).get("players") or 4)  # -T players; four in the paper's game
     phases = [p for p, _ in PHASES] + ([NOTE_PHASE[0]] if rounds > 1 else [])
     seat_of: dict[Any, tuple[Optional[str], Optional[int], Optional[int]]] = {} if gseed is None else {
-        call_seed(gseed, phase, seat, r): (phase, seat, r) for phase in phases for seat in range(4)
+        call_seed(gseed, phase, seat, r): (phase, seat, r) for phase in phases for seat in range(players)
         for r in range(1, rounds + 1)}
     calls: list[dict[str, Any]] = []
     attempts: dict[tuple[Optional[str], Optional[int], Optional[int]], int] = {}
