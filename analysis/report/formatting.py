@@ -115,7 +115,7 @@ def flag_intervals(df: pd.DataFrame, name: Optional[str] = None, column: str = "
     ``*ci_high`` pair, or built on a bootstrap with many undefined replicates (``n_undefined / reps``).
     ``name`` is the bundle table (its registry entry names each pair's estimate). Unchanged when
     no row is flagged (the CSV never gets the column)."""
-    from impostor_bench.analysis.report.interval_check import bounds_of, interval_problem
+    from impostor_bench.analysis.report.interval_check import bounds_of, interval_problem, is_discrete
 
     if df.empty:
         return df
@@ -132,7 +132,7 @@ def flag_intervals(df: pd.DataFrame, name: Optional[str] = None, column: str = "
         bounds = bounds_of(est_col) if est_col else (-math.inf, math.inf)
         label = est_col or lo_col.split("ci_low")[0].rstrip("_")
         for i, (lo, hi, est) in enumerate(zip(df[lo_col], df[hi_col], df[est_col] if est_col else [np.nan] * len(df))):
-            why = interval_problem(est, lo, hi, bounds)
+            why = interval_problem(est, lo, hi, bounds, discrete=is_discrete(est_col))
             if why:
                 text = f"{label}: {why}" if len(pairs) > 1 and label else why
                 k = df.index[i]

@@ -16,7 +16,8 @@ from typing import Optional
 
 import pandas as pd
 
-__all__ = ["interval_problem", "bounds_of", "interval_problems", "ZERO_WIDTH", "OUT_OF_RANGE", "EXCLUDES_ESTIMATE"]
+__all__ = ["interval_problem", "bounds_of", "interval_problems", "is_discrete", "ZERO_WIDTH", "OUT_OF_RANGE",
+           "EXCLUDES_ESTIMATE"]
 
 ZERO_WIDTH = "zero-width interval"
 OUT_OF_RANGE = "interval outside the parameter's range"
@@ -42,6 +43,14 @@ def bounds_of(column: str, scale: float = 1.0) -> tuple[float, float]:
     return lo / scale, hi / scale
 
 
+def is_discrete(column: Optional[str]) -> bool:
+    """A rank (``rank``, ``imp_rank``, ...): an integer whose simultaneous interval is a set of
+    ranks, so ``[k, k]`` is a real answer (every other model is significantly above or below),
+    not a method without variation."""
+    c = str(column or "").lower()
+    return c == "rank" or c.endswith("_rank")
+
+
 def _f(v) -> float:
     try:
         return float(v)
@@ -49,14 +58,15 @@ def _f(v) -> float:
         return math.nan
 
 
-def interval_problem(estimate, low, high, bounds: tuple[float, float] = (-math.inf, math.inf)) -> Optional[str]:
+def interval_problem(estimate, low, high, bounds: tuple[float, float] = (-math.inf, math.inf),
+                     discrete: bool = False) -> Optional[str]:
     """Why ``[low, high]`` is not a real interval for ``estimate``, or None (also None where
-    there is no interval)."""
+    there is no interval).  ``discrete``: a rank's interval, where zero width is an answer."""
     e, lo, hi = _f(estimate), _f(low), _f(high)
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return None
     scale = max(abs(lo), abs(hi), 1e-12)
-    if abs(hi - lo) <= 1e-9 * scale:
+    if abs(hi - lo) <= 1e-9 * scale and not discrete:
         return ZERO_WIDTH
     b_lo, b_hi = bounds
     tol = 1e-9 * max(1.0, scale)
@@ -81,9 +91,13 @@ def interval_problems(inference: Optional[pd.DataFrame]) -> pd.DataFrame:
     cols = ["table", "quantity", "estimate", "ci_low", "ci_high", "method", "interval_check"]
     if inference is None or not len(inference) or not {"ci_low", "ci_high"} <= set(inference.columns):
         return pd.DataFrame(columns=cols)
+    from impostor_bench.analysis.stats.inference import SPECS
+
     ranges = _spec_bounds()
+    ranks = {s.calibration for s in SPECS if is_discrete(s.estimate)}
     free = (-math.inf, math.inf)
-    probs = [interval_problem(r.estimate, r.ci_low, r.ci_high, ranges.get(str(getattr(r, "calibration", "")), free))
+    probs = [interval_problem(r.estimate, r.ci_low, r.ci_high, ranges.get(str(getattr(r, "calibration", "")), free),
+                              discrete=str(getattr(r, "calibration", "")) in ranks)
              for r in inference.itertuples(index=False)]
     out = inference.assign(interval_check=probs)
     out = out[out["interval_check"].notna()]
