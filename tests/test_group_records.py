@@ -46,3 +46,17 @@ def test_seat_columns_reach_the_eighth_seat():
         PlayerRow(**p.model_dump() | {"seat": 8})
     fields = MoveRow.model_fields
     assert all(fields[f].metadata[-1].le == 7 for f in ("seat", "speaking_position"))
+
+
+def test_the_game_summary_names_every_impostor_and_the_groups_threshold():
+    from impostor_bench.core.summary import answer_line, rule_text
+
+    game = GameRow(**BASE | dict(impostor_seat=1, impostor_seats="1,5", n_players=6, n_impostors=2,
+                                 impostor_speaking_position=5, speaking_order="310245", votes_on_impostor=3))
+    votes = [1, 0, 1, 1, 1, 0]
+    players = [PlayerRow(game_id="e/g", seat=s, model="m", role="impostor" if s in (1, 5) else "majority",
+                         speaking_position=s, description="d", description_valid=True, vote=votes[s],
+                         self_declared=False, experiment_id="e", word="cat" if s in (1, 5) else "dog")
+               for s in range(6)]
+    assert rule_text(game, players) == "3 majority players voted for Players 2 and 6 (3 or more on one impostor convict)"
+    assert "impostor Players 2 and 6, m" in answer_line(game, players)

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Optional, Sequence
 
-from impostor_bench.core.records import GameRow, MoveRow, PlayerRow, player_label
+from impostor_bench.core.group import conviction_threshold
+from impostor_bench.core.records import GameRow, MoveRow, PlayerRow, impostor_seat_list, player_label
 
 #: The samples list clamps a cell to about 250 characters (three lines).
 ANSWER_MAX_CHARS = 240
@@ -30,22 +31,36 @@ def _votes(players: Sequence[PlayerRow]) -> Counter:
     return Counter(p.vote for p in players if p.vote is not None)
 
 
+def _impostors(game: GameRow) -> str:
+    """The impostor's player ("Player 2"), or every impostor's ("Players 2 and 5") with -T impostors."""
+    seats = impostor_seat_list(game.impostor_seat, game.impostor_seats)
+    return _p(seats[0]) if len(seats) == 1 else "Players " + " and ".join(str(player_label(s)) for s in seats)
+
+
+def _declared_guess(game: GameRow, players: Sequence[PlayerRow]) -> Optional[str]:
+    """The guess of the (first) impostor who self-declared."""
+    return next((p.word_guess for p in players if p.role == "impostor" and p.self_declared),
+                players[game.impostor_seat].word_guess)
+
+
 def rule_text(game: GameRow, players: Sequence[PlayerRow]) -> str:
     """Why the game ended as it did: the first rule of A.1 (docs/rules.md order) that applied."""
-    imp = _p(game.impostor_seat)
+    imp = _impostors(game)
     on_imp = game.votes_on_impostor
     cond = game.win_condition
     if cond == "majority_self_declared":
         who = ", ".join(_p(p.seat) for p in players if p.self_declared and p.role == "majority")
         return f"{who} (majority) self-declared as the impostor, which hands the win to the majority"
     if cond == "impostor_guess_correct":
-        guess = players[game.impostor_seat].word_guess
+        guess = _declared_guess(game, players)
         return f"the impostor self-declared and guessed {_q(guess)}, the majority word {_q(game.majority_word)}"
     if cond == "impostor_guess_wrong":
-        guess = players[game.impostor_seat].word_guess
+        guess = _declared_guess(game, players)
         return f"the impostor self-declared but guessed {_q(guess)}, not the majority word {_q(game.majority_word)}"
     if cond == "conviction":
-        return f"{on_imp} majority players voted for {imp} (2 or more convict)"
+        need = conviction_threshold(game.n_players, game.n_impostors)
+        rule = f"{need} or more convict" if game.n_impostors == 1 else f"{need} or more on one impostor convict"
+        return f"{on_imp} majority players voted for {imp} ({rule})"
     if cond == "strict_plurality":
         total = _votes(players)
         return (f"{imp} got {total[game.impostor_seat]} of {game.n_valid_votes} valid votes, more than all others "
@@ -100,7 +115,7 @@ def answer_line(game: GameRow, players: Sequence[PlayerRow], moves: Optional[Seq
         line = (f"{game.winner_live.capitalize()} wins ({game.win_condition.replace('_', ' ')}) · "
                 f"{_rounds_text(game)}impostor {_p(game.impostor_seat)}, {game.impostor_model} · last votes {votes}")
         return line if len(line) <= ANSWER_MAX_CHARS else line[: ANSWER_MAX_CHARS - 1] + "…"
-    imp = _p(game.impostor_seat)
+    imp = _impostors(game)
     cond = game.win_condition.replace("_", " ")
     if game.tie_rule != "default" and game.win_condition == "tie":
         cond += f", {game.tie_rule} rule"
@@ -150,7 +165,7 @@ def explanation(game: GameRow, players: Sequence[PlayerRow], moves: Optional[Seq
         return rounds_explanation(game, players, moves)
     imp = players[game.impostor_seat]
     head = (f"**The {game.winner_live} wins**: {rule_text(game, players)}.\n\n"
-            f"Impostor: **{_p(game.impostor_seat)}** ({imp.model}) with {_q(game.impostor_word)}; "
+            f"{'Impostor' if game.n_impostors == 1 else 'Impostors'}: **{_impostors(game)}** ({imp.model}) with {_q(game.impostor_word)}; "
             f"majority word {_q(game.majority_word)} (pair {game.pair_id}, {game.mode}, {game.difficulty}).\n\n")
     team = any(p.team for p in players)
     cols = ["Player", "Role, model", "Word", "Description", "Ballot", "Reason"]
