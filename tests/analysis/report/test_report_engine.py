@@ -35,7 +35,8 @@ def own_record(tmp_path, monkeypatch):
 
 
 def _bundle(out: Path, *, with_figures: bool) -> dict:
-    """The bundle less its dates and timings: tables, PNGs, report.md, notes, errors, figures."""
+    """The bundle less its dates, timings and commit (others commit meanwhile): tables, PNGs, report.md,
+    notes, errors, figures."""
     files = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted((out / "tables").iterdir())}
     if with_figures:
         files |= {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted((out / "figures").glob("*.png"))}
@@ -43,7 +44,8 @@ def _bundle(out: Path, *, with_figures: bool) -> dict:
     md = (out / "report.md").read_text().splitlines()
     return {"files": files, "notes": m["notes"], "errors": m["errors"], "figures": m["figures"],
             "tables": [(t["name"], t["rows"], t["columns"]) for t in m["tables"]],
-            "report.md": [re.sub(r"[\d.]+ s\)", "s)", ln) for ln in md if not ln.startswith("- Source:")]}
+            "report.md": [re.sub(r"[\d.]+ s\)", "s)", ln) for ln in md
+                          if not ln.startswith(("- Source:", "- Provenance:"))]}  # the date; the checkout's commit
 
 
 def _build(data, out: Path, jobs: int, tables=None, figures=False, progress=None, remember=False) -> dict:
