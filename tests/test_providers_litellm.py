@@ -6,11 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -22,7 +17,7 @@ from inspect_ai.util import JSONSchema
 from impostor_bench.core import prompts
 from impostor_bench.core.errors import ImpostorError
 from impostor_bench.core.parsing import vote_json_schema
-from impostor_bench.providers.local import resolve_gguf
+from test_sweep_helpers import free_port, llama_cpp_server
 
 litellm_api = pytest.importorskip("impostor_bench.providers.litellm_api")
 import litellm  # noqa: E402
@@ -48,12 +43,6 @@ def schema_config(**kw):
     schema = vote_json_schema(1, reasoning_max=30)
     return GenerateConfig(response_schema=ResponseSchema(name="vote", json_schema=JSONSchema.model_validate(schema)),
                           **kw)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # ------------------------------------------------------------ offline unit tests
@@ -125,36 +114,8 @@ def test_connection_refused_is_a_retryable_error():
 
 @pytest.fixture(scope="module")
 def llama_server(tmp_path_factory):
-    port = free_port()
-    log_path = tmp_path_factory.mktemp("llama_server") / "server.log"
-    log = open(log_path, "wb")  # a file, not a pipe: llama.cpp's load log would fill a pipe and block
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(resolve_gguf("smollm2")),
-           "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "2"]
-    env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
-    base = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 120
-    try:
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited: {log_path.read_text(errors='replace')[-2000:]}")
-            try:
-                with urllib.request.urlopen(f"{base}/models", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("llama_cpp.server did not start within 120 s")
-            time.sleep(0.5)
+    with llama_cpp_server(tmp_path_factory.mktemp("llama_server") / "server.log", timeout=120) as base:
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 @pytest.mark.slow

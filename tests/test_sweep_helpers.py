@@ -160,23 +160,27 @@ def mlflow_server(root: Path, port: int | None = None, timeout: float = 120) -> 
 def llama_cpp_server(log: Path | None = None, timeout: float = 90) -> Iterator[str]:
     """llama-cpp-python's OpenAI-compatible server (``python -m llama_cpp.server``) with the
     shipped SmolLM2 on 127.0.0.1, seeded, two threads; yields its ``.../v1`` base URL once
-    ``/v1/models`` answers. ``log`` keeps its output (uvicorn's access log: a line per request)."""
+    ``/v1/models`` answers. ``log`` keeps its output (its load log, then uvicorn's access log: a
+    line per request); a file, not a pipe, which the load log would fill and block."""
     from impostor_bench.providers.local import resolve_gguf
 
     port = free_port()
     out = open(log, "w") if log is not None else subprocess.DEVNULL
+    env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}  # idle threads sleep, not spin, on shared cores
     proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(resolve_gguf("smollm2")),
-                             "--port", str(port), "--n_ctx", "2048", "--n_threads", "2", "--seed", "0"],
-                            stdout=out, stderr=subprocess.STDOUT)
+                             "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048", "--n_threads", "2",
+                             "--seed", "0"], stdout=out, stderr=subprocess.STDOUT, env=env)
     try:
         deadline = time.monotonic() + timeout
         while True:
             try:
-                httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=1).raise_for_status()
+                httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=2).raise_for_status()
                 break
             except httpx.HTTPError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"llama_cpp.server did not start (exit {proc.poll()})") from None
+                    said = log.read_text(errors="replace")[-2000:] if log is not None else ""
+                    raise RuntimeError(f"llama_cpp.server did not start in {timeout:.0f} s "
+                                       f"(exit {proc.poll()}): {said}") from None
                 time.sleep(0.3)
         yield f"http://127.0.0.1:{port}/v1"
     finally:
