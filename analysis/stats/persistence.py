@@ -421,6 +421,9 @@ def condition_results(data: Analysis, config: StatsConfig) -> pd.DataFrame:
                 se_df = [contrast_se(cr.IF[m], np.eye(cr.IF[m].shape[1])[k]) if np.isfinite(t) else (np.nan, np.nan)
                          for k, t in zip(cells, th)]
                 se = np.array([s for s, _ in se_df])
+                # no spread across the cell's experiments (e.g. every one had the same residual): no
+                # interval, rather than a zero-width one the method cannot vouch for
+                se = np.where(se > 1e-8, se, np.nan)  # round-off above 0 counts as none
                 half = np.array([crit(d) if np.isfinite(d) else np.nan for _, d in se_df]) * se
                 part[f"{m}_pct"] = 100 * cr.rate(m)[cells]
                 part[f"{m}_ci_low"] = 100 / (1 + np.exp(-(th - half)))

@@ -110,7 +110,7 @@ def test_zero_width_intervals_are_flagged_wherever_they_would_print(rendered):
     probs = interval_problems(results["inference"])
     # the inference prints no zero-width interval any more (issue 39: "not computed" with its
     # reason); whatever bad interval is left is counted in "About this report" and flagged below
-    assert not (probs["interval_check"] == ZERO_WIDTH).any()
+    assert not (probs["interval_check"] == ZERO_WIDTH).any(), probs[probs["interval_check"] == ZERO_WIDTH].to_string()
     about = (out / "report.md").read_text(encoding="utf-8").split("## About this report", 1)[1]
     assert (f"Interval check: {len(probs)} of" in about) if len(probs) else ("Interval check: none of the" in about)
     tables = build_paper_tables(results, manifest)
