@@ -162,7 +162,7 @@ def expected_outcome_estimates(games: pd.DataFrame, players: pd.DataFrame, model
     from dataclasses import replace
 
     from impostor_bench.analysis.data import AnalysisData
-    from impostor_bench.analysis.stats._base import memo, prepared
+    from impostor_bench.analysis.stats import prepared
     from impostor_bench.analysis.stats.inference import inference_rows
     from impostor_bench.analysis.stats.session import Analysis
 
@@ -172,7 +172,7 @@ def expected_outcome_estimates(games: pd.DataFrame, players: pd.DataFrame, model
     session = Analysis(data, config)
     with session.batch(), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # binomial fits to fractional outcomes warn; the fit is the point
-        memo(session, ("prepared",), lambda: replace(real, y=y))
+        session.memo(("prepared",), lambda: replace(real, y=y))  # what every table reads as the outcome
         rows = inference_rows(session, config, list(tables))
     rows = rows[rows["estimate"].notna()]
     return dict(zip(zip(rows["table"], rows["quantity"]), rows["estimate"].astype(float)))
