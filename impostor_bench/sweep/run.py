@@ -108,7 +108,7 @@ def summarize(log_dir: Path, pl: Plan, wall_s: float) -> tuple[dict[str, float],
             # each experiment two task ids ("4/2 experiments complete"), and no re-run could finish
             a = h.eval.task_args or {}
             key = _experiment_key(a.get("mode"), a.get("difficulty"), a.get("seed"), a.get("models"),
-                                  a.get("players", 4), a.get("impostors", 1), ablations_of(a))
+                                  a.get("players", 4), a.get("impostors", 1), ablations_of(a), a.get("language", "en"))
             if h.status == "success" or key not in done_tasks:
                 done_tasks[key] = h.status
     exp_ok = sum(1 for s in done_tasks.values() if s == "success")
@@ -225,12 +225,14 @@ def settings_line(pl: Plan) -> str:
 
 
 def _experiment_key(mode: Any, difficulty: Any, seed: Any, models: Any, players: Any = 4, impostors: Any = 1,
-                    settings: Optional[dict[str, Any]] = None) -> str:
+                    settings: Optional[dict[str, Any]] = None, language: Any = "en") -> str:
     """What an experiment is; ``settings``: its length and decoding options (``core.experiment.ablations_of``),
-    only those set, so the paper's keys are as before."""
+    only those set, and its language when not English, so the paper's keys are as before."""
     group = [] if (players, impostors) == (4, 1) else [players, impostors]  # the paper's keys as before
     kept = {k: v for k, v in (settings or {}).items() if v is not None}
-    return json.dumps([mode, difficulty, seed, models, *group, *([kept] if kept else [])], sort_keys=True, default=str)
+    lang = [] if language in (None, "en") else [{"language": language}]
+    return json.dumps([mode, difficulty, seed, models, *group, *([kept] if kept else []), *lang],
+                      sort_keys=True, default=str)
 
 
 def _settings_of(e: Any, pl: Plan) -> dict[str, Any]:
@@ -257,10 +259,11 @@ def left_to_play(pl: Plan, log_dir: Path) -> Plan:
         if log.status == "success":
             a = log.eval.task_args or {}
             done.add(_experiment_key(a.get("mode"), a.get("difficulty"), a.get("seed"), a.get("models"),
-                                     a.get("players", 4), a.get("impostors", 1), ablations_of(a)))
+                                     a.get("players", 4), a.get("impostors", 1), ablations_of(a),
+                                     a.get("language", "en")))
     left = [e for e in pl.experiments
             if _experiment_key(e.mode, e.difficulty, e.seed, dict(e.roles), e.players, e.impostors,
-                               _settings_of(e, pl)) not in done]
+                               _settings_of(e, pl), e.language) not in done]
     if len(left) < len(pl.experiments):
         print(f"resuming in {log_dir}: {len(pl.experiments) - len(left):,} of {len(pl.experiments):,} experiments "
               f"already finished; {len(left):,} left to play ({sum(e.n_games for e in left):,} games)", flush=True)
