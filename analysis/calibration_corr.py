@@ -30,10 +30,9 @@ from scipy import special
 
 from impostor_bench.analysis.data import AnalysisData
 from impostor_bench.analysis.sim.simulate import simulate_games
-from impostor_bench.analysis.stats._base import Prepared, prepared
-from impostor_bench.analysis.stats._wild import Wild
+from impostor_bench.analysis.stats import Prepared, prepared
 from impostor_bench.analysis.stats.config import StatsConfig
-from impostor_bench.analysis.stats.model_corr import corr_interval, fisher_naive
+from impostor_bench.analysis.stats.model_corr import Wild, corr_interval, fisher_naive  # Wild: the report's per-model mean
 from impostor_bench.analysis.stats.session import Analysis
 from impostor_bench.analysis.stats.team_ballots import ballots_frame, seat_pairs
 
