@@ -215,7 +215,8 @@ COLUMNS = ["item", "section", "quantity", "x", "y", "r", "ci_low", "ci_high", "n
 
 def model_estimates(data, config) -> dict:
     """Each per-model quantity of ``CORRELATIONS`` as a ``_wild.Est`` over one draw of multipliers (memoised)."""
-    return memo(data, ("model_corr_estimates", config.seed, config.bootstrap_reps), lambda: _estimates(data, config))
+    return memo(data, ("model_corr_estimates", config.seed, config.bootstrap_reps), lambda: _estimates(data, config),
+                per_table=True)
 
 
 def _estimates(data, config) -> dict:
