@@ -58,8 +58,11 @@ METHOD = ("ratio of totals; design-logit residuals (model x condition, mode, tie
 RANK_METHOD = "simultaneous: pairwise t-tests of the condition (method of the rates), Holm over its pairs"
 TAU_METHOD = "design bootstrap (wild by experiment), bias-corrected percentile (mid-p)"
 REVERSAL_METHOD = "intersection-union t-tests per pair (method of the rates), Holm over the condition's pairs"
-#: Fewest experiments behind a rate for an interval.
-MIN_EXPERIMENTS = 3
+#: Fewest experiments behind a rate (or contrast) for an interval: the size the calibration ran at
+#: (benchmarks/calibration_persistence.py: 4 tiers x 4 replicates per model and condition).  With a
+#: handful of experiments the covariate-adjusted residuals nearly vanish and CR1 collapses (a
+#: 5-experiment bot cell printed 50.0 [49.1, 50.9]); such a cell prints its rate alone.
+MIN_EXPERIMENTS = 16
 
 
 # --------------------------------------------------------------------------- conditions of each game

@@ -152,3 +152,14 @@ def test_group_sizes_count_every_majority_seat():
     got = res.set_index(["condition", "model"])["n_maj_seats"]
     assert got[("6 players, 2 impostors", "m0")] == direct[(6, "m0")] == 4 * (g["n_players"] == 6).sum() / 3
     assert got[("4 players, 1 impostor", "m1")] == direct[(4, "m1")]
+
+
+def test_a_rate_on_fewer_experiments_than_calibrated_prints_alone():
+    """Intervals only where the calibration ran (16 experiments per model and condition): a cell of
+    a smaller study keeps its rate and loses its interval; the calibrated size keeps both."""
+    _g, _p, small = _study(replicates=1, games=30)  # 4 experiments per model and condition
+    res = TABLES["condition_results"](small, CFG)
+    assert res["imp_win_pct"].notna().all()
+    assert res["imp_win_ci_low"].isna().all() and res["imp_win_ci_high"].isna().all()
+    _g, _p, full = _study(replicates=4, games=30)
+    assert TABLES["condition_results"](full, CFG)["imp_win_ci_low"].notna().all()
