@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable, Optional
 
-if not __name__.startswith("impostor_bench."):
-    raise ImportError(f"import impostor_bench.{__name__}, not {__name__}: the folder analysis/ is the installed "
-                      f"package impostor_bench.analysis and has no second name (docs/architecture.md)")
+from impostor_bench.core.installed_name import refuse_second_name
+
+refuse_second_name(__name__)
 
 if TYPE_CHECKING:
     from pathlib import Path

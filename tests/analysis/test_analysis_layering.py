@@ -24,7 +24,8 @@ THIRD_PARTY = {"pandas", "numpy", "scipy", "statsmodels", "pingouin", "networkx"
 CORE = {"records", "rules", "parsing", "errors", "wordpairs", "schedule", "experiment", "modes", "input_files",
         "output_files",
         "glyphs",  # a description's length counted as the length rule counts it (stats/length_normalised.py)
-        "group"}  # the paper's group size and the conviction threshold (validate.py, stats/groups.py, sim/groups.py)
+        "group",  # the paper's group size and the conviction threshold (validate.py, stats/groups.py, sim/groups.py)
+        "installed_name"}  # the one guard that refuses a top-level folder's second name (analysis/__init__.py)
 
 
 def _allowed(module: str) -> bool:
