@@ -94,6 +94,8 @@ def corr_interval(x: Est, y: Est, alpha: float, min_models: int = MIN_MODELS, co
     if n < min_models:
         return Corr(r, np.nan, np.nan, n, f"no interval below {min_models} models (have {n})")
     rx, ry = scaled_reps(x)[:, ok], scaled_reps(y)[:, ok]
+    if not len(rx) or not len(ry):
+        return Corr(r, np.nan, np.nan, n, "no interval: no bootstrap replicates (--bootstrap-reps 0)")
     if not (np.isfinite(rx).all() and np.isfinite(ry).all()):
         return Corr(r, np.nan, np.nan, n, "no interval: a model's value rests on too few experiments to resample")
     if not (np.ptp(rx, axis=0).any() and np.ptp(ry, axis=0).any()):

@@ -74,6 +74,8 @@ def test_refusals_and_models_without_a_value():
     assert c8.n == 8 and c8.r == pytest.approx(stats.pearsonr(x[1:], y[1:]).statistic) and np.isnan(c8.ci_low)
     flat = corr_interval(_est(x, np.tile(x, (200, 1))), _est(y, np.tile(y, (200, 1))), 0.05)
     assert np.isfinite(flat.r) and np.isnan(flat.ci_low) and "no variation" in flat.reason
+    none = corr_interval(_est(x, noise[:0]), _est(y, noise[:0]), 0.05)  # --bootstrap-reps 0: r alone, no error
+    assert none.r == pytest.approx(c.r) and np.isnan(none.ci_low) and "no bootstrap replicates" in none.reason
 
 
 @pytest.mark.slow
