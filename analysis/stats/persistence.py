@@ -268,12 +268,15 @@ def _exp_cell_count(exp_code, cell, E: int, K: int) -> np.ndarray:
 
 def contrast_se(IF: np.ndarray, d: np.ndarray) -> tuple[float, float]:
     """(SE, df) of the contrast ``d`` of the cells' logits: the exact wild-bootstrap variance
-    ``sum_e (IF_e d)^2`` CR1-scaled by G/(G-1), t(G-1), G the experiments it involves."""
+    ``sum_e (IF_e d)^2`` CR1-scaled by G/(G-1), t(G-1), G the experiments it involves.  (nan, nan)
+    when fewer than ``MIN_EXPERIMENTS`` involve it, or when they show no spread (an SE of round-off
+    size: no interval or test rather than a zero-width one the method cannot vouch for)."""
     v = IF @ d
     g = int(np.count_nonzero(v))
     if g < MIN_EXPERIMENTS:
         return np.nan, np.nan
-    return float(np.sqrt((v ** 2).sum() * g / (g - 1))), float(g - 1)
+    se = float(np.sqrt((v ** 2).sum() * g / (g - 1)))
+    return (se, float(g - 1)) if se > 1e-8 else (np.nan, np.nan)
 
 
 # --------------------------------------------------------------------------- ranks, ties, reversals
@@ -424,9 +427,6 @@ def condition_results(data: Analysis, config: StatsConfig) -> pd.DataFrame:
                 se_df = [contrast_se(cr.IF[m], np.eye(cr.IF[m].shape[1])[k]) if np.isfinite(t) else (np.nan, np.nan)
                          for k, t in zip(cells, th)]
                 se = np.array([s for s, _ in se_df])
-                # no spread across the cell's experiments (e.g. every one had the same residual): no
-                # interval, rather than a zero-width one the method cannot vouch for
-                se = np.where(se > 1e-8, se, np.nan)  # round-off above 0 counts as none
                 half = np.array([crit(d) if np.isfinite(d) else np.nan for _, d in se_df]) * se
                 part[f"{m}_pct"] = 100 * cr.rate(m)[cells]
                 part[f"{m}_ci_low"] = 100 / (1 + np.exp(-(th - half)))
