@@ -1,12 +1,13 @@
 """Table 5's slope against its pseudo-population truth over studies with different planted opponent ORs.
 
-    python benchmarks/table5_slope.py EXPERIMENTS GAMES STUDIES SCENARIO OR[,OR...]
+    python benchmarks/table5_slope.py EXPERIMENTS GAMES STUDIES SCENARIO OR[,OR...] [ROWS.csv]
     python benchmarks/table5_slope.py 378 40 5 planted 0.6,0.8,1.0,1.25
 
 ``SCENARIO`` is a scenario of ``impostor_bench.analysis.calibration_matrix`` (``missing`` loses data
 as the matrix does). For each planted OR: the truth of every row (``calibration_truth``, 40 pooled runs
 of the design), then ``STUDIES`` studies through the real table. Prints the slope of the estimated on
-the true log-OR across rows (SE clustered by study), coverage, and the null's rejections (OR 1.0).
+the true log-OR across rows (SE clustered by study), coverage, and the null's rejections (OR 1.0);
+``ROWS.csv`` keeps every fitted row with its truth, for a breakdown by scope or model.
 """
 
 from __future__ import annotations
@@ -48,10 +49,12 @@ def study(experiments: int, games: int, studies: int, scenario: str, ors: list[f
 
 def main(argv=None) -> int:
     a = sys.argv[1:] if argv is None else argv
-    if len(a) != 5:
+    if len(a) not in (5, 6):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     t = study(int(a[0]), int(a[1]), int(a[2]), a[3], [float(x) for x in a[4].split(",")])
+    if len(a) == 6:
+        t.to_csv(a[5], index=False)
     covers = (t["ci_low"] <= t["truth"]) & (t["truth"] <= t["ci_high"])
     groups = (t["planted"].astype(str) + "/" + t["rep"].astype(str)).factorize()[0]
     ols = sm.OLS(np.log(t["or_per_10pp"].to_numpy()), sm.add_constant(np.log(t["truth"].to_numpy())))
