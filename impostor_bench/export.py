@@ -81,13 +81,7 @@ def experiment_id_of(spec: Any) -> str:
     args = spec.task_args or {}
     if args.get("experiment_id"):
         return str(args["experiment_id"])
-    mode = args.get("mode", "homogeneous")
-    return experiment.with_ablations(
-        experiment.experiment_id(mode, args.get("difficulty", "easy"), role_models(spec), args.get("seed", 0),
-                                 int(args.get("rounds") or 1), bool(args.get("private_notes")),
-                                 players=int(args.get("players") or 4), impostors=int(args.get("impostors") or 1),
-                                 language=str(args.get("language") or "en")),
-        **experiment.ablations_of(args))
+    return experiment.identity_of(args, role_models(spec))
 
 
 # ------------------------------------------------------------------ records

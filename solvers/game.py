@@ -37,7 +37,6 @@ from impostor_bench.core.rounds import (NOTE_MAX_CHARS, RoundView, clip_note, pu
 from impostor_bench.core.rules import Ballot, RoundResult, counted_vote, decide_played_round
 from impostor_bench.core.schedule import GameSpec, call_seed
 from impostor_bench.core.seat import SeatRecord
-from impostor_bench.core.experiment import ablations_of, with_ablations
 from impostor_bench.core.verbosity import description_limit, truncated
 from impostor_bench.solvers.game_store import save_ballots, save_decisions, save_rounds, save_seats
 from impostor_bench.solvers.seating import experiment_id_for, model_name, seat_models
@@ -133,18 +132,13 @@ async def describe_all(
     show_phase(state, [f"Player {label} (speaks {i + 1}): {text}" for i, (label, text) in enumerate(shown)])
 
 
-def start_game(state: TaskState, options: Optional[GameOptions] = None) -> tuple[GameSpec, list[Model]]:
+def start_game(state: TaskState, options: GameOptions) -> tuple[GameSpec, list[Model]]:
     """The game and its seats' models.  On a game's first phase, the experiment's own
     draws (impostor seat, teams, speaking order, game seed) are made from its identity, which needs the models
     of this eval, and kept in the sample metadata (the scorer and the log read them there)."""
     spec = GameSpec.from_metadata(state.metadata)
     if not spec.drawn or not state.metadata.get("experiment_id"):
-        identity = experiment_id_for(spec.mode, spec.difficulty, state.metadata["seed"],
-                                     state.metadata.get("rounds", 1), state.metadata.get("private_notes", False),
-                                     language=state.metadata.get("language", "en"),
-                                     players=spec.n_players, impostors=spec.n_impostors)
-        if options is not None:  # the length and decoding settings that were set (core.experiment.with_ablations)
-            identity = with_ablations(identity, **ablations_of(options.model_dump()))
+        identity = experiment_id_for(options)
         if not state.metadata.get("experiment_id"):
             state.metadata["experiment_id"] = identity
         if not spec.drawn:

@@ -9,7 +9,8 @@ from typing import Optional
 from inspect_ai.model import Model, get_model, model_roles
 
 from impostor_bench.core.errors import ImpostorError
-from impostor_bench.core.experiment import ALL_SEATS, GAME_ROLES, MODE_ROLES, experiment_id
+from impostor_bench.core.experiment import ALL_SEATS, GAME_ROLES, MODE_ROLES, identity_of
+from impostor_bench.core.options import GameOptions
 from impostor_bench.core.modes import ALL_SEATS_ROLE, mode_spec
 
 
@@ -72,8 +73,6 @@ def live_assignment(mode: str) -> dict[str, str]:
     return {role: model_name(get_model(role=role)) for role in mode_spec(mode).roles} or {ALL_SEATS: model_name(get_model())}
 
 
-def experiment_id_for(mode: str, difficulty: str, seed: int, rounds: int = 1, private_notes: bool = False, *,
-                      language: str = "en", players: int = 4, impostors: int = 1) -> str:
-    """This eval's experiment identity: (mode, difficulty, model assignment, seed[, rounds][, group][, language])."""
-    return experiment_id(mode, difficulty, live_assignment(mode), seed, rounds, private_notes, language=language,
-                         players=players, impostors=impostors)
+def experiment_id_for(options: GameOptions) -> str:
+    """This eval's experiment identity: its options with the models it plays (``core.experiment.identity_of``)."""
+    return identity_of(options.model_dump(), live_assignment(options.mode))

@@ -179,19 +179,15 @@ def test_top_p_precedence_option_then_alias_then_not_sent():
 def test_resume_keys_tell_the_axes_cells_apart_and_match_their_logs(tmp_path):
     """A finished experiment is recognised from its log's task args (the sweep's resume and its
     'N/M experiments complete'), one key per cell; the paper's keys are as before."""
-    from impostor_bench.core.experiment import ablations_of
-    from impostor_bench.sweep.plan import experiments, plan, task_spec
-    from impostor_bench.sweep.run import _experiment_key, _settings_of
+    from impostor_bench.sweep.plan import experiment_key, experiments, task_spec
 
     path, cfg = _sweep(tmp_path, decoding=[{"temperature": 0.3}, {"temperature": 1.0, "top_p": 0.9}],
                        length_budget=[None, 60])
-    pl = plan(path)
     keys = set()
     for e in experiments(cfg):
-        a = task_spec(e, cfg, path, {})["task_args"]
-        from_log = _experiment_key(a["mode"], a["difficulty"], a["seed"], a["models"], 4, 1, ablations_of(a))
-        assert from_log == _experiment_key(e.mode, e.difficulty, e.seed, dict(e.roles), 4, 1, _settings_of(e, pl))
+        from_log = experiment_key(task_spec(e, cfg, path, {})["task_args"])
+        assert from_log == e.label  # the key is the experiment's identity
         keys.add(from_log)
     assert len(keys) == 8
-    assert _experiment_key("homogeneous", "easy", 0, {"model": "x"}, 4, 1, ablations_of({})) == (
-        '["homogeneous", "easy", 0, {"model": "x"}]')
+    assert experiment_key({"mode": "homogeneous", "difficulty": "easy", "seed": 0, "models": {"model": "x"}}) == (
+        "homogeneous|easy|x|s0")

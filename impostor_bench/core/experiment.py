@@ -5,8 +5,9 @@ Its identity string names it in the tables (``experiment_id``) and seeds every d
 that the design makes per game of each experiment (speaking order, generation seeds),
 so two experiments of the same cell never share those draws, while the same config
 and seed give identical games on any machine.  The task solver (live models), the
-exporter and tracker (log headers) and the sweep (config aliases) all call
-:func:`experiment_id` with the role → model mapping they hold.
+exporter (log headers) and the sweep (config aliases, and its resume key) all call
+:func:`identity_of` with the options they hold and the role → model mapping they hold,
+so an axis added to the identity reaches every one of them.
 
 Plain Python: no Inspect, MLflow or pandas import.
 """
@@ -16,8 +17,10 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional
 
 from impostor_bench.core.modes import GAME_ROLES, MODE_SPECS, mode_spec
+from impostor_bench.core.options import GameOptions
 
-__all__ = ["GAME_ROLES", "MODE_ROLES", "ALL_SEATS", "role_models", "assignment_label", "experiment_id", "with_ablations", "side_models"]
+__all__ = ["GAME_ROLES", "MODE_ROLES", "ALL_SEATS", "role_models", "assignment_label", "experiment_id", "with_ablations",
+           "identity_of", "side_models"]
 
 #: Mode → the model roles that seat its players (``impostor_bench.core.modes``); ``homogeneous`` uses ``--model`` alone.
 MODE_ROLES: dict[str, tuple[str, ...]] = {mode: spec.roles for mode, spec in MODE_SPECS.items()}
@@ -76,6 +79,22 @@ def with_ablations(identity: str, *, temperature: Optional[float] = None, top_p:
              f"L{length_budget}" if length_budget is not None else "",
              f"C{truncate_to}" if truncate_to is not None else ""]
     return "|".join([identity, *(p for p in parts if p)])
+
+
+#: The options that name an experiment besides its models and :data:`ABLATION_OPTIONS`, in
+#: :func:`experiment_id`'s order.
+IDENTITY_OPTIONS = ("mode", "difficulty", "seed", "rounds", "private_notes", "players", "impostors", "language")
+
+
+def identity_of(options: Mapping[str, Any], assignment: Mapping[str, str]) -> str:
+    """The experiment's full identity: :func:`experiment_id` with its length and decoding settings
+    (:func:`with_ablations`), from an options mapping (task arguments, task metadata, a
+    ``GameOptions`` dump, a sweep's experiment).  An option absent or None is its ``GameOptions``
+    default, so task arguments that leave defaults out (older logs) name the same experiment."""
+    o = {k: GameOptions.model_fields[k].default if options.get(k) is None else options[k] for k in IDENTITY_OPTIONS}
+    base = experiment_id(o["mode"], o["difficulty"], assignment, o["seed"], int(o["rounds"]), bool(o["private_notes"]),
+                         players=int(o["players"]), impostors=int(o["impostors"]), language=str(o["language"]))
+    return with_ablations(base, **ablations_of(options))
 
 
 def side_models(mode: str, assignment: Mapping[str, str]) -> dict[str, list[str]]:

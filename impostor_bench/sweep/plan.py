@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import itertools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Optional
 
 from impostor_bench.core import call_limits
 from impostor_bench.core.errors import ImpostorError
-from impostor_bench.core.experiment import ALL_SEATS, experiment_id, with_ablations
+from impostor_bench.core.experiment import identity_of, role_models
 from impostor_bench.core.modes import ALL_SEATS_ROLE, mode_spec
 from impostor_bench.core.options import SHARED_OPTIONS, GameOptions
 from impostor_bench.core.records import DIFFICULTIES, MODES, Difficulty, Mode
@@ -51,13 +51,24 @@ class Experiment:
 
     @property
     def label(self) -> str:
-        """The experiment's identity with the config's aliases (``impostor_bench.core.experiment``)."""
-        r = dict(self.roles)
-        assignment = r if mode_spec(self.mode).roles else {ALL_SEATS: r[ALL_SEATS_ROLE]}
-        return with_ablations(experiment_id(self.mode, self.difficulty, assignment, self.seed, self.rounds,
-                                            self.private_notes, players=self.players, impostors=self.impostors,
-                                            language=self.language),
-                              **dict(self.settings))
+        """The experiment's identity with the config's aliases (``impostor_bench.core.experiment``):
+        its fields are named as the options they set."""
+        options = {f.name: getattr(self, f.name) for f in fields(self)} | dict(self.settings)
+        return identity_of(options, assignment_of(self.mode, dict(self.roles)))
+
+
+def assignment_of(mode: str, models: Any) -> dict[str, str]:
+    """Who plays which role by the names a task's ``models`` option holds (the config's aliases):
+    one name, or role -> name (``{"model": name}`` for homogeneous)."""
+    named = models if isinstance(models, dict) else {ALL_SEATS_ROLE: models}
+    return role_models(mode, str(named.get(ALL_SEATS_ROLE) or ""), named)
+
+
+def experiment_key(task_args: dict[str, Any]) -> str:
+    """What an experiment is, to find it finished in a log dir: its identity with the config's
+    names, read from task arguments (a log's, or those :func:`task_spec` gives its task), so the
+    key tells apart every axis the identity does (``core.experiment.identity_of``)."""
+    return identity_of(task_args, assignment_of(task_args.get("mode") or GameOptions().mode, task_args.get("models")))
 
 
 @dataclass

@@ -19,13 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from impostor_bench.core.errors import ImpostorError
-from impostor_bench.core.experiment import ablations_of
 from impostor_bench.core.output_files import write_text
 from impostor_bench.outdir import make_dir
 from impostor_bench.preflight import check_models
 from impostor_bench.sweep.config import GAME_FIELDS, MANIFEST, config_hash, game_fields, left_out_cells
 from impostor_bench.sweep.lease import experiment_leases
-from impostor_bench.sweep.plan import Plan, plan, plan_table, resolve_models, task_spec
+from impostor_bench.sweep.plan import Plan, experiment_key, plan, plan_table, resolve_models, task_spec
 from impostor_bench.sweep.progress import ProgressView, SweepProgress, showing
 from impostor_bench.sweep.tracking import complete_unfinished_runs, start_tracking, wait_seconds
 
@@ -106,9 +105,7 @@ def summarize(log_dir: Path, pl: Plan, wall_s: float) -> tuple[dict[str, float],
         if is_impostor_task(h.eval.task):
             # by what the experiment is, not by Inspect's task id: two launches of one sweep gave
             # each experiment two task ids ("4/2 experiments complete"), and no re-run could finish
-            a = h.eval.task_args or {}
-            key = _experiment_key(a.get("mode"), a.get("difficulty"), a.get("seed"), a.get("models"),
-                                  a.get("players", 4), a.get("impostors", 1), ablations_of(a), a.get("language", "en"))
+            key = experiment_key(h.eval.task_args or {})
             if h.status == "success" or key not in done_tasks:
                 done_tasks[key] = h.status
     exp_ok = sum(1 for s in done_tasks.values() if s == "success")
@@ -224,22 +221,6 @@ def settings_line(pl: Plan) -> str:
     return "game settings: " + "; ".join(f"{a} {text(v)}" for a, v in eff.items())
 
 
-def _experiment_key(mode: Any, difficulty: Any, seed: Any, models: Any, players: Any = 4, impostors: Any = 1,
-                    settings: Optional[dict[str, Any]] = None, language: Any = "en") -> str:
-    """What an experiment is; ``settings``: its length and decoding options (``core.experiment.ablations_of``),
-    only those set, and its language when not English, so the paper's keys are as before."""
-    group = [] if (players, impostors) == (4, 1) else [players, impostors]  # the paper's keys as before
-    kept = {k: v for k, v in (settings or {}).items() if v is not None}
-    lang = [] if language in (None, "en") else [{"language": language}]
-    return json.dumps([mode, difficulty, seed, models, *group, *([kept] if kept else []), *lang],
-                      sort_keys=True, default=str)
-
-
-def _settings_of(e: Any, pl: Plan) -> dict[str, Any]:
-    """An experiment's length and decoding options as its task arguments hold them."""
-    return ablations_of({"temperature": pl.config.temperature, "top_p": pl.config.top_p, **dict(e.settings)})
-
-
 def left_to_play(pl: Plan, log_dir: Path) -> Plan:
     """The plan less the experiments whose log in ``log_dir`` already finished (a resumed
     sweep plays only the rest: Inspect's eval_set skips them), so its estimate is what it will
@@ -257,13 +238,9 @@ def left_to_play(pl: Plan, log_dir: Path) -> Plan:
         except Exception:  # noqa: BLE001 - an unreadable log is played again
             continue
         if log.status == "success":
-            a = log.eval.task_args or {}
-            done.add(_experiment_key(a.get("mode"), a.get("difficulty"), a.get("seed"), a.get("models"),
-                                     a.get("players", 4), a.get("impostors", 1), ablations_of(a),
-                                     a.get("language", "en")))
+            done.add(experiment_key(log.eval.task_args or {}))
     left = [e for e in pl.experiments
-            if _experiment_key(e.mode, e.difficulty, e.seed, dict(e.roles), e.players, e.impostors,
-                               _settings_of(e, pl), e.language) not in done]
+            if experiment_key(task_spec(e, pl.config, pl.path, pl.resolved)["task_args"]) not in done]
     if len(left) < len(pl.experiments):
         print(f"resuming in {log_dir}: {len(pl.experiments) - len(left):,} of {len(pl.experiments):,} experiments "
               f"already finished; {len(left):,} left to play ({sum(e.n_games for e in left):,} games)", flush=True)
