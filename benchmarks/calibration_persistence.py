@@ -41,7 +41,7 @@ from impostor_bench.analysis.sim.effects import SimModel
 from impostor_bench.analysis.sim.simulate import simulate_games
 from impostor_bench.analysis.stats import TABLES
 from impostor_bench.analysis.stats.config import StatsConfig
-from impostor_bench.analysis.stats.persistence import kendall_tau
+from impostor_bench.analysis.stats.persistence_tests import kendall_tau
 
 MODELS = tuple(SimModel(f"m{i}", odds=float(np.exp(0.5 * (i - 2))), det=0.6, self_decl=0.2) for i in range(5))
 LEVELS = ("en", "es", "de")

@@ -16,8 +16,9 @@ from impostor_bench.analysis.sim.effects import SimModel
 from impostor_bench.analysis.sim.simulate import simulate_games
 from impostor_bench.analysis.stats import TABLES
 from impostor_bench.analysis.stats.config import StatsConfig
-from impostor_bench.analysis.stats.persistence import (condition_rates, contrast_se, holm, kendall_tau,
-                                                       study_conditions, varying_factors)
+from impostor_bench.analysis.stats.persistence import (condition_rates, contrast_se, holm, study_conditions,
+                                                       varying_factors)
+from impostor_bench.analysis.stats.persistence_tests import kendall_tau
 from impostor_bench.analysis.stats._base import prepared
 from impostor_bench.analysis.stats.session import Analysis
 
