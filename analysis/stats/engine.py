@@ -102,9 +102,33 @@ def needs_of(name: str, record: dict[str, dict]) -> tuple[str, ...]:
     return tuple(dict.fromkeys([*declared, *record.get(name, {}).get("needs", ())]))
 
 
+def path_seconds(names: list[str], record: dict[str, dict]) -> dict[str, float]:
+    """Each of ``names``' last-run seconds plus the longest chain of tables (of ``names``) that wait for it:
+    how long the work still takes once it starts, at best. A quick table that a slow one asks for
+    thus starts early (rounds_trust, 0 s, before team_dynamics, 10 s, not at the end)."""
+    waiting: dict[str, list[str]] = {n: [] for n in names}
+    for n in names:
+        for d in needs_of(n, record):
+            if d in waiting and d != n:
+                waiting[d].append(n)
+    out: dict[str, float] = {}
+
+    def chain(n: str, open_: frozenset) -> float:
+        if n not in out:
+            after = [chain(w, open_ | {n}) for w in waiting[n] if w not in open_ and w != n]  # a loop ends it
+            out[n] = float(record.get(n, {}).get("seconds", 0.0)) + max(after, default=0.0)
+        return out[n]
+
+    for n in names:
+        chain(n, frozenset())
+    return out
+
+
 def work_order(names: list[str], record: dict[str, dict]) -> list[str]:
-    """``names`` longest first by the last run's seconds (a table never measured keeps its place after them)."""
-    return sorted(names, key=lambda n: -float(record.get(n, {}).get("seconds", 0.0)))
+    """``names`` by ``path_seconds``, longest first (a table never measured, and none waiting for it,
+    keeps its place after them): the critical path first, so the pool's last minutes are not one table."""
+    path = path_seconds(names, record)  # on a tie, the quicker first: a table before the one waiting for it
+    return sorted(names, key=lambda n: (-path[n], float(record.get(n, {}).get("seconds", 0.0))))
 
 
 # --------------------------------------------------------------------------- in a worker

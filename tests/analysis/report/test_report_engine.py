@@ -113,9 +113,26 @@ def test_the_last_runs_record_orders_the_next_and_keeps_the_bundle(data, some_ta
     assert {"headline", "coordination"} <= set(record["correlations"]["needs"])
     assert all(v["seconds"] >= 0 and v["mib"] >= 0 for v in record.values())
     order = engine.work_order(list(some_tables), record)
-    assert [record[n]["seconds"] for n in order] == sorted((record[n]["seconds"] for n in order), reverse=True)
+    path = engine.path_seconds(list(some_tables), record)
+    assert [path[n] for n in order] == sorted((path[n] for n in order), reverse=True)
+    assert all(path[n] >= record[n]["seconds"] + max((path[w] for w in some_tables if n in record[w]["needs"]),
+                                                     default=0.0) - 1e-9 for n in some_tables)
     second = _build(data, tmp_path / "b", 2, some_tables, remember=True)
     assert first == second == one_process
+
+
+def test_a_quick_table_a_slow_one_waits_for_goes_first():
+    """Ordered by the longest chain each table starts, not its own seconds: the 0-second table the
+    10-second one asks for comes before a 5-second table that nothing waits for; a loop in an odd
+    record ends its chain instead of recursing."""
+    record = {"slow": {"seconds": 10.0, "needs": ["quick"]}, "quick": {"seconds": 0.0, "needs": []},
+              "mid": {"seconds": 5.0, "needs": []}, "last": {"seconds": 1.0, "needs": ["slow", "mid"]},
+              "new": {}}
+    names = ["mid", "last", "new", "slow", "quick"]
+    assert engine.work_order(names, record) == ["quick", "slow", "mid", "last", "new"]
+    assert engine.path_seconds(names, record) == {"quick": 11.0, "slow": 11.0, "mid": 6.0, "last": 1.0, "new": 0.0}
+    looped = {"a": {"seconds": 2.0, "needs": ["b"]}, "b": {"seconds": 1.0, "needs": ["a"]}}
+    assert engine.work_order(["a", "b"], looped)[0] in ("a", "b")
 
 
 @pytest.mark.parametrize("how", ["killed", "raises"])
