@@ -15,8 +15,11 @@ Truth of an interval: the design's expected value where it has a closed form (th
 and marginal ORs, from each game's ``p_design``: its win probability averaged over the
 experiment effect and speaking position), else the pseudo-population truth of
 ``impostor_bench.analysis.calibration_truth`` (the estimator applied to the design's expected
-outcomes: the outcome tables and Table 5). A quantity with neither has no truth: its row reports size, width
-and SE ratio but no coverage or bias, and its ``truth`` column says so. (It once took the
+outcomes: the outcome tables and Table 5), else the table run on ``calibration_truth.POOLED_COPIES``
+outcome draws of the design pooled into one data set (``pooled_truth``: ballots, text, teams, rounds;
+its Monte-Carlo error is ``truth_mc_se``, also in SDs of the estimate, ``truth_mc_se_sd``). A quantity
+with no truth (no interval, or a table the pool does not print) reports size, width and SE ratio
+but no coverage or bias, and its ``truth`` column says so. (It once took the
 Monte-Carlo mean of its own estimates, which made coverage a test of the SE alone and hid
 Table 5's attenuation.) ``bias`` is the mean of estimate - truth (log scale for odds ratios),
 ``bias_sd`` the same in SDs of the estimate over the runs; ``coverage_mc_se`` the Monte-Carlo
@@ -46,10 +49,12 @@ import numpy as np
 import pandas as pd
 
 from impostor_bench.analysis.calibration_rounds import ROUND_TABLES, run_rounds_once
+from impostor_bench.analysis.calibration_rounds import ROUNDS as ROUND_COUNT
+from impostor_bench.analysis import calibration_truth as ct
 from impostor_bench.analysis.calibration_rounds import SCENARIOS as ROUND_SCENARIOS
 from impostor_bench.analysis.calibration_truth import (OUTCOME_TABLES, PSEUDO_POPULATION_TABLES,
                                                         outcome_given_position, outcome_table_truth,
-                                                        pseudo_population_truth)
+                                                        pooled_truth, pseudo_population_truth)
 from impostor_bench.analysis.data import AnalysisData
 from impostor_bench.analysis.sim.effects import DEFAULT_MODELS, SimModel
 from impostor_bench.analysis.sim.simulate import simulate_games
@@ -82,6 +87,9 @@ MISSING = {"missing": dict(games=0.10, experiments=0.05, provider_failure=0.5)}
 FRESH_DESIGN = {"fresh_pairs_null"}
 NULLS = {"global_null", "fresh_pairs_null"}
 TRUTH_DESIGN, TRUTH_PSEUDO = "design", "pseudo-population"
+#: The truth of a row with neither a closed form nor a dedicated pseudo-population truth: its table run
+#: on ``calibration_truth.POOLED_COPIES`` outcome draws of the design pooled (``pooled_truth``).
+TRUTH_POOLED = "pseudo-population (pooled copies)"
 TRUTH_NONE = "none: no closed form and no pseudo-population truth yet (coverage and bias not measured)"
 POPULATION_OF_PAIRS = "word pair"  # in the method of a row whose estimand is over a population of pairs
 TARGETS = {"paper": (0.06, 0.93), "small": (0.08, 0.90)}
@@ -130,7 +138,12 @@ def run_once(scenario: str, experiments: int, games: int, rep: int, config: Stat
     # the multi-round simulator has the null and planted scenarios only (no data losses or pair variants)
     rounds = [t for t in (tables or ROUND_TABLES) if t in ROUND_TABLES and scenario in ROUND_SCENARIOS]
     others = None if tables is None else [t for t in tables if t not in ROUND_TABLES]
-    parts = [run_rounds_once(scenario, experiments, games, rep, config, design_seed, rounds)] if rounds else []
+    parts = []
+    if rounds:
+        multi = run_rounds_once(scenario, experiments, games, rep, config, design_seed, rounds)
+        multi["truth_source"] = None
+        fill_pooled(multi, ROUND_SCENARIOS[scenario], experiments, games, design_seed, config, rounds=ROUND_COUNT)
+        parts.append(multi)
     if others is None or others:
         parts.insert(0, _run_one_round(scenario, experiments, games, rep, config, design_seed, others))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
@@ -182,8 +195,33 @@ def _run_one_round(scenario: str, experiments: int, games: int, rep: int, config
             rows.loc[mine, "truth"] = [keyed.get(k, np.nan) for k in zip(rows.loc[mine, "table"],
                                                                           rows.loc[mine, "quantity"])]
         rows.loc[fill & rows["truth"].notna(), "truth_source"] = TRUTH_PSEUDO
+    rows["truth_mc_se"] = np.where(rows["truth"].notna() & (rows["table"] != "opponent_baseline"), 0.0, np.nan)
+    fill_pooled(rows, SCENARIOS[scenario], experiments, games, design_seed, config)
     rows["rep"] = rep
     return rows
+
+
+def fill_pooled(rows: pd.DataFrame, scenario_kwargs: dict, experiments: int, games: int, design_seed: int, config,
+                rounds: int | None = None) -> None:
+    """Give every interval still without a truth its pooled-copies truth (``calibration_truth.pooled_truth``)
+    and that truth's Monte-Carlo SE (``truth_mc_se``; log scale for odds ratios), in place. The copies
+    are complete draws of the design: in a scenario with data loss the truth is the complete design's."""
+    if "truth_mc_se" not in rows.columns:
+        rows["truth_mc_se"] = np.where(rows["truth"].notna(), 0.0, np.nan)
+    need = rows["truth"].isna() & rows["ci_low"].notna() & rows["ci_high"].notna()
+    tables = sorted(set(rows.loc[need, "table"]) - PSEUDO_POPULATION_TABLES)
+    if not tables:
+        return
+    logs = ratio_keys()
+    cal = dict(zip(zip(rows["table"], rows["quantity"]), rows["calibration"]))
+    bootstrap_or = lambda t, q: t == "bootstrap" and "_or" in q  # noqa: E731 (as on_log_scale)
+    truth = pooled_truth(scenario_kwargs, experiments, games, design_seed, tables, config, rounds=rounds,
+                         log_scale=lambda t, q: cal.get((t, q)) in logs or bootstrap_or(t, q))
+    mine = need & rows["table"].isin(tables)
+    got = [truth.get(k, (np.nan, np.nan)) for k in zip(rows.loc[mine, "table"], rows.loc[mine, "quantity"])]
+    rows.loc[mine, "truth"] = [t for t, _ in got]
+    rows.loc[mine, "truth_mc_se"] = [se for _, se in got]
+    rows.loc[mine & rows["truth"].notna(), "truth_source"] = TRUTH_POOLED
 
 
 def summarise(records: pd.DataFrame, scenario: str, experiments: int, games: int, alpha: float = 0.05) -> pd.DataFrame:
@@ -224,6 +262,9 @@ def summarise(records: pd.DataFrame, scenario: str, experiments: int, games: int
                     "coverage_mc_se": float(np.sqrt(cov_mean * (1 - cov_mean) / len(cov))) if len(cov) else np.nan,
                     "bias": float(err.mean()) if len(err) else np.nan,
                     "bias_sd": _bias_sd(part) if len(err) else np.nan,
+                    # Monte-Carlo error of the truths (0 for closed forms), in units and in SDs of the estimate
+                    "truth_mc_se": _truth_mc_se(part)[0] if len(err) else np.nan,
+                    "truth_mc_se_sd": _truth_mc_se(part)[1] if len(err) else np.nan,
                     "truth": "+".join(sources) if sources else TRUTH_NONE,
                     "n_pvalues": len(rej), "size": rej.mean() if (len(rej) and is_size) else np.nan,
                     "rejection_rate": rej.mean() if len(rej) else np.nan,
@@ -238,13 +279,26 @@ def summarise(records: pd.DataFrame, scenario: str, experiments: int, games: int
             s = pd.concat([s, pd.DataFrame([{
                 "table": spec.table, "quantity": spec.name, "method": "no values on simulated games",
                 "scenario": scenario, "experiments": experiments, "games": games, "reps": 0, "n_intervals": 0,
-                "coverage": np.nan, "coverage_mc_se": np.nan, "bias": np.nan, "bias_sd": np.nan, "truth": TRUTH_NONE,
+                "coverage": np.nan, "coverage_mc_se": np.nan, "bias": np.nan, "bias_sd": np.nan,
+                "truth_mc_se": np.nan, "truth_mc_se_sd": np.nan, "truth": TRUTH_NONE,
                 "n_pvalues": 0, "size": np.nan, "rejection_rate": np.nan,
                 "width_ratio": np.nan, "se_ratio": np.nan}])], ignore_index=True)
     size_t, cov_t = TARGETS["paper" if experiments >= 756 and games >= 120 else "small"]
     s["target_size"], s["target_coverage"] = size_t, cov_t
     s["meets"] = ((s["size"].isna() | (s["size"] <= size_t)) & (s["coverage"].isna() | (s["coverage"] >= cov_t)))
     return s
+
+
+def _truth_mc_se(part: pd.DataFrame) -> tuple[float, float]:
+    """Mean over quantities with a truth of its Monte-Carlo SE (``truth_mc_se``), and of that SE over the
+    SD of the estimate across runs; NaN where no truth's error is known."""
+    if "truth_mc_se" not in part.columns:
+        return np.nan, np.nan
+    by_q = part[part["error"].notna()].groupby("quantity").agg(se=("truth_mc_se", "first"), sd=("sd_true", "first"))
+    by_q = by_q[by_q["se"].notna()]
+    rel = by_q[(by_q["sd"] > 0)]
+    return (float(by_q["se"].mean()) if len(by_q) else np.nan,
+            float((rel["se"] / rel["sd"]).mean()) if len(rel) else np.nan)
 
 
 def _bias_sd(part: pd.DataFrame) -> float:
@@ -326,7 +380,12 @@ def main(argv=None) -> int:
     ap.add_argument("--tables", help="comma-separated tables to calibrate (default: every table of SPECS)")
     ap.add_argument("--out", help="CSV to write (rows of the same design size in it are replaced)")
     ap.add_argument("--raw", help="Parquet file for the per-replicate inference rows")
+    ap.add_argument("--truth-copies", type=int, default=ct.POOLED_COPIES,
+                    help="outcome draws of the design pooled for a pooled-copies truth (its MC error ~ 1/sqrt)")
+    ap.add_argument("--truth-batch", type=int, default=None,
+                    help="copies per pooled data set where all copies do not fit in memory (paper size: 4)")
     a = ap.parse_args(argv)
+    ct.POOLED_COPIES, ct.POOLED_BATCH = a.truth_copies, a.truth_batch  # read by pooled_truth (forked workers too)
     config = StatsConfig(bootstrap_reps=a.bootstrap_reps, permutation_reps=a.permutation_reps)
     raw: dict = {}
     tables = a.tables.split(",") if a.tables else None

@@ -9,8 +9,8 @@ with the others (one row per table, quantity family, method, scenario and design
 * ``planted``: the default models (their detection rates differ), +0.3 logit of vote accuracy per round.
 
 The round tables' measures are ratios over a selected set of rounds, with no closed form under
-the design's dependence and no pseudo-population truth yet: their rows carry no truth, so the
-matrix reports their size, width and SE ratio but no coverage or bias (``calibration_truth``).
+the design's dependence: the matrix gives their rows the pooled-copies truth of
+``calibration_truth.pooled_truth`` (the table run on many multi-round runs of the design pooled).
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ SCENARIOS["fresh_pairs_null"] = SCENARIOS["global_null"]  # the matrix redraws t
 
 def run_rounds_once(scenario: str, experiments: int, games: int, rep: int, config, design_seed: int = 1,
                     tables=ROUND_TABLES):
-    """One replicate of the round tables' inference rows (no truth: none has a closed form)."""
+    """One replicate of the round tables' inference rows (truth NaN: none has a closed form; the matrix
+    fills in the pooled-copies truth)."""
     g, pl, mv, models = simulate_rounds(experiments, games, ROUNDS, design_seed=design_seed, seed=1000 + rep,
                                         **SCENARIOS[scenario])
     data = AnalysisData(games=g, players=pl, models=models, moves=mv)

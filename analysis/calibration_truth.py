@@ -13,9 +13,10 @@ reports no coverage or bias for them, and says so), never the Monte-Carlo mean.
 Implemented: the outcome tables of ``OUTCOME_TABLES`` (equation (1), ``learning``, ``scaling``,
 ``speaking_glm``, ``cluster_robust``, ``odds_ratios``' fitted ORs, the composition-adjusted rates of
 ``win_model_mode_difficulty``): the table itself run on the expected outcomes (tested against
-planted parameters where the fitted model is the planted one); and ``opponent_baseline`` (Table 5).
-Tables of ballots and text (detection, coordination, team dynamics, style) have none yet: their
-expected values need the ballot model's expectations, not the win probability.
+planted parameters where the fitted model is the planted one); ``opponent_baseline`` (Table 5);
+and every other interval (ballots, text, teams, rounds: their expected values need the ballot
+and text models' expectations, not the win probability): ``pooled_truth``, the table run on many
+outcome draws of the design pooled into one data set (its probability limit on the design).
 
 Table 5: the population value of a game's opponent baseline is the mean over its majority seats of each model's detection accuracy at the game's
 difficulty in the design's population of games: the pooled accuracy of ``POPULATION_RUNS``
@@ -188,3 +189,125 @@ def outcome_table_truth(games: pd.DataFrame, players: pd.DataFrame, models: pd.D
         if mine:
             out.update(expected_outcome_estimates(games, players, models, config, column, mine))
     return out
+
+
+# --------------------------------------------------------------------------- pooled copies (any table)
+
+#: Independent outcome draws of one design pooled for the truths of the remaining tables (ballots,
+#: text, teams, rounds, and the rates and ratios of the others without a closed form): their
+#: estimators read ballots and text as well as outcomes, whose expectations have no closed form, so
+#: the truth is the table itself run on ``POOLED_COPIES`` copies of the design in one data set. As
+#: the copies grow this is the estimator's probability limit on the design (what it estimates), not
+#: the mean of its estimates (which carries its finite-sample bias); its Monte-Carlo error is
+#: 1/sqrt(copies) of one run's SD, measured from ``POOLED_GROUPS`` disjoint groups of the copies.
+POOLED_COPIES = 40
+POOLED_GROUPS = 4
+#: Copies per pooled data set when the pool of all copies does not fit in memory (None: one pool). With
+#: a batch of b copies the truth is the mean of the estimates on copies/b pools of b copies each: a
+#: design b times the size, so the estimator's finite-sample bias left in the truth is 1/b of one run's.
+POOLED_BATCH: int | None = None
+#: Seeds of the pooled copies: apart from the replicates' (1000 + rep) and Table 5's runs.
+POOLED_SEED = 20_000_000
+
+_POOLED: dict[tuple, dict[tuple[str, str], tuple[float, float]]] = {}  # one per design and table
+
+
+def pooled_copies(draws) -> tuple[pd.DataFrame, ...]:
+    """The frames of several runs of one design in one data set: each run's experiments and games
+    relabelled (``k<i>-`` prefixed) so that the copies are distinct experiments; word pairs, models
+    and every game's design cell are kept. ``draws``: (games, players[, moves]) per run."""
+    out: list[list[pd.DataFrame]] = []
+    for i, frames in enumerate(draws):
+        tag = f"k{i}-"
+        renamed = []
+        for f in frames:
+            f = f.copy()
+            for col in ("experiment_id", "game_id"):
+                if col in f.columns:
+                    f[col] = tag + f[col].astype(str)
+            renamed.append(f)
+        out.append(renamed)
+    return tuple(pd.concat(parts, ignore_index=True) for parts in zip(*out))
+
+
+def _draw(scenario_kwargs: dict, experiments: int, games_per: int, design_seed: int, seed: int, rounds: int | None):
+    """One run of the design: (games, players[, moves]) and the models frame."""
+    if rounds:
+        from impostor_bench.analysis.sim.rounds import simulate_rounds
+
+        g, pl, mv, models = simulate_rounds(experiments, games_per, rounds, design_seed=design_seed, seed=seed,
+                                            **scenario_kwargs)
+        return (g, pl, mv), models
+    g, pl, models = simulate_games(experiments, games_per, design_seed=design_seed, seed=seed, **scenario_kwargs)
+    return (g, pl), models
+
+
+def _estimates(frames, models, config, tables) -> pd.DataFrame:
+    """``tables``' inference rows (estimates) on one data set."""
+    from impostor_bench.analysis.data import AnalysisData
+    from impostor_bench.analysis.stats.inference import inference_rows
+    from impostor_bench.analysis.stats.session import Analysis
+
+    moves = frames[2] if len(frames) > 2 else None
+    data = AnalysisData(games=frames[0], players=frames[1], models=models, moves=moves)
+    with Analysis(data, config).batch() as session, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rows = inference_rows(session, config, list(tables))
+    return rows[rows["estimate"].notna()]
+
+
+def pooled_truth(scenario_kwargs: dict, experiments: int, games_per: int, design_seed: int, tables, config,
+                 copies: int | None = None, rounds: int | None = None, log_scale=None,
+                 batch: int | None = None) -> dict[tuple[str, str], tuple[float, float]]:
+    """Pseudo-population truths of ``tables`` keyed by (table, inference ``quantity``), each with its
+    Monte-Carlo SE: (truth, SE). The truth is the table run on ``copies`` independent outcome draws of
+    the design (``scenario_kwargs`` with ``design_seed``: the same word pairs, schedule and seats;
+    fresh speaking orders, experiment effects, winners, ballots and text) pooled into one data set.
+    The experiment effects are drawn afresh in every copy, so the truth is averaged over them (the
+    estimand of a pooled rate or ratio; ``OUTCOME_TABLES`` holds the conditional truths of the
+    FE_experiment fits). The SE is the SD of the estimates of ``POOLED_GROUPS`` disjoint groups of
+    the copies over sqrt(groups) (on the log scale where ``log_scale(table, quantity)`` says the
+    row is an odds ratio). ``rounds``: draw multi-round games of that many rounds (the round
+    tables). ``batch`` (default ``POOLED_BATCH``): copies per pooled data set, for designs whose
+    pool of all copies does not fit in memory; the truth is then the mean over the batches and its
+    SE their SD over sqrt(batches). Intervals are not needed, so the resampling runs at its
+    smallest. Cached per design."""
+    from dataclasses import replace
+
+    copies = copies or POOLED_COPIES
+    batch = batch or POOLED_BATCH or copies
+    batched = batch < copies
+    groups = max(copies // batch, 2) if batched else (POOLED_GROUPS if copies >= 2 * POOLED_GROUPS else 2)
+    design = repr((sorted(scenario_kwargs.items()), experiments, games_per, design_seed, copies, batch, rounds))
+    need = [t for t in tables if (design, t) not in _POOLED]
+    if need:
+        light = replace(config, bootstrap_reps=min(config.bootstrap_reps, 20),
+                        permutation_reps=min(config.permutation_reps, 20))
+        keyed = lambda rows: dict(zip(zip(rows["table"], rows["quantity"]), rows["estimate"].astype(float)))  # noqa: E731
+
+        def run(seeds):
+            draws, models = [], None
+            for k in seeds:
+                frames, models = _draw(scenario_kwargs, experiments, games_per, design_seed, POOLED_SEED + k, rounds)
+                draws.append(frames)
+            return draws, models
+
+        if batched:  # one pool of ``batch`` copies in memory at a time
+            split = [keyed(_estimates(pooled_copies(d), m, light, need))
+                     for d, m in (run(range(j * batch, (j + 1) * batch)) for j in range(groups))]
+            common = set.intersection(*(set(p) for p in split))
+            total = {k: float(np.mean([p[k] for p in split])) for k in common}
+        else:
+            draws, models = run(range(copies))
+            total = keyed(_estimates(pooled_copies(draws), models, light, need))
+            split = [keyed(_estimates(pooled_copies(draws[j::groups]), models, light, need)) for j in range(groups)]
+            del draws
+        for t in need:
+            _POOLED[(design, t)] = {}
+        for key, truth in total.items():
+            vals = np.array([s.get(key, np.nan) for s in split], float)
+            if log_scale is not None and log_scale(*key):
+                vals = np.log(np.where(vals > 0, vals, np.nan))
+            se = float(np.std(vals, ddof=1) / np.sqrt(groups)) if np.isfinite(vals).all() else np.nan
+            _POOLED[(design, key[0])][key] = (truth, se)
+    return {k: v for t in tables for k, v in _POOLED[(design, t)].items()}
