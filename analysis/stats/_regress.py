@@ -114,14 +114,15 @@ def unique_rows(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(A, axis=0, return_inverse=True)`` (the distinct rows in lexicographic order, and each
     row's index into them), from one int64 key per row that sorts as the rows do: the row's own
     mixed-radix number for a non-negative int matrix, else each column's sorted codes combined. The
-    same arrays, without sorting the rows as structured records (~15 s on 907,200 games; 3-10x)."""
+    same arrays, without sorting the rows as structured records (~15 s on 907,200 games; 3-10x), and the
+    keys by hashing (``pd.factorize(sort=True)`` sorts only the distinct keys)."""
     A = np.asarray(A)
     if A.ndim == 2 and A.size and A.dtype.kind in "iu" and A.min() >= 0:
         radix = A.max(axis=0).astype(np.int64) + 1
         if float(np.prod(radix.astype(float))) < 2.0 ** 62:
             mult = np.cumprod(np.concatenate([radix[1:], [1]])[::-1])[::-1]  # weight of each column
-            keys, inv = np.unique(A.astype(np.int64) @ mult, return_inverse=True)
-            return ((keys[:, None] // mult[None, :]) % radix[None, :]).astype(A.dtype), inv.ravel()
+            inv, keys = pd.factorize(A.astype(np.int64) @ mult, sort=True)  # np.unique's, by hashing: 10-20x
+            return ((keys[:, None] // mult[None, :]) % radix[None, :]).astype(A.dtype), inv.astype(np.intp)
     if A.ndim != 2 or A.shape[0] == 0 or A.shape[1] == 0 or (A.dtype.kind == "f" and np.isnan(A).any()):
         # numpy keeps every row with a NaN distinct: left to it
         rows, inv = np.unique(A, axis=0, return_inverse=True)
@@ -132,8 +133,10 @@ def unique_rows(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if (int(key.max()) + 1) * len(levels) >= 2 ** 62:  # keep the key dense (order-preserving)
             key = np.unique(key, return_inverse=True)[1].ravel().astype(np.int64)
         key = key * len(levels) + codes
-    _, first, inv = np.unique(key, return_index=True, return_inverse=True)
-    return A[first], inv.ravel()
+    inv, distinct = pd.factorize(key, sort=True)
+    first = np.full(len(distinct), len(key), np.intp)
+    np.minimum.at(first, inv, np.arange(len(key)))  # each distinct key's first row, as np.unique's return_index
+    return A[first], inv.astype(np.intp)
 
 
 def aggregate(y, X: np.ndarray, groups: np.ndarray):
