@@ -264,11 +264,14 @@ def _fill_bundle(tmp: Path, analysis: Analysis, cfg, tables: Mapping[str, Callab
         manifest["figures_not_drawn"] = [name for name, _ in FIGURES if name not in drawn]
     progress("writing paper/ (Tables 1-12, Figures 1-3, paper.tex; pdflatex if installed)")
     from impostor_bench.analysis.report.paper_out import write_paper
+    from impostor_bench.analysis.report.paper_tables import build_paper_tables
 
-    manifest["paper"] = write_paper(tmp, results, manifest, tmp / "figures", compile_tex=compile_tex)
+    paper_tables = build_paper_tables(results, manifest)  # once, for paper/ and both pages
+    manifest["paper"] = write_paper(tmp, results, manifest, tmp / "figures", compile_tex=compile_tex,
+                                    tables=paper_tables)
     progress("writing report.md, report.html, manifest.json")
-    write_text(tmp / "report.md", render_markdown(manifest, results, figs))
-    write_text(tmp / "report.html", render_html(manifest, results, figs, tmp / "figures"))
+    write_text(tmp / "report.md", render_markdown(manifest, results, figs, paper_tables))
+    write_text(tmp / "report.html", render_html(manifest, results, figs, tmp / "figures", paper_tables))
     manifest["wall_seconds"] = round(time.perf_counter() - t_start, 3)
     # every file the bundle holds: a later report into the same folder deletes only these
     manifest["bundle_files"] = sorted({p.relative_to(tmp).as_posix() for p in tmp.rglob("*") if p.is_file()

@@ -199,10 +199,12 @@ def _group_notes(notes: list[str], min_group: int = 4) -> list[tuple[str, list[s
     return out
 
 
-def _paper_tables(m: dict, results: dict[str, pd.DataFrame]) -> list:
+def _paper_tables(m: dict, results: dict[str, pd.DataFrame], built: Optional[list] = None) -> list:
+    """The paper's tables: ``built`` where the caller laid them out already (the bundle lays them out once
+    for the paper and both pages: a second and third time took seconds of the report)."""
     from impostor_bench.analysis.report.paper_tables import build_paper_tables
 
-    return build_paper_tables(results, m)
+    return build_paper_tables(results, m) if built is None else built
 
 
 def _estimand(name: str, results: dict[str, pd.DataFrame]) -> str:
@@ -259,12 +261,13 @@ def _contents(by: dict, figs_by: dict, tables: list) -> list[tuple[str, str, str
                   ("about", "About this report", "settings, intervals, provenance")]
 
 
-def render_markdown(m: dict, results: dict[str, pd.DataFrame], figs: list[dict]) -> str:
+def render_markdown(m: dict, results: dict[str, pd.DataFrame], figs: list[dict],
+                    paper_tables: Optional[list] = None) -> str:
     """Contents, then Results (the paper's tables and figures), Robustness, Design checks,
-    Beyond the paper, what was not shown, notes, settings."""
+    Beyond the paper, what was not shown, notes, settings (``paper_tables``: as laid out already)."""
     by, empty = _layout(m, results)
     figs_by = _figures_by_section(figs)
-    tables = _paper_tables(m, results)
+    tables = _paper_tables(m, results, paper_tables)
     out = ["# The Impostor Game: analysis report", ""]
     out += [f"- {line}" for line in _intro_lines(m)] + [f"- {_paper_line(m)}", "", "## Contents", ""]
     out += [f"- [{title}](#{a}): {what}" for a, title, what in _contents(by, figs_by, tables)] + [""]
@@ -347,13 +350,14 @@ def _md_links(text: str) -> str:
     return re.sub(r"\[([^\]]+)\]\(([^)]+)\)", r'<a href="\2">\1</a>', text)
 
 
-def render_html(m: dict, results: dict[str, pd.DataFrame], figs: list[dict], fig_dir: Path) -> str:
+def render_html(m: dict, results: dict[str, pd.DataFrame], figs: list[dict], fig_dir: Path,
+                paper_tables: Optional[list] = None) -> str:
     """The same order as report.md; the first screen is the contents list and Table 1; notes and
-    settings collapsed (``<details>``) at the end."""
+    settings collapsed (``<details>``) at the end (``paper_tables``: as laid out already)."""
     e = html.escape
     by, empty = _layout(m, results)
     figs_by = _figures_by_section(figs)
-    tables = _paper_tables(m, results)
+    tables = _paper_tables(m, results, paper_tables)
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>Impostor Game report</title>"
              f"<style>{_CSS}</style></head><body>", "<h1>The Impostor Game: analysis report</h1>",

@@ -21,7 +21,7 @@ import pandas as pd
 
 from impostor_bench.analysis.report.paper_latex import paper_table_latex
 from impostor_bench.core.output_files import write_text
-from impostor_bench.analysis.report.paper_tables import build_paper_tables
+from impostor_bench.analysis.report.paper_tables import PaperTable, build_paper_tables
 from impostor_bench.analysis.report.paper_values import compare, comparison_text
 from impostor_bench.analysis.report.formatting import latex_escape
 
@@ -110,11 +110,12 @@ def compile_pdf(paper: Path, timeout: int = PDFLATEX_TIMEOUT_S) -> dict:
 
 
 def write_paper(out: Path, results: dict[str, pd.DataFrame], manifest: dict, fig_dir: Path,
-                compile_tex: bool = True) -> dict:
-    """Write ``out/paper`` (``out`` is the bundle being written); returns the manifest's ``paper`` entry."""
+                compile_tex: bool = True, tables: Optional[list[PaperTable]] = None) -> dict:
+    """Write ``out/paper`` (``out`` is the bundle being written); returns the manifest's ``paper`` entry.
+    ``tables``: the paper's tables as laid out already (``build_paper_tables``)."""
     paper = out / "paper"
     paper.mkdir(exist_ok=True)
-    tables = build_paper_tables(results, manifest)
+    tables = build_paper_tables(results, manifest) if tables is None else tables
     for t in tables:
         write_text(paper / f"{t.label}.tex", paper_table_latex(t))
     figs_missing = {}
