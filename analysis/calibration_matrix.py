@@ -40,6 +40,7 @@ Targets: size <= 6% and coverage >= 93% at the paper's size (756 x 120);
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 import time
 from dataclasses import replace
@@ -386,6 +387,7 @@ def main(argv=None) -> int:
                     help="copies per pooled data set where all copies do not fit in memory (paper size: 4)")
     a = ap.parse_args(argv)
     ct.POOLED_COPIES, ct.POOLED_BATCH = a.truth_copies, a.truth_batch  # read by pooled_truth (forked workers too)
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)  # the truths' cost
     config = StatsConfig(bootstrap_reps=a.bootstrap_reps, permutation_reps=a.permutation_reps)
     raw: dict = {}
     tables = a.tables.split(",") if a.tables else None

@@ -26,6 +26,8 @@ independent runs of the same design (its error variance 1/``POPULATION_RUNS`` of
 from __future__ import annotations
 
 import inspect
+import logging
+import time
 import warnings
 
 import numpy as np
@@ -36,6 +38,8 @@ from impostor_bench.analysis.sim.design import build_design
 from impostor_bench.analysis.sim.effects import coerce_models
 from impostor_bench.analysis.sim.simulate import simulate_games
 from impostor_bench.core.records import DIFFICULTIES, MODES
+
+log = logging.getLogger(__name__)
 
 #: Runs of the design pooled for the population detection accuracies.
 POPULATION_RUNS = 40
@@ -281,6 +285,7 @@ def pooled_truth(scenario_kwargs: dict, experiments: int, games_per: int, design
     design = repr((sorted(scenario_kwargs.items()), experiments, games_per, design_seed, copies, batch, rounds))
     need = [t for t in tables if (design, t) not in _POOLED]
     if need:
+        started = time.perf_counter()
         light = replace(config, bootstrap_reps=min(config.bootstrap_reps, 20),
                         permutation_reps=min(config.permutation_reps, 20))
         keyed = lambda rows: dict(zip(zip(rows["table"], rows["quantity"]), rows["estimate"].astype(float)))  # noqa: E731
@@ -310,4 +315,6 @@ def pooled_truth(scenario_kwargs: dict, experiments: int, games_per: int, design
                 vals = np.log(np.where(vals > 0, vals, np.nan))
             se = float(np.std(vals, ddof=1) / np.sqrt(groups)) if np.isfinite(vals).all() else np.nan
             _POOLED[(design, key[0])][key] = (truth, se)
+        log.info("pooled truth of %d tables: %d copies of %d x %d%s in %.0f s", len(need), copies, experiments,
+                 games_per, f" ({rounds} rounds)" if rounds else "", time.perf_counter() - started)
     return {k: v for t in tables for k, v in _POOLED[(design, t)].items()}
