@@ -72,25 +72,34 @@ def _method(spec: Interval, src: pd.Series) -> tuple[str, bool]:
     return m, spec.calibrated
 
 
-def _select(df: pd.DataFrame, match: str) -> pd.DataFrame:
+def _select(df: pd.DataFrame, match: str, cache: Optional[dict] = None) -> pd.DataFrame:
+    """The rows of ``df`` matching "col=value;..." (as text). ``cache``: a dict kept by a caller that looks
+    up many cells of unchanging frames, holding each column's text (made once, not per cell)."""
     sel = np.ones(len(df), bool)
     for part in filter(None, str(match).split(";")):
         col, _, val = part.partition("=")
         if col not in df.columns:
             return df.iloc[0:0]
-        sel &= df[col].astype(str).to_numpy() == val
+        key = (id(df), col)
+        text = cache.get(key) if cache is not None else None
+        if text is None or text[0] is not df:
+            text = (df, df[col].astype(str).to_numpy())
+            if cache is not None:
+                cache[key] = text
+        sel &= text[1] == val
     return df[sel]
 
 
 def lookup(results: dict[str, pd.DataFrame], table: str, match: str, column: str,
-           settings: Optional[dict] = None) -> dict:
+           settings: Optional[dict] = None, cache: Optional[dict] = None) -> dict:
     """Our estimate of ``table.column`` at the row ``match`` ("col=value;...") with its one
-    interval: ``{estimate, low, high, method, calibrated}`` (NaN where absent)."""
+    interval: ``{estimate, low, high, method, calibrated}`` (NaN where absent). ``cache``: see ``_select``
+    (the paper's tables and the comparison look up hundreds of cells of the same frames)."""
     out = {"estimate": np.nan, "low": np.nan, "high": np.nan, "method": "", "calibrated": False}
     df = results.get(table)
     if df is None or column not in getattr(df, "columns", []):
         return out
-    rows = _select(df, match)
+    rows = _select(df, match, cache)
     if len(rows) != 1:
         return out
     row = rows.iloc[0]
@@ -103,7 +112,7 @@ def lookup(results: dict[str, pd.DataFrame], table: str, match: str, column: str
     if spec.source:
         assert spec.source_key is not None, f"interval of {table}.{column}: a source table needs a source_key"
         key = spec.source_key.format(**{k: row[k] for k in row.index if isinstance(k, str)})
-        srows = _select(results.get(spec.source, pd.DataFrame()), key)
+        srows = _select(results.get(spec.source, pd.DataFrame()), key, cache)
         if len(srows) != 1:
             return out
         src = srows.iloc[0]

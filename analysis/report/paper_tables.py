@@ -64,6 +64,8 @@ class Context:
     flagged: list[str] = field(default_factory=list)
     #: the effects ``impostor simulate`` planted ((table, match or "*", column) -> value; empty: real data)
     planted: dict = field(default_factory=dict)
+    #: each looked-up column as text, made once (``intervals._select``: the frames do not change)
+    texts: dict = field(default_factory=dict)
 
     def flag_caption(self) -> str:
         """The caption's sentence on the intervals not printed (and the flags cleared for the next table)."""
@@ -169,7 +171,7 @@ def rows_of(df: Optional[pd.DataFrame]) -> pd.DataFrame:
 def interval(ctx: Context, table: str, match: str, column: str) -> dict:
     """The estimate, interval and method of one cell (``impostor_bench.analysis.intervals.lookup``), and
     ``problem``: why the interval is not a real one (``interval_check``), or None."""
-    g = lookup(ctx.results, table, match, column, ctx.settings)
+    g = lookup(ctx.results, table, match, column, ctx.settings, ctx.texts)
     g["problem"] = interval_problem(g["estimate"], g["low"], g["high"], bounds_of(column))
     return g
 

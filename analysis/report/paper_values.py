@@ -187,6 +187,7 @@ def compare(results: dict[str, pd.DataFrame], settings: Optional[dict] = None,
     label = _data_label(kind)
     ours = _bundle_models(results)
     rows = []
+    texts: dict = {}  # each looked-up column as text, once (intervals._select)
     for r in paper.itertuples(index=False):
         model = str(r.model or "")
         match = str(r.match)
@@ -194,7 +195,7 @@ def compare(results: dict[str, pd.DataFrame], settings: Optional[dict] = None,
             if model not in ours:
                 continue
             match = match.replace(f"model={model}", f"model={ours[model]}")
-        got = lookup(results, r.table, match, r.column, settings)
+        got = lookup(results, r.table, match, r.column, settings, texts)
         lo, hi, est = got["low"], got["high"], got["estimate"]
         has_int = bool(np.isfinite(lo) and np.isfinite(hi))
         inside = pd.NA if not has_int else bool(lo <= r.paper_value <= hi)
