@@ -306,7 +306,8 @@ METHOD_TWO_WAY = "logit, two-way cluster-robust by experiment and word pair (CR1
 
 def two_way_logit(y, X: np.ndarray, names: list[str], exp_groups, pair_groups, what: str,
                   min_resid_clusters: int = MIN_RESID_CLUSTERS,
-                  behind: Optional[dict[str, np.ndarray]] = None, terms: Optional[Sequence[str]] = None) -> Fit:
+                  behind: Optional[dict[str, np.ndarray]] = None, terms: Optional[Sequence[str]] = None,
+                  cov_type: str = "CR1") -> Fit:
     """Game-level binomial logit with two-way cluster-robust covariance by experiment and word
     pair (Cameron, Gelbach & Miller 2011: V_exp + V_pair - V_game, each with statsmodels' CR1
     factor), for terms carried by the word pairs (difficulty: every experiment of a tier plays
@@ -317,7 +318,9 @@ def two_way_logit(y, X: np.ndarray, names: list[str], exp_groups, pair_groups, w
     semi-definite in general (refused for that, the difficulty terms were lost in 82 of 100 studies
     of the demo's size); as Cameron, Gelbach & Miller (2011, section 2.3) advise, its negative
     eigenvalues are set to zero. Refuses like ``experiment_logit``;
-    ``terms`` (default all but the intercept) are the coefficients whose SEs must not be degenerate."""
+    ``terms`` (default all but the intercept) are the coefficients whose SEs must not be degenerate.
+    ``cov_type="CR2"``: each sandwich with the CR2 leverage correction instead (``two_way_cr2``)
+    where both clusterings have at most ``CR2_MAX_CLUSTERS`` clusters; CR1 above (``method`` says)."""
     y = np.asarray(y, float)
     X = np.asarray(X, float)
     if len(y) == 0 or y.min() == y.max():
@@ -340,9 +343,14 @@ def two_way_logit(y, X: np.ndarray, names: list[str], exp_groups, pair_groups, w
     if (not res.mle_retvals.get("converged", True) or not np.all(np.isfinite(coef))
             or np.any((fitted < 1e-8) | (fitted > 1 - 1e-8)) or np.max(np.abs(coef)) > 25):
         raise StatsUnavailable(f"{what}: fit did not converge ((quasi-)separation: a level with all or no events?)")
-    cov = psd_clipped(np.asarray(res.cov_params()))
-    se = np.sqrt(np.clip(np.diag(cov), 0, None))
     idx = [names.index(t) for t in terms] if terms is not None else list(range(1, K))
+    method = METHOD_TWO_WAY
+    if cov_type == "CR2" and _cr2_affordable(ge) and _cr2_affordable(gp):
+        cov = psd_clipped(two_way_cr2(X, y, fitted, ge, gp))
+        method = METHOD_TWO_WAY_CR2
+    else:
+        cov = psd_clipped(np.asarray(res.cov_params()))
+    se = np.sqrt(np.clip(np.diag(cov), 0, None))
     if np.any(~np.isfinite(se[idx]) | (se[idx] < 1e-8)):
         raise StatsUnavailable(f"{what}: two-way cluster-robust covariance degenerate (a zero variance once "
                                "its negative eigenvalues are clipped)")
@@ -350,7 +358,35 @@ def two_way_logit(y, X: np.ndarray, names: list[str], exp_groups, pair_groups, w
     for term, rows in (behind or {}).items():
         g_t = min(len(np.unique(ge[rows])), len(np.unique(gp[rows])))
         df[names.index(term)] = float(g_t - 1) if g_t > 1 else np.nan
-    return Fit(list(names), coef, se, len(y), G, df, METHOD_TWO_WAY, cov)
+    return Fit(list(names), coef, se, len(y), G, df, method, cov)
+
+
+METHOD_TWO_WAY_CR2 = "logit, two-way cluster-robust by experiment and word pair (CR2 each), Wald F(q, min(G)-1)"
+
+
+def _cr2_affordable(codes: np.ndarray) -> bool:
+    sizes = np.bincount(codes)
+    return len(sizes) <= CR2_MAX_CLUSTERS and int(sizes.max()) <= CR2_MAX_CLUSTER
+
+
+def two_way_cr2(X: np.ndarray, y: np.ndarray, fitted: np.ndarray, ge: np.ndarray, gp: np.ndarray) -> np.ndarray:
+    """V_exp + V_pair - V_game of a game-level logit with every sandwich leverage-corrected: CR2 by
+    experiment and by pair (``cr2_games``) and HC2 by game (the CR2 of one-game clusters), not
+    PSD-clipped. Why not CR1: with the demo's 6-10 experiments a tier and model and mode terms
+    beside it, CR1's G/(G-1) factor under-corrects the residuals' shrinkage where leverage is
+    high (difficulty terms rejected a true null in 6.0% of 9,000 p-values, CR2 in 3.8% of 3,000:
+    benchmarks/RESULTS.md, "Small-sample size at the demo's design")."""
+    w = fitted * (1 - fitted)
+    sw = np.sqrt(w)
+    Xt = X * sw[:, None]
+    et = (y - fitted) / sw
+    B = np.linalg.inv(Xt.T @ Xt)
+    v_exp, _ = cr2_games(Xt, et, B, ge, [])
+    v_pair, _ = cr2_games(Xt, et, B, gp, [])
+    h = np.einsum("ik,kl,il->i", Xt, B, Xt, optimize=True)
+    s = Xt * (et / np.sqrt(np.clip(1 - h, 1e-8, None)))[:, None]
+    v_game = B @ (s.T @ s) @ B
+    return v_exp + v_pair - v_game
 
 
 def psd_clipped(cov: np.ndarray) -> np.ndarray:
