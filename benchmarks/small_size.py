@@ -1,7 +1,7 @@
 """Size (and power) at the README demo's design of two small-sample tests: ``cluster_robust``'s difficulty
 terms (two-way clustered by experiment and word pair) and equation (1)'s position terms with games missing.
 
-    python benchmarks/small_size.py difficulty STUDIES [--tiers 4|2] [--difficulty-or paper|1]
+    python benchmarks/small_size.py difficulty STUDIES [--tiers 4|2] [--difficulty-or paper|1] [--cr1]
     python benchmarks/small_size.py positions STUDIES [--missing 0.3] [--position-pp 0|-1.11] [--experiments 36 --games 8]
 
 Every study is a fresh draw of the design (3 models, 36 experiments x 8 games; fresh word pairs and
@@ -9,6 +9,8 @@ pair effects each study: the difficulty estimand is over a population of pairs) 
 table. Prints the share of p < .05 over terms with its Monte-Carlo SE clustered by study (a study's
 terms share its reference tier or position and are correlated), the share of studies with any
 rejection, and how many terms were computed. Seeds are fixed: study ``i`` uses seed ``SEED + i``.
+``--cr1``: the difficulty terms' earlier inference (the two-way sandwich's parts CR1, not CR2), for
+comparison on the same draws.
 """
 
 from __future__ import annotations
@@ -88,8 +90,14 @@ def main(argv=None) -> None:
     ap.add_argument("--position-pp", type=float, default=0.0)
     ap.add_argument("--experiments", type=int, default=36)
     ap.add_argument("--games", type=int, default=8)
+    ap.add_argument("--cr1", action="store_true", help="difficulty: CR1 sandwiches (the earlier inference)")
     ap.add_argument("--csv", help="write every study's p-values here")
     a = ap.parse_args(argv)
+    if a.cr1:
+        from impostor_bench.analysis.stats import robustness
+
+        two_way = robustness.two_way_logit
+        robustness.two_way_logit = lambda *args, **kw: two_way(*args, **{**kw, "cov_type": "CR1"})
     out = []
     for i in range(a.studies):
         if a.study == "difficulty":
