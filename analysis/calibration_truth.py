@@ -273,8 +273,8 @@ def pooled_truth(scenario_kwargs: dict, experiments: int, games_per: int, design
     the copies over sqrt(groups) (on the log scale where ``log_scale(table, quantity)`` says the
     row is an odds ratio). ``rounds``: draw multi-round games of that many rounds (the round
     tables). ``batch`` (default ``POOLED_BATCH``): copies per pooled data set, for designs whose
-    pool of all copies does not fit in memory; the truth is then the mean over the batches and its
-    SE their SD over sqrt(batches). Intervals are not needed, so the resampling runs at its
+    pool of all copies does not fit in memory; the truth is then the mean over the batches (of the
+    log for an odds ratio) and its SE their SD over sqrt(batches). Intervals are not needed, so the resampling runs at its
     smallest. Cached per design."""
     from dataclasses import replace
 
@@ -301,7 +301,9 @@ def pooled_truth(scenario_kwargs: dict, experiments: int, games_per: int, design
             split = [keyed(_estimates(pooled_copies(d), m, light, need))
                      for d, m in (run(range(j * batch, (j + 1) * batch)) for j in range(groups))]
             common = set.intersection(*(set(p) for p in split))
-            total = {k: float(np.mean([p[k] for p in split])) for k in common}
+            logged = {k for k in common if log_scale is not None and log_scale(*k)}
+            total = {k: float(np.exp(np.mean(np.log([p[k] for p in split]))) if k in logged
+                              else np.mean([p[k] for p in split])) for k in common}  # ORs: geometric mean
         else:
             draws, models = run(range(copies))
             total = keyed(_estimates(pooled_copies(draws), models, light, need))
