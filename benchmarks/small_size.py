@@ -1,7 +1,7 @@
 """Size (and power) at the README demo's design of two small-sample tests: ``cluster_robust``'s difficulty
 terms (two-way clustered by experiment and word pair) and equation (1)'s position terms with games missing.
 
-    python benchmarks/small_size.py difficulty STUDIES [--tiers 4|2] [--difficulty-or paper|1] [--cr1]
+    python benchmarks/small_size.py difficulty STUDIES [--tiers 4|2] [--difficulty-or paper|1|OR] [--cr1]
     python benchmarks/small_size.py positions STUDIES [--missing 0.3] [--position-pp 0|-1.11] [--experiments 36 --games 8]
 
 Every study is a fresh draw of the design (3 models, 36 experiments x 8 games; fresh word pairs and
@@ -10,7 +10,8 @@ table. Prints the share of p < .05 over terms with its Monte-Carlo SE clustered 
 terms share its reference tier or position and are correlated), the share of studies with any
 rejection, and how many terms were computed. Seeds are fixed: study ``i`` uses seed ``SEED + i``.
 ``--cr1``: the difficulty terms' earlier inference (the two-way sandwich's parts CR1, not CR2), for
-comparison on the same draws.
+comparison on the same draws. ``--difficulty-or OR`` (a number): the last tier's OR against the first
+(half its log on each, the middle tiers 1); ``paper``: the paper's tier ORs.
 """
 
 from __future__ import annotations
@@ -62,6 +63,13 @@ def positions_study(i: int, seed: int, missing: float, position_pp: float, exper
                          "p": d["p"].to_numpy(float), "df": d["df"].to_numpy(float), "method": d["method"].to_numpy()})
 
 
+def difficulty_or(arg: str, tiers: int):
+    if arg == "paper":
+        return PAPER_DIFFICULTY_OR
+    half = float(np.sqrt(float(arg)))
+    return {"easy": 1 / half, "medium": 1.0, "hard": half if tiers == 2 else 1.0, "expert": half}
+
+
 def summarise(rows: pd.DataFrame, studies: int, expected_terms: int) -> dict:
     """Rejections at 5% over computed terms, MC SE clustered by study, and per-study any-rejection."""
     ok = rows.dropna(subset=["p"])
@@ -85,7 +93,7 @@ def main(argv=None) -> None:
     ap.add_argument("studies", type=int)
     ap.add_argument("--seed", type=int, default=20_000)
     ap.add_argument("--tiers", type=int, choices=[2, 4], default=4)
-    ap.add_argument("--difficulty-or", choices=["paper", "1"], default="1")
+    ap.add_argument("--difficulty-or", default="1")
     ap.add_argument("--missing", type=float, default=0.3)
     ap.add_argument("--position-pp", type=float, default=0.0)
     ap.add_argument("--experiments", type=int, default=36)
@@ -101,7 +109,7 @@ def main(argv=None) -> None:
     out = []
     for i in range(a.studies):
         if a.study == "difficulty":
-            out.append(difficulty_study(i, a.seed, a.tiers, PAPER_DIFFICULTY_OR if a.difficulty_or == "paper" else 1.0))
+            out.append(difficulty_study(i, a.seed, a.tiers, difficulty_or(a.difficulty_or, a.tiers)))
         else:
             out.append(positions_study(i, a.seed, a.missing, a.position_pp, a.experiments, a.games))
         if a.csv and (i + 1) % 25 == 0:  # a long run can be read while it goes
