@@ -384,7 +384,8 @@ def two_way_cr2(X: np.ndarray, y: np.ndarray, fitted: np.ndarray, ge: np.ndarray
     v_exp, _ = cr2_games(Xt, et, B, ge, [])
     v_pair, _ = cr2_games(Xt, et, B, gp, [])
     h = np.einsum("ik,kl,il->i", Xt, B, Xt, optimize=True)
-    s = Xt * (et / np.sqrt(np.clip(1 - h, 1e-8, None)))[:, None]
+    # the generalised inverse where a game's own leverage is 1, as cr2_games does for a cluster
+    s = Xt * (et * np.where(1 - h > 1e-8, 1 / np.sqrt(np.clip(1 - h, 1e-8, None)), 0.0))[:, None]
     v_game = B @ (s.T @ s) @ B
     return v_exp + v_pair - v_game
 
