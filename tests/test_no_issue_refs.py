@@ -2,7 +2,9 @@
 
 The issue tracker is not part of the repository, so "(issue 41)" tells a reader nothing: a
 comment says *why* (or points to the docs section that records the decision), not *when*.
-History belongs in benchmarks/RESULTS.md and the docs, which this check leaves alone.
+The docs (docs/*.md) are a reference, not a diary: they say what is and why, never which issue
+changed it, so they are checked too.  History belongs in benchmarks/RESULTS.md, which this check
+leaves alone.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def _checked_files() -> list[Path]:
     for name in names:
         top = name.split("/", 1)[0]
         if ("/" in name and top not in FOLDERS) or not name.endswith(SUFFIXES):
-            continue  # tests/, docs/ and other folders; Markdown (RESULTS.md, the docs) is history/reference
+            continue  # tests/, docs/ and other folders; Markdown is checked below (docs) or is history (RESULTS.md)
         path = ROOT / name
         if path.is_file() and not path.is_symlink():
             files.append(path)
@@ -69,3 +71,18 @@ def test_no_issue_numbers_in_code_comments():
     hits = issue_refs(_checked_files())
     assert hits == [], ("say why, not when: reword these (or point to the docs section that records "
                         "the decision):\n" + "\n".join(hits))
+
+
+def _doc_files() -> list[Path]:
+    return sorted(p for p in (ROOT / "docs").glob("*.md") if p.is_file() and not p.is_symlink())
+
+
+def test_the_docs_walk_covers_every_doc():
+    rel = {str(p.relative_to(ROOT)) for p in _doc_files()}
+    assert {"docs/analysis.md", "docs/rules.md", "docs/reliability.md", "docs/architecture.md"} <= rel
+
+
+def test_no_issue_numbers_in_the_docs():
+    hits = issue_refs(_doc_files())
+    assert hits == [], ("the docs are a reference: say what is and why, not which issue changed it:\n"
+                        + "\n".join(hits))
