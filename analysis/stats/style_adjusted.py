@@ -131,8 +131,9 @@ def _fit(prep, X, data, config, names, label):
     lost: dict[str, str] = {}
     if not fit.mle_retvals.get("converged", True) or not np.all(np.isfinite(fit.params)):
         big = [str(n) for n, b in zip(names, fit.params) if not abs(b) <= 10]
-        why = (f"not estimable: separation in the {label} fit ({', '.join(big)}: all or no impostor wins)" if big
-               else f"not estimable: the {label} fit did not converge")
+        # the row's other fit may have converged and keep its printed OR: say which OR is missing
+        why = (f"{label} OR not estimable: separation in the {label} fit ({', '.join(big)}: all or no impostor wins)"
+               if big else f"{label} OR not estimable: the {label} fit did not converge")
         note(data, f"style_adjusted: the {label} fit did not converge: "
                    + (f"separation in {', '.join(big)} (all or no impostor wins); those odds ratios are not "
                       "estimable and are left empty" if big else "its odds ratios are not estimable and are left empty"))

@@ -47,6 +47,7 @@ def test_style_adjusted_prints_no_odds_ratio_for_a_separated_term():
     row = out.loc["model=loyal"]
     assert pd.isna(row["or_raw"]) and pd.isna(row["ci_low_raw"]) and pd.isna(row["or_adj"]) and pd.isna(row["ci_low"])
     assert "separation" in row["note"] and "model=loyal" in row["note"]
+    assert "raw OR not estimable" in row["note"]  # names the fit whose OR is missing
     inf = session.table("inference")
     assert not inf["quantity"].astype(str).str.contains("model=loyal").any()
     others = out.drop(index="model=loyal")
