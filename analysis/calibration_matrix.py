@@ -386,6 +386,13 @@ def main(argv=None) -> int:
     ap.add_argument("--truth-batch", type=int, default=None,
                     help="copies per pooled data set where all copies do not fit in memory (paper size: 4)")
     a = ap.parse_args(argv)
+    unknown = [sc for sc in a.scenarios.split(",") if sc not in SCENARIOS]
+    if unknown:  # one line, before minutes of simulation, not a KeyError inside the first replicate
+        ap.error(f"--scenarios: unknown {', '.join(unknown)}; choose from {', '.join(SCENARIOS)}")
+    known = {s.table for s in SPECS}
+    stray = [t for t in (a.tables.split(",") if a.tables else []) if t not in known]
+    if stray:
+        ap.error(f"--tables: no calibrated table {', '.join(stray)} (see docs/tables.md)")
     ct.POOLED_COPIES, ct.POOLED_BATCH = a.truth_copies, a.truth_batch  # read by pooled_truth (forked workers too)
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)  # the truths' cost
     config = StatsConfig(bootstrap_reps=a.bootstrap_reps, permutation_reps=a.permutation_reps)

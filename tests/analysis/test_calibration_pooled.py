@@ -107,3 +107,16 @@ def test_rows_without_a_truth_get_the_pooled_one_and_its_error_reaches_the_summa
     s = summarise(rec, "planted", 120, 40).iloc[0]
     assert s["truth"] == TRUTH_POOLED and s["truth_mc_se"] == pytest.approx(0.004)
     assert s["truth_mc_se_sd"] == pytest.approx(0.004 / est.std(ddof=1))
+
+
+def test_a_mistyped_scenario_or_table_is_one_line_before_any_simulation(capsys):
+    """A typo in --scenarios was a KeyError traceback inside the first replicate (after the truths' minutes)."""
+    import pytest
+
+    from impostor_bench.analysis.calibration_matrix import main
+
+    for args, said in ((["--scenarios", "planted,plantd"], "unknown plantd"), (["--tables", "headlin"], "headlin")):
+        with pytest.raises(SystemExit) as e:
+            main([*args, "--reps", "1", "--experiments", "10", "--games", "4"])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and said in err and "Traceback" not in err
