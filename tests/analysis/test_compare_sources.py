@@ -62,10 +62,17 @@ def test_compare_says_its_difference_is_a_mean_over_pairs_not_the_gap_of_the_rat
     assert row["diff_pp"] != pytest.approx(row["rate_a_pct"] - row["rate_b_pct"], abs=0.05)  # why the line is needed
 
 
-def test_compare_from_a_folder_without_a_store_says_how_to_name_one(sim_export, tmp_path, monkeypatch, capsys):
+def test_compare_from_a_folder_without_a_store_says_how_to_name_one(sim_export, tmp_path, tmp_path_factory,
+                                                                  monkeypatch, capsys):
+    from impostor_bench.tracking import store
+
     a, b = _models(sim_export)
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    # nor a checkout store holding the experiment (this checkout's mlruns/ holds impostor-demo once the
+    # README's demo has run there, and is then read instead: tests/test_checkout_store.py)
+    bare = tmp_path_factory.mktemp("checkout_without_store")
+    monkeypatch.setattr(store, "_checkout_root", lambda: bare)
     assert main(["compare", a, b, "--experiment", "impostor-demo"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "no tracking store at" in err and "--tracking-uri" in err
